@@ -1,0 +1,36 @@
+# artrie: an adaptive radix trie index access method for PostgreSQL.
+
+EXTENSION = artrie
+EXTVERSION = 0.1.0
+MODULE_big = artrie
+DATA = src/artrie--$(EXTVERSION).sql
+PGFILEDESC = "artrie - adaptive radix trie index access method"
+
+# The PostgreSQL side: SQL surface, pager, I/O backends, and the trie core
+# without its in-memory test store.
+TRIE_SRCS = $(filter-out src/trie/trie_memstore.c,$(wildcard src/trie/*.c))
+PG_SRCS = $(wildcard src/*.c src/am/*.c src/func/*.c src/pager/*.c src/io/*.c)
+OBJS = $(patsubst %.c,%.o,$(PG_SRCS) $(TRIE_SRCS))
+
+PG_CPPFLAGS = -I$(srcdir)/src
+SHLIB_LINK = -luring
+
+# pg_regress over sql/ and expected/.
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+
+# Isolation specs, when there are any.
+ISOLATION = $(patsubst test/specs/%.spec,%,$(sort $(wildcard test/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=test
+
+# TAP tests with PostgreSQL::Test::Cluster.
+TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+
+EXTRA_CLEAN = build
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The trie core's own build: unit tests, sanitizers, fuzzing, benchmark.
+include $(srcdir)/src/trie/trie.mk

@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager.h
+ *	  The pager: artrie's shared buffer pool over its own files.
+ *
+ * The pager keeps 8 KiB pages of artrie's files (under $PGDATA/artrie/)
+ * in a pool in shared memory, with a page table, pins, a content lock per
+ * frame, clock-sweep eviction and dirty tracking, and writes them back by
+ * copy-on-write checkpoints through the I/O backends (src/io).  It knows
+ * nothing of what is inside a page: to the trie it is an ArtPageStore
+ * (src/trie/trie_page.h).
+ *
+ * Layer rule: the SQL surface (src/am, src/func, src/artrie.c) calls this
+ * header; the pager calls src/io; nothing here calls upward.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_PAGER_H
+#define ARTRIE_PAGER_H
+
+#include "postgres.h"
+
+#include "trie/trie_page.h"
+
+/*
+ * What names an artrie file: the database, the index's relfilenode and a
+ * generation that changes whenever the index gets a new file (REINDEX,
+ * TRUNCATE), so that an old and a new file never share a name.
+ */
+typedef struct ArtFileId
+{
+	Oid			dbOid;
+	Oid			relNumber;
+	uint32		generation;
+} ArtFileId;
+
+/* A backend's handle on one open artrie file. */
+typedef struct PagerFile PagerFile;
+
+/*
+ * Called once from _PG_init when artrie is in shared_preload_libraries:
+ * defines the pager's and I/O backends' GUCs, installs the shared memory
+ * hooks (chaining the previous ones) and registers the io worker.
+ */
+extern void pager_init(void);
+
+/*
+ * Create a new, empty file; error if it exists.  relname is used only in
+ * messages ("index \"%s\", file \"%s\", page %u").
+ */
+extern PagerFile *pager_create_file(const ArtFileId *id, const char *relname);
+
+/* Open an existing file; ERROR with a hint to REINDEX if it is missing. */
+extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
+
+/* Forget the file's pages in the pool and remove it from disk. */
+extern void pager_drop_file(const ArtFileId *id);
+
+/* The file as a page store for the trie. */
+extern ArtPageStore pager_page_store(PagerFile *file);
+
+/* Make every page of one file durable (a checkpoint of that file). */
+extern void pager_flush_file(PagerFile *file);
+
+/* Make every dirty page of every file durable. */
+extern void pager_checkpoint(void);
+
+/* Pages in use in the file, and its size on disk in bytes. */
+extern uint32 pager_file_pages(PagerFile *file);
+extern uint64 pager_file_bytes(PagerFile *file);
+
+#endif							/* ARTRIE_PAGER_H */

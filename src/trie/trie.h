@@ -1,0 +1,190 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie.h
+ *	  The trie core: a page-resident adaptive radix trie over byte strings.
+ *
+ * An entry is a byte string of 0 to ART_MAX_ENTRY_LEN bytes; entries are
+ * ordered bytewise (memcmp, a proper prefix sorts first).  The trie is a
+ * set: inserting an entry already present returns ART_EXISTS and changes
+ * nothing, deleting an absent one returns ART_NOT_FOUND.  The SQL layer
+ * stores key || 0x00 || heap TID, which makes every entry unique.
+ *
+ * Everything reaches pages through ArtPageStore (trie_page.h).  The
+ * concurrency contract (which pages each operation locks, in what order)
+ * is written in src/trie/README.md.
+ *
+ * Plain C: never include a PostgreSQL header here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_TRIE_H
+#define ARTRIE_TRIE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trie_page.h"
+
+/* Longest entry: 1 MiB of key plus room for a terminator and a TID. */
+#define ART_MAX_ENTRY_LEN	((size_t) 1024 * 1024 + 64)
+
+/*
+ * A trie: its store and its root page.  The root page is allocated by
+ * art_create and stays the root for the trie's whole life, so the caller
+ * only has to remember its number once.
+ */
+typedef struct ArtTrie
+{
+	ArtPageStore store;
+	ArtPageNo	root;
+} ArtTrie;
+
+/* Create an empty trie in the store; sets t->store and t->root. */
+extern ArtStatus art_create(ArtTrie *t, ArtPageStore store);
+
+/* Point t at an existing trie. */
+extern void art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root);
+
+/* Free every page of the trie but its root page, leaving it empty. */
+extern ArtStatus art_truncate(ArtTrie *t);
+
+extern ArtStatus art_insert(ArtTrie *t, const uint8_t *entry, size_t len);
+extern ArtStatus art_delete(ArtTrie *t, const uint8_t *entry, size_t len);
+
+/* ART_OK if the entry is present, else ART_NOT_FOUND. */
+extern ArtStatus art_lookup(ArtTrie *t, const uint8_t *entry, size_t len);
+
+/* Number of entries that begin with prefix, in O(len) page visits. */
+extern ArtStatus art_count_prefix(ArtTrie *t, const uint8_t *prefix,
+								  size_t len, uint64_t *count);
+
+/*
+ * Prefixes of a value.  With terminator < 0, calls cb for every stored
+ * entry that is a prefix of value (value itself included).  With
+ * terminator = a byte b, calls cb for every prefix p of value (the empty
+ * one and value itself included) such that some entry begins with p || b.
+ * cb gets the length of the prefix, longest first, and no page is locked
+ * while it runs; it returns false to stop early.
+ */
+typedef bool (*ArtPrefixCallback) (void *arg, size_t prefix_len);
+
+extern ArtStatus art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len,
+								 int terminator, ArtPrefixCallback cb,
+								 void *arg);
+
+/*
+ * Cursors: ordered iteration that holds no pin or lock between calls and
+ * stays correct while other operations change the trie: after each call
+ * the cursor remembers the last entry it returned and continues strictly
+ * past it (forward) or before it (backward).
+ */
+typedef enum ArtDirection
+{
+	ART_FORWARD,
+	ART_BACKWARD
+} ArtDirection;
+
+typedef struct ArtCursor ArtCursor;
+
+extern ArtStatus art_cursor_open(ArtTrie *t, ArtCursor **cursor);
+
+/*
+ * Position the cursor.  Forward: at the first entry >= key (> key when
+ * !inclusive); key NULL means the first entry.  Backward: at the last
+ * entry <= key (< key when !inclusive); key NULL means the last entry.
+ */
+extern ArtStatus art_cursor_seek(ArtCursor *cursor, const uint8_t *key,
+								 size_t len, bool inclusive, ArtDirection dir);
+
+/*
+ * Stop the cursor at a bound: forward, after the last entry <= bound
+ * (< bound when !inclusive); backward, before the first entry >= bound
+ * (> bound when !inclusive).  NULL removes the bound.
+ */
+extern ArtStatus art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound,
+									  size_t len, bool inclusive);
+
+/* Stop the cursor at the end of the entries beginning with prefix. */
+extern ArtStatus art_cursor_set_prefix(ArtCursor *cursor,
+									   const uint8_t *prefix, size_t len);
+
+/*
+ * The next entry in the cursor's direction: ART_OK with *entry and *len
+ * set (valid until the next call on this cursor), or ART_NOT_FOUND at
+ * the end.
+ */
+extern ArtStatus art_cursor_next(ArtCursor *cursor, const uint8_t **entry,
+								 size_t *len);
+
+extern void art_cursor_close(ArtCursor *cursor);
+
+/*
+ * Walk: a depth-first walk in byte order over the entries beginning with
+ * prefix, which a visitor can prune (the fuzzy search's automaton walk).
+ * The walk holds share locks while it calls the visitor, so the visitor
+ * must not fail, block or call the store.
+ */
+typedef struct ArtWalkVisitor
+{
+	/*
+	 * The walk descends by n bytes (n >= 1) past the current path; return
+	 * false to skip everything below.  Bytes given to a descend that
+	 * returned true are undone by a matching ascend of the same n.
+	 */
+	bool		(*descend) (void *arg, const uint8_t *bytes, size_t n);
+	void		(*ascend) (void *arg, size_t n);
+	/* The current path is a stored entry; return false to end the walk. */
+	bool		(*entry) (void *arg);
+	void	   *arg;
+} ArtWalkVisitor;
+
+extern ArtStatus art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
+						  const ArtWalkVisitor *visitor);
+
+/*
+ * Bulk load: fill an empty trie from entries given in strictly increasing
+ * order (ART_CORRUPT if they are not), far faster than one insert each,
+ * and more compact.
+ */
+typedef struct ArtBulkLoader ArtBulkLoader;
+
+extern ArtStatus art_bulk_begin(ArtTrie *t, ArtBulkLoader **loader);
+extern ArtStatus art_bulk_add(ArtBulkLoader *loader, const uint8_t *entry,
+							  size_t len);
+extern ArtStatus art_bulk_finish(ArtBulkLoader *loader);
+
+/* Node kinds, for statistics. */
+typedef enum ArtNodeKind
+{
+	ART_NODE_4,
+	ART_NODE_16,
+	ART_NODE_48,
+	ART_NODE_256,
+	ART_NODE_LEAF,
+	ART_NODE_NKINDS
+} ArtNodeKind;
+
+typedef struct ArtStats
+{
+	uint64_t	entries;
+	uint64_t	pages;
+	uint64_t	nodes[ART_NODE_NKINDS];
+	uint64_t	height;			/* longest root-to-entry path, in nodes */
+	uint64_t	page_height;	/* longest root-to-entry path, in pages */
+	uint64_t	bytes_used;		/* bytes of pages holding nodes */
+} ArtStats;
+
+extern ArtStatus art_stats(ArtTrie *t, ArtStats *stats);
+
+/*
+ * Check every structural invariant (node kinds, subtree counts, order,
+ * page ownership, free space).  On the first violation, returns
+ * ART_CORRUPT and writes a message naming the page and what is wrong.
+ */
+extern ArtStatus art_verify(ArtTrie *t, char *msg, size_t msglen);
+
+/* A short English description of a status. */
+extern const char *art_status_string(ArtStatus status);
+
+#endif							/* ARTRIE_TRIE_H */

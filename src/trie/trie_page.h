@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_page.h
+ *	  The page interface between the trie core and the store under it.
+ *
+ * The trie core (src/trie) reaches storage only through this interface.
+ * Two stores implement it: the in-memory store (src/trie/trie_memstore.c)
+ * for unit tests, fuzzing and benchmarks, and the pager (src/pager) that
+ * keeps pages in PostgreSQL shared memory over artrie's own files.
+ *
+ * This header is plain C: it must never include a PostgreSQL header.
+ *
+ * Rules both sides keep:
+ *
+ * - A page is ART_PAGE_SIZE bytes.  Bytes [0, ART_PAGE_RESERVED) belong to
+ *	 the store (checksum, page number, file identity); the trie never reads
+ *	 or writes them.
+ * - pin() returns the page locked in the mode asked for: ART_LOCK_SHARE
+ *	 lets any number of readers in, ART_LOCK_EXCLUSIVE one writer.  The
+ *	 trie releases every page it pinned, and never holds a lock across a
+ *	 return to its caller unless its API says so.
+ * - A store function may fail.  The in-memory store returns an ArtStatus;
+ *	 the pager raises a PostgreSQL ERROR instead, which unwinds the trie
+ *	 without returning (the pager releases pins and locks at abort).
+ *	 Therefore a trie operation that changes pages first pins and allocates
+ *	 everything it will need, and only then modifies: between its first
+ *	 modification and its end it calls no store function that can fail
+ *	 (mark_dirty, release and free cannot fail).
+ * - Temporary memory comes from mem_alloc/mem_free, so that the pager can
+ *	 hand out memory that an ERROR frees.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_TRIE_PAGE_H
+#define ARTRIE_TRIE_PAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ART_PAGE_SIZE		8192
+#define ART_PAGE_RESERVED	32
+
+typedef uint32_t ArtPageNo;
+
+#define ART_INVALID_PAGENO	((ArtPageNo) 0xFFFFFFFF)
+
+/* Result of every fallible trie and store function. */
+typedef enum ArtStatus
+{
+	ART_OK = 0,
+	ART_NOT_FOUND,				/* lookup or delete found no such entry */
+	ART_EXISTS,					/* insert found the entry already there */
+	ART_TOO_LONG,				/* entry longer than ART_MAX_ENTRY_LEN */
+	ART_NO_MEMORY,				/* mem_alloc failed */
+	ART_NO_SPACE,				/* the store cannot allocate another page */
+	ART_IO_ERROR,				/* the store could not read or write a page */
+	ART_CORRUPT					/* a page violates a structural invariant */
+} ArtStatus;
+
+typedef enum ArtLockMode
+{
+	ART_LOCK_SHARE,
+	ART_LOCK_EXCLUSIVE
+} ArtLockMode;
+
+/* A pinned, locked page. */
+typedef struct ArtPageRef
+{
+	ArtPageNo	pageno;
+	uint8_t    *data;			/* ART_PAGE_SIZE bytes, valid while pinned */
+	void	   *handle;			/* the store's own (a buffer id, say) */
+} ArtPageRef;
+
+typedef struct ArtPageStoreOps
+{
+	/* Pin and lock an existing page. */
+	ArtStatus	(*pin) (void *store, ArtPageNo pageno, ArtLockMode mode,
+						ArtPageRef *ref);
+	/* Unlock and unpin a page. */
+	void		(*release) (void *store, ArtPageRef *ref);
+	/* Record that an exclusively locked page was changed. */
+	void		(*mark_dirty) (void *store, ArtPageRef *ref);
+	/* Allocate a page, returned zeroed (past the reserved bytes), pinned and locked exclusive. */
+	ArtStatus	(*alloc) (void *store, ArtPageRef *ref);
+	/* Free a page the caller holds exclusive; this also releases it. */
+	void		(*free) (void *store, ArtPageRef *ref);
+	/* Temporary memory. */
+	void	   *(*mem_alloc) (void *store, size_t size);
+	void		(*mem_free) (void *store, void *ptr);
+} ArtPageStoreOps;
+
+/* A store: its functions and their first argument. */
+typedef struct ArtPageStore
+{
+	const ArtPageStoreOps *ops;
+	void	   *store;
+} ArtPageStore;
+
+#endif							/* ARTRIE_TRIE_PAGE_H */
