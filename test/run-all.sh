@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The whole artrie test suite, on a fresh Debian 12 machine or a developer's.
+#
+#   bash test/run-all.sh
+#
+# As root it installs the Debian packages it needs; as another user they
+# must be there already.  It builds and installs artrie, runs the trie
+# core's unit tests (plain, under ASan/UBSan, and a bounded fuzz run),
+# then on a throwaway cluster (temporary directory, free port, run as the
+# postgres OS user) pg_regress over sql/, pgTAP files under test/pgtap
+# through pg_prove, isolation specs under test/specs and TAP tests under
+# test/t.  It removes the cluster whatever happens and ends with
+# "N passed, N failed"; the exit status is non-zero if anything failed.
+#
+# Environment: FUZZ_SECONDS (default 30) bounds the fuzz run;
+# ARTRIE_KEEP=1 keeps the scratch directory for inspection.
+set -u
+
+. "$(dirname "$0")/lib.sh"
+
+passed=0
+failed=0
+failures=()
+
+# Record one test's outcome.
+record() {
+	local name=$1 rc=$2
+	if [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf 'ok     %s\n' "$name"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		printf 'FAILED %s\n' "$name"
+	fi
+}
+
+# Run a command as one test, its output kept in the scratch directory and
+# shown only on failure.
+run_test() {
+	local name=$1 log
+	shift
+	log=$ARTRIE_TMP/log/$(echo "$name" | tr -c 'A-Za-z0-9._-\n' '_').log
+	"$@" >"$log" 2>&1
+	local rc=$?
+	[ $rc -ne 0 ] && sed 's/^/    | /' "$log" | tail -n 60
+	record "$name" $rc
+}
+
+artrie_install_packages
+artrie_make_tmp
+mkdir -p "$ARTRIE_TMP/log"
+artrie_build_install
+
+say "trie core unit tests (no server)"
+run_test "unit: trie core" make -C "$ARTRIE_SRC" -s unittest
+run_test "unit: trie core under ASan+UBSan" make -C "$ARTRIE_SRC" -s unittest-sanitize
+run_test "unit: trie fuzz run (${FUZZ_SECONDS:-30} s)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+
+# The tests read their inputs from a copy the postgres user owns, and run
+# from the scratch directory.
+cp -r "$ARTRIE_SRC/sql" "$ARTRIE_SRC/expected" "$ARTRIE_SRC/test" "$ARTRIE_TMP/"
+mkdir -p "$ARTRIE_TMP/tap"
+artrie_start_cluster
+cd "$ARTRIE_TMP" || exit 1
+
+# Record each "name ... ok|FAILED" line of a pg_regress-style log; a run that
+# failed without naming a failed test counts as one failure.
+record_regress_log() {
+	local suite=$1 rc=$2 log=$3 name result bad=0
+	while read -r name result; do
+		[ "$result" = ok ] || bad=1
+		record "$suite: $name" "$([ "$result" = ok ] && echo 0 || echo 1)"
+	done < <(sed -nE 's/^(test|ok|not ok)? *[0-9]* *-? *([A-Za-z0-9_-]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p' "$log")
+	if [ "$rc" -ne 0 ] && [ $bad -eq 0 ]; then
+		tail -n 30 "$log"
+		record "$suite: run" 1
+	fi
+}
+
+say "pg_regress"
+regress_tests=$(cd "$ARTRIE_SRC/sql" && ls *.sql 2>/dev/null | sed 's/\.sql$//')
+if [ -n "$regress_tests" ]; then
+	# shellcheck disable=SC2086
+	as_pg "$PGXS_DIR/src/test/regress/pg_regress" --bindir="$PG_BIN" \
+		--inputdir="$ARTRIE_TMP" --outputdir="$ARTRIE_TMP/regress" \
+		--host="$PGHOST" --port="$PGPORT" --dbname=artrie_regress \
+		$regress_tests >"$ARTRIE_TMP/log/regress.log" 2>&1
+	record_regress_log regress $? "$ARTRIE_TMP/log/regress.log"
+	[ -f "$ARTRIE_TMP/regress/regression.diffs" ] && head -n 200 "$ARTRIE_TMP/regress/regression.diffs"
+fi
+
+say "pgTAP"
+as_pg "$PG_BIN/createdb" artrie_tap
+for f in "$ARTRIE_TMP"/test/pgtap/*.sql; do
+	[ -e "$f" ] || continue
+	run_test "pgtap: $(basename "$f")" as_pg pg_prove --host "$PGHOST" --port "$PGPORT" --dbname artrie_tap "$f"
+done
+
+say "isolation"
+specs=$(cd "$ARTRIE_SRC/test/specs" 2>/dev/null && ls *.spec 2>/dev/null | sed 's/\.spec$//')
+if [ -n "$specs" ]; then
+	# shellcheck disable=SC2086
+	as_pg "$PGXS_DIR/src/test/isolation/pg_isolation_regress" --bindir="$PG_BIN" \
+		--inputdir="$ARTRIE_TMP/test" --outputdir="$ARTRIE_TMP/isolation" \
+		--host="$PGHOST" --port="$PGPORT" --dbname=artrie_isolation \
+		$specs >"$ARTRIE_TMP/log/isolation.log" 2>&1
+	record_regress_log isolation $? "$ARTRIE_TMP/log/isolation.log"
+	[ -f "$ARTRIE_TMP/isolation/regression.diffs" ] && head -n 200 "$ARTRIE_TMP/isolation/regression.diffs"
+fi
+
+say "TAP"
+for f in "$ARTRIE_TMP"/test/t/*.pl; do
+	[ -e "$f" ] || continue
+	run_test "tap: $(basename "$f")" as_pg env PATH="$PG_BIN:$PATH" \
+		TESTDIR="$ARTRIE_TMP/tap" PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+		PGHOST= PGPORT= PGDATA= \
+		prove -I "$PGXS_DIR/src/test/perl" -I "$ARTRIE_TMP/test/t" "$f"
+done
+
+if [ $failed -gt 0 ]; then
+	echo "failed:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
