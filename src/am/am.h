@@ -1,0 +1,138 @@
+/*-------------------------------------------------------------------------
+ *
+ * am.h
+ *	  The artrie index access method: shared declarations.
+ *
+ * An artrie index has two parts.  Its own PostgreSQL main fork holds one
+ * page, the metapage, which names the artrie file that holds the index
+ * (through the pager) and the root pages of the two tries in that file:
+ *
+ *	- the key trie holds key || 0x00 || heap TID for every non-NULL key
+ *	  (block number big-endian, 4 bytes; offset big-endian, 2 bytes), so
+ *	  its byte order is the order of COLLATE "C", duplicates of a key share
+ *	  its path, and every entry is unique;
+ *	- the NULL trie holds the bare 6-byte heap TID of every NULL key.
+ *
+ * Scans present the NULL trie after (ASC, NULLS LAST) or before (NULLS
+ * FIRST) the key trie, so that the index order is btree's.
+ *
+ * Layer rule: this code calls the trie (trie/trie.h) and the pager
+ * (pager/pager.h), never the I/O backends.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_AM_H
+#define ARTRIE_AM_H
+
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/genam.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+#include "pager/pager.h"
+#include "trie/trie.h"
+#include "utils/rel.h"
+
+/* Strategy numbers of the operator class. */
+#define ARTRIE_LESS_STRATEGY			1
+#define ARTRIE_LESS_EQUAL_STRATEGY		2
+#define ARTRIE_EQUAL_STRATEGY			3
+#define ARTRIE_GREATER_EQUAL_STRATEGY	4
+#define ARTRIE_GREATER_STRATEGY			5
+#define ARTRIE_PREFIX_STRATEGY			6
+#define ARTRIE_NSTRATEGIES				6
+
+/* Build subphases shown in pg_stat_progress_create_index. */
+#define ARTRIE_PHASE_SCAN		2
+#define ARTRIE_PHASE_SORT		3
+#define ARTRIE_PHASE_LOAD		4
+
+/* The metapage: block 0 of the main fork. */
+#define ARTRIE_METAPAGE_BLKNO	0
+#define ARTRIE_META_MAGIC		0x41525452	/* "ARTR" */
+#define ARTRIE_FORMAT_VERSION	1
+
+/*
+ * The metapage of an UNLOGGED index's init fork carries this flag: after a
+ * crash the main fork is reset from the init fork, and the first backend
+ * that opens the index gives it a new, empty file.
+ */
+#define ARTRIE_META_RESET		0x0001
+
+typedef struct ArtrieMetaPageData
+{
+	uint32		magic;
+	uint32		version;
+	uint32		flags;
+	ArtFileId	file;			/* the artrie file holding both tries */
+	ArtPageNo	keyRoot;		/* root of the key trie */
+	ArtPageNo	nullRoot;		/* root of the NULL trie */
+} ArtrieMetaPageData;
+
+/* An open artrie index. */
+typedef struct ArtrieIndex
+{
+	Relation	index;
+	ArtrieMetaPageData meta;
+	PagerFile  *file;
+	ArtTrie		keys;
+	ArtTrie		nulls;
+} ArtrieIndex;
+
+/* Entry encoding (am_key.c). */
+#define ARTRIE_TID_LEN			6
+#define ARTRIE_MAX_KEY_LEN		(ART_MAX_ENTRY_LEN - 1 - ARTRIE_TID_LEN)
+
+extern uint8 *am_key_entry(const char *key, Size keylen, ItemPointer tid,
+						   Size *entrylen);
+extern void am_tid_encode(ItemPointer tid, uint8 *out);
+extern void am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid);
+extern void am_check_key_length(Relation index, Size keylen);
+extern int	am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen);
+extern bool am_collation_is_bytewise(Oid collid);
+extern void am_check_status(ArtStatus status, Relation index,
+							const char *action);
+
+/* Metapage and file (am_meta.c). */
+extern void am_meta_init(Relation index, ForkNumber fork,
+						 const ArtrieMetaPageData *meta);
+extern void am_open(Relation index, ArtrieIndex *ai);
+
+/* Callbacks. */
+extern IndexBuildResult *artrie_build(Relation heap, Relation index,
+									  IndexInfo *indexInfo);
+extern void artrie_buildempty(Relation index);
+extern char *artrie_buildphasename(int64 phasenum);
+extern bool artrie_insert(Relation index, Datum *values, bool *isnull,
+						  ItemPointer ht_ctid, Relation heapRel,
+						  IndexUniqueCheck checkUnique,
+						  bool indexUnchanged,
+						  IndexInfo *indexInfo);
+extern IndexBulkDeleteResult *artrie_bulkdelete(IndexVacuumInfo *info,
+												IndexBulkDeleteResult *stats,
+												IndexBulkDeleteCallback callback,
+												void *callback_state);
+extern IndexBulkDeleteResult *artrie_vacuumcleanup(IndexVacuumInfo *info,
+												   IndexBulkDeleteResult *stats);
+extern bool artrie_canreturn(Relation index, int attno);
+extern IndexScanDesc artrie_beginscan(Relation index, int nkeys, int norderbys);
+extern void artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
+						  ScanKey orderbys, int norderbys);
+extern bool artrie_gettuple(IndexScanDesc scan, ScanDirection dir);
+extern int64 artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+extern void artrie_endscan(IndexScanDesc scan);
+extern void artrie_costestimate(PlannerInfo *root, IndexPath *path,
+								double loop_count, Cost *indexStartupCost,
+								Cost *indexTotalCost,
+								Selectivity *indexSelectivity,
+								double *indexCorrelation, double *indexPages);
+extern bool artrie_validate(Oid opclassoid);
+extern bytea *artrie_options(Datum reloptions, bool validate);
+extern bool artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
+							const char *propname, bool *res, bool *isnull);
+
+/* Planner hook, installed from _PG_init. */
+extern void am_init(void);
+
+#endif							/* ARTRIE_AM_H */

@@ -1,0 +1,167 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_handler.c
+ *	  The artrie access method handler, options and properties.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amapi.h"
+#include "access/reloptions.h"
+#include "catalog/pg_index.h"
+#include "commands/vacuum.h"
+#include "fmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "am/am.h"
+
+PG_FUNCTION_INFO_V1(artrie_handler);
+
+/*
+ * The handler: describe the access method to PostgreSQL.
+ */
+Datum
+artrie_handler(PG_FUNCTION_ARGS)
+{
+	IndexAmRoutine *amroutine = makeNode(IndexAmRoutine);
+
+	amroutine->amstrategies = ARTRIE_NSTRATEGIES;
+	amroutine->amsupport = 0;
+	amroutine->amoptsprocnum = 0;
+	amroutine->amcanorder = true;
+	amroutine->amcanorderbyop = false;
+	amroutine->amcanbackward = true;
+	amroutine->amcanunique = false;
+	amroutine->amcanmulticol = false;
+	amroutine->amoptionalkey = true;
+	amroutine->amsearcharray = true;
+	amroutine->amsearchnulls = true;
+	amroutine->amstorage = false;
+	amroutine->amclusterable = false;
+	amroutine->ampredlocks = false;
+	amroutine->amcanparallel = false;
+	amroutine->amcaninclude = false;
+	amroutine->amusemaintenanceworkmem = true;
+	amroutine->amparallelvacuumoptions = VACUUM_OPTION_PARALLEL_BULKDEL;
+	amroutine->amkeytype = InvalidOid;
+#if PG_VERSION_NUM >= 160000
+	amroutine->amsummarizing = false;
+#endif
+#if PG_VERSION_NUM >= 170000
+	amroutine->amcanbuildparallel = false;
+	amroutine->aminsertcleanup = NULL;
+#endif
+#if PG_VERSION_NUM >= 180000
+	amroutine->amcanhash = false;
+	amroutine->amconsistentequality = true;
+	amroutine->amconsistentordering = false;
+	amroutine->amgettreeheight = NULL;
+	amroutine->amtranslatestrategy = NULL;
+	amroutine->amtranslatecmptype = NULL;
+#endif
+
+	amroutine->ambuild = NULL;
+	amroutine->ambuildempty = NULL;
+	amroutine->aminsert = NULL;
+	amroutine->ambulkdelete = NULL;
+	amroutine->amvacuumcleanup = NULL;
+	amroutine->amcanreturn = NULL;
+	amroutine->amcostestimate = NULL;
+	amroutine->amoptions = artrie_options;
+	amroutine->amproperty = artrie_property;
+	amroutine->ambuildphasename = NULL;
+	amroutine->amvalidate = artrie_validate;
+	amroutine->amadjustmembers = NULL;
+	amroutine->ambeginscan = NULL;
+	amroutine->amrescan = NULL;
+	amroutine->amgettuple = NULL;
+	amroutine->amgetbitmap = NULL;
+	amroutine->amendscan = NULL;
+	amroutine->ammarkpos = NULL;
+	amroutine->amrestrpos = NULL;
+	amroutine->amestimateparallelscan = NULL;
+	amroutine->aminitparallelscan = NULL;
+	amroutine->amparallelrescan = NULL;
+
+	PG_RETURN_POINTER(amroutine);
+}
+
+/*
+ * Reloptions: artrie has none, so any option given is an error.
+ */
+bytea *
+artrie_options(Datum reloptions, bool validate)
+{
+	List	   *options;
+
+	if (!validate)
+		return NULL;
+
+	options = untransformRelOptions(reloptions);
+	if (options != NIL)
+	{
+		DefElem    *def = linitial_node(DefElem, options);
+
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unrecognized parameter \"%s\"", def->defname),
+				 errdetail("artrie indexes take no storage parameters.")));
+	}
+	return NULL;
+}
+
+/*
+ * Properties: an index whose collation does not order like its bytes
+ * (ICU, libc locales other than "C"/"POSIX") is not orderable, whatever
+ * amcanorder says for the access method as a whole.  Everything else is
+ * left to the core's defaults.
+ */
+bool
+artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
+				const char *propname, bool *res, bool *isnull)
+{
+	HeapTuple	tuple;
+	Datum		datum;
+	bool		null;
+	oidvector  *collations;
+	Oid			collid;
+
+	if (attno == 0)
+		return false;
+
+	switch (prop)
+	{
+		case AMPROP_ASC:
+		case AMPROP_DESC:
+		case AMPROP_NULLS_FIRST:
+		case AMPROP_NULLS_LAST:
+		case AMPROP_ORDERABLE:
+			break;
+		default:
+			return false;
+	}
+
+	tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index_oid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	datum = SysCacheGetAttr(INDEXRELID, tuple, Anum_pg_index_indcollation,
+							&null);
+	if (null)
+	{
+		ReleaseSysCache(tuple);
+		return false;
+	}
+	collations = (oidvector *) DatumGetPointer(datum);
+	collid = (attno <= collations->dim1) ? collations->values[attno - 1]
+		: InvalidOid;
+	ReleaseSysCache(tuple);
+
+	if (am_collation_is_bytewise(collid))
+		return false;
+
+	*res = false;
+	*isnull = false;
+	return true;
+}

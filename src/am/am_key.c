@@ -1,0 +1,162 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_key.c
+ *	  Entry encoding and helpers shared by the artrie AM.
+ *
+ * A key trie entry is key || 0x00 || block (4 bytes, big-endian) ||
+ * offset (2 bytes, big-endian); a NULL trie entry is the 6 TID bytes
+ * alone.  text never contains 0x00, so the terminator keeps every key's
+ * entries together and ahead of any longer key's, and byte order of
+ * entries is COLLATE "C" order of keys, then TID order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/pg_locale.h"
+
+#include "am/am.h"
+
+/*
+ * Encode a TID into 6 big-endian bytes.
+ */
+void
+am_tid_encode(ItemPointer tid, uint8 *out)
+{
+	BlockNumber blk = ItemPointerGetBlockNumberNoCheck(tid);
+	OffsetNumber off = ItemPointerGetOffsetNumberNoCheck(tid);
+
+	out[0] = (uint8) (blk >> 24);
+	out[1] = (uint8) (blk >> 16);
+	out[2] = (uint8) (blk >> 8);
+	out[3] = (uint8) blk;
+	out[4] = (uint8) (off >> 8);
+	out[5] = (uint8) off;
+}
+
+/*
+ * Build the key trie entry for (key, tid) in palloc'd memory.
+ */
+uint8 *
+am_key_entry(const char *key, Size keylen, ItemPointer tid, Size *entrylen)
+{
+	uint8	   *entry = palloc(keylen + 1 + ARTRIE_TID_LEN);
+
+	memcpy(entry, key, keylen);
+	entry[keylen] = 0x00;
+	am_tid_encode(tid, entry + keylen + 1);
+	*entrylen = keylen + 1 + ARTRIE_TID_LEN;
+	return entry;
+}
+
+/*
+ * The heap TID in the last six bytes of an entry of either trie.
+ */
+void
+am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
+{
+	const uint8 *p;
+
+	Assert(entrylen >= ARTRIE_TID_LEN);
+	p = entry + entrylen - ARTRIE_TID_LEN;
+	ItemPointerSet(tid,
+				   ((BlockNumber) p[0] << 24) | ((BlockNumber) p[1] << 16) |
+				   ((BlockNumber) p[2] << 8) | (BlockNumber) p[3],
+				   (OffsetNumber) ((p[4] << 8) | p[5]));
+}
+
+/*
+ * Refuse a key longer than the trie can hold.
+ */
+void
+am_check_key_length(Relation index, Size keylen)
+{
+	if (keylen > ARTRIE_MAX_KEY_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("key of %zu bytes exceeds the maximum of %zu bytes for artrie index \"%s\"",
+						keylen, (Size) ARTRIE_MAX_KEY_LEN,
+						RelationGetRelationName(index))));
+}
+
+/*
+ * Byte-string order: memcmp, a proper prefix first.
+ */
+int
+am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen)
+{
+	int			r = memcmp(a, b, Min(alen, blen));
+
+	if (r != 0)
+		return r;
+	if (alen < blen)
+		return -1;
+	if (alen > blen)
+		return 1;
+	return 0;
+}
+
+/*
+ * Does the collation order text exactly as its bytes ("C", "POSIX")?
+ */
+bool
+am_collation_is_bytewise(Oid collid)
+{
+	if (!OidIsValid(collid))
+		return false;
+#if PG_VERSION_NUM >= 170000
+	return pg_newlocale_from_collation(collid)->collate_is_c;
+#else
+	return lc_collate_is_c(collid);
+#endif
+}
+
+/*
+ * Turn a failed trie status into an ERROR.
+ */
+void
+am_check_status(ArtStatus status, Relation index, const char *action)
+{
+	const char *relname = RelationGetRelationName(index);
+
+	switch (status)
+	{
+		case ART_OK:
+			return;
+		case ART_TOO_LONG:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("entry too long for artrie index \"%s\"", relname)));
+			break;
+		case ART_NO_MEMORY:
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory while %s artrie index \"%s\"",
+							action, relname)));
+			break;
+		case ART_NO_SPACE:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("artrie index \"%s\" has no room for another page",
+							relname)));
+			break;
+		case ART_IO_ERROR:
+			ereport(ERROR,
+					(errcode(ERRCODE_IO_ERROR),
+					 errmsg("I/O error while %s artrie index \"%s\"",
+							action, relname)));
+			break;
+		case ART_CORRUPT:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("artrie index \"%s\" is corrupt (found while %s it)",
+							relname, action),
+					 errhint("Rebuild the index with REINDEX.")));
+			break;
+		case ART_NOT_FOUND:
+		case ART_EXISTS:
+			elog(ERROR, "unexpected trie status %d while %s artrie index \"%s\"",
+				 (int) status, action, relname);
+			break;
+	}
+}

@@ -1,0 +1,139 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_validate.c
+ *	  Operator class validation for artrie.
+ *
+ * An artrie operator family holds, for its input type, the five btree
+ * comparison operators at strategies 1-5 and starts-with at strategy 6,
+ * all boolean search operators between two values of the input type.  It
+ * has no support functions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/amvalidate.h"
+#include "access/htup_details.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
+
+#include "am/am.h"
+
+/*
+ * Check an operator class and its family; report problems as INFO and
+ * return whether all is well.
+ */
+bool
+artrie_validate(Oid opclassoid)
+{
+	bool		result = true;
+	HeapTuple	classtup;
+	HeapTuple	familytup;
+	Form_pg_opclass classform;
+	Oid			opfamilyoid;
+	Oid			opcintype;
+	char	   *opclassname;
+	char	   *opfamilyname;
+	CatCList   *oprlist;
+	CatCList   *proclist;
+	bool		seen[ARTRIE_NSTRATEGIES + 1] = {false};
+	int			i;
+
+	classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+	if (!HeapTupleIsValid(classtup))
+		elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+	classform = (Form_pg_opclass) GETSTRUCT(classtup);
+	opfamilyoid = classform->opcfamily;
+	opcintype = classform->opcintype;
+	opclassname = NameStr(classform->opcname);
+	familytup = SearchSysCache1(OPFAMILYOID, ObjectIdGetDatum(opfamilyoid));
+	if (!HeapTupleIsValid(familytup))
+		elog(ERROR, "cache lookup failed for operator family %u", opfamilyoid);
+	opfamilyname = pstrdup(NameStr(((Form_pg_opfamily) GETSTRUCT(familytup))->opfname));
+	ReleaseSysCache(familytup);
+
+	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
+	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));
+
+	for (i = 0; i < proclist->n_members; i++)
+	{
+		Form_pg_amproc procform = (Form_pg_amproc) GETSTRUCT(&proclist->members[i]->tuple);
+
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("operator family \"%s\" of access method %s contains function %s with invalid support number %d",
+						opfamilyname, "artrie",
+						format_procedure(procform->amproc),
+						procform->amprocnum)));
+		result = false;
+	}
+
+	for (i = 0; i < oprlist->n_members; i++)
+	{
+		Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
+
+		if (oprform->amopstrategy < 1 ||
+			oprform->amopstrategy > ARTRIE_NSTRATEGIES)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains operator %s with invalid strategy number %d",
+							opfamilyname, "artrie",
+							format_operator(oprform->amopopr),
+							oprform->amopstrategy)));
+			result = false;
+			continue;
+		}
+
+		if (oprform->amoppurpose != AMOP_SEARCH ||
+			OidIsValid(oprform->amopsortfamily))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains invalid ORDER BY specification for operator %s",
+							opfamilyname, "artrie",
+							format_operator(oprform->amopopr))));
+			result = false;
+		}
+
+		if (oprform->amoplefttype != oprform->amoprighttype ||
+			!check_amop_signature(oprform->amopopr, BOOLOID,
+								  oprform->amoplefttype,
+								  oprform->amoprighttype))
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains operator %s with wrong signature",
+							opfamilyname, "artrie",
+							format_operator(oprform->amopopr))));
+			result = false;
+		}
+
+		if (oprform->amoplefttype == opcintype)
+			seen[oprform->amopstrategy] = true;
+	}
+
+	for (i = 1; i <= ARTRIE_NSTRATEGIES; i++)
+	{
+		if (!seen[i])
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator class \"%s\" of access method %s is missing operator for strategy %d",
+							opclassname, "artrie", i)));
+			result = false;
+		}
+	}
+
+	ReleaseCatCacheList(proclist);
+	ReleaseCatCacheList(oprlist);
+	ReleaseSysCache(classtup);
+
+	return result;
+}
