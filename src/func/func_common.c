@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ *
+ * func_common.c
+ *	  Opening an artrie index for a SQL function, and heap visibility.
+ *
+ * The functions answer with keys, not rows, so they check privileges and
+ * visibility themselves: the caller must be able to SELECT the indexed
+ * table (or every indexed column), and a key is reported only if a heap
+ * tuple visible to the caller's snapshot holds it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "commands/defrem.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+
+#include "func/func.h"
+
+/*
+ * Whether the current user may read the indexed values: SELECT on the
+ * table, or on every column the index reads (an expression index or a
+ * partial index needs the table, since its keys say more than columns).
+ */
+static bool
+func_may_read(Relation heap, Relation index)
+{
+	Oid			userid = GetUserId();
+	int			i;
+
+	if (pg_class_aclcheck(RelationGetRelid(heap), userid, ACL_SELECT) == ACLCHECK_OK)
+		return true;
+	if (!heap_attisnull(index->rd_indextuple, Anum_pg_index_indpred, NULL))
+		return false;
+	for (i = 0; i < index->rd_index->indnatts; i++)
+	{
+		AttrNumber	attnum = index->rd_index->indkey.values[i];
+
+		if (attnum <= 0 ||
+			pg_attribute_aclcheck(RelationGetRelid(heap), attnum, userid,
+								  ACL_SELECT) != ACLCHECK_OK)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Open an artrie index and its table for reading, checking what the caller
+ * passed and what the caller may see.  The table is locked before the
+ * index, as queries do.
+ */
+void
+func_open_index(Oid indexoid, FuncIndex *fi)
+{
+	Oid			heapoid;
+	char		relkind;
+
+	memset(fi, 0, sizeof(*fi));
+	relkind = get_rel_relkind(indexoid);
+	if (relkind == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("relation with OID %u does not exist", indexoid),
+				 errhint("The index may have been dropped.")));
+	if (relkind != RELKIND_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an index", get_rel_name(indexoid)),
+				 relkind == RELKIND_PARTITIONED_INDEX ?
+				 errhint("Pass the index of one partition.") : 0));
+
+	heapoid = IndexGetRelation(indexoid, true);
+	if (!OidIsValid(heapoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("relation with OID %u does not exist", indexoid)));
+	fi->heap = table_open(heapoid, AccessShareLock);
+	fi->index = index_open(indexoid, AccessShareLock);
+
+	/* The index may have been dropped and its OID reused meanwhile. */
+	if (IndexGetRelation(indexoid, true) != heapoid)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("index with OID %u changed while it was opened", indexoid),
+				 errhint("Retry the call.")));
+
+	if (!func_may_read(fi->heap, fi->index))
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE,
+					   RelationGetRelationName(fi->heap));
+
+	if (fi->index->rd_rel->relam != get_index_am_oid("artrie", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an artrie index",
+						RelationGetRelationName(fi->index))));
+
+	am_open(fi->index, &fi->ai);
+
+	fi->snapshot = GetActiveSnapshot();
+	fi->fetch = table_index_fetch_begin(fi->heap);
+	fi->slot = table_slot_create(fi->heap, NULL);
+}
+
+/* Release what func_open_index took; locks are kept to the end of the transaction. */
+void
+func_close_index(FuncIndex *fi)
+{
+	ExecDropSingleTupleTableSlot(fi->slot);
+	table_index_fetch_end(fi->fetch);
+	index_close(fi->index, NoLock);
+	table_close(fi->heap, NoLock);
+}
+
+/* Whether the heap tuple (or HOT chain) at tid is visible to the caller. */
+bool
+func_tid_visible(FuncIndex *fi, ItemPointer tid)
+{
+	ItemPointerData t = *tid;
+	bool		call_again = false;
+	bool		all_dead = false;
+	bool		found;
+
+	found = table_index_fetch_tuple(fi->fetch, &t, fi->snapshot, fi->slot,
+									&call_again, &all_dead);
+	ExecClearTuple(fi->slot);
+	return found;
+}
+
+/* Whether some heap tuple visible to the caller holds this key. */
+bool
+func_key_visible(FuncIndex *fi, const uint8 *key, Size keylen)
+{
+	uint8	   *prefix = palloc(keylen + 1);
+	ArtCursor  *cursor;
+	const uint8 *entry;
+	size_t		entrylen;
+	ArtStatus	status;
+	bool		found = false;
+
+	memcpy(prefix, key, keylen);
+	prefix[keylen] = 0x00;
+	am_check_status(art_cursor_open(&fi->ai.keys, &cursor), fi->index,
+					"opening a cursor");
+	am_check_status(art_cursor_seek(cursor, prefix, keylen + 1, true,
+									ART_FORWARD), fi->index, "seeking");
+	am_check_status(art_cursor_set_prefix(cursor, prefix, keylen + 1),
+					fi->index, "seeking");
+	while ((status = art_cursor_next(cursor, &entry, &entrylen)) == ART_OK)
+	{
+		ItemPointerData tid;
+
+		am_entry_tid(entry, entrylen, &tid);
+		if (func_tid_visible(fi, &tid))
+		{
+			found = true;
+			break;
+		}
+	}
+	if (status != ART_OK && status != ART_NOT_FOUND)
+		am_check_status(status, fi->index, "reading");
+	art_cursor_close(cursor);
+	pfree(prefix);
+	return found;
+}

@@ -1,0 +1,172 @@
+/*-------------------------------------------------------------------------
+ *
+ * func_verify.c
+ *	  artrie_verify: check an index's structure and, optionally, that every
+ *	  visible heap tuple is in it.
+ *
+ * The trie checks its own invariants (art_verify); this file adds what
+ * only the access method knows: the shape of each entry (key, terminator,
+ * TID; a bare TID in the NULL trie), keys valid in the database encoding,
+ * and with heapallindexed, one lookup per heap tuple visible to a fresh
+ * MVCC snapshot, as amcheck's bt_index_check does.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "fmgr.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "nodes/execnodes.h"
+#include "utils/snapmgr.h"
+
+#include "func/func.h"
+
+PG_FUNCTION_INFO_V1(artrie_verify);
+
+/* Raise the error for a corrupt index. */
+static void pg_attribute_noreturn()
+verify_fail(FuncIndex *fi, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INDEX_CORRUPTED),
+			 errmsg("index \"%s\" is corrupt: %s",
+					RelationGetRelationName(fi->index), what),
+			 errhint("REINDEX the index.")));
+}
+
+/* Run the trie's own structural check on one of the index's tries. */
+static void
+verify_trie(FuncIndex *fi, ArtTrie *trie, const char *which)
+{
+	char		msg[512];
+	ArtStatus	status = art_verify(trie, msg, sizeof(msg));
+
+	if (status == ART_CORRUPT)
+		verify_fail(fi, psprintf("%s trie: %s", which, msg));
+	am_check_status(status, fi->index, "verifying");
+}
+
+/*
+ * Check the shape of every entry: key trie entries are key || 0x00 || TID
+ * with no 0x00 in the key and the key valid in the database encoding;
+ * NULL trie entries are a bare TID.  TIDs must have a valid offset.
+ */
+static void
+verify_entries(FuncIndex *fi, ArtTrie *trie, bool nulls)
+{
+	ArtCursor  *cursor;
+	const uint8 *entry;
+	size_t		len;
+	ArtStatus	status;
+	uint64		n = 0;
+
+	am_check_status(art_cursor_open(trie, &cursor), fi->index, "opening a cursor");
+	am_check_status(art_cursor_seek(cursor, NULL, 0, true, ART_FORWARD),
+					fi->index, "seeking");
+	while ((status = art_cursor_next(cursor, &entry, &len)) == ART_OK)
+	{
+		ItemPointerData tid;
+
+		CHECK_FOR_INTERRUPTS();
+		n++;
+		if (nulls ? len != ARTRIE_TID_LEN : len < ARTRIE_TID_LEN + 1)
+			verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the %s trie is %zu bytes long",
+									 n, nulls ? "NULL" : "key", len));
+		if (!nulls)
+		{
+			size_t		keylen = len - 1 - ARTRIE_TID_LEN;
+
+			if (entry[keylen] != 0x00 || memchr(entry, 0x00, keylen) != NULL)
+				verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie has no terminator after its key",
+										 n));
+			if (!pg_verifymbstr((const char *) entry, (int) keylen, true))
+				verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie is not valid in the database encoding",
+										 n));
+		}
+		am_entry_tid(entry, len, &tid);
+		if (!OffsetNumberIsValid(ItemPointerGetOffsetNumber(&tid)))
+			verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the %s trie has an invalid heap TID",
+									 n, nulls ? "NULL" : "key"));
+	}
+	if (status != ART_NOT_FOUND)
+		am_check_status(status, fi->index, "reading");
+	art_cursor_close(cursor);
+}
+
+/* table_index_build_scan callback: the tuple's entry must be in the index. */
+static void
+verify_heap_tuple(Relation index, ItemPointer tid, Datum *values,
+				  bool *isnull, bool tupleIsAlive, void *state)
+{
+	FuncIndex  *fi = state;
+	ArtStatus	status;
+
+	if (isnull[0])
+	{
+		uint8		entry[ARTRIE_TID_LEN];
+
+		am_tid_encode(tid, entry);
+		status = art_lookup(&fi->ai.nulls, entry, ARTRIE_TID_LEN);
+	}
+	else
+	{
+		text	   *key = DatumGetTextPP(values[0]);
+		Size		entrylen;
+		uint8	   *entry = am_key_entry(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+										 tid, &entrylen);
+
+		status = art_lookup(&fi->ai.keys, entry, entrylen);
+		pfree(entry);
+	}
+	if (status == ART_NOT_FOUND)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("heap tuple (%u,%u) from table \"%s\" lacks a matching entry in index \"%s\"",
+						ItemPointerGetBlockNumber(tid),
+						ItemPointerGetOffsetNumber(tid),
+						RelationGetRelationName(fi->heap),
+						RelationGetRelationName(index)),
+				 errhint("REINDEX the index.")));
+	am_check_status(status, index, "looking up");
+}
+
+/* Look up the entry of every heap tuple visible to a new MVCC snapshot. */
+static void
+verify_heap_all_indexed(FuncIndex *fi)
+{
+	IndexInfo  *indexInfo = BuildIndexInfo(fi->index);
+	Snapshot	snapshot = RegisterSnapshot(GetTransactionSnapshot());
+	TableScanDesc scan;
+
+	/* An MVCC scan: only tuples whose inserters had committed. */
+	indexInfo->ii_Concurrent = true;
+	scan = table_beginscan_strat(fi->heap, snapshot, 0, NULL, true, false);
+	table_index_build_scan(fi->heap, fi->index, indexInfo, true, false,
+						   verify_heap_tuple, fi, scan);
+	UnregisterSnapshot(snapshot);
+}
+
+/*
+ * artrie_verify(index, heapallindexed): raise an ERROR naming the first
+ * violation found, or return nothing.
+ */
+Datum
+artrie_verify(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	bool		heapallindexed = PG_GETARG_BOOL(1);
+	FuncIndex	fi;
+
+	func_open_index(indexoid, &fi);
+	verify_trie(&fi, &fi.ai.keys, "key");
+	verify_trie(&fi, &fi.ai.nulls, "NULL");
+	verify_entries(&fi, &fi.ai.keys, false);
+	verify_entries(&fi, &fi.ai.nulls, true);
+	if (heapallindexed)
+		verify_heap_all_indexed(&fi);
+	func_close_index(&fi);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,463 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_fuzzy.c
+ *	  Fuzzy search: a Levenshtein automaton walked over the trie.
+ *
+ * art_walk hands the visitor the path's bytes as it descends.  The
+ * visitor assembles them into characters (charlen) and, for each complete
+ * character, computes the next row of the edit-distance table of the term
+ * against the path: row i, column j is the distance between the path's
+ * first i characters and the term's first j.  A row's minimum never
+ * decreases further down (with transpositions too: a swap's cost is bounded
+ * by the previous row's entry one column left), so a subtree whose row
+ * minimum exceeds the distance is skipped whole.
+ *
+ * Rows, the path and its characters are stacks that grow on demand and
+ * shrink as the walk ascends; nothing recurses.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "trie_fuzzy.h"
+
+/* Longest character, in bytes, in any PostgreSQL encoding. */
+#define FUZZY_MAX_CHAR_LEN	4
+
+/* How a path byte is undone. */
+#define BYTE_PARTIAL	0		/* part of a character not yet complete */
+#define BYTE_COMPLETES	1		/* completed a character: a row was pushed */
+#define BYTE_TERMINATOR 2		/* the key's terminator */
+#define BYTE_TAIL		3		/* after the terminator */
+
+typedef struct FuzzyState
+{
+	ArtTrie    *trie;
+	const ArtFuzzyQuery *query;
+	ArtFuzzyCallback cb;
+	void	   *cb_arg;
+
+	uint32_t   *term;			/* the term's characters */
+	int			m;				/* how many */
+
+	int32_t    *rows;			/* row k at rows + k * (m + 1) */
+	uint32_t   *chars;			/* the path's characters */
+	uint8_t    *char_lens;		/* and their lengths in bytes */
+	size_t		row_cap;		/* rows allocated, scratch row included */
+	int			depth;			/* complete characters on the path */
+
+	uint8_t    *path;			/* the path's bytes */
+	uint8_t    *how;			/* BYTE_* for each */
+	size_t		path_len;
+	size_t		path_cap;
+
+	uint32_t	pending;		/* the character being assembled */
+	int			pending_len;
+	int			pending_need;
+
+	bool		in_tail;		/* past the terminator */
+	size_t		key_len;
+	int			key_distance;
+
+	bool		stopped;		/* the callback ended the search */
+	ArtStatus	status;
+} FuzzyState;
+
+/* Allocate from the trie's store. */
+static void *
+fuzzy_alloc(FuzzyState *fs, size_t size)
+{
+	return fs->trie->store.ops->mem_alloc(fs->trie->store.store, size);
+}
+
+/* Free memory from fuzzy_alloc (NULL is allowed). */
+static void
+fuzzy_free(FuzzyState *fs, void *ptr)
+{
+	if (ptr != NULL)
+		fs->trie->store.ops->mem_free(fs->trie->store.store, ptr);
+}
+
+/* Grow an array from old_n to new_n elements of size elem; NULL on failure. */
+static void *
+fuzzy_grow(FuzzyState *fs, void *old, size_t old_n, size_t new_n, size_t elem)
+{
+	void	   *p = fuzzy_alloc(fs, new_n * elem);
+
+	if (p == NULL)
+		return NULL;
+	if (old != NULL)
+	{
+		memcpy(p, old, old_n * elem);
+		fuzzy_free(fs, old);
+	}
+	return p;
+}
+
+/* Bytes in the character starting with *s, per the query. */
+static int
+fuzzy_charlen(const FuzzyState *fs, const uint8_t *s)
+{
+	int			len;
+
+	if (fs->query->charlen == NULL)
+		return 1;
+	len = fs->query->charlen(s);
+	if (len < 1)
+		return 1;
+	if (len > FUZZY_MAX_CHAR_LEN)
+		return FUZZY_MAX_CHAR_LEN;
+	return len;
+}
+
+/* Room for rows 0 .. need-1 plus the scratch row. */
+static bool
+fuzzy_reserve_rows(FuzzyState *fs, size_t need)
+{
+	size_t		cap = fs->row_cap;
+	size_t		width = (size_t) fs->m + 1;
+	int32_t    *rows;
+	uint32_t   *chars;
+	uint8_t    *lens;
+
+	if (need + 1 <= cap)
+		return true;
+	while (cap < need + 1)
+		cap *= 2;
+	rows = fuzzy_grow(fs, fs->rows, fs->row_cap * width, cap * width,
+					  sizeof(int32_t));
+	if (rows == NULL)
+		return false;
+	fs->rows = rows;
+	chars = fuzzy_grow(fs, fs->chars, fs->row_cap, cap, sizeof(uint32_t));
+	if (chars == NULL)
+		return false;
+	fs->chars = chars;
+	lens = fuzzy_grow(fs, fs->char_lens, fs->row_cap, cap, sizeof(uint8_t));
+	if (lens == NULL)
+		return false;
+	fs->char_lens = lens;
+	fs->row_cap = cap;
+	return true;
+}
+
+/* Room for one more path byte. */
+static bool
+fuzzy_reserve_path(FuzzyState *fs)
+{
+	size_t		cap = fs->path_cap * 2;
+	uint8_t    *path;
+	uint8_t    *how;
+
+	if (fs->path_len < fs->path_cap)
+		return true;
+	path = fuzzy_grow(fs, fs->path, fs->path_len, cap, 1);
+	if (path == NULL)
+		return false;
+	fs->path = path;
+	how = fuzzy_grow(fs, fs->how, fs->path_len, cap, 1);
+	if (how == NULL)
+		return false;
+	fs->how = how;
+	fs->path_cap = cap;
+	return true;
+}
+
+/*
+ * Compute into out the row after the path's i-th character c (i >= 1),
+ * from the previous row (and the one before it for transpositions).
+ * Returns the row's minimum.
+ */
+static int32_t
+fuzzy_next_row(const FuzzyState *fs, int i, uint32_t c, int32_t *out)
+{
+	size_t		width = (size_t) fs->m + 1;
+	const int32_t *prev = fs->rows + (size_t) (i - 1) * width;
+	const int32_t *prev2 = i >= 2 ? fs->rows + (size_t) (i - 2) * width : NULL;
+	uint32_t	prevc = i >= 2 ? fs->chars[i - 2] : 0;
+	int32_t		min;
+	int			j;
+
+	out[0] = i;
+	min = out[0];
+	for (j = 1; j <= fs->m; j++)
+	{
+		int32_t		v = prev[j - 1] + (fs->term[j - 1] != c);
+
+		if (prev[j] + 1 < v)
+			v = prev[j] + 1;
+		if (out[j - 1] + 1 < v)
+			v = out[j - 1] + 1;
+		if (fs->query->transpositions && prev2 != NULL && j >= 2 &&
+			c == fs->term[j - 2] && prevc == fs->term[j - 1] &&
+			prev2[j - 2] + 1 < v)
+			v = prev2[j - 2] + 1;
+		out[j] = v;
+		if (v < min)
+			min = v;
+	}
+	return min;
+}
+
+/* Append a byte to the path. */
+static void
+fuzzy_append(FuzzyState *fs, uint8_t b, uint8_t how)
+{
+	fs->path[fs->path_len] = b;
+	fs->how[fs->path_len] = how;
+	fs->path_len++;
+}
+
+/* Undo the path's last byte. */
+static void
+fuzzy_pop_byte(FuzzyState *fs)
+{
+	uint8_t		how = fs->how[--fs->path_len];
+
+	switch (how)
+	{
+		case BYTE_TAIL:
+			break;
+		case BYTE_TERMINATOR:
+			fs->in_tail = false;
+			break;
+		case BYTE_COMPLETES:
+			fs->depth--;
+			fs->pending_need = fs->char_lens[fs->depth];
+			fs->pending_len = fs->pending_need - 1;
+			fs->pending = fs->chars[fs->depth] >> 8;
+			break;
+		default:
+			fs->pending_len--;
+			fs->pending >>= 8;
+			break;
+	}
+}
+
+/*
+ * Take one path byte; false if the subtree below it cannot match (the
+ * byte is then not on the path) or on failure (fs->status says so).
+ */
+static bool
+fuzzy_push_byte(FuzzyState *fs, uint8_t b)
+{
+	size_t		width = (size_t) fs->m + 1;
+	int32_t		min;
+
+	if (!fuzzy_reserve_path(fs))
+	{
+		fs->status = ART_NO_MEMORY;
+		return false;
+	}
+	if (fs->in_tail)
+	{
+		fuzzy_append(fs, b, BYTE_TAIL);
+		return true;
+	}
+	if (fs->pending_len == 0 && fs->query->terminator >= 0 &&
+		b == (uint8_t) fs->query->terminator)
+	{
+		int32_t		dist = fs->rows[(size_t) fs->depth * width + fs->m];
+
+		if (dist > fs->query->max_distance)
+			return false;
+		fs->in_tail = true;
+		fs->key_len = fs->path_len;
+		fs->key_distance = dist;
+		fuzzy_append(fs, b, BYTE_TERMINATOR);
+		return true;
+	}
+	if (fs->pending_len == 0)
+	{
+		fs->pending = b;
+		fs->pending_len = 1;
+		fs->pending_need = fuzzy_charlen(fs, &b);
+	}
+	else
+	{
+		fs->pending = (fs->pending << 8) | b;
+		fs->pending_len++;
+	}
+	if (fs->pending_len < fs->pending_need)
+	{
+		fuzzy_append(fs, b, BYTE_PARTIAL);
+		return true;
+	}
+	if (!fuzzy_reserve_rows(fs, (size_t) fs->depth + 2))
+	{
+		fs->status = ART_NO_MEMORY;
+		fs->pending_len--;
+		fs->pending >>= 8;
+		return false;
+	}
+	fs->chars[fs->depth] = fs->pending;
+	fs->char_lens[fs->depth] = (uint8_t) fs->pending_len;
+	min = fuzzy_next_row(fs, fs->depth + 1, fs->pending,
+						 fs->rows + (size_t) (fs->depth + 1) * width);
+	fs->depth++;
+	fs->pending_len = 0;
+	fuzzy_append(fs, b, BYTE_COMPLETES);
+	if (min > fs->query->max_distance)
+	{
+		fuzzy_pop_byte(fs);
+		return false;
+	}
+	return true;
+}
+
+/* Visitor: descend by n bytes, all or nothing. */
+static bool
+fuzzy_descend(void *arg, const uint8_t *bytes, size_t n)
+{
+	FuzzyState *fs = arg;
+	size_t		i;
+
+	if (fs->stopped || fs->status != ART_OK)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		if (!fuzzy_push_byte(fs, bytes[i]))
+		{
+			while (i-- > 0)
+				fuzzy_pop_byte(fs);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Visitor: ascend by n bytes. */
+static void
+fuzzy_ascend(void *arg, size_t n)
+{
+	FuzzyState *fs = arg;
+
+	while (n-- > 0)
+		fuzzy_pop_byte(fs);
+}
+
+/*
+ * Distance of the whole path as a key: the current row's last column, or,
+ * if the path ends inside a character, the row that character would add.
+ */
+static int32_t
+fuzzy_path_distance(FuzzyState *fs)
+{
+	size_t		width = (size_t) fs->m + 1;
+	int32_t    *scratch;
+
+	if (fs->pending_len == 0)
+		return fs->rows[(size_t) fs->depth * width + fs->m];
+	scratch = fs->rows + (fs->row_cap - 1) * width;
+	fs->chars[fs->depth] = fs->pending;
+	fuzzy_next_row(fs, fs->depth + 1, fs->pending, scratch);
+	return scratch[fs->m];
+}
+
+/* Visitor: the path is a stored entry. */
+static bool
+fuzzy_entry(void *arg)
+{
+	FuzzyState *fs = arg;
+	int32_t		dist;
+	size_t		key_len;
+
+	if (fs->stopped || fs->status != ART_OK)
+		return false;
+	if (fs->in_tail)
+	{
+		dist = fs->key_distance;
+		key_len = fs->key_len;
+	}
+	else
+	{
+		dist = fuzzy_path_distance(fs);
+		key_len = fs->path_len;
+	}
+	if (dist > fs->query->max_distance)
+		return true;
+	if (!fs->cb(fs->cb_arg, fs->path, fs->path_len, key_len, (int) dist))
+		fs->stopped = true;
+	return !fs->stopped;
+}
+
+/*
+ * Split the term into characters and set up row 0; false on failure.
+ */
+static bool
+fuzzy_setup(FuzzyState *fs)
+{
+	const ArtFuzzyQuery *q = fs->query;
+	size_t		pos = 0;
+	int			j;
+
+	fs->term = fuzzy_alloc(fs, (q->term_len + 1) * sizeof(uint32_t));
+	if (fs->term == NULL)
+		return false;
+	fs->m = 0;
+	while (pos < q->term_len)
+	{
+		int			len = fuzzy_charlen(fs, q->term + pos);
+		uint32_t	c = 0;
+		int			k;
+
+		if ((size_t) len > q->term_len - pos)
+			len = (int) (q->term_len - pos);
+		for (k = 0; k < len; k++)
+			c = (c << 8) | q->term[pos + k];
+		fs->term[fs->m++] = c;
+		pos += len;
+	}
+	fs->row_cap = 1;
+	if (!fuzzy_reserve_rows(fs, 64))
+		return false;
+	for (j = 0; j <= fs->m; j++)
+		fs->rows[j] = j;
+	fs->path_cap = 256;
+	fs->path = fuzzy_alloc(fs, fs->path_cap);
+	fs->how = fuzzy_alloc(fs, fs->path_cap);
+	return fs->path != NULL && fs->how != NULL;
+}
+
+/*
+ * Call cb for every entry whose key is within query->max_distance of
+ * query->term.
+ */
+ArtStatus
+art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query, ArtFuzzyCallback cb,
+		  void *arg)
+{
+	FuzzyState	fs;
+	ArtWalkVisitor visitor;
+	ArtStatus	status;
+
+	memset(&fs, 0, sizeof(fs));
+	fs.trie = t;
+	fs.query = query;
+	fs.cb = cb;
+	fs.cb_arg = arg;
+	fs.status = ART_OK;
+	if (query->max_distance < 0)
+		return ART_OK;
+
+	if (!fuzzy_setup(&fs))
+		status = ART_NO_MEMORY;
+	else
+	{
+		visitor.descend = fuzzy_descend;
+		visitor.ascend = fuzzy_ascend;
+		visitor.entry = fuzzy_entry;
+		visitor.arg = &fs;
+		status = art_walk(t, NULL, 0, &visitor);
+		if (status == ART_OK)
+			status = fs.status;
+	}
+
+	fuzzy_free(&fs, fs.term);
+	fuzzy_free(&fs, fs.rows);
+	fuzzy_free(&fs, fs.chars);
+	fuzzy_free(&fs, fs.char_lens);
+	fuzzy_free(&fs, fs.path);
+	fuzzy_free(&fs, fs.how);
+	return status;
+}

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_fuzzy.h
+ *	  Fuzzy search: every key within an edit distance of a term.
+ *
+ * A Levenshtein automaton (one dynamic-programming row per character of
+ * the path) walks the trie depth first and prunes every subtree whose row
+ * minimum already exceeds the distance, so the cost grows with the part
+ * of the trie near the term, not with the number of keys.
+ *
+ * Distances count characters, as the caller's encoding defines them
+ * through charlen; with transpositions, an adjacent swap costs 1 (optimal
+ * string alignment distance).
+ *
+ * Plain C: never include a PostgreSQL header here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_TRIE_FUZZY_H
+#define ARTRIE_TRIE_FUZZY_H
+
+#include "trie.h"
+
+/*
+ * Bytes in the character whose first byte is *s (1 or more).  It must
+ * depend on that first byte only, as in every PostgreSQL server encoding.
+ */
+typedef int (*ArtCharLen) (const uint8_t *s);
+
+/*
+ * Called for each stored entry whose key is within the distance: the whole
+ * entry, the length of its key part, and the key's distance.  It runs
+ * while the walk holds share locks, so it must not fail, block or call the
+ * store; it returns false to end the search.
+ */
+typedef bool (*ArtFuzzyCallback) (void *arg, const uint8_t *entry, size_t len,
+								  size_t key_len, int distance);
+
+typedef struct ArtFuzzyQuery
+{
+	const uint8_t *term;
+	size_t		term_len;
+	int			max_distance;	/* >= 0 */
+	bool		transpositions;
+	/* < 0: a whole entry is a key; else the key ends at this byte */
+	int			terminator;
+	ArtCharLen	charlen;		/* NULL: one byte, one character */
+} ArtFuzzyQuery;
+
+/* Call cb, in byte order, for every entry whose key matches the query. */
+extern ArtStatus art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query,
+						   ArtFuzzyCallback cb, void *arg);
+
+#endif							/* ARTRIE_TRIE_FUZZY_H */
