@@ -1,0 +1,191 @@
+-- The SQL functions answer exactly as plain SQL over the same rows does:
+-- completion, prefix counts, prefixes-of, fuzzy search, verification;
+-- deleted rows never come back; privileges are enforced; bad arguments
+-- get clear errors.
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only true
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS artrie;
+CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
+
+BEGIN;
+SELECT plan(40);
+
+-- Words of two languages, one of them multi-byte; every 7th English word
+-- keeps the test quick while leaving long runs of shared prefixes.
+CREATE TEMP TABLE dict_en (w text);
+COPY dict_en FROM '/usr/share/dict/american-english-insane';
+CREATE TEMP TABLE dict_bg (w text);
+COPY dict_bg FROM '/usr/share/dict/bulgarian';
+
+CREATE TABLE fn_words (id serial PRIMARY KEY, w text COLLATE "C");
+INSERT INTO fn_words (w)
+	SELECT w FROM (SELECT w, row_number() OVER () AS n FROM dict_en) s WHERE n % 7 = 0;
+INSERT INTO fn_words (w)
+	SELECT w FROM (SELECT w, row_number() OVER () AS n FROM dict_bg) s WHERE n % 3 = 0;
+-- Duplicates and NULLs: keys are reported once, NULLs never.
+INSERT INTO fn_words (w) SELECT w FROM fn_words WHERE id % 10 = 0;
+INSERT INTO fn_words (w) SELECT NULL FROM generate_series(1, 50);
+INSERT INTO fn_words (w) VALUES (''), ('a'), ('ab'), ('abc'), ('abcd');
+CREATE INDEX fn_words_idx ON fn_words USING artrie (w);
+CREATE INDEX fn_words_btree ON fn_words USING btree (w);
+
+-- Completion.
+SELECT results_eq(
+	$$SELECT artrie_complete('fn_words_idx', 'pre', 25)$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'pre' ORDER BY w LIMIT 25$$,
+	'complete: an English prefix');
+SELECT results_eq(
+	$$SELECT artrie_complete('fn_words_idx', 'z')$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'z' ORDER BY w LIMIT 10$$,
+	'complete: the default max_results is 10');
+SELECT results_eq(
+	$$SELECT artrie_complete('fn_words_idx', 'пре', 40)$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'пре' ORDER BY w LIMIT 40$$,
+	'complete: a multi-byte prefix');
+SELECT results_eq(
+	$$SELECT artrie_complete('fn_words_idx', '', 30)$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w IS NOT NULL ORDER BY w LIMIT 30$$,
+	'complete: the empty prefix starts at the first key');
+SELECT results_eq(
+	$$SELECT artrie_complete('fn_words_idx', 'ab', 3)$$,
+	$$VALUES ('ab'::text), ('abc'), ('abcd')$$,
+	'complete: a key that is a prefix of others comes first');
+SELECT is_empty(
+	$$SELECT artrie_complete('fn_words_idx', 'qqqqqq', 10)$$,
+	'complete: no key has that prefix');
+SELECT is_empty(
+	$$SELECT artrie_complete('fn_words_idx', 'a', 0)$$,
+	'complete: max_results 0');
+SELECT is(
+	(SELECT count(*) FROM artrie_complete('fn_words_idx', 's', 1000000)),
+	(SELECT count(DISTINCT w) FROM fn_words WHERE w ^@ 's'),
+	'complete: all keys under a large prefix');
+
+-- Prefix counts.
+SELECT is(artrie_prefix_count('fn_words_idx', 'pre'),
+	(SELECT count(*) FROM fn_words WHERE w ^@ 'pre'),
+	'prefix_count: an English prefix');
+SELECT is(artrie_prefix_count('fn_words_idx', 'по'),
+	(SELECT count(*) FROM fn_words WHERE w ^@ 'по'),
+	'prefix_count: a multi-byte prefix');
+SELECT is(artrie_prefix_count('fn_words_idx', ''),
+	(SELECT count(*) FROM fn_words WHERE w IS NOT NULL),
+	'prefix_count: the empty prefix counts every non-NULL entry');
+SELECT is(artrie_prefix_count('fn_words_idx', 'qqqqqq'), 0::bigint,
+	'prefix_count: no key has that prefix');
+
+-- Prefixes of a value.
+SELECT results_eq(
+	$$SELECT artrie_prefixes_of('fn_words_idx', 'abcdef')$$,
+	$$VALUES ('abcd'::text), ('abc'), ('ab'), ('a'), ('')$$,
+	'prefixes_of: longest first, the empty key included');
+SELECT results_eq(
+	$$SELECT artrie_prefixes_of('fn_words_idx', 'understandings')$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE starts_with('understandings', w)
+	  ORDER BY w DESC$$,
+	'prefixes_of: an English word');
+SELECT results_eq(
+	$$SELECT artrie_prefixes_of('fn_words_idx', 'abc')$$,
+	$$VALUES ('abc'::text), ('ab'), ('a'), ('')$$,
+	'prefixes_of: the value itself is included');
+
+-- Fuzzy search against fuzzystrmatch's levenshtein(), by brute force.
+SELECT results_eq(
+	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'receive', 1)$$,
+	$$SELECT w, levenshtein(w, 'receive') FROM (SELECT DISTINCT w FROM fn_words
+	  WHERE w IS NOT NULL) s WHERE levenshtein(w, 'receive') <= 1
+	  ORDER BY 2, 1$$,
+	'fuzzy: distance 1');
+SELECT results_eq(
+	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'algorithm', 2)$$,
+	$$SELECT w, levenshtein(w, 'algorithm') FROM (SELECT DISTINCT w FROM fn_words
+	  WHERE w IS NOT NULL) s WHERE levenshtein(w, 'algorithm') <= 2
+	  ORDER BY 2, 1$$,
+	'fuzzy: distance 2');
+SELECT results_eq(
+	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'работа', 2)$$,
+	$$SELECT w, levenshtein(w, 'работа') FROM (SELECT DISTINCT w FROM fn_words
+	  WHERE w IS NOT NULL) s WHERE levenshtein(w, 'работа') <= 2
+	  ORDER BY 2, 1$$,
+	'fuzzy: multi-byte characters count as one');
+SELECT results_eq(
+	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'abc', 0)$$,
+	$$VALUES ('abc'::text, 0)$$,
+	'fuzzy: distance 0 is an exact match');
+SELECT results_eq(
+	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', '', 1)$$,
+	$$VALUES (''::text, 0), ('a', 1)$$,
+	'fuzzy: the empty term');
+SELECT results_eq(
+	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'bacd', 1, true)
+	  WHERE key ^@ 'a'$$,
+	$$VALUES ('abcd'::text, 1)$$,
+	'fuzzy: with transpositions, a swap is one edit');
+SELECT is_empty(
+	$$SELECT key FROM artrie_fuzzy('fn_words_idx', 'bacd', 1, false)
+	  WHERE key = 'abcd'$$,
+	'fuzzy: without transpositions, a swap is two edits');
+SELECT is(
+	(SELECT count(*) FROM artrie_fuzzy('fn_words_idx', 'x', 1000)),
+	(SELECT count(DISTINCT w) FROM fn_words WHERE w IS NOT NULL),
+	'fuzzy: a huge distance matches every key');
+
+-- Deleted rows never come back, though their entries stay until VACUUM.
+DELETE FROM fn_words WHERE w IN ('abcd', 'receive');
+SELECT results_eq(
+	$$SELECT artrie_complete('fn_words_idx', 'ab', 3)$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'ab' ORDER BY w LIMIT 3$$,
+	'complete: a deleted key is gone');
+SELECT ok(NOT EXISTS (SELECT FROM artrie_complete('fn_words_idx', 'rece', 1000) k
+	WHERE k = 'receive'), 'complete: a deleted key is gone, among many');
+SELECT results_eq(
+	$$SELECT artrie_prefixes_of('fn_words_idx', 'abcdef')$$,
+	$$VALUES ('abc'::text), ('ab'), ('a'), ('')$$,
+	'prefixes_of: a deleted key is gone');
+SELECT is_empty(
+	$$SELECT key FROM artrie_fuzzy('fn_words_idx', 'abcd', 0)$$,
+	'fuzzy: a deleted key is gone');
+SELECT is(artrie_prefix_count('fn_words_idx', 'abcd'), 1::bigint,
+	'prefix_count: counts entries VACUUM has not removed yet');
+SELECT lives_ok($$SELECT artrie_verify('fn_words_idx', true)$$,
+	'verify: a healthy index passes, heap included');
+
+-- Privileges: a role that may not read the table learns nothing.
+CREATE ROLE fn_outsider;
+GRANT USAGE ON SCHEMA public TO fn_outsider;
+SET ROLE fn_outsider;
+SELECT throws_ok($$SELECT artrie_complete('fn_words_idx', 'a')$$, '42501',
+	NULL, 'complete: permission denied without SELECT');
+SELECT throws_ok($$SELECT artrie_prefix_count('fn_words_idx', 'a')$$, '42501',
+	NULL, 'prefix_count: permission denied without SELECT');
+SELECT throws_ok($$SELECT artrie_prefixes_of('fn_words_idx', 'abc')$$, '42501',
+	NULL, 'prefixes_of: permission denied without SELECT');
+SELECT throws_ok($$SELECT * FROM artrie_fuzzy('fn_words_idx', 'abc', 1)$$, '42501',
+	NULL, 'fuzzy: permission denied without SELECT');
+SELECT throws_ok($$SELECT artrie_verify('fn_words_idx')$$, '42501',
+	NULL, 'verify: permission denied without SELECT');
+RESET ROLE;
+
+-- Bad arguments.
+SELECT throws_ok($$SELECT artrie_complete('fn_words_btree', 'a')$$, '42809',
+	'"fn_words_btree" is not an artrie index', 'a btree index is refused');
+SELECT throws_ok($$SELECT artrie_prefix_count('fn_words', 'a')$$, '42809',
+	'"fn_words" is not an index', 'a table is refused');
+CREATE INDEX fn_dropped ON fn_words USING artrie (w);
+CREATE TEMP TABLE fn_dropped_oid AS SELECT 'fn_dropped'::regclass::oid AS oid;
+DROP INDEX fn_dropped;
+SELECT throws_ok(format($$SELECT artrie_prefix_count(%s::oid::regclass, 'a')$$,
+	(SELECT oid FROM fn_dropped_oid)),
+	'42704', NULL, 'a dropped index''s OID is refused');
+SELECT throws_ok($$SELECT * FROM artrie_fuzzy('fn_words_idx', 'abc', -1)$$, '22023',
+	'max_distance must not be negative', 'a negative distance is refused');
+SELECT throws_ok($$SELECT artrie_complete('fn_words_idx', 'a', -1)$$, '22023',
+	'max_results must not be negative', 'a negative max_results is refused');
+SELECT is(artrie_prefix_count('fn_words_idx', NULL), NULL,
+	'NULL arguments give NULL');
+
+SELECT * FROM finish();
+ROLLBACK;
