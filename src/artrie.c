@@ -16,6 +16,8 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "am/am.h"
+
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
@@ -31,4 +33,6 @@ _PG_init(void)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("artrie must be loaded via shared_preload_libraries"),
 				 errhint("Add shared_preload_libraries = 'artrie' to postgresql.conf and restart the server.")));
+
+	am_init();
 }

@@ -62,23 +62,23 @@ artrie_handler(PG_FUNCTION_ARGS)
 	amroutine->amtranslatecmptype = NULL;
 #endif
 
-	amroutine->ambuild = NULL;
-	amroutine->ambuildempty = NULL;
-	amroutine->aminsert = NULL;
-	amroutine->ambulkdelete = NULL;
-	amroutine->amvacuumcleanup = NULL;
-	amroutine->amcanreturn = NULL;
-	amroutine->amcostestimate = NULL;
+	amroutine->ambuild = artrie_build;
+	amroutine->ambuildempty = artrie_buildempty;
+	amroutine->aminsert = artrie_insert;
+	amroutine->ambulkdelete = artrie_bulkdelete;
+	amroutine->amvacuumcleanup = artrie_vacuumcleanup;
+	amroutine->amcanreturn = artrie_canreturn;
+	amroutine->amcostestimate = artrie_costestimate;
 	amroutine->amoptions = artrie_options;
 	amroutine->amproperty = artrie_property;
-	amroutine->ambuildphasename = NULL;
+	amroutine->ambuildphasename = artrie_buildphasename;
 	amroutine->amvalidate = artrie_validate;
 	amroutine->amadjustmembers = NULL;
-	amroutine->ambeginscan = NULL;
-	amroutine->amrescan = NULL;
-	amroutine->amgettuple = NULL;
-	amroutine->amgetbitmap = NULL;
-	amroutine->amendscan = NULL;
+	amroutine->ambeginscan = artrie_beginscan;
+	amroutine->amrescan = artrie_rescan;
+	amroutine->amgettuple = artrie_gettuple;
+	amroutine->amgetbitmap = artrie_getbitmap;
+	amroutine->amendscan = artrie_endscan;
 	amroutine->ammarkpos = NULL;
 	amroutine->amrestrpos = NULL;
 	amroutine->amestimateparallelscan = NULL;

@@ -1,0 +1,284 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_build.c
+ *	  CREATE INDEX for artrie: sort every entry, then bulk-load the tries.
+ *
+ * The heap scan feeds one tuplesort of bytea values, compared with
+ * bytea's "<" (memcmp, shorter first), so it spills to disk within
+ * maintenance_work_mem.  Each value is a tag byte (0 for the key trie, 1
+ * for the NULL trie) followed by the entry, so the sorted stream gives
+ * each trie its entries in strictly increasing order, the key trie's
+ * first; the trie's bulk loader packs them into pages.  The new file is
+ * flushed before ambuild returns, so it is durable before the creating
+ * transaction commits.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/progress.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+
+#include "am/am.h"
+
+#define ARTRIE_TAG_KEY		0
+#define ARTRIE_TAG_NULL		1
+
+/* How often the load phase reports progress. */
+#define ARTRIE_PROGRESS_EVERY	1024
+
+typedef struct ArtrieBuildState
+{
+	Relation	index;
+	Tuplesortstate *sort;
+	MemoryContext tmpCxt;
+	double		indtuples;
+} ArtrieBuildState;
+
+/*
+ * Refuse collations whose equality is not byte equality.
+ */
+static void
+am_check_collation(Relation index)
+{
+	Oid			collid = index->rd_indcollation[0];
+
+	if (!OidIsValid(collid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDETERMINATE_COLLATION),
+				 errmsg("could not determine which collation to use for artrie index \"%s\"",
+						RelationGetRelationName(index))));
+	if (!get_collation_isdeterministic(collid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("artrie indexes do not support nondeterministic collations"),
+				 errdetail("Index \"%s\" would use collation \"%s\", under which strings with different bytes can be equal.",
+						   RelationGetRelationName(index),
+						   get_collation_name(collid)),
+				 errhint("Index the column with a deterministic collation, e.g. (col COLLATE \"C\").")));
+}
+
+/*
+ * Add one heap tuple's entry to the sort.
+ */
+static void
+am_build_callback(Relation index, ItemPointer tid, Datum *values,
+				  bool *isnull, bool tupleIsAlive, void *state)
+{
+	ArtrieBuildState *bs = (ArtrieBuildState *) state;
+	MemoryContext oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
+	bytea	   *val;
+
+	if (isnull[0])
+	{
+		val = palloc(VARHDRSZ + 1 + ARTRIE_TID_LEN);
+		SET_VARSIZE(val, VARHDRSZ + 1 + ARTRIE_TID_LEN);
+		VARDATA(val)[0] = ARTRIE_TAG_NULL;
+		am_tid_encode(tid, (uint8 *) VARDATA(val) + 1);
+	}
+	else
+	{
+		text	   *key = DatumGetTextPP(values[0]);
+		Size		keylen = VARSIZE_ANY_EXHDR(key);
+		Size		entrylen = keylen + 1 + ARTRIE_TID_LEN;
+		uint8	   *p;
+
+		am_check_key_length(index, keylen);
+		val = palloc(VARHDRSZ + 1 + entrylen);
+		SET_VARSIZE(val, VARHDRSZ + 1 + entrylen);
+		p = (uint8 *) VARDATA(val);
+		p[0] = ARTRIE_TAG_KEY;
+		memcpy(p + 1, VARDATA_ANY(key), keylen);
+		p[1 + keylen] = 0x00;
+		am_tid_encode(tid, p + 2 + keylen);
+	}
+
+	tuplesort_putdatum(bs->sort, PointerGetDatum(val), false);
+	bs->indtuples += 1;
+
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(bs->tmpCxt);
+}
+
+/*
+ * Load the sorted entries into the two tries.
+ */
+static void
+am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
+{
+	ArtBulkLoader *loader;
+	int			tag = ARTRIE_TAG_KEY;
+	int64		done = 0;
+	Datum		val;
+	bool		isnull;
+
+	am_check_status(art_bulk_begin(keys, &loader), bs->index, "building");
+
+#if PG_VERSION_NUM >= 160000
+	while (tuplesort_getdatum(bs->sort, true, false, &val, &isnull, NULL))
+#else
+	while (tuplesort_getdatum(bs->sort, true, &val, &isnull, NULL))
+#endif
+	{
+		bytea	   *b = DatumGetByteaPP(val);
+		const uint8 *p = (const uint8 *) VARDATA_ANY(b);
+		Size		len = VARSIZE_ANY_EXHDR(b);
+
+		if (p[0] != tag)
+		{
+			Assert(p[0] == ARTRIE_TAG_NULL);
+			am_check_status(art_bulk_finish(loader), bs->index, "building");
+			am_check_status(art_bulk_begin(nulls, &loader), bs->index,
+							"building");
+			tag = ARTRIE_TAG_NULL;
+		}
+		am_check_status(art_bulk_add(loader, p + 1, len - 1), bs->index,
+						"building");
+		pfree(DatumGetPointer(val));
+
+		if (++done % ARTRIE_PROGRESS_EVERY == 0)
+		{
+			pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	am_check_status(art_bulk_finish(loader), bs->index, "building");
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+}
+
+/*
+ * ambuild: create the index's artrie file, fill it from the heap, make it
+ * durable, and write the metapage naming it.
+ */
+IndexBuildResult *
+artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
+{
+	IndexBuildResult *result;
+	ArtrieBuildState bs;
+	ArtrieMetaPageData meta;
+	PagerFile  *file;
+	ArtTrie		keys;
+	ArtTrie		nulls;
+	double		reltuples;
+
+	if (RelationGetNumberOfBlocks(index) != 0)
+		elog(ERROR, "index \"%s\" already contains data",
+			 RelationGetRelationName(index));
+	am_check_collation(index);
+
+	/*
+	 * The generation is the building transaction's ID, so a file left
+	 * behind by an earlier index with the same relfilenode never clashes.
+	 */
+	memset(&meta, 0, sizeof(meta));
+	meta.magic = ARTRIE_META_MAGIC;
+	meta.version = ARTRIE_FORMAT_VERSION;
+	meta.file.dbOid = MyDatabaseId;
+#if PG_VERSION_NUM >= 160000
+	meta.file.relNumber = index->rd_locator.relNumber;
+#else
+	meta.file.relNumber = index->rd_node.relNode;
+#endif
+	meta.file.generation = XidFromFullTransactionId(GetTopFullTransactionId());
+
+	file = pager_create_file(&meta.file, RelationGetRelationName(index));
+	am_check_status(art_create(&keys, pager_page_store(file)), index,
+					"creating");
+	am_check_status(art_create(&nulls, pager_page_store(file)), index,
+					"creating");
+	meta.keyRoot = keys.root;
+	meta.nullRoot = nulls.root;
+
+	bs.index = index;
+	bs.indtuples = 0;
+	bs.tmpCxt = AllocSetContextCreate(CurrentMemoryContext,
+									  "artrie build temporary context",
+									  ALLOCSET_DEFAULT_SIZES);
+	bs.sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator, InvalidOid,
+									false, maintenance_work_mem, NULL,
+									TUPLESORT_NONE);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 ARTRIE_PHASE_SCAN);
+	reltuples = table_index_build_scan(heap, index, indexInfo, true, true,
+									   am_build_callback, &bs, NULL);
+
+	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
+								 ARTRIE_PHASE_SORT);
+	tuplesort_performsort(bs.sort);
+
+	{
+		const int	progress_index[] = {
+			PROGRESS_CREATEIDX_SUBPHASE,
+			PROGRESS_CREATEIDX_TUPLES_TOTAL,
+			PROGRESS_CREATEIDX_TUPLES_DONE
+		};
+		const int64 progress_vals[] = {
+			ARTRIE_PHASE_LOAD,
+			(int64) bs.indtuples,
+			0
+		};
+
+		pgstat_progress_update_multi_param(3, progress_index, progress_vals);
+	}
+	am_build_load(&bs, &keys, &nulls);
+	tuplesort_end(bs.sort);
+	MemoryContextDelete(bs.tmpCxt);
+
+	pager_flush_file(file);
+	am_meta_init(index, MAIN_FORKNUM, &meta);
+
+	result = palloc(sizeof(IndexBuildResult));
+	result->heap_tuples = reltuples;
+	result->index_tuples = bs.indtuples;
+	return result;
+}
+
+/*
+ * ambuildempty: the init fork of an UNLOGGED index is a copy of its
+ * metapage flagged for reset, so after a crash the index comes back with
+ * a new, empty file, like its table.
+ */
+void
+artrie_buildempty(Relation index)
+{
+	ArtrieIndex ai;
+	ArtrieMetaPageData meta;
+
+	am_open(index, &ai);
+	meta = ai.meta;
+	meta.flags |= ARTRIE_META_RESET;
+	am_meta_init(index, INIT_FORKNUM, &meta);
+}
+
+/*
+ * Names of the build subphases for pg_stat_progress_create_index.
+ */
+char *
+artrie_buildphasename(int64 phasenum)
+{
+	switch (phasenum)
+	{
+		case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+			return "initializing";
+		case ARTRIE_PHASE_SCAN:
+			return "scanning table";
+		case ARTRIE_PHASE_SORT:
+			return "sorting entries";
+		case ARTRIE_PHASE_LOAD:
+			return "loading trie";
+		default:
+			return NULL;
+	}
+}

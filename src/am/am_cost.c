@@ -1,0 +1,294 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_cost.c
+ *	  Planning for artrie: the cost estimate and a get_relation_info hook.
+ *
+ * PostgreSQL sees one page (the metapage) in an artrie index's main fork;
+ * the hook replaces that with the artrie file's page count, and, for an
+ * index whose collation does not order strings as their bytes, removes
+ * the ordering the planner would otherwise take from amcanorder, so no
+ * ordered scan or merge join ever relies on the trie's byte order there.
+ * On a standby, where artrie files do not exist, it hides artrie indexes.
+ *
+ * The estimate counts entries exactly where it can: the trie keeps
+ * subtree counts, so "=" and "^@" with a constant (and "= ANY" of a
+ * constant array, and IS [NOT] NULL) cost one descent each to count.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/relation.h"
+#include "access/xlog.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/plancat.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+
+#include "am/am.h"
+
+static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
+
+/*
+ * Entries of the key trie with this prefix.
+ */
+static double
+am_cost_count(ArtrieIndex *ai, ArtTrie *trie, const char *prefix, Size len,
+			  bool terminate)
+{
+	uint8	   *p = palloc(len + 1);
+	uint64		count;
+
+	memcpy(p, prefix, len);
+	if (terminate)
+		p[len++] = 0x00;
+	am_check_status(art_count_prefix(trie, p, len, &count), ai->index,
+					"counting");
+	pfree(p);
+	return (double) count;
+}
+
+/*
+ * Exact number of entries matching "=" or "^@" against a constant (or
+ * "= ANY" of a constant array); -1 when it cannot be counted.
+ */
+static double
+am_cost_count_qual(ArtrieIndex *ai, int strategy, Const *c, bool isarray)
+{
+	bool		terminate = (strategy == ARTRIE_EQUAL_STRATEGY);
+	double		total = 0;
+
+	if (c->constisnull)
+		return 0;
+
+	if (isarray)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(c->constvalue);
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			nelems;
+		int			i;
+
+		if (strategy != ARTRIE_EQUAL_STRATEGY)
+			return -1;
+		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
+						  &elems, &nulls, &nelems);
+		for (i = 0; i < nelems; i++)
+		{
+			text	   *t;
+
+			if (nulls[i])
+				continue;
+			t = DatumGetTextPP(elems[i]);
+			total += am_cost_count(ai, &ai->keys, VARDATA_ANY(t),
+								   VARSIZE_ANY_EXHDR(t), terminate);
+		}
+		return total;
+	}
+	else
+	{
+		text	   *t = DatumGetTextPP(c->constvalue);
+
+		return am_cost_count(ai, &ai->keys, VARDATA_ANY(t),
+							 VARSIZE_ANY_EXHDR(t), terminate);
+	}
+}
+
+/*
+ * amcostestimate: genericcostestimate over artrie's own page count, fed
+ * with exact entry counts where the quals allow.
+ */
+void
+artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
+					Cost *indexStartupCost, Cost *indexTotalCost,
+					Selectivity *indexSelectivity, double *indexCorrelation,
+					double *indexPages)
+{
+	IndexOptInfo *index = path->indexinfo;
+	bool		bytewise = am_collation_is_bytewise(index->indexcollations[0]);
+	GenericCosts costs;
+	double		exact = -1;
+	bool		lossy = false;
+	List	   *rangequals = NIL;
+	Relation	irel = NULL;
+	ArtrieIndex ai;
+	ListCell   *lc;
+	double		ntuples;
+	double		scanned = -1;
+
+	foreach(lc, path->indexclauses)
+	{
+		IndexClause *iclause = lfirst_node(IndexClause, lc);
+		ListCell   *lc2;
+
+		foreach(lc2, iclause->indexquals)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
+			Expr	   *clause = rinfo->clause;
+			Oid			opno;
+			Node	   *other;
+			bool		isarray = false;
+			int			strategy;
+			double		count;
+
+			if (irel == NULL)
+			{
+				irel = index_open(index->indexoid, NoLock);
+				am_open(irel, &ai);
+			}
+
+			if (IsA(clause, NullTest))
+			{
+				NullTest   *nt = (NullTest *) clause;
+				ArtTrie    *trie = (nt->nulltesttype == IS_NULL) ? &ai.nulls : &ai.keys;
+
+				count = am_cost_count(&ai, trie, "", 0, false);
+				exact = (exact < 0) ? count : Min(exact, count);
+				continue;
+			}
+			if (IsA(clause, OpExpr))
+			{
+				opno = ((OpExpr *) clause)->opno;
+				other = lsecond(((OpExpr *) clause)->args);
+			}
+			else if (IsA(clause, ScalarArrayOpExpr))
+			{
+				opno = ((ScalarArrayOpExpr *) clause)->opno;
+				other = lsecond(((ScalarArrayOpExpr *) clause)->args);
+				isarray = true;
+			}
+			else
+				continue;
+
+			strategy = get_op_opfamily_strategy(opno, index->opfamily[0]);
+			if (strategy != ARTRIE_EQUAL_STRATEGY &&
+				strategy != ARTRIE_PREFIX_STRATEGY)
+			{
+				if (!bytewise || isarray)
+					lossy = true;
+				else
+					rangequals = lappend(rangequals, rinfo);
+				continue;
+			}
+
+			other = estimate_expression_value(root, other);
+			if (!IsA(other, Const))
+				continue;
+			count = am_cost_count_qual(&ai, strategy, (Const *) other, isarray);
+			if (count < 0)
+				lossy = true;
+			else
+				exact = (exact < 0) ? count : Min(exact, count);
+		}
+	}
+
+	/*
+	 * Entries the scan reads: the exact count, or for quals applied only
+	 * by recheck, everything the applied quals let through.
+	 */
+	ntuples = Max(index->rel->tuples, 1.0);
+	if (exact >= 0)
+		scanned = exact;
+	else if (lossy)
+		scanned = (rangequals != NIL)
+			? clauselist_selectivity(root, rangequals, index->rel->relid,
+									 JOIN_INNER, NULL) * index->tuples
+			: index->tuples;
+
+	MemSet(&costs, 0, sizeof(costs));
+	if (scanned >= 0)
+		costs.numIndexTuples = Max(scanned, 1.0);
+	genericcostestimate(root, path, loop_count, &costs);
+
+	/* The descent: about one comparison per level of a binary search. */
+	if (index->tuples > 1)
+	{
+		Cost		descentCost = ceil(log(index->tuples) / log(2.0)) * cpu_operator_cost;
+
+		costs.indexStartupCost += descentCost;
+		costs.indexTotalCost += costs.num_sa_scans * descentCost;
+	}
+
+	*indexStartupCost = costs.indexStartupCost;
+	*indexTotalCost = costs.indexTotalCost;
+	*indexSelectivity = (scanned >= 0)
+		? Min(scanned / ntuples, 1.0)
+		: costs.indexSelectivity;
+	*indexCorrelation = 0;
+	*indexPages = costs.numIndexPages;
+
+	if (irel != NULL)
+		index_close(irel, NoLock);
+}
+
+/*
+ * Planner hook: fix up what the planner knows of artrie indexes.
+ */
+static void
+am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
+					 RelOptInfo *rel)
+{
+	Oid			amoid;
+	ListCell   *lc;
+
+	if (prev_get_relation_info_hook)
+		prev_get_relation_info_hook(root, relationObjectId, inhparent, rel);
+
+	if (rel->indexlist == NIL)
+		return;
+	amoid = get_index_am_oid("artrie", true);
+	if (!OidIsValid(amoid))
+		return;
+
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *info = (IndexOptInfo *) lfirst(lc);
+		Relation	irel;
+		ArtrieIndex ai;
+
+		if (info->relam != amoid)
+			continue;
+
+		if (RecoveryInProgress())
+		{
+			rel->indexlist = foreach_delete_current(rel->indexlist, lc);
+			continue;
+		}
+
+		if (!am_collation_is_bytewise(info->indexcollations[0]))
+		{
+			info->sortopfamily = NULL;
+			info->reverse_sort = NULL;
+			info->nulls_first = NULL;
+		}
+
+		irel = index_open(info->indexoid, NoLock);
+		if (irel->rd_rel->relkind == RELKIND_INDEX)
+		{
+			am_open(irel, &ai);
+			info->pages = pager_file_pages(ai.file) + 1;
+		}
+		index_close(irel, NoLock);
+	}
+}
+
+/*
+ * Install the planner hook (from _PG_init).
+ */
+void
+am_init(void)
+{
+	prev_get_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = am_get_relation_info;
+}

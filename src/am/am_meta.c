@@ -1,0 +1,206 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_meta.c
+ *	  The artrie metapage and the opening of an index's artrie file.
+ *
+ * Block 0 of the index's main fork names the artrie file (database,
+ * relfilenode, generation) and the roots of its two tries.  It is written
+ * once by ambuild through generic WAL; an UNLOGGED index's init fork gets
+ * a copy flagged ARTRIE_META_RESET (see am.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/generic_xlog.h"
+#include "access/xlog.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+
+#include "am/am.h"
+
+#define ArtrieMetaPageGetData(page) \
+	((ArtrieMetaPageData *) PageGetContents(page))
+
+/*
+ * Lay out a metapage in page.
+ */
+static void
+am_meta_fill(Page page, const ArtrieMetaPageData *meta)
+{
+	ArtrieMetaPageData *dst;
+
+	PageInit(page, BLCKSZ, 0);
+	dst = ArtrieMetaPageGetData(page);
+	*dst = *meta;
+	((PageHeader) page)->pd_lower = ((char *) dst + sizeof(ArtrieMetaPageData)) - (char *) page;
+}
+
+/*
+ * Write the metapage as block 0 of a new, empty fork of the index.
+ */
+void
+am_meta_init(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+#if PG_VERSION_NUM >= 160000
+	buf = ExtendBufferedRel(BMR_REL(index), fork, NULL,
+							EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
+#else
+	buf = ReadBufferExtended(index, fork, P_NEW, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+#endif
+	if (BufferGetBlockNumber(buf) != ARTRIE_METAPAGE_BLKNO)
+		elog(ERROR, "artrie index \"%s\" is not empty",
+			 RelationGetRelationName(index));
+
+	if (fork == INIT_FORKNUM)
+	{
+		/* Generic WAL skips unlogged relations; an init fork must be logged. */
+		START_CRIT_SECTION();
+		am_meta_fill(BufferGetPage(buf), meta);
+		MarkBufferDirty(buf);
+		log_newpage_buffer(buf, true);
+		END_CRIT_SECTION();
+	}
+	else
+	{
+		GenericXLogState *state = GenericXLogStart(index);
+		Page		page = GenericXLogRegisterBuffer(state, buf,
+													 GENERIC_XLOG_FULL_IMAGE);
+
+		am_meta_fill(page, meta);
+		GenericXLogFinish(state);
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Check a metapage's identity; ERROR if it is not one of ours.
+ */
+static void
+am_meta_check(Relation index, const ArtrieMetaPageData *meta)
+{
+	if (meta->magic != ARTRIE_META_MAGIC)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" is not an artrie index",
+						RelationGetRelationName(index)),
+				 errhint("Rebuild the index with REINDEX.")));
+	if (meta->version != ARTRIE_FORMAT_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("artrie index \"%s\" has format version %u, this build reads version %d",
+						RelationGetRelationName(index), meta->version,
+						ARTRIE_FORMAT_VERSION),
+				 errhint("Rebuild the index with REINDEX.")));
+}
+
+/*
+ * Give an UNLOGGED index reset after a crash a new, empty file.  The
+ * metapage is locked exclusively meanwhile, so one backend does it.
+ */
+static void
+am_meta_reset(Relation index, Buffer buf, ArtrieMetaPageData *meta)
+{
+	ArtFileId	newid = meta->file;
+	PagerFile  *file;
+	ArtTrie		keys;
+	ArtTrie		nulls;
+	ArtrieMetaPageData newmeta;
+	GenericXLogState *state;
+	Page		page;
+	const char *relname = RelationGetRelationName(index);
+
+	newid.generation++;
+	pager_drop_file(&meta->file);
+	file = pager_create_file(&newid, relname);
+	am_check_status(art_create(&keys, pager_page_store(file)), index,
+					"creating");
+	am_check_status(art_create(&nulls, pager_page_store(file)), index,
+					"creating");
+	pager_flush_file(file);
+
+	newmeta = *meta;
+	newmeta.flags &= ~ARTRIE_META_RESET;
+	newmeta.file = newid;
+	newmeta.keyRoot = keys.root;
+	newmeta.nullRoot = nulls.root;
+
+	state = GenericXLogStart(index);
+	page = GenericXLogRegisterBuffer(state, buf, GENERIC_XLOG_FULL_IMAGE);
+	am_meta_fill(page, &newmeta);
+	GenericXLogFinish(state);
+
+	*meta = newmeta;
+}
+
+/*
+ * Read the metapage into *meta, resetting the file of an UNLOGGED index
+ * after a crash.
+ */
+static void
+am_meta_read(Relation index, ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+	if (RelationGetNumberOfBlocks(index) <= ARTRIE_METAPAGE_BLKNO)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("artrie index \"%s\" has no metapage",
+						RelationGetRelationName(index)),
+				 errhint("Rebuild the index with REINDEX.")));
+
+	buf = ReadBuffer(index, ARTRIE_METAPAGE_BLKNO);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	*meta = *ArtrieMetaPageGetData(BufferGetPage(buf));
+	am_meta_check(index, meta);
+
+	if (meta->flags & ARTRIE_META_RESET)
+	{
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+		*meta = *ArtrieMetaPageGetData(BufferGetPage(buf));
+		am_meta_check(index, meta);
+		if (meta->flags & ARTRIE_META_RESET)
+			am_meta_reset(index, buf, meta);
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Open an index: read its metapage, open its file through the pager and
+ * point the two tries at their roots.
+ */
+void
+am_open(Relation index, ArtrieIndex *ai)
+{
+	ArtPageStore store;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie index \"%s\" cannot be used during recovery",
+						RelationGetRelationName(index)),
+				 errdetail("artrie files are not replicated to standby servers."),
+				 errhint("Query without the index here; after promotion, REINDEX it.")));
+
+	ai->index = index;
+	am_meta_read(index, &ai->meta);
+
+	if (ai->meta.file.dbOid != MyDatabaseId)
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("artrie index \"%s\" names a file of another database",
+						RelationGetRelationName(index)),
+				 errdetail("The metapage names database %u, this is database %u.",
+						   ai->meta.file.dbOid, MyDatabaseId),
+				 errhint("Rebuild the index with REINDEX.")));
+
+	ai->file = pager_open_file(&ai->meta.file, RelationGetRelationName(index));
+	store = pager_page_store(ai->file);
+	art_open(&ai->keys, store, ai->meta.keyRoot);
+	art_open(&ai->nulls, store, ai->meta.nullRoot);
+}

@@ -1,0 +1,633 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_scan.c
+ *	  Index scans for artrie: plain, ordered (both directions), bitmap and
+ *	  index-only.
+ *
+ * At rescan the scan keys become a list of segments, each a range of one
+ * trie's entries [lo, hi), listed in the index's order:
+ *
+ *	- "=" v gives [v || 0x00, v || 0x01): exactly v's entries;
+ *	- "^@" p gives [p, successor of p): the entries beginning with p;
+ *	- "<", "<=", ">=", ">" give byte-order bounds, but only when the index
+ *	  collation orders strings as their bytes ("C", "POSIX"); under any
+ *	  other collation they restrict nothing and every tuple is rechecked;
+ *	- "= ANY(array)" gives one segment per distinct value, in byte order;
+ *	- IS NULL selects the NULL trie, IS NOT NULL (and any value qual) the
+ *	  key trie; no qual at all selects both, NULLs last (or first under
+ *	  NULLS FIRST).
+ *
+ * A segment is read with a trie cursor, which holds no page lock between
+ * calls.  The scan remembers the last entry it returned and, when the
+ * scan direction changes, reopens the cursor strictly past that entry in
+ * the new direction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "catalog/pg_index.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "am/am.h"
+
+/* A byte string. */
+typedef struct AmBytes
+{
+	uint8	   *data;
+	Size		len;
+} AmBytes;
+
+/* A range of one trie's entries: [lo, hi); NULL data means unbounded. */
+typedef struct ArtrieSegment
+{
+	bool		nulls;			/* in the NULL trie, else the key trie */
+	AmBytes		lo;
+	AmBytes		hi;
+} ArtrieSegment;
+
+typedef struct ArtrieScanOpaqueData
+{
+	ArtrieIndex ai;
+	MemoryContext scanCxt;		/* lives as long as the scan */
+	MemoryContext keyCxt;		/* segments; reset at each rescan */
+	MemoryContext tupCxt;		/* the index-only tuple; reset per tuple */
+	ArtrieSegment *segs;
+	int			nsegs;
+	bool		recheck;		/* some qual was not applied exactly */
+	bool		desc;			/* the index column is DESC */
+	bool		started;
+	int			cur;			/* current segment; may be -1 or nsegs */
+	ArtCursor  *cursor;			/* open on segs[cur], or NULL */
+	bool		cursorForward;	/* the scan direction it was opened for */
+	uint8	   *last;			/* the last entry returned */
+	Size		lastlen;
+	Size		lastcap;
+	bool		haveLast;		/* last is in segs[cur] */
+	bool		lastIsNull;		/* last came from the NULL trie */
+} ArtrieScanOpaqueData;
+
+typedef ArtrieScanOpaqueData *ArtrieScanOpaque;
+
+/*
+ * A palloc'd copy of bytes, with extra bytes appended (-1 for none).
+ */
+static AmBytes
+am_bytes_make(const char *data, Size len, int extra)
+{
+	AmBytes		b;
+
+	b.len = len + (extra >= 0 ? 1 : 0);
+	b.data = palloc(b.len + 1);
+	memcpy(b.data, data, len);
+	if (extra >= 0)
+		b.data[len] = (uint8) extra;
+	return b;
+}
+
+/*
+ * The least byte string greater than every string beginning with p, or
+ * NULL data when there is none (p empty or all 0xFF).
+ */
+static AmBytes
+am_bytes_successor(const char *p, Size len)
+{
+	AmBytes		b = {NULL, 0};
+
+	while (len > 0 && (uint8) p[len - 1] == 0xFF)
+		len--;
+	if (len == 0)
+		return b;
+	b = am_bytes_make(p, len, -1);
+	b.data[len - 1]++;
+	return b;
+}
+
+/* Raise a lower bound to b (NULL data: no bound). */
+static void
+am_raise_lo(AmBytes *lo, AmBytes b)
+{
+	if (b.data == NULL)
+		return;
+	if (lo->data == NULL || am_bytes_cmp(b.data, b.len, lo->data, lo->len) > 0)
+		*lo = b;
+}
+
+/* Lower an upper bound to b (NULL data: no bound). */
+static void
+am_lower_hi(AmBytes *hi, AmBytes b)
+{
+	if (b.data == NULL)
+		return;
+	if (hi->data == NULL || am_bytes_cmp(b.data, b.len, hi->data, hi->len) < 0)
+		*hi = b;
+}
+
+/* Is [lo, hi) empty? */
+static bool
+am_range_empty(AmBytes lo, AmBytes hi)
+{
+	if (hi.data == NULL)
+		return false;
+	if (lo.data == NULL)
+		return hi.len == 0;
+	return am_bytes_cmp(lo.data, lo.len, hi.data, hi.len) >= 0;
+}
+
+/* qsort comparator for AmBytes. */
+static int
+am_bytes_qsort_cmp(const void *a, const void *b)
+{
+	const AmBytes *x = (const AmBytes *) a;
+	const AmBytes *y = (const AmBytes *) b;
+
+	return am_bytes_cmp(x->data, x->len, y->data, y->len);
+}
+
+/*
+ * The non-NULL values of a scan key: its argument, or its array's
+ * elements; sorted and distinct.
+ */
+static AmBytes *
+am_key_values(ScanKey sk, int *nvalues)
+{
+	AmBytes    *values;
+	int			n = 0;
+
+	if (sk->sk_flags & SK_SEARCHARRAY)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			nelems;
+		int			i;
+
+		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
+						  &elems, &nulls, &nelems);
+		values = palloc(sizeof(AmBytes) * Max(nelems, 1));
+		for (i = 0; i < nelems; i++)
+		{
+			text	   *t;
+
+			if (nulls[i])
+				continue;
+			t = DatumGetTextPP(elems[i]);
+			values[n++] = am_bytes_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), -1);
+		}
+	}
+	else
+	{
+		text	   *t = DatumGetTextPP(sk->sk_argument);
+
+		values = palloc(sizeof(AmBytes));
+		values[n++] = am_bytes_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), -1);
+	}
+
+	if (n > 1)
+	{
+		int			i;
+		int			k = 1;
+
+		qsort(values, n, sizeof(AmBytes), am_bytes_qsort_cmp);
+		for (i = 1; i < n; i++)
+			if (am_bytes_qsort_cmp(&values[i], &values[k - 1]) != 0)
+				values[k++] = values[i];
+		n = k;
+	}
+	*nvalues = n;
+	return values;
+}
+
+/*
+ * Keep in vals only the values also in other (both sorted and distinct).
+ */
+static int
+am_values_intersect(AmBytes *vals, int nvals, const AmBytes *other, int nother)
+{
+	int			i = 0;
+	int			j = 0;
+	int			k = 0;
+
+	while (i < nvals && j < nother)
+	{
+		int			c = am_bytes_qsort_cmp(&vals[i], &other[j]);
+
+		if (c == 0)
+		{
+			vals[k++] = vals[i];
+			i++;
+			j++;
+		}
+		else if (c < 0)
+			i++;
+		else
+			j++;
+	}
+	return k;
+}
+
+/*
+ * Turn the scan keys into segments (see the file header).
+ */
+static void
+am_scan_prepare(IndexScanDesc scan)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	bool		bytewise = am_collation_is_bytewise(index->rd_indcollation[0]);
+	bool		nullsFirst = (index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
+	bool		wantNulls = false;
+	bool		wantKeys = false;
+	bool		impossible = false;
+	AmBytes		lo = {NULL, 0};
+	AmBytes		hi = {NULL, 0};
+	AmBytes    *vals = NULL;
+	int			nvals = -1;		/* -1: no "=" qual */
+	int			nkeysegs = 0;
+	ArtrieSegment *keysegs;
+	int			i;
+
+	so->recheck = false;
+	for (i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+		AmBytes    *kv;
+		int			nkv;
+
+		if (sk->sk_flags & SK_ISNULL)
+		{
+			if (sk->sk_flags & SK_SEARCHNULL)
+				wantNulls = true;
+			else if (sk->sk_flags & SK_SEARCHNOTNULL)
+				wantKeys = true;
+			else
+				impossible = true;
+			continue;
+		}
+		wantKeys = true;
+
+		kv = am_key_values(sk, &nkv);
+		if (nkv == 0)
+		{
+			impossible = true;
+			continue;
+		}
+
+		switch (sk->sk_strategy)
+		{
+			case ARTRIE_EQUAL_STRATEGY:
+				if (nvals < 0)
+				{
+					vals = kv;
+					nvals = nkv;
+				}
+				else
+					nvals = am_values_intersect(vals, nvals, kv, nkv);
+				break;
+			case ARTRIE_PREFIX_STRATEGY:
+				if (nkv > 1)
+					so->recheck = true;
+				else
+				{
+					am_raise_lo(&lo, kv[0]);
+					am_lower_hi(&hi, am_bytes_successor((char *) kv[0].data,
+														kv[0].len));
+				}
+				break;
+			case ARTRIE_LESS_STRATEGY:
+			case ARTRIE_LESS_EQUAL_STRATEGY:
+				if (!bytewise)
+					so->recheck = true;
+				else
+				{
+					/* k < ANY(a) is k < max(a). */
+					AmBytes		u = kv[nkv - 1];
+
+					if (sk->sk_strategy == ARTRIE_LESS_EQUAL_STRATEGY)
+						u = am_bytes_make((char *) u.data, u.len, 0x01);
+					am_lower_hi(&hi, u);
+				}
+				break;
+			case ARTRIE_GREATER_EQUAL_STRATEGY:
+			case ARTRIE_GREATER_STRATEGY:
+				if (!bytewise)
+					so->recheck = true;
+				else
+				{
+					/* k > ANY(a) is k > min(a). */
+					AmBytes		l = kv[0];
+
+					if (sk->sk_strategy == ARTRIE_GREATER_STRATEGY)
+						l = am_bytes_make((char *) l.data, l.len, 0x01);
+					am_raise_lo(&lo, l);
+				}
+				break;
+			default:
+				elog(ERROR, "unrecognized strategy number %d for artrie",
+					 sk->sk_strategy);
+		}
+	}
+
+	so->nsegs = 0;
+	so->segs = palloc(sizeof(ArtrieSegment) * (Max(nvals, 1) + 1));
+	if (impossible || (wantNulls && wantKeys))
+		return;
+
+	/* The key trie's segments, ascending. */
+	keysegs = palloc(sizeof(ArtrieSegment) * Max(nvals, 1));
+	if (!wantNulls)
+	{
+		if (nvals < 0)
+		{
+			if (!am_range_empty(lo, hi))
+			{
+				keysegs[0].nulls = false;
+				keysegs[0].lo = lo;
+				keysegs[0].hi = hi;
+				nkeysegs = 1;
+			}
+		}
+		else
+		{
+			for (i = 0; i < nvals; i++)
+			{
+				AmBytes		slo = am_bytes_make((char *) vals[i].data,
+												vals[i].len, 0x00);
+				AmBytes		shi = am_bytes_make((char *) vals[i].data,
+												vals[i].len, 0x01);
+
+				am_raise_lo(&slo, lo);
+				am_lower_hi(&shi, hi);
+				if (am_range_empty(slo, shi))
+					continue;
+				keysegs[nkeysegs].nulls = false;
+				keysegs[nkeysegs].lo = slo;
+				keysegs[nkeysegs].hi = shi;
+				nkeysegs++;
+			}
+		}
+	}
+
+	/* In index order: DESC reverses the keys; NULLs go first or last. */
+	if (!wantKeys && nullsFirst)
+	{
+		memset(&so->segs[so->nsegs], 0, sizeof(ArtrieSegment));
+		so->segs[so->nsegs++].nulls = true;
+	}
+	for (i = 0; i < nkeysegs; i++)
+		so->segs[so->nsegs++] = keysegs[so->desc ? nkeysegs - 1 - i : i];
+	if (!wantKeys && !nullsFirst)
+	{
+		memset(&so->segs[so->nsegs], 0, sizeof(ArtrieSegment));
+		so->segs[so->nsegs++].nulls = true;
+	}
+}
+
+/*
+ * Open a cursor on the current segment for the given scan direction,
+ * past the last entry returned if it is in this segment.
+ */
+static void
+am_scan_open_cursor(IndexScanDesc scan, bool forward)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	ArtrieSegment *seg = &so->segs[so->cur];
+	ArtTrie    *trie = seg->nulls ? &so->ai.nulls : &so->ai.keys;
+	bool		triefwd = (so->desc && !seg->nulls) ? !forward : forward;
+
+	am_check_status(art_cursor_open(trie, &so->cursor), index, "scanning");
+	so->cursorForward = forward;
+	if (triefwd)
+	{
+		am_check_status(art_cursor_set_bound(so->cursor, seg->hi.data,
+											 seg->hi.len, false),
+						index, "scanning");
+		if (so->haveLast)
+			am_check_status(art_cursor_seek(so->cursor, so->last, so->lastlen,
+											false, ART_FORWARD),
+							index, "scanning");
+		else
+			am_check_status(art_cursor_seek(so->cursor, seg->lo.data,
+											seg->lo.len, true, ART_FORWARD),
+							index, "scanning");
+	}
+	else
+	{
+		am_check_status(art_cursor_set_bound(so->cursor, seg->lo.data,
+											 seg->lo.len, true),
+						index, "scanning");
+		if (so->haveLast)
+			am_check_status(art_cursor_seek(so->cursor, so->last, so->lastlen,
+											false, ART_BACKWARD),
+							index, "scanning");
+		else
+			am_check_status(art_cursor_seek(so->cursor, seg->hi.data,
+											seg->hi.len, false, ART_BACKWARD),
+							index, "scanning");
+	}
+}
+
+/* Close the scan's cursor, if open. */
+static void
+am_scan_close_cursor(ArtrieScanOpaque so)
+{
+	if (so->cursor != NULL)
+	{
+		art_cursor_close(so->cursor);
+		so->cursor = NULL;
+	}
+}
+
+/*
+ * Step to the next entry in the scan direction; it is left in so->last.
+ */
+static bool
+am_scan_next(IndexScanDesc scan, bool forward)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	int			step = forward ? 1 : -1;
+
+	if (!so->started)
+	{
+		so->cur = forward ? 0 : so->nsegs - 1;
+		so->started = true;
+		so->haveLast = false;
+	}
+	else if (so->cursor != NULL && so->cursorForward != forward)
+		am_scan_close_cursor(so);
+
+	if (forward && so->cur < 0)
+		so->cur = 0;
+	if (!forward && so->cur >= so->nsegs)
+		so->cur = so->nsegs - 1;
+
+	while (so->cur >= 0 && so->cur < so->nsegs)
+	{
+		const uint8 *entry;
+		size_t		len;
+		ArtStatus	status;
+
+		if (so->cursor == NULL)
+			am_scan_open_cursor(scan, forward);
+
+		status = art_cursor_next(so->cursor, &entry, &len);
+		if (status == ART_OK)
+		{
+			if (len > so->lastcap)
+			{
+				so->lastcap = Max(len, 2 * so->lastcap);
+				if (so->last)
+					pfree(so->last);
+				so->last = MemoryContextAlloc(so->scanCxt, so->lastcap);
+			}
+			memcpy(so->last, entry, len);
+			so->lastlen = len;
+			so->haveLast = true;
+			so->lastIsNull = so->segs[so->cur].nulls;
+			return true;
+		}
+		if (status != ART_NOT_FOUND)
+			am_check_status(status, scan->indexRelation, "scanning");
+
+		am_scan_close_cursor(so);
+		so->haveLast = false;
+		so->cur += step;
+	}
+	return false;
+}
+
+/*
+ * ambeginscan: open the index and set up the scan state.
+ */
+IndexScanDesc
+artrie_beginscan(Relation index, int nkeys, int norderbys)
+{
+	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
+	ArtrieScanOpaque so = palloc0(sizeof(ArtrieScanOpaqueData));
+
+	am_open(index, &so->ai);
+	so->scanCxt = CurrentMemoryContext;
+	so->keyCxt = AllocSetContextCreate(CurrentMemoryContext,
+									   "artrie scan keys",
+									   ALLOCSET_SMALL_SIZES);
+	so->tupCxt = AllocSetContextCreate(CurrentMemoryContext,
+									   "artrie scan tuple",
+									   ALLOCSET_DEFAULT_SIZES);
+	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
+	scan->xs_hitupdesc = RelationGetDescr(index);
+	scan->opaque = so;
+	return scan;
+}
+
+/*
+ * amrescan: take new scan keys and start over.
+ */
+void
+artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
+			  ScanKey orderbys, int norderbys)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	MemoryContext oldcxt;
+
+	am_scan_close_cursor(so);
+	if (keys && scan->numberOfKeys > 0)
+		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
+
+	MemoryContextReset(so->keyCxt);
+	oldcxt = MemoryContextSwitchTo(so->keyCxt);
+	am_scan_prepare(scan);
+	MemoryContextSwitchTo(oldcxt);
+
+	so->started = false;
+	so->haveLast = false;
+}
+
+/*
+ * amgettuple: the next heap TID, and for index-only scans the key.
+ */
+bool
+artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+
+	if (!am_scan_next(scan, !ScanDirectionIsBackward(dir)))
+		return false;
+
+	am_entry_tid(so->last, so->lastlen, &scan->xs_heaptid);
+	scan->xs_recheck = so->recheck;
+
+	if (scan->xs_want_itup)
+	{
+		MemoryContext oldcxt;
+		Datum		value = (Datum) 0;
+		bool		isnull = so->lastIsNull;
+
+		MemoryContextReset(so->tupCxt);
+		oldcxt = MemoryContextSwitchTo(so->tupCxt);
+		if (!isnull)
+			value = PointerGetDatum(cstring_to_text_with_len((char *) so->last,
+															 so->lastlen - 1 - ARTRIE_TID_LEN));
+		scan->xs_hitup = heap_form_tuple(scan->xs_hitupdesc, &value, &isnull);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return true;
+}
+
+/*
+ * amgetbitmap: every matching heap TID into the bitmap.
+ */
+int64
+artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	int64		ntids = 0;
+
+	while (am_scan_next(scan, true))
+	{
+		ItemPointerData tid;
+
+		am_entry_tid(so->last, so->lastlen, &tid);
+		tbm_add_tuples(tbm, &tid, 1, so->recheck);
+		if ((++ntids & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return ntids;
+}
+
+/*
+ * amendscan: release the cursor and the scan's memory.
+ */
+void
+artrie_endscan(IndexScanDesc scan)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+
+	am_scan_close_cursor(so);
+	MemoryContextDelete(so->keyCxt);
+	MemoryContextDelete(so->tupCxt);
+	if (so->last)
+		pfree(so->last);
+	pfree(so);
+	scan->opaque = NULL;
+}
+
+/*
+ * amcanreturn: the key is rebuilt from the entry, so always.
+ */
+bool
+artrie_canreturn(Relation index, int attno)
+{
+	return true;
+}

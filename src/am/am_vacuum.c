@@ -1,0 +1,131 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_vacuum.c
+ *	  VACUUM for artrie: remove the entries of dead heap tuples.
+ *
+ * ambulkdelete walks both tries with a cursor and deletes each entry whose
+ * TID the callback reports dead.  The cursor holds no lock between calls
+ * and resumes strictly past the entry it returned, so deleting that entry
+ * (and concurrent inserts and scans) leave the walk correct.  The
+ * deletions are flushed before returning: the heap reuses those line
+ * pointers next.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/vacuum.h"
+#include "miscadmin.h"
+
+#include "am/am.h"
+
+/*
+ * Delete the dead entries of one trie; count what is removed and kept.
+ */
+static void
+am_bulkdelete_trie(Relation index, ArtTrie *trie,
+				   IndexBulkDeleteCallback callback, void *callback_state,
+				   IndexBulkDeleteResult *stats)
+{
+	ArtCursor  *cursor;
+	const uint8 *entry;
+	size_t		len;
+	ArtStatus	status;
+	uint8	   *copy = NULL;
+	Size		copycap = 0;
+
+	am_check_status(art_cursor_open(trie, &cursor), index, "vacuuming");
+	am_check_status(art_cursor_seek(cursor, NULL, 0, true, ART_FORWARD),
+					index, "vacuuming");
+
+	while ((status = art_cursor_next(cursor, &entry, &len)) == ART_OK)
+	{
+		ItemPointerData tid;
+
+		vacuum_delay_point();
+
+		am_entry_tid(entry, len, &tid);
+		if (!callback(&tid, callback_state))
+		{
+			stats->num_index_tuples += 1;
+			continue;
+		}
+
+		if (len > copycap)
+		{
+			copycap = Max(len, 2 * copycap);
+			if (copy)
+				pfree(copy);
+			copy = palloc(copycap);
+		}
+		memcpy(copy, entry, len);
+		status = art_delete(trie, copy, len);
+		if (status != ART_NOT_FOUND)
+			am_check_status(status, index, "vacuuming");
+		stats->tuples_removed += 1;
+	}
+	if (status != ART_NOT_FOUND)
+		am_check_status(status, index, "vacuuming");
+
+	art_cursor_close(cursor);
+	if (copy)
+		pfree(copy);
+}
+
+/*
+ * ambulkdelete: remove the entries of the dead heap tuples.
+ */
+IndexBulkDeleteResult *
+artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+				  IndexBulkDeleteCallback callback, void *callback_state)
+{
+	Relation	index = info->index;
+	ArtrieIndex ai;
+	double		removed;
+
+	if (stats == NULL)
+		stats = palloc0(sizeof(IndexBulkDeleteResult));
+
+	am_open(index, &ai);
+	removed = stats->tuples_removed;
+	stats->num_index_tuples = 0;
+	am_bulkdelete_trie(index, &ai.keys, callback, callback_state, stats);
+	am_bulkdelete_trie(index, &ai.nulls, callback, callback_state, stats);
+
+	if (stats->tuples_removed > removed)
+		pager_flush_file(ai.file);
+
+	stats->num_pages = pager_file_pages(ai.file) + 1;
+	stats->estimated_count = false;
+	return stats;
+}
+
+/*
+ * amvacuumcleanup: report the index's size and entry count.
+ */
+IndexBulkDeleteResult *
+artrie_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats)
+{
+	Relation	index = info->index;
+	ArtrieIndex ai;
+
+	if (info->analyze_only)
+		return stats;
+
+	am_open(index, &ai);
+	if (stats == NULL)
+	{
+		uint64		nkeys;
+		uint64		nnulls;
+
+		stats = palloc0(sizeof(IndexBulkDeleteResult));
+		am_check_status(art_count_prefix(&ai.keys, (const uint8 *) "", 0, &nkeys), index,
+						"counting");
+		am_check_status(art_count_prefix(&ai.nulls, (const uint8 *) "", 0, &nnulls), index,
+						"counting");
+		stats->num_index_tuples = (double) (nkeys + nnulls);
+	}
+	stats->num_pages = pager_file_pages(ai.file) + 1;
+	stats->estimated_count = false;
+	return stats;
+}
