@@ -29,3 +29,54 @@ DEFAULT FOR TYPE text USING artrie AS
 	OPERATOR	4	>= (text, text),
 	OPERATOR	5	> (text, text),
 	OPERATOR	6	^@ (text, text);
+
+-- pager
+-- Checkpoint and statistics of the pager and I/O backends
+-- (src/func/func_pager.c documents every column).
+
+CREATE FUNCTION artrie_checkpoint()
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION artrie_checkpoint() IS
+'make every dirty artrie page durable (superuser or pg_checkpoint)';
+
+CREATE FUNCTION artrie_io_stats(
+	OUT process text,
+	OUT io_backend text,
+	OUT buffer_mode text,
+	OUT reads bigint,
+	OUT writes bigint,
+	OUT read_bytes bigint,
+	OUT write_bytes bigint,
+	OUT syncs bigint,
+	OUT submissions bigint,
+	OUT sqes bigint,
+	OUT avg_batch float8,
+	OUT requests bigint,
+	OUT wait_ms float8,
+	OUT fallback text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION artrie_io_stats() IS
+'artrie I/O counters per kind of process, backend in use and registered-buffer mode';
+
+CREATE FUNCTION artrie_pool_stats(
+	OUT frames bigint,
+	OUT dirty bigint,
+	OUT files bigint,
+	OUT hits bigint,
+	OUT misses bigint,
+	OUT evictions bigint,
+	OUT eviction_writes bigint,
+	OUT checkpoints bigint,
+	OUT checkpoint_pages bigint)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION artrie_pool_stats() IS
+'artrie buffer pool counters';

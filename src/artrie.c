@@ -17,6 +17,7 @@
 #include "miscadmin.h"
 
 #include "am/am.h"
+#include "pager/pager.h"
 
 PG_MODULE_MAGIC;
 
@@ -35,4 +36,5 @@ _PG_init(void)
 				 errhint("Add shared_preload_libraries = 'artrie' to postgresql.conf and restart the server.")));
 
 	am_init();
+	pager_init();
 }

@@ -20,6 +20,7 @@
 
 #include "postgres.h"
 
+#include "io/io.h"
 #include "trie/trie_page.h"
 
 /*
@@ -68,5 +69,37 @@ extern void pager_checkpoint(void);
 /* Pages in use in the file, and its size on disk in bytes. */
 extern uint32 pager_file_pages(PagerFile *file);
 extern uint64 pager_file_bytes(PagerFile *file);
+
+/*
+ * A few words of the caller's own kept in the file's meta page (the trie's
+ * root page, say).  A word set is durable after the next checkpoint of the
+ * file (pager_flush_file); a fresh file has them all zero.
+ */
+#define PAGER_USER_WORDS	4
+
+extern uint32 pager_get_user_word(PagerFile *file, int word);
+extern void pager_set_user_word(PagerFile *file, int word, uint32 value);
+
+/* Statistics of the buffer pool, for artrie_io_stats() and friends. */
+typedef struct PagerPoolStats
+{
+	uint32		frames;
+	uint32		dirty;
+	uint32		files;			/* open files */
+	uint64		hits;			/* pins served from the pool */
+	uint64		misses;			/* pins that read the page */
+	uint64		evictions;
+	uint64		eviction_writes;	/* dirty victims written back */
+	uint64		checkpoints;	/* file checkpoints made durable */
+	uint64		checkpoint_pages;	/* data pages they wrote */
+} PagerPoolStats;
+
+extern void pager_pool_stats(PagerPoolStats *stats);
+
+/* The I/O layer's counters and state, passed through. */
+extern void pager_io_stats(IoProcKind kind, IoStatsSnapshot *snap);
+extern const char *pager_io_backend(void);
+extern const char *pager_io_buffer_mode(void);
+extern const char *pager_io_fallback_reason(void);
 
 #endif							/* ARTRIE_PAGER_H */

@@ -1,0 +1,590 @@
+/*-------------------------------------------------------------------------
+ *
+ * io.c
+ *	  The I/O interface: GUCs, the request queue in shared memory, and the
+ *	  dispatch of every call to the mmap backend or to the io worker.
+ *
+ * Under io_uring a call becomes one request per page in the queue; the
+ * caller wakes the worker's latch and sleeps on each request's condition
+ * variable until the worker marks it done.  Interrupts are held while a
+ * request is out: its buffer is shared memory that the worker will write
+ * into, so the caller must not walk away from it.  When the caller is the
+ * worker itself, it serves the queue until its own requests are done.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "io/io_internal.h"
+
+#include "miscadmin.h"
+#include "portability/instr_time.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/wait_event.h"
+
+int			io_backend_setting = IO_BACKEND_IO_URING;
+int			io_ring_entries = 256;
+
+IoShared   *io_shared = NULL;
+bool		io_am_worker = false;
+
+static const struct config_enum_entry io_backend_options[] = {
+	{"io_uring", IO_BACKEND_IO_URING, false},
+	{"mmap", IO_BACKEND_MMAP, false},
+	{NULL, 0, false}
+};
+
+static const char *io_backend_show(void);
+
+/*
+ * Define artrie.io_backend and artrie.io_ring_entries.
+ */
+void
+io_define_gucs(void)
+{
+	DefineCustomEnumVariable("artrie.io_backend",
+							 "I/O backend of artrie's files: io_uring or mmap.",
+							 "SHOW reports the backend in use, which is mmap if io_uring could not be set up.",
+							 &io_backend_setting,
+							 IO_BACKEND_IO_URING,
+							 io_backend_options,
+							 PGC_POSTMASTER,
+							 0,
+							 NULL, NULL, io_backend_show);
+	DefineCustomIntVariable("artrie.io_ring_entries",
+							"Entries of the io worker's io_uring ring.",
+							"Also the size of a checkpoint's write batches.",
+							&io_ring_entries,
+							256, 8, 4096,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+}
+
+/*
+ * SHOW artrie.io_backend: the backend in use once shared memory exists.
+ */
+static const char *
+io_backend_show(void)
+{
+	if (io_shared == NULL)
+		return io_backend_name((IoBackend) io_backend_setting);
+	return io_backend_name(io_backend_in_use());
+}
+
+/* Request slots: enough for several backends' full batches at once. */
+static int
+io_nrequests(void)
+{
+	return 4 * io_ring_entries;
+}
+
+/*
+ * Shared memory the I/O layer needs.
+ */
+Size
+io_shmem_size(void)
+{
+	Size		size = MAXALIGN(sizeof(IoShared));
+	int			n = io_nrequests();
+
+	size = add_size(size, MAXALIGN(mul_size(n, sizeof(int))));
+	size = add_size(size, MAXALIGN(mul_size(n, sizeof(int))));
+	size = add_size(size, mul_size(n, sizeof(IoRequest)));
+	return size;
+}
+
+/*
+ * Set up (or find) the I/O layer's shared memory.
+ */
+void
+io_shmem_init(void)
+{
+	bool		found;
+	int			n = io_nrequests();
+	char	   *p;
+
+	io_shared = ShmemInitStruct("artrie io", io_shmem_size(), &found);
+	if (found)
+		return;
+
+	p = (char *) io_shared;
+	memset(p, 0, io_shmem_size());
+	p += MAXALIGN(sizeof(IoShared));
+	io_shared->freelist = (int *) p;
+	p += MAXALIGN(mul_size(n, sizeof(int)));
+	io_shared->pending = (int *) p;
+	p += MAXALIGN(mul_size(n, sizeof(int)));
+	io_shared->requests = (IoRequest *) p;
+
+	SpinLockInit(&io_shared->mutex);
+	io_shared->nrequests = n;
+	io_shared->nfree = n;
+	for (int i = 0; i < n; i++)
+	{
+		io_shared->freelist[i] = i;
+		io_shared->requests[i].state = IO_REQ_FREE;
+		ConditionVariableInit(&io_shared->requests[i].cv);
+	}
+	ConditionVariableInit(&io_shared->free_cv);
+	pg_atomic_init_u32(&io_shared->backend_in_use, (uint32) io_backend_setting);
+	strlcpy(io_shared->buffer_mode,
+			io_backend_setting == IO_BACKEND_MMAP ? "none (mmap)" : "not started",
+			sizeof(io_shared->buffer_mode));
+	for (int k = 0; k < IO_PROC_NKINDS; k++)
+	{
+		IoCounters *c = &io_shared->counters[k];
+
+		pg_atomic_init_u64(&c->reads, 0);
+		pg_atomic_init_u64(&c->writes, 0);
+		pg_atomic_init_u64(&c->read_bytes, 0);
+		pg_atomic_init_u64(&c->write_bytes, 0);
+		pg_atomic_init_u64(&c->syncs, 0);
+		pg_atomic_init_u64(&c->submissions, 0);
+		pg_atomic_init_u64(&c->sqes, 0);
+		pg_atomic_init_u64(&c->requests, 0);
+		pg_atomic_init_u64(&c->wait_us, 0);
+	}
+}
+
+/*
+ * Tell the worker where the buffer pool is, so that it can register it.
+ */
+void
+io_set_buffer_region(char *base, Size size)
+{
+	io_shared->region_base = base;
+	io_shared->region_size = size;
+}
+
+/*
+ * The backend in use.
+ */
+IoBackend
+io_backend_in_use(void)
+{
+	return (IoBackend) pg_atomic_read_u32(&io_shared->backend_in_use);
+}
+
+/*
+ * A backend's name as artrie.io_backend spells it.
+ */
+const char *
+io_backend_name(IoBackend backend)
+{
+	return backend == IO_BACKEND_MMAP ? "mmap" : "io_uring";
+}
+
+/*
+ * How many pages to hand over in one call.
+ */
+int
+io_batch_size(void)
+{
+	return io_ring_entries;
+}
+
+/*
+ * Count pages moved or syncs made by this kind of process.
+ */
+void
+io_count(IoProcKind kind, IoOp op, int npages)
+{
+	IoCounters *c = &io_shared->counters[kind];
+
+	switch (op)
+	{
+		case IO_OP_READ:
+			pg_atomic_fetch_add_u64(&c->reads, npages);
+			pg_atomic_fetch_add_u64(&c->read_bytes, (uint64) npages * IO_PAGE_SIZE);
+			break;
+		case IO_OP_WRITE:
+			pg_atomic_fetch_add_u64(&c->writes, npages);
+			pg_atomic_fetch_add_u64(&c->write_bytes, (uint64) npages * IO_PAGE_SIZE);
+			break;
+		case IO_OP_WRITE_SYNC:
+			pg_atomic_fetch_add_u64(&c->writes, npages);
+			pg_atomic_fetch_add_u64(&c->write_bytes, (uint64) npages * IO_PAGE_SIZE);
+			pg_atomic_fetch_add_u64(&c->syncs, 1);
+			break;
+		case IO_OP_SYNC:
+			pg_atomic_fetch_add_u64(&c->syncs, 1);
+			break;
+		case IO_OP_FORGET:
+			break;
+	}
+}
+
+/*
+ * Is this process the io worker?
+ */
+bool
+io_in_worker(void)
+{
+	return io_am_worker;
+}
+
+/* This process's kind. */
+static IoProcKind
+io_my_kind(void)
+{
+	return io_am_worker ? IO_PROC_WORKER : IO_PROC_BACKEND;
+}
+
+/*
+ * Raise the ERROR for a failed operation on a file.
+ */
+static void
+io_report(IoOp op, const char *path, uint64 offset, int error)
+{
+	const char *what;
+
+	switch (op)
+	{
+		case IO_OP_READ:
+			what = "read";
+			break;
+		case IO_OP_SYNC:
+			what = "sync";
+			break;
+		case IO_OP_FORGET:
+			what = "close";
+			break;
+		default:
+			what = "write";
+			break;
+	}
+	if (error == IO_ERR_EOF)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not read file \"%s\" at offset " UINT64_FORMAT ": unexpected end of file",
+						path, offset)));
+	errno = error;
+	ereport(ERROR,
+			(errcode_for_file_access(),
+			 errmsg("could not %s file \"%s\" at offset " UINT64_FORMAT ": %m",
+					what, path, offset)));
+}
+
+/*
+ * Pop the oldest pending request; caller is the worker.
+ */
+bool
+io_queue_pop(int *slot)
+{
+	bool		found = false;
+
+	SpinLockAcquire(&io_shared->mutex);
+	if (io_shared->npending > 0)
+	{
+		*slot = io_shared->pending[io_shared->pending_head];
+		io_shared->pending_head = (io_shared->pending_head + 1) % io_shared->nrequests;
+		io_shared->npending--;
+		io_shared->requests[*slot].state = IO_REQ_INFLIGHT;
+		found = true;
+	}
+	SpinLockRelease(&io_shared->mutex);
+	return found;
+}
+
+/*
+ * Put back a request the worker popped but could not start yet.
+ */
+void
+io_queue_push_front(int slot)
+{
+	SpinLockAcquire(&io_shared->mutex);
+	io_shared->pending_head = (io_shared->pending_head + io_shared->nrequests - 1) % io_shared->nrequests;
+	io_shared->pending[io_shared->pending_head] = slot;
+	io_shared->npending++;
+	io_shared->requests[slot].state = IO_REQ_PENDING;
+	SpinLockRelease(&io_shared->mutex);
+}
+
+/*
+ * Mark a request done and wake whoever waits for it.
+ */
+void
+io_request_finish(int slot, int error)
+{
+	IoRequest  *req = &io_shared->requests[slot];
+
+	req->error = error;
+	pg_write_barrier();
+	req->state = IO_REQ_DONE;
+	ConditionVariableBroadcast(&req->cv);
+}
+
+/*
+ * Queue one request per page (or one for a sync), wait for all, and raise
+ * the first error.
+ */
+static void
+io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
+{
+	int			nslots = (op == IO_OP_SYNC || op == IO_OP_FORGET) ? 1 : npages;
+	int		   *slots;
+	int			err = 0;
+	uint64		err_offset = 0;
+	IoOp		err_op = op;
+	instr_time	start,
+				elapsed;
+
+	if (nslots <= 0)
+		return;
+	Assert(nslots <= io_shared->nrequests);
+	slots = palloc(sizeof(int) * nslots);
+	INSTR_TIME_SET_CURRENT(start);
+
+	HOLD_INTERRUPTS();
+
+	/* Take all slots at once, so that two batches cannot starve each other. */
+	for (;;)
+	{
+		SpinLockAcquire(&io_shared->mutex);
+		if (io_shared->nfree >= nslots)
+			break;
+		SpinLockRelease(&io_shared->mutex);
+		if (io_am_worker)
+			io_worker_serve(-1);
+		else
+			ConditionVariableTimedSleep(&io_shared->free_cv, 10, PG_WAIT_EXTENSION);
+	}
+	for (int i = 0; i < nslots; i++)
+	{
+		int			slot = io_shared->freelist[--io_shared->nfree];
+		IoRequest  *req = &io_shared->requests[slot];
+		int			tail;
+
+		slots[i] = slot;
+		req->op = op;
+		strlcpy(req->path, path, IO_PATH_LEN);
+		req->offset = pages ? pages[i].offset : 0;
+		req->buf = pages ? pages[i].buf : NULL;
+		req->done = 0;
+		req->error = 0;
+		req->state = IO_REQ_PENDING;
+		tail = (io_shared->pending_head + io_shared->npending) % io_shared->nrequests;
+		io_shared->pending[tail] = slot;
+		io_shared->npending++;
+	}
+	SpinLockRelease(&io_shared->mutex);
+	ConditionVariableCancelSleep();
+
+	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].requests, nslots);
+	if (io_shared->worker_latch)
+		SetLatch(io_shared->worker_latch);
+
+	for (int i = 0; i < nslots; i++)
+	{
+		IoRequest  *req = &io_shared->requests[slots[i]];
+
+		if (io_am_worker)
+		{
+			while (req->state != IO_REQ_DONE)
+				io_worker_serve(-1);
+		}
+		else
+		{
+			ConditionVariablePrepareToSleep(&req->cv);
+			while (req->state != IO_REQ_DONE)
+				ConditionVariableSleep(&req->cv, PG_WAIT_EXTENSION);
+			ConditionVariableCancelSleep();
+		}
+		pg_read_barrier();
+		if (req->error != 0 && err == 0)
+		{
+			err = req->error;
+			err_offset = req->offset;
+			err_op = req->op;
+		}
+	}
+
+	SpinLockAcquire(&io_shared->mutex);
+	for (int i = 0; i < nslots; i++)
+	{
+		io_shared->requests[slots[i]].state = IO_REQ_FREE;
+		io_shared->freelist[io_shared->nfree++] = slots[i];
+	}
+	SpinLockRelease(&io_shared->mutex);
+	ConditionVariableBroadcast(&io_shared->free_cv);
+
+	RESUME_INTERRUPTS();
+
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].wait_us,
+							INSTR_TIME_GET_MICROSEC(elapsed));
+	pfree(slots);
+
+	if (err != 0)
+		io_report(err_op, path, err_offset, err);
+}
+
+/*
+ * Run one operation on the mmap backend in this process.
+ */
+static void
+io_mmap_run(IoOp op, const char *path, const IoPage *pages, int npages)
+{
+	int			err = 0;
+	instr_time	start,
+				elapsed;
+
+	INSTR_TIME_SET_CURRENT(start);
+	switch (op)
+	{
+		case IO_OP_READ:
+			err = iommap_read(path, pages, npages);
+			break;
+		case IO_OP_WRITE:
+			err = iommap_write(path, pages, npages);
+			break;
+		case IO_OP_WRITE_SYNC:
+			err = iommap_write(path, pages, npages);
+			if (err == 0)
+				err = iommap_sync(path);
+			break;
+		case IO_OP_SYNC:
+			err = iommap_sync(path);
+			break;
+		case IO_OP_FORGET:
+			iommap_forget(path);
+			break;
+	}
+	INSTR_TIME_SET_CURRENT(elapsed);
+	INSTR_TIME_SUBTRACT(elapsed, start);
+	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].wait_us,
+							INSTR_TIME_GET_MICROSEC(elapsed));
+	if (err != 0)
+		io_report(op, path, npages > 0 ? pages[0].offset : 0, err);
+	io_count(io_my_kind(), op, npages);
+}
+
+/*
+ * Send an operation down the backend in use, in batches the queue holds.
+ */
+static void
+io_run(IoOp op, const char *path, const IoPage *pages, int npages)
+{
+	if (io_backend_in_use() == IO_BACKEND_MMAP)
+	{
+		io_mmap_run(op, path, pages, npages);
+		return;
+	}
+	if (op == IO_OP_WRITE_SYNC)
+	{
+		/* The pages go out in batches; the last one carries the sync. */
+		while (npages > io_ring_entries)
+		{
+			io_queue_run(IO_OP_WRITE, path, pages, io_ring_entries);
+			pages += io_ring_entries;
+			npages -= io_ring_entries;
+		}
+		io_queue_run(IO_OP_WRITE, path, pages, npages - 1);
+		io_queue_run(IO_OP_WRITE_SYNC, path, pages + npages - 1, 1);
+		return;
+	}
+	if (op == IO_OP_SYNC || op == IO_OP_FORGET)
+	{
+		io_queue_run(op, path, NULL, 0);
+		return;
+	}
+	while (npages > 0)
+	{
+		int			n = Min(npages, io_ring_entries);
+
+		io_queue_run(op, path, pages, n);
+		pages += n;
+		npages -= n;
+	}
+}
+
+/*
+ * Read pages.
+ */
+void
+io_read_pages(const char *path, const IoPage *pages, int npages)
+{
+	io_run(IO_OP_READ, path, pages, npages);
+}
+
+/*
+ * Write pages (not yet durable).
+ */
+void
+io_write_pages(const char *path, const IoPage *pages, int npages)
+{
+	io_run(IO_OP_WRITE, path, pages, npages);
+}
+
+/*
+ * Write pages and make them durable.
+ */
+void
+io_write_sync(const char *path, const IoPage *pages, int npages)
+{
+	if (npages <= 0)
+		io_run(IO_OP_SYNC, path, NULL, 0);
+	else
+		io_run(IO_OP_WRITE_SYNC, path, pages, npages);
+}
+
+/*
+ * Make everything written to a file durable.
+ */
+void
+io_sync_file(const char *path)
+{
+	io_run(IO_OP_SYNC, path, NULL, 0);
+}
+
+/*
+ * Drop handles on a file that is going away.  Other backends' mmap
+ * mappings of it are dropped lazily: the name is never used again.
+ */
+void
+io_forget_file(const char *path)
+{
+	iommap_forget(path);
+	if (io_backend_in_use() == IO_BACKEND_IO_URING)
+		io_queue_run(IO_OP_FORGET, path, NULL, 0);
+}
+
+/*
+ * A snapshot of one kind's counters.
+ */
+void
+io_get_stats(IoProcKind kind, IoStatsSnapshot *snap)
+{
+	IoCounters *c = &io_shared->counters[kind];
+
+	snap->reads = pg_atomic_read_u64(&c->reads);
+	snap->writes = pg_atomic_read_u64(&c->writes);
+	snap->read_bytes = pg_atomic_read_u64(&c->read_bytes);
+	snap->write_bytes = pg_atomic_read_u64(&c->write_bytes);
+	snap->syncs = pg_atomic_read_u64(&c->syncs);
+	snap->submissions = pg_atomic_read_u64(&c->submissions);
+	snap->sqes = pg_atomic_read_u64(&c->sqes);
+	snap->requests = pg_atomic_read_u64(&c->requests);
+	snap->wait_us = pg_atomic_read_u64(&c->wait_us);
+}
+
+/*
+ * How the io worker's ring reaches buffers: "pool", "staging", "plain".
+ */
+const char *
+io_buffer_mode(void)
+{
+	return io_shared->buffer_mode;
+}
+
+/*
+ * Why the worker fell back (buffers or backend), or "" if it did not.
+ */
+const char *
+io_fallback_reason(void)
+{
+	return io_shared->fallback_reason;
+}

@@ -1,0 +1,102 @@
+/*-------------------------------------------------------------------------
+ *
+ * io_internal.h
+ *	  Shared state of the I/O backends: the request queue, counters, and
+ *	  the entry points of the two implementations.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_IO_INTERNAL_H
+#define ARTRIE_IO_INTERNAL_H
+
+#include "io/io.h"
+
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
+#include "storage/spin.h"
+
+/* What a request asks the worker to do. */
+typedef enum IoOp
+{
+	IO_OP_READ,
+	IO_OP_WRITE,
+	IO_OP_SYNC,
+	IO_OP_WRITE_SYNC,			/* write, then fdatasync, linked */
+	IO_OP_FORGET				/* close the worker's handle on the file */
+} IoOp;
+
+typedef enum IoReqState
+{
+	IO_REQ_FREE,
+	IO_REQ_PENDING,				/* queued, not yet taken by the worker */
+	IO_REQ_INFLIGHT,			/* taken by the worker */
+	IO_REQ_DONE					/* finished; error says how */
+} IoReqState;
+
+/* An error that is no errno: a read met the end of the file. */
+#define IO_ERR_EOF			(-1)
+
+/* One page-sized request slot in shared memory. */
+typedef struct IoRequest
+{
+	volatile int state;
+	IoOp		op;
+	char		path[IO_PATH_LEN];
+	uint64		offset;
+	char	   *buf;
+	uint32		done;			/* bytes moved so far (short transfers) */
+	int			error;			/* 0, an errno, or IO_ERR_EOF */
+	ConditionVariable cv;		/* broadcast when state becomes DONE */
+} IoRequest;
+
+/* Counters of one kind of process. */
+typedef struct IoCounters
+{
+	pg_atomic_uint64 reads;
+	pg_atomic_uint64 writes;
+	pg_atomic_uint64 read_bytes;
+	pg_atomic_uint64 write_bytes;
+	pg_atomic_uint64 syncs;
+	pg_atomic_uint64 submissions;
+	pg_atomic_uint64 sqes;
+	pg_atomic_uint64 requests;
+	pg_atomic_uint64 wait_us;
+} IoCounters;
+
+typedef struct IoShared
+{
+	slock_t		mutex;			/* protects the free list and the queue */
+	int			nrequests;
+	int			nfree;
+	int			pending_head;	/* index into pending[] of the oldest */
+	int			npending;
+	ConditionVariable free_cv;	/* broadcast when slots are freed */
+	Latch	   *worker_latch;	/* NULL while no worker runs */
+	pg_atomic_uint32 backend_in_use;	/* an IoBackend */
+	char	   *region_base;	/* the buffer pool, for fixed buffers */
+	Size		region_size;
+	char		buffer_mode[32];
+	char		fallback_reason[256];
+	IoCounters	counters[IO_PROC_NKINDS];
+	int		   *freelist;		/* nrequests slot numbers */
+	int		   *pending;		/* circular, nrequests slot numbers */
+	IoRequest  *requests;
+} IoShared;
+
+extern IoShared *io_shared;
+extern bool io_am_worker;
+
+/* The mmap backend; each returns 0 or an error as in IoRequest.error. */
+extern int	iommap_read(const char *path, const IoPage *pages, int npages);
+extern int	iommap_write(const char *path, const IoPage *pages, int npages);
+extern int	iommap_sync(const char *path);
+extern void iommap_forget(const char *path);
+
+/* The queue, shared by io.c and the worker in io_uring.c. */
+extern bool io_queue_pop(int *slot);
+extern void io_queue_push_front(int slot);
+extern void io_request_finish(int slot, int error);
+extern void io_count(IoProcKind kind, IoOp op, int npages);
+
+#endif							/* ARTRIE_IO_INTERNAL_H */

@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * io_mmap.c
+ *	  The mmap backend: each process maps the files itself.
+ *
+ * A process keeps one shared mapping per file, larger than the file and
+ * grown by remapping, and copies pages in and out of it.  Before a write
+ * past the end, the file is extended (posix_fallocate never shrinks it, so
+ * two processes extending at once cannot undo each other).  Nothing past
+ * the end of the file is ever touched through the mapping, so a damaged
+ * page map gives an error, not SIGBUS.  msync(MS_SYNC) over the mapping
+ * makes written pages durable.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/io_internal.h"
+
+#include "storage/fd.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+/* Mappings grow in steps of this many bytes. */
+#define MMAP_STEP			((Size) 64 * 1024 * 1024)
+
+typedef struct MmapFile
+{
+	char		path[IO_PATH_LEN];	/* hash key */
+	int			fd;
+	char	   *base;			/* NULL until mapped */
+	Size		maplen;
+	uint64		filesize;		/* as last seen */
+} MmapFile;
+
+static HTAB *mmap_files = NULL;
+
+/*
+ * Find or open a file; returns NULL with *err set on failure.
+ */
+static MmapFile *
+mmap_get(const char *path, int *err)
+{
+	MmapFile   *f;
+	bool		found;
+	struct stat st;
+	char		key[IO_PATH_LEN];
+
+	if (mmap_files == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = IO_PATH_LEN;
+		ctl.entrysize = sizeof(MmapFile);
+		ctl.hcxt = TopMemoryContext;
+		mmap_files = hash_create("artrie mmap files", 64, &ctl,
+								 HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	}
+	memset(key, 0, sizeof(key));
+	strlcpy(key, path, IO_PATH_LEN);
+	f = hash_search(mmap_files, key, HASH_FIND, NULL);
+	if (f)
+		return f;
+
+	{
+		int			fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
+
+		if (fd < 0)
+		{
+			*err = errno;
+			return NULL;
+		}
+		if (fstat(fd, &st) != 0)
+		{
+			*err = errno;
+			close(fd);
+			return NULL;
+		}
+		f = hash_search(mmap_files, key, HASH_ENTER, &found);
+		f->fd = fd;
+		f->base = NULL;
+		f->maplen = 0;
+		f->filesize = st.st_size;
+	}
+	return f;
+}
+
+/*
+ * Make the mapping cover [0, end); end must not pass the file's end.
+ */
+static int
+mmap_cover(MmapFile *f, uint64 end)
+{
+	Size		len;
+	void	   *p;
+
+	if (f->base != NULL && f->maplen >= end)
+		return 0;
+	len = ((end + MMAP_STEP - 1) / MMAP_STEP) * MMAP_STEP;
+	if (f->base != NULL)
+	{
+		munmap(f->base, f->maplen);
+		f->base = NULL;
+		f->maplen = 0;
+	}
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	f->base = p;
+	f->maplen = len;
+	return 0;
+}
+
+/*
+ * Make sure the file holds [0, end): look again, then extend if asked.
+ */
+static int
+mmap_ensure_size(MmapFile *f, uint64 end, bool extend)
+{
+	struct stat st;
+	int			rc;
+
+	if (f->filesize >= end)
+		return 0;
+	if (fstat(f->fd, &st) != 0)
+		return errno;
+	f->filesize = st.st_size;
+	if (f->filesize >= end)
+		return 0;
+	if (!extend)
+		return IO_ERR_EOF;
+	rc = posix_fallocate(f->fd, f->filesize, end - f->filesize);
+	if (rc != 0)
+		return rc;
+	f->filesize = end;
+	return 0;
+}
+
+/*
+ * Copy pages out of the mapping.
+ */
+int
+iommap_read(const char *path, const IoPage *pages, int npages)
+{
+	int			err = 0;
+	MmapFile   *f = mmap_get(path, &err);
+
+	if (f == NULL)
+		return err;
+	for (int i = 0; i < npages; i++)
+	{
+		uint64		end = pages[i].offset + IO_PAGE_SIZE;
+
+		if ((err = mmap_ensure_size(f, end, false)) != 0 ||
+			(err = mmap_cover(f, end)) != 0)
+			return err;
+		memcpy(pages[i].buf, f->base + pages[i].offset, IO_PAGE_SIZE);
+	}
+	return 0;
+}
+
+/*
+ * Copy pages into the mapping, extending the file first if needed.
+ */
+int
+iommap_write(const char *path, const IoPage *pages, int npages)
+{
+	int			err = 0;
+	MmapFile   *f = mmap_get(path, &err);
+	uint64		end = 0;
+
+	if (f == NULL)
+		return err;
+	for (int i = 0; i < npages; i++)
+		end = Max(end, pages[i].offset + IO_PAGE_SIZE);
+	if ((err = mmap_ensure_size(f, end, true)) != 0 ||
+		(err = mmap_cover(f, end)) != 0)
+		return err;
+	for (int i = 0; i < npages; i++)
+		memcpy(f->base + pages[i].offset, pages[i].buf, IO_PAGE_SIZE);
+	return 0;
+}
+
+/*
+ * msync(MS_SYNC) the whole mapping: the kernel writes back every dirty
+ * page of the file in that range, whoever dirtied it.
+ */
+int
+iommap_sync(const char *path)
+{
+	int			err = 0;
+	MmapFile   *f = mmap_get(path, &err);
+	struct stat st;
+
+	if (f == NULL)
+		return err;
+	if (fstat(f->fd, &st) != 0)
+		return errno;
+	f->filesize = Max(f->filesize, (uint64) st.st_size);
+	if (f->filesize == 0)
+		return 0;
+	if ((err = mmap_cover(f, f->filesize)) != 0)
+		return err;
+	if (msync(f->base, f->filesize, MS_SYNC) != 0)
+		return errno;
+	return 0;
+}
+
+/*
+ * Unmap and close a file, if this process has it.
+ */
+void
+iommap_forget(const char *path)
+{
+	MmapFile   *f;
+	char		key[IO_PATH_LEN];
+
+	if (mmap_files == NULL)
+		return;
+	memset(key, 0, sizeof(key));
+	strlcpy(key, path, IO_PATH_LEN);
+	f = hash_search(mmap_files, key, HASH_FIND, NULL);
+	if (f == NULL)
+		return;
+	if (f->base != NULL)
+		munmap(f->base, f->maplen);
+	close(f->fd);
+	hash_search(mmap_files, key, HASH_REMOVE, NULL);
+}

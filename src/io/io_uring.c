@@ -1,0 +1,681 @@
+/*-------------------------------------------------------------------------
+ *
+ * io_uring.c
+ *	  The io worker's side of the io_uring backend.
+ *
+ * The worker owns one ring.  Each time it runs it drains every pending
+ * request of the shared queue into SQEs and sends them in one
+ * io_uring_submit, then reaps completions.  It sleeps in one long-lived
+ * WaitEventSet on its latch (new requests), the eventfd registered with the
+ * ring (completions) and postmaster death.
+ *
+ * Buffers: if RLIMIT_MEMLOCK allows, the whole buffer pool is registered
+ * and pages move with READ_FIXED/WRITE_FIXED straight into and out of the
+ * pool; else a staging area that fits the limit is registered and pages
+ * are copied through it; else plain READ/WRITE.  Files are opened
+ * O_DIRECT (without it, with a LOG, where the file system refuses).  Each
+ * fallback is logged once with its reason and shown in the statistics.
+ *
+ * If the ring cannot be set up at all, the worker logs why, switches the
+ * whole server to the mmap backend and serves requests already queued
+ * with it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <liburing.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "io/io_internal.h"
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+/* How the ring reaches buffers. */
+typedef enum UringBufMode
+{
+	URING_BUF_POOL,
+	URING_BUF_STAGING,
+	URING_BUF_PLAIN
+} UringBufMode;
+
+/* One registered buffer may not exceed 1 GiB. */
+#define URING_MAX_REG_BUF	((Size) 1024 * 1024 * 1024)
+
+/* user_data: slot number, and whether the CQE is a linked fsync. */
+#define URING_SYNC_TAG		((uint64) 1 << 32)
+
+typedef struct UringFile
+{
+	char		path[IO_PATH_LEN];	/* hash key */
+	int			fd;
+} UringFile;
+
+/* Per request slot, what the worker keeps while it is in flight. */
+typedef struct UringSlot
+{
+	int			staging;		/* staging buffer, or -1 */
+	bool		resubmit;		/* the write part of a link came back short */
+	int			write_error;	/* the write part of a link failed */
+} UringSlot;
+
+static struct io_uring ring;
+static bool ring_ready = false;
+static int	ring_eventfd = -1;
+static WaitEventSet *worker_wes = NULL;
+static UringBufMode buf_mode = URING_BUF_PLAIN;
+static char *staging_base = NULL;
+static int	staging_count = 0;
+static int *staging_free = NULL;
+static int	staging_nfree = 0;
+static UringSlot *uslots = NULL;
+static int *retry_slots = NULL;
+static int	nretry = 0;
+static int	inflight = 0;
+static bool direct_warned = false;
+static HTAB *uring_files = NULL;
+
+/*
+ * Record a fallback: LOG it once and show it in the statistics.
+ */
+static void
+uring_fallback(const char *mode, const char *reason)
+{
+	strlcpy(io_shared->buffer_mode, mode, sizeof(io_shared->buffer_mode));
+	if (reason)
+	{
+		strlcpy(io_shared->fallback_reason, reason, sizeof(io_shared->fallback_reason));
+		ereport(LOG,
+				(errmsg("artrie io worker: %s", reason)));
+	}
+}
+
+/*
+ * Register the buffer pool, else a staging area, else nothing.
+ */
+static void
+uring_register_buffers(void)
+{
+	struct rlimit rl;
+	Size		pool = io_shared->region_size;
+	uint64		limit;
+	char		reason[256];
+	int			rc;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+		rl.rlim_cur = 0;
+	limit = rl.rlim_cur == RLIM_INFINITY ? PG_UINT64_MAX : (uint64) rl.rlim_cur;
+
+	if (pool > 0 && limit >= pool)
+	{
+		int			niov = (pool + URING_MAX_REG_BUF - 1) / URING_MAX_REG_BUF;
+		struct iovec *iov = palloc(sizeof(struct iovec) * niov);
+
+		for (int i = 0; i < niov; i++)
+		{
+			iov[i].iov_base = io_shared->region_base + (Size) i * URING_MAX_REG_BUF;
+			iov[i].iov_len = Min(URING_MAX_REG_BUF, pool - (Size) i * URING_MAX_REG_BUF);
+		}
+		rc = io_uring_register_buffers(&ring, iov, niov);
+		pfree(iov);
+		if (rc == 0)
+		{
+			buf_mode = URING_BUF_POOL;
+			uring_fallback("pool", NULL);
+			return;
+		}
+		snprintf(reason, sizeof(reason),
+				 "could not register the buffer pool (%zu kB) with io_uring: %s; using a registered staging area",
+				 pool / 1024, strerror(-rc));
+	}
+	else
+		snprintf(reason, sizeof(reason),
+				 "the buffer pool (%zu kB) exceeds RLIMIT_MEMLOCK (" UINT64_FORMAT " kB); using a registered staging area",
+				 pool / 1024, limit / 1024);
+
+	/* A staging area: a ring's worth of pages, or what half the limit allows. */
+	staging_count = Min((uint64) io_ring_entries, limit / 2 / IO_PAGE_SIZE);
+	if (staging_count >= 8)
+	{
+		struct iovec iov;
+
+		staging_base = mmap(NULL, (Size) staging_count * IO_PAGE_SIZE,
+							PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (staging_base == MAP_FAILED)
+			ereport(FATAL,
+					(errmsg("artrie io worker: could not allocate a staging area: %m")));
+		iov.iov_base = staging_base;
+		iov.iov_len = (Size) staging_count * IO_PAGE_SIZE;
+		rc = io_uring_register_buffers(&ring, &iov, 1);
+		if (rc == 0)
+		{
+			buf_mode = URING_BUF_STAGING;
+			staging_free = MemoryContextAlloc(TopMemoryContext, sizeof(int) * staging_count);
+			for (int i = 0; i < staging_count; i++)
+				staging_free[i] = i;
+			staging_nfree = staging_count;
+			uring_fallback("staging", reason);
+			return;
+		}
+		munmap(staging_base, (Size) staging_count * IO_PAGE_SIZE);
+		staging_base = NULL;
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+				 "; could not register a staging area: %s; using plain reads and writes",
+				 strerror(-rc));
+	}
+	else
+		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+				 "; RLIMIT_MEMLOCK is too small for a staging area; using plain reads and writes");
+	staging_count = 0;
+	buf_mode = URING_BUF_PLAIN;
+	uring_fallback("plain", reason);
+}
+
+/*
+ * Set up the worker: the ring, its eventfd, buffers and the WaitEventSet.
+ */
+void
+io_worker_start(void)
+{
+	struct io_uring_params params;
+	int			rc;
+	HASHCTL		ctl;
+
+	io_am_worker = true;
+
+	/* Requests a previous incarnation of the worker had taken are lost. */
+	for (int i = 0; i < io_shared->nrequests; i++)
+	{
+		if (io_shared->requests[i].state == IO_REQ_INFLIGHT)
+			io_request_finish(i, EIO);
+	}
+
+	ctl.keysize = IO_PATH_LEN;
+	ctl.entrysize = sizeof(UringFile);
+	ctl.hcxt = TopMemoryContext;
+	uring_files = hash_create("artrie io_uring files", 64, &ctl,
+							  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
+	uslots = MemoryContextAllocZero(TopMemoryContext, sizeof(UringSlot) * io_shared->nrequests);
+	retry_slots = MemoryContextAlloc(TopMemoryContext, sizeof(int) * io_shared->nrequests);
+
+	worker_wes = CreateWaitEventSet(TopMemoryContext, 3);
+	AddWaitEventToSet(worker_wes, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(worker_wes, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+
+	if (io_backend_setting == IO_BACKEND_IO_URING)
+	{
+		memset(&params, 0, sizeof(params));
+		rc = io_uring_queue_init_params(io_ring_entries, &ring, &params);
+		if (rc < 0)
+		{
+			char		reason[256];
+
+			snprintf(reason, sizeof(reason),
+					 "could not set up io_uring (%s); serving on the mmap backend",
+					 strerror(-rc));
+			pg_atomic_write_u32(&io_shared->backend_in_use, IO_BACKEND_MMAP);
+			uring_fallback("none (mmap)", reason);
+		}
+		else
+		{
+			ring_eventfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+			if (ring_eventfd < 0 ||
+				(rc = io_uring_register_eventfd(&ring, ring_eventfd)) < 0)
+				ereport(FATAL,
+						(errmsg("artrie io worker: could not register an eventfd with io_uring")));
+			AddWaitEventToSet(worker_wes, WL_SOCKET_READABLE, ring_eventfd, NULL, NULL);
+			uring_register_buffers();
+			ring_ready = true;
+		}
+	}
+
+	io_shared->worker_latch = MyLatch;
+}
+
+/*
+ * Close the ring at exit.
+ */
+void
+io_worker_stop(void)
+{
+	io_shared->worker_latch = NULL;
+	if (ring_ready)
+	{
+		io_uring_queue_exit(&ring);
+		ring_ready = false;
+	}
+}
+
+/*
+ * The worker's descriptor for a file, opened O_DIRECT; -1 with errno set.
+ */
+static int
+uring_fd(const char *path)
+{
+	char		key[IO_PATH_LEN];
+	UringFile  *f;
+	bool		found;
+	int			fd;
+
+	memset(key, 0, sizeof(key));
+	strlcpy(key, path, IO_PATH_LEN);
+	f = hash_search(uring_files, key, HASH_FIND, NULL);
+	if (f)
+		return f->fd;
+	fd = BasicOpenFile(path, O_RDWR | PG_O_DIRECT | PG_BINARY);
+	if (fd < 0 && errno == EINVAL)
+	{
+		int			save = errno;
+
+		fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
+		if (fd >= 0 && !direct_warned)
+		{
+			direct_warned = true;
+			errno = save;
+			ereport(LOG,
+					(errmsg("artrie io worker: could not open \"%s\" with O_DIRECT: %m; using the page cache",
+							path)));
+		}
+	}
+	if (fd < 0)
+		return -1;
+	f = hash_search(uring_files, key, HASH_ENTER, &found);
+	f->fd = fd;
+	return fd;
+}
+
+/*
+ * Close the worker's descriptor for a file.
+ */
+static void
+uring_forget(const char *path)
+{
+	char		key[IO_PATH_LEN];
+	UringFile  *f;
+
+	memset(key, 0, sizeof(key));
+	strlcpy(key, path, IO_PATH_LEN);
+	f = hash_search(uring_files, key, HASH_FIND, NULL);
+	if (f)
+	{
+		close(f->fd);
+		hash_search(uring_files, key, HASH_REMOVE, NULL);
+	}
+	iommap_forget(path);
+}
+
+/*
+ * Is this request's buffer inside the registered pool?
+ */
+static bool
+uring_in_pool(const char *buf)
+{
+	return buf >= io_shared->region_base &&
+		buf + IO_PAGE_SIZE <= io_shared->region_base + io_shared->region_size;
+}
+
+/*
+ * Fill an SQE for the data part of a read or write.
+ */
+static void
+uring_prep_data(struct io_uring_sqe *sqe, int fd, int slot)
+{
+	IoRequest  *req = &io_shared->requests[slot];
+	UringSlot  *us = &uslots[slot];
+	bool		is_read = (req->op == IO_OP_READ);
+	unsigned	len = IO_PAGE_SIZE - req->done;
+	uint64		off = req->offset + req->done;
+
+	if (us->staging >= 0)
+	{
+		char	   *b = staging_base + (Size) us->staging * IO_PAGE_SIZE + req->done;
+
+		if (is_read)
+			io_uring_prep_read_fixed(sqe, fd, b, len, off, 0);
+		else
+			io_uring_prep_write_fixed(sqe, fd, b, len, off, 0);
+	}
+	else if (buf_mode == URING_BUF_POOL && uring_in_pool(req->buf))
+	{
+		char	   *b = req->buf + req->done;
+		int			idx = (req->buf - io_shared->region_base) / URING_MAX_REG_BUF;
+
+		if (is_read)
+			io_uring_prep_read_fixed(sqe, fd, b, len, off, idx);
+		else
+			io_uring_prep_write_fixed(sqe, fd, b, len, off, idx);
+	}
+	else if (is_read)
+		io_uring_prep_read(sqe, fd, req->buf + req->done, len, off);
+	else
+		io_uring_prep_write(sqe, fd, req->buf + req->done, len, off);
+	io_uring_sqe_set_data64(sqe, (uint64) slot);
+}
+
+/*
+ * Turn one request into SQEs; false if the ring or the staging area is
+ * full and it must wait.
+ */
+static bool
+uring_prep(int slot, bool first)
+{
+	IoRequest  *req = &io_shared->requests[slot];
+	UringSlot  *us = &uslots[slot];
+	int			need = (req->op == IO_OP_WRITE_SYNC) ? 2 : 1;
+	int			fd;
+	struct io_uring_sqe *sqe;
+
+	if (req->op == IO_OP_FORGET)
+	{
+		uring_forget(req->path);
+		io_request_finish(slot, 0);
+		return true;
+	}
+	if (io_uring_sq_space_left(&ring) < (unsigned) need ||
+		inflight + need > io_ring_entries)
+		return false;
+
+	if (first)
+	{
+		us->staging = -1;
+		us->resubmit = false;
+		us->write_error = 0;
+		if (req->op != IO_OP_SYNC && buf_mode == URING_BUF_STAGING)
+		{
+			if (staging_nfree == 0)
+				return false;
+			us->staging = staging_free[--staging_nfree];
+			if (req->op != IO_OP_READ)
+				memcpy(staging_base + (Size) us->staging * IO_PAGE_SIZE, req->buf, IO_PAGE_SIZE);
+		}
+	}
+
+	fd = uring_fd(req->path);
+	if (fd < 0)
+	{
+		int			err = errno;
+
+		if (us->staging >= 0)
+			staging_free[staging_nfree++] = us->staging;
+		us->staging = -1;
+		io_request_finish(slot, err);
+		return true;
+	}
+
+	sqe = io_uring_get_sqe(&ring);
+	if (req->op == IO_OP_SYNC)
+	{
+		io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+		io_uring_sqe_set_data64(sqe, (uint64) slot);
+	}
+	else
+	{
+		uring_prep_data(sqe, fd, slot);
+		if (req->op == IO_OP_WRITE_SYNC)
+		{
+			sqe->flags |= IOSQE_IO_LINK;
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+			io_uring_sqe_set_data64(sqe, (uint64) slot | URING_SYNC_TAG);
+		}
+	}
+	inflight += need;
+	return true;
+}
+
+/*
+ * Finish a request: copy a staged read out, count it, wake its owner.
+ */
+static void
+uring_finish(int slot, int error)
+{
+	IoRequest  *req = &io_shared->requests[slot];
+	UringSlot  *us = &uslots[slot];
+
+	if (us->staging >= 0)
+	{
+		if (error == 0 && req->op == IO_OP_READ)
+			memcpy(req->buf, staging_base + (Size) us->staging * IO_PAGE_SIZE, IO_PAGE_SIZE);
+		staging_free[staging_nfree++] = us->staging;
+		us->staging = -1;
+	}
+	if (error == 0)
+		io_count(IO_PROC_WORKER, req->op, req->op == IO_OP_SYNC ? 0 : 1);
+	io_request_finish(slot, error);
+}
+
+/*
+ * Handle one completion.
+ */
+static void
+uring_complete(uint64 data, int res)
+{
+	int			slot = (int) (data & 0xFFFFFFFF);
+	bool		sync_part = (data & URING_SYNC_TAG) != 0;
+	IoRequest  *req = &io_shared->requests[slot];
+	UringSlot  *us = &uslots[slot];
+
+	inflight--;
+
+	if (req->op == IO_OP_WRITE_SYNC && !sync_part)
+	{
+		/* The write half of a link; its fsync's CQE decides. */
+		if (res == -EINTR || res == -EAGAIN)
+			us->resubmit = true;
+		else if (res < 0)
+			us->write_error = -res;
+		else
+		{
+			req->done += res;
+			if (req->done < IO_PAGE_SIZE)
+				us->resubmit = true;
+		}
+		return;
+	}
+	if (req->op == IO_OP_WRITE_SYNC)
+	{
+		if (us->write_error != 0)
+			uring_finish(slot, us->write_error);
+		else if (us->resubmit || res == -EINTR || res == -EAGAIN ||
+				 (res == -ECANCELED && req->done < IO_PAGE_SIZE))
+		{
+			us->resubmit = false;
+			retry_slots[nretry++] = slot;
+		}
+		else if (res < 0)
+			uring_finish(slot, -res);
+		else
+			uring_finish(slot, 0);
+		return;
+	}
+
+	if (res == -EINTR || res == -EAGAIN)
+	{
+		retry_slots[nretry++] = slot;
+		return;
+	}
+	if (res < 0)
+	{
+		uring_finish(slot, -res);
+		return;
+	}
+	if (req->op == IO_OP_SYNC)
+	{
+		uring_finish(slot, 0);
+		return;
+	}
+	if (res == 0)
+	{
+		uring_finish(slot, req->op == IO_OP_READ ? IO_ERR_EOF : EIO);
+		return;
+	}
+	req->done += res;
+	if (req->done < IO_PAGE_SIZE)
+		retry_slots[nretry++] = slot;
+	else
+		uring_finish(slot, 0);
+}
+
+/*
+ * Reap every completion there is.
+ */
+static void
+uring_reap(void)
+{
+	struct io_uring_cqe *cqe;
+
+	while (io_uring_peek_cqe(&ring, &cqe) == 0)
+	{
+		uint64		data = io_uring_cqe_get_data64(cqe);
+		int			res = cqe->res;
+
+		io_uring_cqe_seen(&ring, cqe);
+		uring_complete(data, res);
+	}
+}
+
+/*
+ * Drain retries, then pending requests, into SQEs and submit them at once.
+ */
+static void
+uring_submit(void)
+{
+	int			queued = 0;
+	int			slot;
+	int			rc;
+
+	while (nretry > 0)
+	{
+		if (!uring_prep(retry_slots[0], false))
+			break;
+		queued++;
+		nretry--;
+		memmove(retry_slots, retry_slots + 1, sizeof(int) * nretry);
+	}
+	while (nretry == 0 && io_queue_pop(&slot))
+	{
+		if (!uring_prep(slot, true))
+		{
+			io_queue_push_front(slot);
+			break;
+		}
+		queued++;
+	}
+	if (io_uring_sq_ready(&ring) == 0)
+		return;
+	for (;;)
+	{
+		unsigned	ready = io_uring_sq_ready(&ring);
+
+		rc = io_uring_submit(&ring);
+		if (rc >= 0)
+		{
+			pg_atomic_fetch_add_u64(&io_shared->counters[IO_PROC_WORKER].submissions, 1);
+			pg_atomic_fetch_add_u64(&io_shared->counters[IO_PROC_WORKER].sqes, ready);
+			if ((unsigned) rc >= ready)
+				break;
+			continue;
+		}
+		if (rc == -EINTR)
+			continue;
+		if (rc == -EAGAIN || rc == -EBUSY)
+		{
+			uring_reap();
+			pg_usleep(100);
+			continue;
+		}
+		ereport(FATAL,
+				(errmsg("artrie io worker: io_uring_submit failed: %s", strerror(-rc))));
+	}
+	(void) queued;
+}
+
+/*
+ * Serve queued requests on the mmap backend (the ring could not be set up).
+ */
+static void
+mmap_serve_pending(void)
+{
+	int			slot;
+
+	while (io_queue_pop(&slot))
+	{
+		IoRequest  *req = &io_shared->requests[slot];
+		IoPage		page = {req->offset, req->buf};
+		int			err = 0;
+
+		switch (req->op)
+		{
+			case IO_OP_READ:
+				err = iommap_read(req->path, &page, 1);
+				break;
+			case IO_OP_WRITE:
+				err = iommap_write(req->path, &page, 1);
+				break;
+			case IO_OP_WRITE_SYNC:
+				err = iommap_write(req->path, &page, 1);
+				if (err == 0)
+					err = iommap_sync(req->path);
+				break;
+			case IO_OP_SYNC:
+				err = iommap_sync(req->path);
+				break;
+			case IO_OP_FORGET:
+				iommap_forget(req->path);
+				break;
+		}
+		if (err == 0)
+			io_count(IO_PROC_WORKER, req->op, req->op == IO_OP_SYNC ? 0 : 1);
+		io_request_finish(slot, err);
+	}
+}
+
+/*
+ * Wait once (up to timeout_ms, -1 for no limit) on the latch, the ring's
+ * eventfd and postmaster death, then serve: reap completions and submit
+ * everything pending in one go.
+ */
+void
+io_worker_serve(long timeout_ms)
+{
+	WaitEvent	events[3];
+	int			n;
+
+	if (!ring_ready)
+	{
+		ResetLatch(MyLatch);
+		mmap_serve_pending();
+		(void) WaitEventSetWait(worker_wes, timeout_ms, events, 3, PG_WAIT_EXTENSION);
+		mmap_serve_pending();
+		return;
+	}
+
+	ResetLatch(MyLatch);
+	uring_reap();
+	uring_submit();
+
+	n = WaitEventSetWait(worker_wes, timeout_ms, events, 3, PG_WAIT_EXTENSION);
+	for (int i = 0; i < n; i++)
+	{
+		if (events[i].events & WL_SOCKET_READABLE)
+		{
+			uint64		v;
+
+			if (read(ring_eventfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				ereport(LOG,
+						(errmsg("artrie io worker: could not read eventfd: %m")));
+		}
+	}
+	if (n > 0)
+		ResetLatch(MyLatch);
+	uring_reap();
+	uring_submit();
+}

@@ -1,0 +1,1192 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager.c
+ *	  The buffer pool: shared memory, page table, pins, content locks,
+ *	  clock-sweep eviction, and the page store the trie runs on.
+ *
+ * A frame is found through a partitioned shared hash keyed by (file slot,
+ * logical page).  Its descriptor's spinlock protects the tag, flags, pin
+ * count and usage count; its LWLock protects the page's contents, in the
+ * mode the trie asks for.  A backend remembers its pins in a local list so
+ * that they are dropped at (sub)transaction abort and at exit; the content
+ * locks themselves are released by LWLockReleaseAll.
+ *
+ * The clock sweep prefers clean victims for one full turn of the clock
+ * (and asks the io worker for a checkpoint meanwhile); after that it takes
+ * a dirty one and writes it back copy-on-write to a fresh physical page.
+ * A victim whose content lock is busy is passed over: a backend evicting
+ * may hold other pages' locks, so it must not wait for one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "pager/pager_internal.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "port/pg_crc32c.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/guc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/wait_event.h"
+
+int			pager_pool_kb = 128 * 1024;
+int			pager_max_files = 1024;
+int			pager_checkpoint_timeout = 300;
+int			pager_checkpoint_dirty_percent = 50;
+
+PagerShared *pager_shared = NULL;
+HTAB	   *pager_table = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* Room for the dynamic shared memory area's control and first segment. */
+#define PAGER_DSA_PLACE		((Size) 1024 * 1024)
+
+/* This process's pins. */
+typedef struct LocalPin
+{
+	int			frame;
+	int			count;
+} LocalPin;
+
+static LocalPin *local_pins = NULL;
+static int	local_npins = 0;
+static int	local_maxpins = 0;
+static bool backend_ready = false;
+static dsa_area *my_dsa = NULL;
+
+static void pager_shmem_request(void);
+static void pager_shmem_startup(void);
+
+/*
+ * Frames in the pool.
+ */
+static int
+pager_nframes(void)
+{
+	return Max(pager_pool_kb / (ART_PAGE_SIZE / 1024), 16);
+}
+
+/*
+ * Shared memory of the pager proper (without the I/O layer's).
+ */
+static Size
+pager_shmem_size(void)
+{
+	Size		size = MAXALIGN(sizeof(PagerShared));
+	int			n = pager_nframes();
+
+	size = add_size(size, MAXALIGN(mul_size(n, sizeof(PagerFrame))));
+	size = add_size(size, add_size(mul_size(n, ART_PAGE_SIZE), 4096));
+	size = add_size(size, MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot))));
+	size = add_size(size, PAGER_DSA_PLACE);
+	return size;
+}
+
+/*
+ * From _PG_init: GUCs, shared memory hooks, the io worker.
+ */
+void
+pager_init(void)
+{
+	DefineCustomIntVariable("artrie.buffer_pool_size",
+							"Size of artrie's shared buffer pool.",
+							NULL,
+							&pager_pool_kb,
+							128 * 1024, 128, INT_MAX / 2,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("artrie.max_files",
+							"Most artrie index files open at once.",
+							NULL,
+							&pager_max_files,
+							1024, 16, 1024 * 1024,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("artrie.checkpoint_timeout",
+							"Time between artrie's automatic checkpoints.",
+							NULL,
+							&pager_checkpoint_timeout,
+							300, 1, 86400,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("artrie.checkpoint_dirty_percent",
+							"Share of the buffer pool, in percent, whose being dirty starts a checkpoint.",
+							NULL,
+							&pager_checkpoint_dirty_percent,
+							50, 1, 100,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+	io_define_gucs();
+	MarkGUCPrefixReserved("artrie");
+
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = pager_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = pager_shmem_startup;
+
+	pager_register_worker();
+}
+
+/*
+ * shmem_request_hook: ask for the pool, the table, the I/O layer, locks.
+ */
+static void
+pager_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(pager_shmem_size());
+	RequestAddinShmemSpace(hash_estimate_size(pager_nframes(), sizeof(PagerLookup)));
+	RequestAddinShmemSpace(io_shmem_size());
+	RequestNamedLWLockTranche("artrie_page_table", PAGER_PARTITIONS);
+	RequestNamedLWLockTranche("artrie_files", 1);
+}
+
+/*
+ * shmem_startup_hook: set up (or attach to) the pager's shared memory.
+ */
+static void
+pager_shmem_startup(void)
+{
+	bool		found;
+	HASHCTL		info;
+	int			n = pager_nframes();
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	pager_shared = ShmemInitStruct("artrie pager", pager_shmem_size(), &found);
+	if (!found)
+	{
+		char	   *p = (char *) pager_shared;
+
+		memset(pager_shared, 0, sizeof(PagerShared));
+		p += MAXALIGN(sizeof(PagerShared));
+		pager_shared->frames = (PagerFrame *) p;
+		p += MAXALIGN(mul_size(n, sizeof(PagerFrame)));
+		pager_shared->data = (char *) TYPEALIGN(4096, p);
+		p += mul_size(n, ART_PAGE_SIZE) + 4096;
+		pager_shared->files = (PagerFileSlot *) p;
+		p += MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot)));
+		pager_shared->dsa_place = p;
+
+		pager_shared->nframes = n;
+		pager_shared->max_files = pager_max_files;
+		pager_shared->content_tranche = LWLockNewTrancheId();
+		pager_shared->file_tranche = LWLockNewTrancheId();
+		pager_shared->dsa_tranche = LWLockNewTrancheId();
+		pg_atomic_init_u32(&pager_shared->clock_hand, 0);
+		pg_atomic_init_u32(&pager_shared->ndirty, 0);
+		pg_atomic_init_u32(&pager_shared->ckpt_requested, 0);
+		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
+		pg_atomic_init_u64(&pager_shared->counters.misses, 0);
+		pg_atomic_init_u64(&pager_shared->counters.evictions, 0);
+		pg_atomic_init_u64(&pager_shared->counters.eviction_writes, 0);
+		pg_atomic_init_u64(&pager_shared->counters.checkpoints, 0);
+		pg_atomic_init_u64(&pager_shared->counters.checkpoint_pages, 0);
+		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))->lock;
+		pager_shared->partition_locks = &(GetNamedLWLockTranche("artrie_page_table"))->lock;
+
+		for (int i = 0; i < n; i++)
+		{
+			PagerFrame *f = &pager_shared->frames[i];
+
+			SpinLockInit(&f->hdr);
+			f->flags = 0;
+			f->usage = 0;
+			f->refcount = 0;
+			f->fileslot = -1;
+			f->pageno = ART_INVALID_PAGENO;
+			LWLockInitialize(&f->content, pager_shared->content_tranche);
+			ConditionVariableInit(&f->io_cv);
+		}
+		memset(pager_shared->files, 0, mul_size(pager_max_files, sizeof(PagerFileSlot)));
+		for (int i = 0; i < pager_max_files; i++)
+		{
+			LWLockInitialize(&pager_shared->files[i].ckpt_lock, pager_shared->file_tranche);
+			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
+		}
+		{
+			dsa_area   *area = dsa_create_in_place(pager_shared->dsa_place,
+												   PAGER_DSA_PLACE,
+												   pager_shared->dsa_tranche,
+												   NULL);
+
+			dsa_detach(area);
+		}
+	}
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(PagerTag);
+	info.entrysize = sizeof(PagerLookup);
+	info.num_partitions = PAGER_PARTITIONS;
+	pager_table = ShmemInitHash("artrie page table", n, n, &info,
+								HASH_ELEM | HASH_BLOBS | HASH_PARTITION);
+
+	io_shmem_init();
+	if (!found)
+		io_set_buffer_region(pager_shared->data, mul_size(n, ART_PAGE_SIZE));
+	LWLockRelease(AddinShmemInitLock);
+
+	LWLockRegisterTranche(pager_shared->content_tranche, "artrie_buffer_content");
+	LWLockRegisterTranche(pager_shared->file_tranche, "artrie_file");
+	LWLockRegisterTranche(pager_shared->dsa_tranche, "artrie_page_map");
+}
+
+/*
+ * This process's attachment to the page maps' dynamic shared memory, for
+ * the whole session (no resource owner: mappings must outlive queries).
+ */
+dsa_area *
+pager_dsa(void)
+{
+	if (my_dsa == NULL)
+	{
+		ResourceOwner save = CurrentResourceOwner;
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		CurrentResourceOwner = NULL;
+		my_dsa = dsa_attach_in_place(pager_shared->dsa_place, NULL);
+		dsa_pin_mapping(my_dsa);
+		CurrentResourceOwner = save;
+		MemoryContextSwitchTo(old);
+	}
+	return my_dsa;
+}
+
+/*
+ * A frame's page.
+ */
+char *
+pager_frame_data(int frame)
+{
+	return pager_shared->data + (Size) frame * ART_PAGE_SIZE;
+}
+
+/*
+ * Drop every pin this process holds (their locks are gone already).
+ */
+void
+pager_release_all(void)
+{
+	for (int i = 0; i < local_npins; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[local_pins[i].frame];
+
+		SpinLockAcquire(&f->hdr);
+		f->refcount -= local_pins[i].count;
+		SpinLockRelease(&f->hdr);
+	}
+	local_npins = 0;
+}
+
+/*
+ * Abort of a (sub)transaction: the trie holds no pin across calls, so
+ * every pin this process holds belongs to the operation that failed.
+ */
+static void
+pager_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		pager_release_all();
+	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+			  event == XACT_EVENT_PREPARE) && local_npins > 0)
+	{
+		elog(WARNING, "artrie: %d buffer pins leaked", local_npins);
+		pager_release_all();
+	}
+}
+
+/*
+ * Abort of a subtransaction.
+ */
+static void
+pager_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		pager_release_all();
+}
+
+/*
+ * Process exit: drop pins left by a FATAL.
+ */
+static void
+pager_proc_exit(int code, Datum arg)
+{
+	LWLockReleaseAll();
+	pager_release_all();
+}
+
+/*
+ * First use in this process: callbacks that drop pins.
+ */
+void
+pager_backend_init(void)
+{
+	if (backend_ready)
+		return;
+	if (pager_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie must be loaded via shared_preload_libraries")));
+	local_maxpins = 64;
+	local_pins = MemoryContextAlloc(TopMemoryContext, sizeof(LocalPin) * local_maxpins);
+	RegisterXactCallback(pager_xact_callback, NULL);
+	RegisterSubXactCallback(pager_subxact_callback, NULL);
+	before_shmem_exit(pager_proc_exit, 0);
+	backend_ready = true;
+}
+
+/*
+ * Make room for one more local pin before touching shared state, so that
+ * recording it cannot fail.
+ */
+static void
+local_pin_reserve(void)
+{
+	if (local_npins >= local_maxpins)
+	{
+		local_maxpins *= 2;
+		local_pins = repalloc(local_pins, sizeof(LocalPin) * local_maxpins);
+	}
+}
+
+/*
+ * Record a pin of frame.
+ */
+static void
+local_pin_add(int frame)
+{
+	for (int i = 0; i < local_npins; i++)
+	{
+		if (local_pins[i].frame == frame)
+		{
+			local_pins[i].count++;
+			return;
+		}
+	}
+	local_pins[local_npins].frame = frame;
+	local_pins[local_npins].count = 1;
+	local_npins++;
+}
+
+/*
+ * Forget a pin of frame.
+ */
+static void
+local_pin_remove(int frame)
+{
+	for (int i = 0; i < local_npins; i++)
+	{
+		if (local_pins[i].frame == frame)
+		{
+			if (--local_pins[i].count == 0)
+				local_pins[i] = local_pins[--local_npins];
+			return;
+		}
+	}
+	elog(ERROR, "artrie: frame %d is not pinned", frame);
+}
+
+/*
+ * Drop one pin.
+ */
+void
+pager_unpin(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	local_pin_remove(frame);
+	SpinLockAcquire(&f->hdr);
+	Assert(f->refcount > 0);
+	f->refcount--;
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * Pin a frame if it still holds the given dirty page (for a checkpoint).
+ */
+bool
+pager_pin_if_dirty(int frame, int slot, ArtPageNo pageno)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	bool		ok;
+
+	local_pin_reserve();
+	SpinLockAcquire(&f->hdr);
+	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+		f->fileslot == slot && f->pageno == pageno;
+	if (ok)
+		f->refcount++;
+	SpinLockRelease(&f->hdr);
+	if (ok)
+		local_pin_add(frame);
+	return ok;
+}
+
+/*
+ * Wake the io worker to run a checkpoint.
+ */
+void
+pager_request_checkpoint(void)
+{
+	if (pg_atomic_exchange_u32(&pager_shared->ckpt_requested, 1) == 0 &&
+		pager_shared->worker_latch)
+		SetLatch(pager_shared->worker_latch);
+}
+
+/*
+ * Count a frame that turned dirty; too many dirty frames ask for a
+ * checkpoint.
+ */
+static void
+pager_count_dirty(void)
+{
+	uint32		nd = pg_atomic_add_fetch_u32(&pager_shared->ndirty, 1);
+
+	if ((uint64) nd * 100 >= (uint64) pager_shared->nframes * pager_checkpoint_dirty_percent)
+		pager_request_checkpoint();
+}
+
+/*
+ * Fill a page's header and checksum.
+ */
+void
+pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno, uint16 kind,
+				uint64 ckpt_no)
+{
+	PagerPageHeader *h = (PagerPageHeader *) page;
+	pg_crc32c	crc;
+
+	h->pageno = pageno;
+	h->dbOid = fs->id.dbOid;
+	h->relNumber = fs->id.relNumber;
+	h->generation = fs->id.generation;
+	h->kind = kind;
+	h->version = PAGER_FORMAT_VERSION;
+	h->ckpt_no = ckpt_no;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, page + sizeof(uint32), ART_PAGE_SIZE - sizeof(uint32));
+	FIN_CRC32C(crc);
+	h->crc = crc;
+}
+
+/*
+ * Check a page read from disk: NULL if good, else what is wrong.
+ */
+const char *
+pager_page_check(PagerFileSlot *fs, const char *page, uint32 pageno,
+				 uint16 kind)
+{
+	const PagerPageHeader *h = (const PagerPageHeader *) page;
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, page + sizeof(uint32), ART_PAGE_SIZE - sizeof(uint32));
+	FIN_CRC32C(crc);
+	if (!EQ_CRC32C(crc, h->crc))
+		return psprintf("checksum mismatch: stored %08X, computed %08X", h->crc, crc);
+	if (h->dbOid != fs->id.dbOid || h->relNumber != fs->id.relNumber ||
+		h->generation != fs->id.generation)
+		return psprintf("page belongs to file %u/%u.%u",
+						h->dbOid, h->relNumber, h->generation);
+	if (h->kind != kind || h->version != PAGER_FORMAT_VERSION)
+		return psprintf("page kind %u version %u, expected kind %u version %u",
+						h->kind, h->version, kind, PAGER_FORMAT_VERSION);
+	if (h->pageno != pageno)
+		return psprintf("page carries number %u", h->pageno);
+	return NULL;
+}
+
+/*
+ * Hash and partition lock of a tag.
+ */
+static LWLock *
+pager_partition(const PagerTag *tag, uint32 *hash)
+{
+	*hash = get_hash_value(pager_table, tag);
+	return &pager_shared->partition_locks[*hash % PAGER_PARTITIONS];
+}
+
+/*
+ * Take a frame out of the page table; true if it is now ours alone and
+ * untagged.
+ */
+static bool
+pager_detach(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+	bool		ok = false;
+
+	SpinLockAcquire(&f->hdr);
+	if (!(f->flags & FRAME_TAG_VALID))
+	{
+		SpinLockRelease(&f->hdr);
+		return true;
+	}
+	tag.fileslot = f->fileslot;
+	tag.pageno = f->pageno;
+	SpinLockRelease(&f->hdr);
+
+	part = pager_partition(&tag, &hash);
+	LWLockAcquire(part, LW_EXCLUSIVE);
+	SpinLockAcquire(&f->hdr);
+	if (f->refcount == 1 && !(f->flags & FRAME_DIRTY) &&
+		(f->flags & FRAME_TAG_VALID) &&
+		f->fileslot == tag.fileslot && f->pageno == tag.pageno)
+	{
+		hash_search_with_hash_value(pager_table, &tag, hash, HASH_REMOVE, NULL);
+		f->flags = 0;
+		f->fileslot = -1;
+		f->pageno = ART_INVALID_PAGENO;
+		ok = true;
+	}
+	else if (!(f->flags & FRAME_TAG_VALID))
+		ok = true;
+	SpinLockRelease(&f->hdr);
+	LWLockRelease(part);
+	return ok;
+}
+
+/*
+ * Write a dirty victim back, copy-on-write.  false if its content lock is
+ * busy (pick another victim then).
+ */
+static bool
+pager_evict_write(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	PagerFileSlot *fs;
+	ArtPageNo	pageno;
+	uint32		phys = 0;
+	char	   *data = pager_frame_data(frame);
+
+	if (!LWLockConditionalAcquire(&f->content, LW_SHARED))
+		return false;
+	SpinLockAcquire(&f->hdr);
+	if (!(f->flags & FRAME_DIRTY) || !(f->flags & FRAME_TAG_VALID))
+	{
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(&f->content);
+		return true;
+	}
+	f->flags &= ~FRAME_DIRTY;
+	fs = &pager_shared->files[f->fileslot];
+	pageno = f->pageno;
+	SpinLockRelease(&f->hdr);
+	pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+
+	PG_TRY();
+	{
+		IoPage		page;
+
+		phys = pager_phys_alloc(fs);
+		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, 0);
+		page.offset = (uint64) phys * ART_PAGE_SIZE;
+		page.buf = data;
+		io_write_pages(fs->path, &page, 1);
+	}
+	PG_CATCH();
+	{
+		SpinLockAcquire(&f->hdr);
+		f->flags |= FRAME_DIRTY;
+		SpinLockRelease(&f->hdr);
+		pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
+		if (phys != 0)
+			pager_phys_release(fs, phys);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	pager_map_set(fs, pageno, phys);
+	LWLockRelease(&f->content);
+	pg_atomic_fetch_add_u64(&pager_shared->counters.eviction_writes, 1);
+	return true;
+}
+
+/*
+ * Find a frame to reuse with the clock sweep; returns it pinned, untagged.
+ */
+static int
+pager_victim(void)
+{
+	int			n = pager_shared->nframes;
+	int			limit = n * (PAGER_MAX_USAGE + 3);
+	bool		asked = false;
+
+	local_pin_reserve();
+	for (int scanned = 0; scanned < limit; scanned++)
+	{
+		int			i = pg_atomic_fetch_add_u32(&pager_shared->clock_hand, 1) % n;
+		PagerFrame *f = &pager_shared->frames[i];
+		uint16		flags;
+
+		SpinLockAcquire(&f->hdr);
+		if (f->refcount > 0)
+		{
+			SpinLockRelease(&f->hdr);
+			continue;
+		}
+		if (f->usage > 0)
+		{
+			f->usage--;
+			SpinLockRelease(&f->hdr);
+			continue;
+		}
+		if ((f->flags & FRAME_DIRTY) && scanned < n)
+		{
+			SpinLockRelease(&f->hdr);
+			if (!asked)
+			{
+				pager_request_checkpoint();
+				asked = true;
+			}
+			continue;
+		}
+		f->refcount++;
+		flags = f->flags;
+		SpinLockRelease(&f->hdr);
+		local_pin_add(i);
+
+		if (flags & FRAME_DIRTY)
+		{
+			if (!pager_evict_write(i))
+			{
+				pager_unpin(i);
+				continue;
+			}
+		}
+		if (pager_detach(i))
+		{
+			if (flags & FRAME_TAG_VALID)
+				pg_atomic_fetch_add_u64(&pager_shared->counters.evictions, 1);
+			return i;
+		}
+		pager_unpin(i);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("no unpinned artrie buffer is available"),
+			 errhint("Raise artrie.buffer_pool_size.")));
+	return -1;					/* keep compiler quiet */
+}
+
+/*
+ * A frame to use as an I/O buffer for meta and map pages: pinned, in no
+ * page table entry.
+ */
+int
+pager_scratch_get(void)
+{
+	return pager_victim();
+}
+
+/*
+ * Give a scratch frame back.
+ */
+void
+pager_scratch_put(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	local_pin_remove(frame);
+	SpinLockAcquire(&f->hdr);
+	f->refcount--;
+	f->usage = 0;
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * Wait until nobody is reading frame's page; false if the read failed.
+ */
+static bool
+pager_wait_read(PagerFrame *f)
+{
+	uint16		flags;
+
+	for (;;)
+	{
+		SpinLockAcquire(&f->hdr);
+		flags = f->flags;
+		SpinLockRelease(&f->hdr);
+		if (!(flags & FRAME_READING))
+			break;
+		ConditionVariableSleep(&f->io_cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return (flags & FRAME_VALID) != 0;
+}
+
+/*
+ * Look a page up in the pool and pin its frame; -1 if absent.
+ */
+static int
+pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
+{
+	PagerLookup *ent;
+	int			frame = -1;
+
+	local_pin_reserve();
+	LWLockAcquire(part, LW_SHARED);
+	ent = hash_search_with_hash_value(pager_table, tag, hash, HASH_FIND, NULL);
+	if (ent)
+	{
+		PagerFrame *f = &pager_shared->frames[ent->frame];
+
+		frame = ent->frame;
+		SpinLockAcquire(&f->hdr);
+		f->refcount++;
+		if (f->usage < PAGER_MAX_USAGE)
+			f->usage++;
+		SpinLockRelease(&f->hdr);
+		local_pin_add(frame);
+	}
+	LWLockRelease(part);
+	return frame;
+}
+
+/*
+ * A read failed: take the frame out of the table and wake waiters.
+ */
+static void
+pager_abandon_read(int frame, const PagerTag *tag, uint32 hash, LWLock *part)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	LWLockAcquire(part, LW_EXCLUSIVE);
+	hash_search_with_hash_value(pager_table, tag, hash, HASH_REMOVE, NULL);
+	SpinLockAcquire(&f->hdr);
+	f->flags = 0;
+	f->fileslot = -1;
+	f->pageno = ART_INVALID_PAGENO;
+	f->usage = 0;
+	SpinLockRelease(&f->hdr);
+	LWLockRelease(part);
+	ConditionVariableBroadcast(&f->io_cv);
+	pager_unpin(frame);
+}
+
+/*
+ * Read a page into a frame that carries its tag, checking it.
+ */
+static void
+pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
+{
+	char	   *data = pager_frame_data(frame);
+	uint32		phys = pager_map_get(fs, pageno);
+	IoPage		page;
+	const char *problem;
+
+	if (phys == PAGER_PHYS_FREE)
+		pager_corrupt(fs, pageno, "the page is not allocated");
+	if (phys == PAGER_PHYS_NONE)
+		pager_corrupt(fs, pageno, "the page was never written");
+	if (phys < PAGER_FIRST_DATA_PHYS || phys >= fs->nphys)
+		pager_corrupt(fs, pageno, psprintf("the page map points past the file (physical page %u)", phys));
+	page.offset = (uint64) phys * ART_PAGE_SIZE;
+	page.buf = data;
+	io_read_pages(fs->path, &page, 1);
+	problem = pager_page_check(fs, data, pageno, PAGER_KIND_DATA);
+	if (problem)
+		pager_corrupt(fs, pageno, problem);
+}
+
+/*
+ * Pin page pageno of a file, reading it if it is not in the pool.
+ */
+static int
+pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno)
+{
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+
+	memset(&tag, 0, sizeof(tag));
+	tag.fileslot = slot;
+	tag.pageno = pageno;
+	part = pager_partition(&tag, &hash);
+
+	for (;;)
+	{
+		int			frame = pager_lookup_pin(&tag, hash, part);
+		int			victim;
+		PagerLookup *ent;
+		bool		found;
+		PagerFrame *f;
+
+		if (frame >= 0)
+		{
+			if (pager_wait_read(&pager_shared->frames[frame]))
+			{
+				pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
+				return frame;
+			}
+			pager_unpin(frame);
+			continue;
+		}
+
+		victim = pager_victim();
+		LWLockAcquire(part, LW_EXCLUSIVE);
+		ent = hash_search_with_hash_value(pager_table, &tag, hash, HASH_ENTER, &found);
+		if (found)
+		{
+			LWLockRelease(part);
+			pager_scratch_put(victim);
+			continue;
+		}
+		ent->frame = victim;
+		f = &pager_shared->frames[victim];
+		SpinLockAcquire(&f->hdr);
+		f->fileslot = slot;
+		f->pageno = pageno;
+		f->flags = FRAME_TAG_VALID | FRAME_READING;
+		f->usage = 1;
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(part);
+
+		PG_TRY();
+		{
+			pager_read_into(fs, victim, pageno);
+		}
+		PG_CATCH();
+		{
+			pager_abandon_read(victim, &tag, hash, part);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+
+		SpinLockAcquire(&f->hdr);
+		f->flags = (f->flags & ~FRAME_READING) | FRAME_VALID;
+		SpinLockRelease(&f->hdr);
+		ConditionVariableBroadcast(&f->io_cv);
+		pg_atomic_fetch_add_u64(&pager_shared->counters.misses, 1);
+		return victim;
+	}
+}
+
+/*
+ * Fill a page reference for a pinned, locked frame.
+ */
+static void
+pager_fill_ref(ArtPageRef *ref, int frame, ArtPageNo pageno)
+{
+	ref->pageno = pageno;
+	ref->data = (uint8_t *) pager_frame_data(frame);
+	ref->handle = (void *) (intptr_t) (frame + 1);
+}
+
+/* A reference's frame. */
+static inline int
+ref_frame(const ArtPageRef *ref)
+{
+	return (int) (intptr_t) ref->handle - 1;
+}
+
+/*
+ * ArtPageStoreOps.pin
+ */
+static ArtStatus
+pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = pager_slot(file);
+	int			frame;
+
+	if (pageno >= fs->nlogical)
+		pager_corrupt(fs, pageno, psprintf("the file has only %u pages", fs->nlogical));
+	frame = pager_get_page(fs, file->slot, pageno);
+	LWLockAcquire(&pager_shared->frames[frame].content,
+				  mode == ART_LOCK_EXCLUSIVE ? LW_EXCLUSIVE : LW_SHARED);
+	pager_fill_ref(ref, frame, pageno);
+	return ART_OK;
+}
+
+/*
+ * ArtPageStoreOps.release
+ */
+static void
+pager_release(void *store, ArtPageRef *ref)
+{
+	int			frame = ref_frame(ref);
+
+	LWLockRelease(&pager_shared->frames[frame].content);
+	pager_unpin(frame);
+	ref->data = NULL;
+	ref->handle = NULL;
+}
+
+/*
+ * ArtPageStoreOps.mark_dirty
+ */
+static void
+pager_mark_dirty(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFrame *f = &pager_shared->frames[ref_frame(ref)];
+	bool		was_clean;
+
+	SpinLockAcquire(&f->hdr);
+	was_clean = !(f->flags & FRAME_DIRTY);
+	f->flags |= FRAME_DIRTY;
+	SpinLockRelease(&f->hdr);
+	pager_shared->files[file->slot].changed = true;
+	if (was_clean)
+		pager_count_dirty();
+}
+
+/*
+ * ArtPageStoreOps.alloc: a zeroed page, pinned and locked exclusive.
+ */
+static ArtStatus
+pager_alloc(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = pager_slot(file);
+	int			victim = pager_victim();
+	int			frame = victim;
+	ArtPageNo	pageno = ART_INVALID_PAGENO;
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+	PagerLookup *ent;
+	bool		found;
+	PagerFrame *f;
+	char	   *data;
+
+	PG_TRY();
+	{
+		pageno = pager_logical_alloc(fs);
+	}
+	PG_CATCH();
+	{
+		pager_scratch_put(victim);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	memset(&tag, 0, sizeof(tag));
+	tag.fileslot = file->slot;
+	tag.pageno = pageno;
+	part = pager_partition(&tag, &hash);
+	LWLockAcquire(part, LW_EXCLUSIVE);
+	ent = hash_search_with_hash_value(pager_table, &tag, hash, HASH_ENTER, &found);
+	if (found)
+	{
+		/* A stale frame of the page when it was last freed: reuse it. */
+		frame = ent->frame;
+		f = &pager_shared->frames[frame];
+		SpinLockAcquire(&f->hdr);
+		f->refcount++;
+		f->usage = 1;
+		f->flags |= FRAME_VALID;
+		SpinLockRelease(&f->hdr);
+		local_pin_add(frame);
+		LWLockRelease(part);
+		pager_scratch_put(victim);
+	}
+	else
+	{
+		ent->frame = victim;
+		f = &pager_shared->frames[victim];
+		SpinLockAcquire(&f->hdr);
+		f->fileslot = file->slot;
+		f->pageno = pageno;
+		f->flags = FRAME_TAG_VALID | FRAME_VALID;
+		f->usage = 1;
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(part);
+	}
+
+	LWLockAcquire(&f->content, LW_EXCLUSIVE);
+	data = pager_frame_data(frame);
+	memset(data, 0, ART_PAGE_SIZE);
+	((PagerPageHeader *) data)->pageno = pageno;
+	pager_fill_ref(ref, frame, pageno);
+	pager_mark_dirty(store, ref);
+	return ART_OK;
+}
+
+/*
+ * ArtPageStoreOps.free: the caller holds the page exclusive.
+ */
+static void
+pager_free(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+	int			frame = ref_frame(ref);
+	PagerFrame *f = &pager_shared->frames[frame];
+	bool		was_dirty;
+
+	SpinLockAcquire(&f->hdr);
+	was_dirty = (f->flags & FRAME_DIRTY) != 0;
+	f->flags &= ~FRAME_DIRTY;
+	f->usage = 0;
+	SpinLockRelease(&f->hdr);
+	if (was_dirty)
+		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	pager_logical_free(fs, ref->pageno);
+	pager_release(store, ref);
+}
+
+/*
+ * ArtPageStoreOps.mem_alloc: memory an ERROR frees with its context.
+ */
+static void *
+pager_mem_alloc(void *store, size_t size)
+{
+	return palloc_extended(size, MCXT_ALLOC_HUGE);
+}
+
+/*
+ * ArtPageStoreOps.mem_free
+ */
+static void
+pager_mem_free(void *store, void *ptr)
+{
+	if (ptr)
+		pfree(ptr);
+}
+
+static const ArtPageStoreOps pager_store_ops = {
+	.pin = pager_pin,
+	.release = pager_release,
+	.mark_dirty = pager_mark_dirty,
+	.alloc = pager_alloc,
+	.free = pager_free,
+	.mem_alloc = pager_mem_alloc,
+	.mem_free = pager_mem_free,
+};
+
+/*
+ * The file as a page store for the trie.
+ */
+ArtPageStore
+pager_page_store(PagerFile *file)
+{
+	ArtPageStore store;
+
+	store.ops = &pager_store_ops;
+	store.store = file;
+	return store;
+}
+
+/*
+ * Take every frame of a file slot out of the pool (the file is going
+ * away; nobody may be using it).
+ */
+void
+pager_forget_frames(int slot)
+{
+	for (int i = 0; i < pager_shared->nframes; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+		PagerTag	tag;
+		uint32		hash;
+		LWLock	   *part;
+		bool		dirty = false;
+
+		SpinLockAcquire(&f->hdr);
+		if (!(f->flags & FRAME_TAG_VALID) || f->fileslot != slot)
+		{
+			SpinLockRelease(&f->hdr);
+			continue;
+		}
+		tag.fileslot = slot;
+		tag.pageno = f->pageno;
+		SpinLockRelease(&f->hdr);
+
+		part = pager_partition(&tag, &hash);
+		LWLockAcquire(part, LW_EXCLUSIVE);
+		SpinLockAcquire(&f->hdr);
+		if ((f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
+			f->pageno == tag.pageno)
+		{
+			hash_search_with_hash_value(pager_table, &tag, hash, HASH_REMOVE, NULL);
+			dirty = (f->flags & FRAME_DIRTY) != 0;
+			f->flags = 0;
+			f->fileslot = -1;
+			f->pageno = ART_INVALID_PAGENO;
+			f->usage = 0;
+		}
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(part);
+		if (dirty)
+			pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	}
+}
+
+/*
+ * Statistics of the pool.
+ */
+void
+pager_pool_stats(PagerPoolStats *stats)
+{
+	PagerCounters *c = &pager_shared->counters;
+	uint32		files = 0;
+
+	for (int i = 0; i < pager_shared->max_files; i++)
+		if (pager_shared->files[i].in_use)
+			files++;
+	stats->frames = pager_shared->nframes;
+	stats->dirty = pg_atomic_read_u32(&pager_shared->ndirty);
+	stats->files = files;
+	stats->hits = pg_atomic_read_u64(&c->hits);
+	stats->misses = pg_atomic_read_u64(&c->misses);
+	stats->evictions = pg_atomic_read_u64(&c->evictions);
+	stats->eviction_writes = pg_atomic_read_u64(&c->eviction_writes);
+	stats->checkpoints = pg_atomic_read_u64(&c->checkpoints);
+	stats->checkpoint_pages = pg_atomic_read_u64(&c->checkpoint_pages);
+}
+
+/*
+ * The I/O layer's counters.
+ */
+void
+pager_io_stats(IoProcKind kind, IoStatsSnapshot *snap)
+{
+	io_get_stats(kind, snap);
+}
+
+/*
+ * The I/O backend in use.
+ */
+const char *
+pager_io_backend(void)
+{
+	return io_backend_name(io_backend_in_use());
+}
+
+/*
+ * How the io worker reaches buffers.
+ */
+const char *
+pager_io_buffer_mode(void)
+{
+	return io_buffer_mode();
+}
+
+/*
+ * Why the I/O layer fell back, if it did.
+ */
+const char *
+pager_io_fallback_reason(void)
+{
+	return io_fallback_reason();
+}

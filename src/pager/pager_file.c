@@ -1,0 +1,1248 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_file.c
+ *	  artrie files: the file table, page maps, space, and copy-on-write
+ *	  checkpoints.
+ *
+ * A file open anywhere in the cluster has a slot in shared memory with
+ * its page map (logical -> physical) and two bitmaps over physical pages
+ * ("durable" and "current", see pager_internal.h), kept in dynamic shared
+ * memory because they grow with the file.  The first process to open a
+ * file loads them from the newest valid meta page and its map pages.
+ *
+ * A checkpoint of a file:
+ *	1. takes the file's dirty frames, sorted by page number, in batches of
+ *	   the ring's size: each page gets a physical page in neither bitmap
+ *	   (so the last durable checkpoint's pages are never overwritten), is
+ *	   sealed (CRC32C, page number, file identity) and written;
+ *	2. snapshots the page map, adds the snapshot's pages to "durable" (so
+ *	   nothing it needs can be reused while it is being made durable) and
+ *	   writes the map pages, to fresh physical pages too;
+ *	3. fdatasync; writes the meta slot the last checkpoint did not use
+ *	   (write + fdatasync);
+ *	4. only then sets "durable" to exactly the new checkpoint's pages: what
+ *	   the old one alone used becomes free.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pager/pager_internal.h"
+
+#include "common/file_perm.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+/* Meta and map pages move through this many scratch frames at a time. */
+#define PAGER_SCRATCH_BATCH	8
+
+/* A dirty page a checkpoint writes. */
+typedef struct CkptItem
+{
+	int			frame;
+	ArtPageNo	pageno;
+	uint32		phys;
+} CkptItem;
+
+/* This backend's handles, by file identity. */
+typedef struct LocalFile
+{
+	ArtFileId	id;				/* hash key */
+	PagerFile	file;
+} LocalFile;
+
+static HTAB *local_files = NULL;
+
+/*
+ * Raise the ERROR for a corrupted page.
+ */
+void
+pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" is corrupted: page %u of file \"%s\"",
+					fs->relname, pageno, fs->path),
+			 errdetail("%s", detail),
+			 errhint("REINDEX the index.")));
+}
+
+/*
+ * A file's path relative to the data directory.
+ */
+static void
+pager_file_path(const ArtFileId *id, char *path)
+{
+	snprintf(path, IO_PATH_LEN, "artrie/%u/%u.%u",
+			 id->dbOid, id->relNumber, id->generation);
+}
+
+/* Bitmap helpers. */
+static inline bool
+bit_get(const uint8 *bits, uint32 i)
+{
+	return (bits[i / 8] >> (i % 8)) & 1;
+}
+
+static inline void
+bit_set(uint8 *bits, uint32 i)
+{
+	bits[i / 8] |= (uint8) (1 << (i % 8));
+}
+
+static inline void
+bit_clear(uint8 *bits, uint32 i)
+{
+	bits[i / 8] &= (uint8) ~(1 << (i % 8));
+}
+
+/* Is a map value a physical page? */
+static inline bool
+phys_real(uint32 phys)
+{
+	return phys != PAGER_PHYS_NONE && phys != PAGER_PHYS_FREE;
+}
+
+/*
+ * Replace a dsa array by a zeroed larger one holding the old contents.
+ */
+static dsa_pointer
+dsa_grow(dsa_pointer old, Size oldsize, Size newsize)
+{
+	dsa_area   *area = pager_dsa();
+	dsa_pointer p = dsa_allocate_extended(area, newsize, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
+
+	if (DsaPointerIsValid(old))
+	{
+		memcpy(dsa_get_address(area, p), dsa_get_address(area, old), oldsize);
+		dsa_free(area, old);
+	}
+	return p;
+}
+
+/*
+ * Make the page map hold n entries (caller holds fs->lock exclusive).
+ */
+static void
+map_reserve(PagerFileSlot *fs, uint32 n)
+{
+	uint32		cap;
+
+	if (n <= fs->map_cap)
+		return;
+	cap = Max(Max(n, 1024), fs->map_cap * 2);
+	fs->map = dsa_grow(fs->map, (Size) fs->map_cap * sizeof(uint32),
+					   (Size) cap * sizeof(uint32));
+	fs->map_cap = cap;
+}
+
+/*
+ * Make the bitmaps cover n physical pages (fs->lock exclusive).
+ */
+static void
+phys_reserve(PagerFileSlot *fs, uint32 n)
+{
+	uint32		cap;
+
+	if (n <= fs->phys_cap)
+		return;
+	cap = TYPEALIGN(64, Max(Max(n, 8192), fs->phys_cap * 2));
+	fs->durable = dsa_grow(fs->durable, fs->phys_cap / 8, cap / 8);
+	fs->current = dsa_grow(fs->current, fs->phys_cap / 8, cap / 8);
+	fs->phys_cap = cap;
+}
+
+static inline uint32 *
+map_of(PagerFileSlot *fs)
+{
+	return (uint32 *) dsa_get_address(pager_dsa(), fs->map);
+}
+
+static inline uint8 *
+durable_of(PagerFileSlot *fs)
+{
+	return (uint8 *) dsa_get_address(pager_dsa(), fs->durable);
+}
+
+static inline uint8 *
+current_of(PagerFileSlot *fs)
+{
+	return (uint8 *) dsa_get_address(pager_dsa(), fs->current);
+}
+
+/*
+ * A physical page in neither bitmap (fs->lock exclusive); the caller
+ * marks it.
+ */
+static uint32
+phys_find_free(PagerFileSlot *fs)
+{
+	uint8	   *d;
+	uint8	   *c;
+	uint32		p = Max(fs->phys_hint, PAGER_FIRST_DATA_PHYS);
+
+	if (fs->nphys > 0 && fs->phys_cap >= fs->nphys)
+	{
+		d = durable_of(fs);
+		c = current_of(fs);
+		while (p < fs->nphys)
+		{
+			if ((p % 8) == 0 && (d[p / 8] | c[p / 8]) == 0xFF)
+			{
+				p += 8;
+				continue;
+			}
+			if (!bit_get(d, p) && !bit_get(c, p))
+			{
+				fs->phys_hint = p + 1;
+				return p;
+			}
+			p++;
+		}
+	}
+	if (fs->nphys == PG_UINT32_MAX - 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("artrie file \"%s\" is full", fs->path)));
+	phys_reserve(fs, fs->nphys + 1);
+	p = fs->nphys++;
+	fs->phys_hint = fs->nphys;
+	return p;
+}
+
+/*
+ * A fresh physical page for a data page, marked "current".
+ */
+uint32
+pager_phys_alloc(PagerFileSlot *fs)
+{
+	uint32		p;
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	p = phys_find_free(fs);
+	bit_set(current_of(fs), p);
+	LWLockRelease(&fs->lock);
+	return p;
+}
+
+/*
+ * Give back a physical page allocated but not used.
+ */
+void
+pager_phys_release(PagerFileSlot *fs, uint32 phys)
+{
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	bit_clear(current_of(fs), phys);
+	if (phys < fs->phys_hint)
+		fs->phys_hint = phys;
+	LWLockRelease(&fs->lock);
+}
+
+/*
+ * Point a logical page at a physical one (fs->lock exclusive); its
+ * former physical page is no longer "current".
+ */
+static void
+map_set_locked(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys)
+{
+	uint32	   *map = map_of(fs);
+	uint32		old = map[pageno];
+
+	map[pageno] = phys;
+	if (phys_real(old) && old != phys)
+	{
+		bit_clear(current_of(fs), old);
+		if (old < fs->phys_hint)
+			fs->phys_hint = old;
+	}
+	fs->changed = true;
+}
+
+/*
+ * Point a logical page at a physical page just written.
+ */
+void
+pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys)
+{
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	map_set_locked(fs, pageno, phys);
+	LWLockRelease(&fs->lock);
+}
+
+/*
+ * Where a logical page lives.
+ */
+uint32
+pager_map_get(PagerFileSlot *fs, ArtPageNo pageno)
+{
+	uint32		phys = PAGER_PHYS_FREE;
+
+	LWLockAcquire(&fs->lock, LW_SHARED);
+	if (pageno < fs->nlogical)
+		phys = map_of(fs)[pageno];
+	LWLockRelease(&fs->lock);
+	return phys;
+}
+
+/*
+ * A free logical page number, or a new one past the end.
+ */
+ArtPageNo
+pager_logical_alloc(PagerFileSlot *fs)
+{
+	uint32	   *map;
+	ArtPageNo	l;
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	map = fs->map_cap > 0 ? map_of(fs) : NULL;
+	for (l = fs->free_hint; l < fs->nlogical; l++)
+	{
+		if (map[l] == PAGER_PHYS_FREE)
+			break;
+	}
+	if (l >= fs->nlogical)
+	{
+		if (fs->nlogical >= PAGER_MAX_MAP_PAGES * PAGER_MAP_PER_PAGE)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("index \"%s\" cannot grow past %u pages",
+							fs->relname, (uint32) (PAGER_MAX_MAP_PAGES * PAGER_MAP_PER_PAGE))));
+		map_reserve(fs, fs->nlogical + 1);
+		map = map_of(fs);
+		l = fs->nlogical++;
+	}
+	map[l] = PAGER_PHYS_NONE;
+	fs->nused++;
+	fs->free_hint = l + 1;
+	fs->changed = true;
+	LWLockRelease(&fs->lock);
+	return l;
+}
+
+/*
+ * Free a logical page.
+ */
+void
+pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno)
+{
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	map_set_locked(fs, pageno, PAGER_PHYS_FREE);
+	fs->nused--;
+	if (pageno < fs->free_hint)
+		fs->free_hint = pageno;
+	LWLockRelease(&fs->lock);
+}
+
+/*
+ * The slot of an identity, or -1 (files lock held).
+ */
+static int
+slot_find(const ArtFileId *id)
+{
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (fs->in_use && fs->id.dbOid == id->dbOid &&
+			fs->id.relNumber == id->relNumber &&
+			fs->id.generation == id->generation)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Take a free slot for an identity (files lock held exclusive).
+ */
+static int
+slot_new(const ArtFileId *id, const char *relname)
+{
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (!fs->in_use)
+		{
+			fs->in_use = true;
+			fs->loaded = false;
+			fs->incarnation++;
+			fs->id = *id;
+			pager_file_path(id, fs->path);
+			strlcpy(fs->relname, relname ? relname : "?", NAMEDATALEN);
+			return i;
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("too many artrie files are open"),
+			 errhint("Raise artrie.max_files.")));
+	return -1;					/* keep compiler quiet */
+}
+
+/*
+ * Empty a slot's in-memory state (ckpt_lock exclusive).
+ */
+static void
+slot_reset(PagerFileSlot *fs)
+{
+	dsa_area   *area = pager_dsa();
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	if (DsaPointerIsValid(fs->map))
+		dsa_free(area, fs->map);
+	if (DsaPointerIsValid(fs->durable))
+		dsa_free(area, fs->durable);
+	if (DsaPointerIsValid(fs->current))
+		dsa_free(area, fs->current);
+	fs->map = fs->durable = fs->current = InvalidDsaPointer;
+	fs->map_cap = fs->phys_cap = 0;
+	fs->nlogical = fs->nused = 0;
+	fs->nphys = PAGER_FIRST_DATA_PHYS;
+	fs->free_hint = 0;
+	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
+	fs->ckpt_no = 0;
+	fs->meta_slot = 0;
+	fs->changed = false;
+	memset(fs->user, 0, sizeof(fs->user));
+	phys_reserve(fs, PAGER_FIRST_DATA_PHYS);
+	bit_set(durable_of(fs), 0);
+	bit_set(durable_of(fs), 1);
+	LWLockRelease(&fs->lock);
+}
+
+/*
+ * Fill a meta page for checkpoint ckpt_no.
+ */
+static void
+meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
+		  uint32 nlogical, uint32 nphys, uint32 nused, const uint32 *user,
+		  uint32 nmap, const uint32 *mappages)
+{
+	PagerMeta  *m = (PagerMeta *) (page + ART_PAGE_RESERVED);
+
+	memset(page, 0, ART_PAGE_SIZE);
+	m->magic = PAGER_META_MAGIC;
+	m->format_version = PAGER_FORMAT_VERSION;
+	m->page_size = ART_PAGE_SIZE;
+	m->ckpt_no = ckpt_no;
+	m->journal_pos = 0;
+	m->nlogical = nlogical;
+	m->nphys = nphys;
+	m->nused = nused;
+	m->nmap = nmap;
+	memcpy(m->user, user, sizeof(m->user));
+	if (nmap > 0)
+		memcpy(m->mappages, mappages, sizeof(uint32) * nmap);
+	pager_page_seal(fs, page, (uint32) slot, PAGER_KIND_META, ckpt_no);
+}
+
+/*
+ * Is a meta page good?  NULL if so, else what is wrong.
+ */
+static const char *
+meta_check(PagerFileSlot *fs, const char *page, int slot)
+{
+	const PagerMeta *m = (const PagerMeta *) (page + ART_PAGE_RESERVED);
+	const char *problem = pager_page_check(fs, page, (uint32) slot, PAGER_KIND_META);
+
+	if (problem)
+		return problem;
+	if (m->magic != PAGER_META_MAGIC || m->format_version != PAGER_FORMAT_VERSION ||
+		m->page_size != ART_PAGE_SIZE)
+		return "bad magic number, format version or page size";
+	if (m->nmap > PAGER_MAX_MAP_PAGES ||
+		(uint64) m->nlogical > (uint64) m->nmap * PAGER_MAP_PER_PAGE ||
+		m->nphys < PAGER_FIRST_DATA_PHYS || m->nused > m->nlogical ||
+		m->ckpt_no != ((const PagerPageHeader *) page)->ckpt_no)
+		return "inconsistent counts";
+	return NULL;
+}
+
+/*
+ * Load a file's state from disk (ckpt_lock exclusive).
+ */
+static void
+slot_load(PagerFileSlot *fs)
+{
+	struct stat st;
+	int			scratch[2];
+	IoPage		pages[PAGER_SCRATCH_BATCH];
+	const char *problem[2];
+	int			best = -1;
+	PagerMeta  *m;
+	uint32		nlogical,
+				nphys,
+				nmap;
+	uint32	   *mappages;
+	uint32	   *map;
+	uint8	   *dur;
+	uint8	   *cur;
+	uint32		nused = 0;
+
+	if (stat(fs->path, &st) != 0)
+	{
+		if (errno == ENOENT)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FILE),
+					 errmsg("file \"%s\" of index \"%s\" is missing", fs->path, fs->relname),
+					 errhint("REINDEX the index.")));
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat file \"%s\": %m", fs->path)));
+	}
+	if (st.st_size < 2 * ART_PAGE_SIZE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: file \"%s\" has no valid meta page",
+						fs->relname, fs->path),
+				 errdetail("The file is %lld bytes long.", (long long) st.st_size),
+				 errhint("REINDEX the index.")));
+
+	slot_reset(fs);
+
+	scratch[0] = pager_scratch_get();
+	scratch[1] = pager_scratch_get();
+	for (int i = 0; i < 2; i++)
+	{
+		pages[i].offset = (uint64) i * ART_PAGE_SIZE;
+		pages[i].buf = pager_frame_data(scratch[i]);
+	}
+	io_read_pages(fs->path, pages, 2);
+	for (int i = 0; i < 2; i++)
+	{
+		problem[i] = meta_check(fs, pages[i].buf, i);
+		if (problem[i] == NULL &&
+			(best < 0 ||
+			 ((PagerMeta *) (pages[i].buf + ART_PAGE_RESERVED))->ckpt_no >
+			 ((PagerMeta *) (pages[best].buf + ART_PAGE_RESERVED))->ckpt_no))
+			best = i;
+	}
+	if (best < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: file \"%s\" has no valid meta page",
+						fs->relname, fs->path),
+				 errdetail("Meta slot 0: %s.  Meta slot 1: %s.", problem[0], problem[1]),
+				 errhint("REINDEX the index.")));
+
+	m = (PagerMeta *) (pages[best].buf + ART_PAGE_RESERVED);
+	nlogical = m->nlogical;
+	nphys = m->nphys;
+	nmap = m->nmap;
+	mappages = palloc(sizeof(uint32) * Max(nmap, 1));
+	memcpy(mappages, m->mappages, sizeof(uint32) * nmap);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	fs->ckpt_no = m->ckpt_no;
+	fs->meta_slot = best;
+	memcpy(fs->user, m->user, sizeof(fs->user));
+	fs->nphys = nphys;
+	phys_reserve(fs, nphys);
+	map_reserve(fs, nlogical);
+	fs->nlogical = nlogical;
+	LWLockRelease(&fs->lock);
+	pager_scratch_put(scratch[1]);
+	pager_scratch_put(scratch[0]);
+
+	/* The map pages, a few at a time. */
+	for (uint32 first = 0; first < nmap; first += PAGER_SCRATCH_BATCH)
+	{
+		int			n = Min(PAGER_SCRATCH_BATCH, nmap - first);
+		int			frames[PAGER_SCRATCH_BATCH];
+
+		for (int i = 0; i < n; i++)
+		{
+			uint32		phys = mappages[first + i];
+
+			if (phys < PAGER_FIRST_DATA_PHYS || phys >= nphys)
+				pager_corrupt(fs, first + i, "a map page lies past the end of the file");
+			frames[i] = pager_scratch_get();
+			pages[i].offset = (uint64) phys * ART_PAGE_SIZE;
+			pages[i].buf = pager_frame_data(frames[i]);
+		}
+		io_read_pages(fs->path, pages, n);
+		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+		map = map_of(fs);
+		for (int i = 0; i < n; i++)
+		{
+			const char *p = pager_page_check(fs, pages[i].buf, first + i, PAGER_KIND_MAP);
+			uint32		base = (first + i) * PAGER_MAP_PER_PAGE;
+			uint32		count;
+
+			if (p == NULL && ((PagerPageHeader *) pages[i].buf)->ckpt_no != fs->ckpt_no)
+				p = "map page of another checkpoint";
+			if (p)
+			{
+				LWLockRelease(&fs->lock);
+				pager_corrupt(fs, first + i, psprintf("map page: %s", p));
+			}
+			count = Min(PAGER_MAP_PER_PAGE, nlogical - Min(nlogical, base));
+			memcpy(map + base, pages[i].buf + ART_PAGE_RESERVED, sizeof(uint32) * count);
+		}
+		LWLockRelease(&fs->lock);
+		for (int i = n - 1; i >= 0; i--)
+			pager_scratch_put(frames[i]);
+	}
+
+	/* Bitmaps, checking every entry. */
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	map = map_of(fs);
+	dur = durable_of(fs);
+	cur = current_of(fs);
+	for (uint32 i = 0; i < nmap; i++)
+		bit_set(dur, mappages[i]);
+	for (uint32 l = 0; l < nlogical; l++)
+	{
+		uint32		p = map[l];
+
+		if (p == PAGER_PHYS_FREE)
+			continue;
+		nused++;
+		if (p == PAGER_PHYS_NONE)
+			continue;
+		if (p < PAGER_FIRST_DATA_PHYS || p >= nphys)
+		{
+			LWLockRelease(&fs->lock);
+			pager_corrupt(fs, l, psprintf("the page map points past the file (physical page %u)", p));
+		}
+		bit_set(dur, p);
+		bit_set(cur, p);
+	}
+	fs->nused = nused;
+	fs->free_hint = 0;
+	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
+	fs->changed = false;
+	LWLockRelease(&fs->lock);
+	pfree(mappages);
+}
+
+/*
+ * Write both meta slots of a new, empty file and make them durable.
+ */
+static void
+slot_init_file(PagerFileSlot *fs)
+{
+	int			scratch[2];
+	IoPage		pages[2];
+
+	slot_reset(fs);
+	for (int i = 0; i < 2; i++)
+	{
+		scratch[i] = pager_scratch_get();
+		pages[i].offset = (uint64) i * ART_PAGE_SIZE;
+		pages[i].buf = pager_frame_data(scratch[i]);
+		meta_fill(fs, pages[i].buf, i, 0, 0, PAGER_FIRST_DATA_PHYS, 0,
+				  fs->user, 0, NULL);
+	}
+	io_write_sync(fs->path, pages, 2);
+	pager_scratch_put(scratch[1]);
+	pager_scratch_put(scratch[0]);
+}
+
+/*
+ * This backend's handle for a slot.
+ */
+static PagerFile *
+local_file(const ArtFileId *id, int slot, const char *relname)
+{
+	LocalFile  *lf;
+	bool		found;
+	ArtFileId	key;
+
+	if (local_files == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(ArtFileId);
+		ctl.entrysize = sizeof(LocalFile);
+		ctl.hcxt = TopMemoryContext;
+		local_files = hash_create("artrie local files", 64, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key = *id;
+	lf = hash_search(local_files, &key, HASH_ENTER, &found);
+	lf->file.id = *id;
+	lf->file.slot = slot;
+	lf->file.incarnation = pager_shared->files[slot].incarnation;
+	strlcpy(lf->file.relname, relname ? relname : pager_shared->files[slot].relname,
+			NAMEDATALEN);
+	return &lf->file;
+}
+
+/*
+ * Find or load the slot of a file; ERROR if it cannot be opened.
+ */
+static int
+slot_open(const ArtFileId *id, const char *relname)
+{
+	int			slot;
+	PagerFileSlot *fs;
+
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	slot = slot_find(id);
+	if (slot < 0)
+		slot = slot_new(id, relname);
+	LWLockRelease(pager_shared->files_lock);
+	fs = &pager_shared->files[slot];
+
+	if (!fs->loaded)
+	{
+		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+		if (!fs->loaded)
+		{
+			PG_TRY();
+			{
+				slot_load(fs);
+			}
+			PG_CATCH();
+			{
+				LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+				if (!fs->loaded)
+				{
+					fs->in_use = false;
+					fs->incarnation++;
+				}
+				LWLockRelease(pager_shared->files_lock);
+				LWLockRelease(&fs->ckpt_lock);
+				PG_RE_THROW();
+			}
+			PG_END_TRY();
+			fs->loaded = true;
+		}
+		LWLockRelease(&fs->ckpt_lock);
+	}
+	return slot;
+}
+
+/*
+ * The slot behind a handle, reopening the file if the slot was reused.
+ */
+PagerFileSlot *
+pager_slot(PagerFile *file)
+{
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	if (fs->in_use && fs->loaded && fs->incarnation == file->incarnation)
+		return fs;
+	file->slot = slot_open(&file->id, file->relname);
+	file->incarnation = pager_shared->files[file->slot].incarnation;
+	return &pager_shared->files[file->slot];
+}
+
+/*
+ * Create a new, empty file.
+ */
+PagerFile *
+pager_create_file(const ArtFileId *id, const char *relname)
+{
+	char		path[IO_PATH_LEN];
+	char		dir[IO_PATH_LEN];
+	int			fd;
+	int			slot;
+	PagerFileSlot *fs;
+
+	pager_backend_init();
+	pager_file_path(id, path);
+	snprintf(dir, sizeof(dir), "artrie/%u", id->dbOid);
+	if (MakePGDirectory("artrie") < 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", "artrie")));
+	if (MakePGDirectory(dir) < 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", dir)));
+	fd = BasicOpenFilePerm(path, O_RDWR | O_CREAT | O_EXCL | PG_BINARY, PG_FILE_MODE_OWNER);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", path)));
+	close(fd);
+
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	slot = slot_find(id);
+	if (slot >= 0)
+	{
+		/* A stale slot of a file of that name that is gone. */
+		pager_shared->files[slot].in_use = false;
+		pager_shared->files[slot].incarnation++;
+	}
+	slot = slot_new(id, relname);
+	LWLockRelease(pager_shared->files_lock);
+	fs = &pager_shared->files[slot];
+
+	LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+	slot_init_file(fs);
+	fs->loaded = true;
+	LWLockRelease(&fs->ckpt_lock);
+
+	fsync_fname(dir, true);
+	fsync_fname("artrie", true);
+	return local_file(id, slot, relname);
+}
+
+/*
+ * Open an existing file.
+ */
+PagerFile *
+pager_open_file(const ArtFileId *id, const char *relname)
+{
+	int			slot;
+
+	pager_backend_init();
+	if (local_files)
+	{
+		LocalFile  *lf = hash_search(local_files, id, HASH_FIND, NULL);
+
+		if (lf)
+		{
+			PagerFileSlot *fs = &pager_shared->files[lf->file.slot];
+
+			if (relname)
+				strlcpy(lf->file.relname, relname, NAMEDATALEN);
+			if (fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation)
+				return &lf->file;
+		}
+	}
+	slot = slot_open(id, relname);
+	return local_file(id, slot, relname);
+}
+
+/*
+ * Forget a file's pages and remove it from disk.
+ */
+void
+pager_drop_file(const ArtFileId *id)
+{
+	char		path[IO_PATH_LEN];
+	int			slot;
+
+	pager_backend_init();
+	pager_file_path(id, path);
+
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	slot = slot_find(id);
+	LWLockRelease(pager_shared->files_lock);
+	if (slot >= 0)
+	{
+		PagerFileSlot *fs = &pager_shared->files[slot];
+
+		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+		if (fs->in_use && fs->id.dbOid == id->dbOid &&
+			fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
+		{
+			pager_forget_frames(slot);
+			if (fs->loaded)
+				slot_reset(fs);
+			LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+			fs->in_use = false;
+			fs->loaded = false;
+			fs->incarnation++;
+			LWLockRelease(pager_shared->files_lock);
+		}
+		LWLockRelease(&fs->ckpt_lock);
+	}
+	if (local_files)
+		hash_search(local_files, id, HASH_REMOVE, NULL);
+	io_forget_file(path);
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+}
+
+/* Order checkpoint items by page number. */
+static int
+ckpt_item_cmp(const void *a, const void *b)
+{
+	const CkptItem *x = a;
+	const CkptItem *y = b;
+
+	if (x->pageno != y->pageno)
+		return x->pageno < y->pageno ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Write one batch of pinned, share-locked, no-longer-dirty frames to
+ * fresh physical pages, then point the map at them and let them go.
+ */
+static void
+ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
+{
+	IoPage	   *pages = palloc(sizeof(IoPage) * n);
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+	{
+		items[i].phys = phys_find_free(fs);
+		bit_set(current_of(fs), items[i].phys);
+	}
+	LWLockRelease(&fs->lock);
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *data = pager_frame_data(items[i].frame);
+
+		pager_page_seal(fs, data, items[i].pageno, PAGER_KIND_DATA, 0);
+		pages[i].offset = (uint64) items[i].phys * ART_PAGE_SIZE;
+		pages[i].buf = data;
+	}
+
+	PG_TRY();
+	{
+		io_write_pages(fs->path, pages, n);
+	}
+	PG_CATCH();
+	{
+		for (int i = 0; i < n; i++)
+		{
+			PagerFrame *f = &pager_shared->frames[items[i].frame];
+
+			SpinLockAcquire(&f->hdr);
+			f->flags |= FRAME_DIRTY;
+			SpinLockRelease(&f->hdr);
+			pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
+			pager_phys_release(fs, items[i].phys);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+		map_set_locked(fs, items[i].pageno, items[i].phys);
+	LWLockRelease(&fs->lock);
+
+	for (int i = 0; i < n; i++)
+	{
+		LWLockRelease(&pager_shared->frames[items[i].frame].content);
+		pager_unpin(items[i].frame);
+	}
+	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
+	pfree(pages);
+}
+
+/*
+ * Step 1 of a checkpoint: write every dirty frame of the file.  In the io
+ * worker, a page whose lock stays busy is left for the next checkpoint:
+ * the worker must never wait for a lock whose holder may be waiting for
+ * the worker.
+ */
+static void
+ckpt_write_dirty(PagerFileSlot *fs, int slot, bool in_worker)
+{
+	int			nframes = pager_shared->nframes;
+	int			batch = Max(io_batch_size(), 1);
+	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
+	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
+	int			ncands = 0;
+	int			nb = 0;
+
+	for (int i = 0; i < nframes; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+
+		SpinLockAcquire(&f->hdr);
+		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+			f->fileslot == slot)
+		{
+			cands[ncands].frame = i;
+			cands[ncands].pageno = f->pageno;
+			ncands++;
+		}
+		SpinLockRelease(&f->hdr);
+	}
+	qsort(cands, ncands, sizeof(CkptItem), ckpt_item_cmp);
+
+	for (int c = 0; c < ncands; c++)
+	{
+		int			frame = cands[c].frame;
+		PagerFrame *f = &pager_shared->frames[frame];
+		bool		locked;
+		bool		dirty;
+
+		if (!pager_pin_if_dirty(frame, slot, cands[c].pageno))
+			continue;
+
+		locked = LWLockConditionalAcquire(&f->content, LW_SHARED);
+		if (!locked)
+		{
+			if (nb > 0)
+			{
+				ckpt_flush_batch(fs, items, nb);
+				nb = 0;
+			}
+			if (in_worker)
+			{
+				for (int tries = 0; tries < 100 && !locked; tries++)
+				{
+					io_worker_serve(10);
+					locked = LWLockConditionalAcquire(&f->content, LW_SHARED);
+				}
+				if (!locked)
+				{
+					pager_unpin(frame);
+					continue;
+				}
+			}
+			else
+				LWLockAcquire(&f->content, LW_SHARED);
+		}
+
+		SpinLockAcquire(&f->hdr);
+		dirty = (f->flags & FRAME_DIRTY) != 0;
+		f->flags &= ~FRAME_DIRTY;
+		SpinLockRelease(&f->hdr);
+		if (!dirty)
+		{
+			LWLockRelease(&f->content);
+			pager_unpin(frame);
+			continue;
+		}
+		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+		items[nb].frame = frame;
+		items[nb].pageno = cands[c].pageno;
+		nb++;
+		if (nb == batch)
+		{
+			ckpt_flush_batch(fs, items, nb);
+			nb = 0;
+		}
+	}
+	if (nb > 0)
+		ckpt_flush_batch(fs, items, nb);
+	pfree(items);
+	pfree(cands);
+}
+
+/*
+ * Steps 2-4 of a checkpoint: snapshot the map, write it, sync, write the
+ * meta page, sync, and let the old checkpoint's space go.
+ */
+static void
+ckpt_commit(PagerFileSlot *fs)
+{
+	uint32		nlogical;
+	uint32		nused;
+	uint32		nphys;
+	uint32		nmap;
+	uint32	   *snap;
+	uint32	   *mappages;
+	uint32		user[PAGER_USER_WORDS];
+	uint64		ckpt_no = fs->ckpt_no + 1;
+	int			meta_slot = fs->meta_slot ^ 1;
+	uint8	   *dur;
+	IoPage		pages[PAGER_SCRATCH_BATCH];
+	int			frames[PAGER_SCRATCH_BATCH];
+
+	/* Snapshot; its pages join "durable" until the checkpoint is. */
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	nlogical = fs->nlogical;
+	nused = fs->nused;
+	snap = palloc(sizeof(uint32) * Max(nlogical, 1));
+	if (nlogical > 0)
+		memcpy(snap, map_of(fs), sizeof(uint32) * nlogical);
+	memcpy(user, fs->user, sizeof(user));
+	fs->changed = false;
+	dur = durable_of(fs);
+	for (uint32 l = 0; l < nlogical; l++)
+		if (phys_real(snap[l]))
+			bit_set(dur, snap[l]);
+	nmap = (nlogical + PAGER_MAP_PER_PAGE - 1) / PAGER_MAP_PER_PAGE;
+	mappages = palloc(sizeof(uint32) * Max(nmap, 1));
+	for (uint32 i = 0; i < nmap; i++)
+	{
+		mappages[i] = phys_find_free(fs);
+		bit_set(durable_of(fs), mappages[i]);
+	}
+	nphys = fs->nphys;
+	LWLockRelease(&fs->lock);
+
+	PG_TRY();
+	{
+		for (uint32 first = 0; first < nmap; first += PAGER_SCRATCH_BATCH)
+		{
+			int			n = Min(PAGER_SCRATCH_BATCH, nmap - first);
+
+			for (int i = 0; i < n; i++)
+			{
+				uint32		base = (first + i) * PAGER_MAP_PER_PAGE;
+				uint32		count = Min(PAGER_MAP_PER_PAGE, nlogical - base);
+				char	   *data;
+
+				frames[i] = pager_scratch_get();
+				data = pager_frame_data(frames[i]);
+				memset(data, 0, ART_PAGE_SIZE);
+				memcpy(data + ART_PAGE_RESERVED, snap + base, sizeof(uint32) * count);
+				pager_page_seal(fs, data, first + i, PAGER_KIND_MAP, ckpt_no);
+				pages[i].offset = (uint64) mappages[first + i] * ART_PAGE_SIZE;
+				pages[i].buf = data;
+			}
+			io_write_pages(fs->path, pages, n);
+			for (int i = n - 1; i >= 0; i--)
+				pager_scratch_put(frames[i]);
+		}
+
+		io_sync_file(fs->path);
+
+		frames[0] = pager_scratch_get();
+		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
+		pages[0].buf = pager_frame_data(frames[0]);
+		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, nlogical, nphys, nused,
+				  user, nmap, mappages);
+		io_write_sync(fs->path, pages, 1);
+		pager_scratch_put(frames[0]);
+	}
+	PG_CATCH();
+	{
+		fs->changed = true;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	/* Durable: from now on only the new checkpoint's pages are protected. */
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	dur = durable_of(fs);
+	memset(dur, 0, fs->phys_cap / 8);
+	bit_set(dur, 0);
+	bit_set(dur, 1);
+	for (uint32 l = 0; l < nlogical; l++)
+		if (phys_real(snap[l]))
+			bit_set(dur, snap[l]);
+	for (uint32 i = 0; i < nmap; i++)
+		bit_set(dur, mappages[i]);
+	fs->ckpt_no = ckpt_no;
+	fs->meta_slot = meta_slot;
+	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
+	LWLockRelease(&fs->lock);
+
+	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoints, 1);
+	pfree(mappages);
+	pfree(snap);
+}
+
+/*
+ * Checkpoint one file.  Returns whether a checkpoint was made durable.
+ * In the io worker (in_worker) nothing blocks on a lock: a file busy with
+ * another checkpoint is skipped.
+ */
+bool
+pager_checkpoint_slot(int slot, bool force, bool in_worker)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	bool		dirty = false;
+
+	if (!fs->in_use || !fs->loaded)
+		return false;
+	if (in_worker)
+	{
+		if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+			return false;
+	}
+	else
+		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+	if (!fs->in_use || !fs->loaded)
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		return false;
+	}
+
+	for (int i = 0; i < pager_shared->nframes && !dirty; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+
+		dirty = (f->flags & FRAME_DIRTY) && f->fileslot == slot;
+	}
+	if (!dirty && !fs->changed && !force)
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		return false;
+	}
+
+	ckpt_write_dirty(fs, slot, in_worker);
+	ckpt_commit(fs);
+	LWLockRelease(&fs->ckpt_lock);
+	return true;
+}
+
+/*
+ * Make every page of one file durable.
+ */
+void
+pager_flush_file(PagerFile *file)
+{
+	PagerFileSlot *fs = pager_slot(file);
+
+	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false);
+}
+
+/*
+ * Checkpoint every open file.
+ */
+void
+pager_checkpoint(void)
+{
+	pager_backend_init();
+	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
+			pager_checkpoint_slot(i, false, io_in_worker());
+	}
+}
+
+/*
+ * Pages in use in the file.
+ */
+uint32
+pager_file_pages(PagerFile *file)
+{
+	return pager_slot(file)->nused;
+}
+
+/*
+ * The file's size on disk.
+ */
+uint64
+pager_file_bytes(PagerFile *file)
+{
+	return (uint64) pager_slot(file)->nphys * ART_PAGE_SIZE;
+}
+
+/*
+ * One of the caller's words in the meta page.
+ */
+uint32
+pager_get_user_word(PagerFile *file, int word)
+{
+	PagerFileSlot *fs = pager_slot(file);
+	uint32		v;
+
+	Assert(word >= 0 && word < PAGER_USER_WORDS);
+	LWLockAcquire(&fs->lock, LW_SHARED);
+	v = fs->user[word];
+	LWLockRelease(&fs->lock);
+	return v;
+}
+
+/*
+ * Set one of the caller's words; durable at the next checkpoint.
+ */
+void
+pager_set_user_word(PagerFile *file, int word, uint32 value)
+{
+	PagerFileSlot *fs = pager_slot(file);
+
+	Assert(word >= 0 && word < PAGER_USER_WORDS);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	fs->user[word] = value;
+	fs->changed = true;
+	LWLockRelease(&fs->lock);
+}

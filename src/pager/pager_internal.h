@@ -1,0 +1,230 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_internal.h
+ *	  The pager's shared state: frames, the page table, the file table, and
+ *	  the on-disk layout of artrie files.
+ *
+ * File layout.  An artrie file is a sequence of 8 KiB physical pages.
+ * Physical pages 0 and 1 are the two meta slots; a checkpoint writes the
+ * slot the last durable checkpoint did not use.  Every other physical page
+ * holds either a data page (one logical page of the trie) or a map page (a
+ * slice of the page map, logical -> physical, written anew by each
+ * checkpoint).  A meta page lists its checkpoint's map pages.  Every page
+ * starts with PagerPageHeader: CRC32C, page number, file identity.
+ *
+ * Space.  Two bitmaps over physical pages, in dynamic shared memory with
+ * the page map: "durable" (used by the last durable checkpoint, or by the
+ * one being written) and "current" (used by the in-memory page map).  A
+ * physical page is written only if it is in neither: that is what makes
+ * checkpoints copy-on-write.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_PAGER_INTERNAL_H
+#define ARTRIE_PAGER_INTERNAL_H
+
+#include "pager/pager.h"
+
+#include "io/io.h"
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
+#include "utils/dsa.h"
+#include "utils/hsearch.h"
+
+/* The store-reserved bytes at the start of every page. */
+typedef struct PagerPageHeader
+{
+	uint32		crc;			/* CRC32C of bytes [4, ART_PAGE_SIZE) */
+	uint32		pageno;			/* logical page, map page index, meta slot */
+	uint32		dbOid;
+	uint32		relNumber;
+	uint32		generation;
+	uint16		kind;			/* PAGER_KIND_* */
+	uint16		version;		/* PAGER_FORMAT_VERSION */
+	uint64		ckpt_no;		/* checkpoint that wrote a meta or map page */
+} PagerPageHeader;
+
+StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
+				 "page header must fill the store-reserved bytes");
+
+#define PAGER_KIND_DATA		1
+#define PAGER_KIND_MAP		2
+#define PAGER_KIND_META		3
+
+#define PAGER_FORMAT_VERSION	1
+#define PAGER_META_MAGIC	UINT64CONST(0x41525452494D4554)	/* "ARTRIMET" */
+
+/* Page map values besides physical page numbers. */
+#define PAGER_PHYS_NONE		0	/* allocated, never written */
+#define PAGER_PHYS_FREE		0xFFFFFFFF	/* logical page is free */
+
+#define PAGER_FIRST_DATA_PHYS	2
+
+/* Map entries per map page. */
+#define PAGER_MAP_PER_PAGE	((ART_PAGE_SIZE - ART_PAGE_RESERVED) / sizeof(uint32))
+
+/* The meta page after its header. */
+typedef struct PagerMeta
+{
+	uint64		magic;
+	uint32		format_version;
+	uint32		page_size;
+	uint64		ckpt_no;
+	uint64		journal_pos;	/* where recovery starts; 0 until the journal */
+	uint32		nlogical;		/* logical pages, used or free */
+	uint32		nphys;			/* physical pages, the file's extent */
+	uint32		nused;			/* logical pages in use */
+	uint32		nmap;			/* map pages listed below */
+	uint32		user[PAGER_USER_WORDS];
+	uint32		mappages[FLEXIBLE_ARRAY_MEMBER];
+} PagerMeta;
+
+#define PAGER_MAX_MAP_PAGES \
+	((ART_PAGE_SIZE - ART_PAGE_RESERVED - offsetof(PagerMeta, mappages)) / sizeof(uint32))
+
+/* Frame flags. */
+#define FRAME_TAG_VALID		0x01	/* in the page table */
+#define FRAME_VALID			0x02	/* contents are the page */
+#define FRAME_DIRTY			0x04	/* changed since last written */
+#define FRAME_READING		0x08	/* a read is in progress */
+
+#define PAGER_MAX_USAGE		5
+
+/* A frame's descriptor. */
+typedef struct PagerFrame
+{
+	slock_t		hdr;			/* protects the fields up to content */
+	uint16		flags;
+	uint16		usage;
+	int			refcount;
+	int			fileslot;
+	ArtPageNo	pageno;
+	LWLock		content;
+	ConditionVariable io_cv;	/* broadcast when a read ends */
+} PagerFrame;
+
+/* The page table's key and entry. */
+typedef struct PagerTag
+{
+	int			fileslot;
+	ArtPageNo	pageno;
+} PagerTag;
+
+typedef struct PagerLookup
+{
+	PagerTag	tag;
+	int			frame;
+} PagerLookup;
+
+#define PAGER_PARTITIONS	128
+
+/* One open file, in shared memory. */
+typedef struct PagerFileSlot
+{
+	/* Set under the files lock. */
+	bool		in_use;
+	bool		loaded;			/* map and bitmaps are valid */
+	uint32		incarnation;	/* changes whenever the slot is reused */
+	ArtFileId	id;
+	char		path[IO_PATH_LEN];
+	char		relname[NAMEDATALEN];
+
+	LWLock		ckpt_lock;		/* loading, checkpoint, drop */
+	LWLock		lock;			/* everything below */
+	uint32		nlogical;
+	uint32		nused;
+	uint32		nphys;
+	uint32		map_cap;		/* entries of map */
+	uint32		phys_cap;		/* bits of each bitmap */
+	uint32		free_hint;		/* no free logical page below */
+	uint32		phys_hint;		/* no free physical page below */
+	dsa_pointer map;			/* uint32[map_cap] */
+	dsa_pointer durable;		/* bitmap */
+	dsa_pointer current;		/* bitmap */
+	uint64		ckpt_no;		/* of the last durable checkpoint */
+	int			meta_slot;		/* meta slot it used */
+	bool		changed;		/* anything to checkpoint */
+	uint32		user[PAGER_USER_WORDS];
+} PagerFileSlot;
+
+/* Pager statistics. */
+typedef struct PagerCounters
+{
+	pg_atomic_uint64 hits;
+	pg_atomic_uint64 misses;
+	pg_atomic_uint64 evictions;
+	pg_atomic_uint64 eviction_writes;
+	pg_atomic_uint64 checkpoints;
+	pg_atomic_uint64 checkpoint_pages;
+} PagerCounters;
+
+typedef struct PagerShared
+{
+	int			nframes;
+	int			max_files;
+	int			content_tranche;
+	int			file_tranche;
+	int			dsa_tranche;
+	pg_atomic_uint32 clock_hand;
+	pg_atomic_uint32 ndirty;
+	pg_atomic_uint32 ckpt_requested;
+	Latch	   *worker_latch;
+	LWLock	   *files_lock;
+	LWLock	   *partition_locks;
+	PagerCounters counters;
+	PagerFrame *frames;
+	char	   *data;			/* nframes pages, 4 KiB aligned */
+	PagerFileSlot *files;
+	void	   *dsa_place;
+} PagerShared;
+
+/* A backend's handle on a file. */
+struct PagerFile
+{
+	ArtFileId	id;
+	int			slot;
+	uint32		incarnation;
+	char		relname[NAMEDATALEN];
+};
+
+extern PagerShared *pager_shared;
+extern HTAB *pager_table;
+extern int	pager_pool_kb;
+extern int	pager_max_files;
+extern int	pager_checkpoint_timeout;
+extern int	pager_checkpoint_dirty_percent;
+
+/* pager.c */
+extern dsa_area *pager_dsa(void);
+extern char *pager_frame_data(int frame);
+extern void pager_backend_init(void);
+extern int	pager_scratch_get(void);
+extern void pager_scratch_put(int frame);
+extern void pager_unpin(int frame);
+extern bool pager_pin_if_dirty(int frame, int slot, ArtPageNo pageno);
+extern void pager_request_checkpoint(void);
+extern void pager_release_all(void);
+extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
+							uint16 kind, uint64 ckpt_no);
+extern const char *pager_page_check(PagerFileSlot *fs, const char *page,
+									uint32 pageno, uint16 kind);
+extern void pager_forget_frames(int slot);
+
+/* pager_file.c */
+extern PagerFileSlot *pager_slot(PagerFile *file);
+extern uint32 pager_phys_alloc(PagerFileSlot *fs);
+extern void pager_phys_release(PagerFileSlot *fs, uint32 phys);
+extern void pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys);
+extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno);
+extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
+extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
+extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);
+extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
+
+/* pager_worker.c */
+extern void pager_register_worker(void);
+
+#endif							/* ARTRIE_PAGER_INTERNAL_H */

@@ -1,0 +1,153 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_worker.c
+ *	  The io worker: a background worker that serves the I/O queue and
+ *	  runs checkpoints.
+ *
+ * It starts with the postmaster and is restarted a second after it dies.
+ * Its loop serves I/O requests (src/io) and, between them, runs a
+ * checkpoint of every file when artrie.checkpoint_timeout has passed, when
+ * a backend asks (too many dirty frames) and at SIGTERM, after which it
+ * exits.  An ERROR in a checkpoint is logged and the loop goes on.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <signal.h>
+
+#include "pager/pager_internal.h"
+
+#include "miscadmin.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/condition_variable.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+PGDLLEXPORT void artrie_io_worker_main(Datum main_arg);
+
+static volatile sig_atomic_t shutdown_requested = false;
+
+/*
+ * Register the io worker (from _PG_init, in the postmaster).
+ */
+void
+pager_register_worker(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	strlcpy(worker.bgw_library_name, "artrie", BGW_MAXLEN);
+	strlcpy(worker.bgw_function_name, "artrie_io_worker_main", BGW_MAXLEN);
+	strlcpy(worker.bgw_name, "artrie io worker", BGW_MAXLEN);
+	strlcpy(worker.bgw_type, "artrie io worker", BGW_MAXLEN);
+	RegisterBackgroundWorker(&worker);
+}
+
+/*
+ * SIGTERM: checkpoint, then exit.
+ */
+static void
+worker_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	shutdown_requested = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/*
+ * Milliseconds from now until the next timed checkpoint.
+ */
+static long
+worker_timeout(TimestampTz last)
+{
+	TimestampTz due = TimestampTzPlusMilliseconds(last, (int64) pager_checkpoint_timeout * 1000);
+	long		ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), due);
+
+	return Max(ms, 0);
+}
+
+/*
+ * The io worker's entry point.
+ */
+void
+artrie_io_worker_main(Datum main_arg)
+{
+	sigjmp_buf	local_sigjmp_buf;
+	MemoryContext ckpt_cxt;
+	TimestampTz last_ckpt;
+	bool		final_done = false;
+
+	pqsignal(SIGTERM, worker_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	ckpt_cxt = AllocSetContextCreate(TopMemoryContext, "artrie checkpoint",
+									 ALLOCSET_DEFAULT_SIZES);
+	pager_backend_init();
+	io_worker_start();
+	pager_shared->worker_latch = MyLatch;
+	last_ckpt = GetCurrentTimestamp();
+
+	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
+	{
+		error_context_stack = NULL;
+		HOLD_INTERRUPTS();
+		EmitErrorReport();
+		LWLockReleaseAll();
+		ConditionVariableCancelSleep();
+		pager_release_all();
+		MemoryContextSwitchTo(TopMemoryContext);
+		FlushErrorState();
+		MemoryContextReset(ckpt_cxt);
+		RESUME_INTERRUPTS();
+		last_ckpt = GetCurrentTimestamp();
+	}
+	PG_exception_stack = &local_sigjmp_buf;
+
+	for (;;)
+	{
+		bool		due;
+
+		if (shutdown_requested)
+		{
+			if (!final_done)
+			{
+				final_done = true;
+				MemoryContextSwitchTo(ckpt_cxt);
+				pager_checkpoint();
+				MemoryContextSwitchTo(TopMemoryContext);
+			}
+			pager_shared->worker_latch = NULL;
+			io_worker_stop();
+			proc_exit(0);
+		}
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		io_worker_serve(Min(worker_timeout(last_ckpt), 1000));
+
+		due = worker_timeout(last_ckpt) == 0;
+		if (due || pg_atomic_read_u32(&pager_shared->ckpt_requested) != 0)
+		{
+			MemoryContextSwitchTo(ckpt_cxt);
+			pager_checkpoint();
+			MemoryContextSwitchTo(TopMemoryContext);
+			MemoryContextReset(ckpt_cxt);
+			last_ckpt = GetCurrentTimestamp();
+		}
+	}
+}
