@@ -17,6 +17,14 @@
  * A victim whose content lock is busy is passed over: a backend evicting
  * may hold other pages' locks, so it must not wait for one.
  *
+ * The write gate.  A checkpoint must see every file as readers do: a
+ * consistent trie, never half of a change.  A backend holds its file's
+ * gate (an LWLock) in shared mode from its first exclusive page lock of
+ * the file until its last is released, and while it writes back a dirty
+ * victim; a checkpoint holds the gate exclusive while it writes the
+ * file's dirty pages and snapshots its page map.  Under the gate no page
+ * of the file can change, so the checkpoint needs no content locks.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -58,6 +66,18 @@ typedef struct LocalPin
 static LocalPin *local_pins = NULL;
 static int	local_npins = 0;
 static int	local_maxpins = 0;
+/* This process's holds on files' write gates. */
+typedef struct LocalGate
+{
+	int			slot;
+	int			count;
+} LocalGate;
+
+#define PAGER_MAX_GATES		16
+
+static LocalGate local_gates[PAGER_MAX_GATES];
+static int	local_ngates = 0;
+
 static bool backend_ready = false;
 static dsa_area *my_dsa = NULL;
 
@@ -217,6 +237,7 @@ pager_shmem_startup(void)
 		{
 			LWLockInitialize(&pager_shared->files[i].ckpt_lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
+			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->file_tranche);
 		}
 		{
 			dsa_area   *area = dsa_create_in_place(pager_shared->dsa_place,
@@ -290,6 +311,7 @@ pager_release_all(void)
 		SpinLockRelease(&f->hdr);
 	}
 	local_npins = 0;
+	local_ngates = 0;
 }
 
 /*
@@ -402,6 +424,59 @@ local_pin_remove(int frame)
 }
 
 /*
+ * Enter a file's write gate (shared); with conditional, give up rather
+ * than wait.
+ */
+static bool
+gate_enter(int slot, bool conditional)
+{
+	LWLock	   *gate = &pager_shared->files[slot].gate;
+
+	for (int i = 0; i < local_ngates; i++)
+	{
+		if (local_gates[i].slot == slot)
+		{
+			local_gates[i].count++;
+			return true;
+		}
+	}
+	if (local_ngates >= PAGER_MAX_GATES)
+		elog(ERROR, "artrie: too many files changed at once");
+	if (conditional)
+	{
+		if (!LWLockConditionalAcquire(gate, LW_SHARED))
+			return false;
+	}
+	else
+		LWLockAcquire(gate, LW_SHARED);
+	local_gates[local_ngates].slot = slot;
+	local_gates[local_ngates].count = 1;
+	local_ngates++;
+	return true;
+}
+
+/*
+ * Leave a file's write gate.
+ */
+static void
+gate_exit(int slot)
+{
+	for (int i = 0; i < local_ngates; i++)
+	{
+		if (local_gates[i].slot == slot)
+		{
+			if (--local_gates[i].count == 0)
+			{
+				LWLockRelease(&pager_shared->files[slot].gate);
+				local_gates[i] = local_gates[--local_ngates];
+			}
+			return;
+		}
+	}
+	elog(ERROR, "artrie: write gate of file slot %d is not held", slot);
+}
+
+/*
  * Drop one pin.
  */
 void
@@ -417,10 +492,11 @@ pager_unpin(int frame)
 }
 
 /*
- * Pin a frame if it still holds the given dirty page (for a checkpoint).
+ * For a checkpoint holding the file's gate: pin a frame of the file if
+ * it is dirty, and take its dirty flag.
  */
 bool
-pager_pin_if_dirty(int frame, int slot, ArtPageNo pageno)
+pager_pin_take_dirty(int frame, int slot)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 	bool		ok;
@@ -428,12 +504,18 @@ pager_pin_if_dirty(int frame, int slot, ArtPageNo pageno)
 	local_pin_reserve();
 	SpinLockAcquire(&f->hdr);
 	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
-		f->fileslot == slot && f->pageno == pageno;
+		f->fileslot == slot;
 	if (ok)
+	{
 		f->refcount++;
+		f->flags &= ~FRAME_DIRTY;
+	}
 	SpinLockRelease(&f->hdr);
 	if (ok)
+	{
 		local_pin_add(frame);
+		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	}
 	return ok;
 }
 
@@ -577,17 +659,31 @@ pager_evict_write(int frame)
 	uint32		phys = 0;
 	char	   *data = pager_frame_data(frame);
 
-	if (!LWLockConditionalAcquire(&f->content, LW_SHARED))
-		return false;
+	int			slot;
+
 	SpinLockAcquire(&f->hdr);
-	if (!(f->flags & FRAME_DIRTY) || !(f->flags & FRAME_TAG_VALID))
+	slot = f->fileslot;
+	SpinLockRelease(&f->hdr);
+	if (slot < 0)
+		return true;
+	if (!gate_enter(slot, true))
+		return false;
+	if (!LWLockConditionalAcquire(&f->content, LW_SHARED))
+	{
+		gate_exit(slot);
+		return false;
+	}
+	SpinLockAcquire(&f->hdr);
+	if (!(f->flags & FRAME_DIRTY) || !(f->flags & FRAME_TAG_VALID) ||
+		f->fileslot != slot)
 	{
 		SpinLockRelease(&f->hdr);
 		LWLockRelease(&f->content);
+		gate_exit(slot);
 		return true;
 	}
 	f->flags &= ~FRAME_DIRTY;
-	fs = &pager_shared->files[f->fileslot];
+	fs = &pager_shared->files[slot];
 	pageno = f->pageno;
 	SpinLockRelease(&f->hdr);
 	pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
@@ -616,6 +712,7 @@ pager_evict_write(int frame)
 
 	pager_map_set(fs, pageno, phys);
 	LWLockRelease(&f->content);
+	gate_exit(slot);
 	pg_atomic_fetch_add_u64(&pager_shared->counters.eviction_writes, 1);
 	return true;
 }
@@ -880,22 +977,32 @@ pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 	}
 }
 
+/* A page reference's handle: frame + 1, and whether it is exclusive. */
+#define REF_EXCLUSIVE		((intptr_t) 1 << 30)
+
 /*
  * Fill a page reference for a pinned, locked frame.
  */
 static void
-pager_fill_ref(ArtPageRef *ref, int frame, ArtPageNo pageno)
+pager_fill_ref(ArtPageRef *ref, int frame, ArtPageNo pageno, bool exclusive)
 {
 	ref->pageno = pageno;
 	ref->data = (uint8_t *) pager_frame_data(frame);
-	ref->handle = (void *) (intptr_t) (frame + 1);
+	ref->handle = (void *) ((intptr_t) (frame + 1) | (exclusive ? REF_EXCLUSIVE : 0));
 }
 
 /* A reference's frame. */
 static inline int
 ref_frame(const ArtPageRef *ref)
 {
-	return (int) (intptr_t) ref->handle - 1;
+	return (int) (((intptr_t) ref->handle & ~REF_EXCLUSIVE) - 1);
+}
+
+/* Does a reference hold its page exclusive? */
+static inline bool
+ref_exclusive(const ArtPageRef *ref)
+{
+	return ((intptr_t) ref->handle & REF_EXCLUSIVE) != 0;
 }
 
 /*
@@ -908,12 +1015,16 @@ pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 	PagerFileSlot *fs = pager_slot(file);
 	int			frame;
 
+	bool		exclusive = (mode == ART_LOCK_EXCLUSIVE);
+
 	if (pageno >= fs->nlogical)
 		pager_corrupt(fs, pageno, psprintf("the file has only %u pages", fs->nlogical));
+	if (exclusive)
+		gate_enter(file->slot, false);
 	frame = pager_get_page(fs, file->slot, pageno);
 	LWLockAcquire(&pager_shared->frames[frame].content,
-				  mode == ART_LOCK_EXCLUSIVE ? LW_EXCLUSIVE : LW_SHARED);
-	pager_fill_ref(ref, frame, pageno);
+				  exclusive ? LW_EXCLUSIVE : LW_SHARED);
+	pager_fill_ref(ref, frame, pageno, exclusive);
 	return ART_OK;
 }
 
@@ -923,10 +1034,13 @@ pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 static void
 pager_release(void *store, ArtPageRef *ref)
 {
+	PagerFile  *file = (PagerFile *) store;
 	int			frame = ref_frame(ref);
 
 	LWLockRelease(&pager_shared->frames[frame].content);
 	pager_unpin(frame);
+	if (ref_exclusive(ref))
+		gate_exit(file->slot);
 	ref->data = NULL;
 	ref->handle = NULL;
 }
@@ -958,8 +1072,8 @@ pager_alloc(void *store, ArtPageRef *ref)
 {
 	PagerFile  *file = (PagerFile *) store;
 	PagerFileSlot *fs = pager_slot(file);
-	int			victim = pager_victim();
-	int			frame = victim;
+	int			victim;
+	int			frame;
 	ArtPageNo	pageno = ART_INVALID_PAGENO;
 	PagerTag	tag;
 	uint32		hash;
@@ -969,6 +1083,9 @@ pager_alloc(void *store, ArtPageRef *ref)
 	PagerFrame *f;
 	char	   *data;
 
+	gate_enter(file->slot, false);
+	victim = pager_victim();
+	frame = victim;
 	PG_TRY();
 	{
 		pageno = pager_logical_alloc(fs);
@@ -1017,7 +1134,7 @@ pager_alloc(void *store, ArtPageRef *ref)
 	data = pager_frame_data(frame);
 	memset(data, 0, ART_PAGE_SIZE);
 	((PagerPageHeader *) data)->pageno = pageno;
-	pager_fill_ref(ref, frame, pageno);
+	pager_fill_ref(ref, frame, pageno, true);
 	pager_mark_dirty(store, ref);
 	return ART_OK;
 }

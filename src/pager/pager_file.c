@@ -11,12 +11,14 @@
  * file loads them from the newest valid meta page and its map pages.
  *
  * A checkpoint of a file:
- *	1. takes the file's dirty frames, sorted by page number, in batches of
+ *	1. under the file's write gate (so that it sees no change half done),
+ *	   takes the file's dirty frames, sorted by page number, in batches of
  *	   the ring's size: each page gets a physical page in neither bitmap
  *	   (so the last durable checkpoint's pages are never overwritten), is
  *	   sealed (CRC32C, page number, file identity) and written;
- *	2. snapshots the page map, adds the snapshot's pages to "durable" (so
- *	   nothing it needs can be reused while it is being made durable) and
+ *	2. still under the gate, snapshots the page map and adds the
+ *	   snapshot's pages to "durable" (so that nothing it needs can be
+ *	   reused while it is being made durable); then, without the gate,
  *	   writes the map pages, to fresh physical pages too;
  *	3. fdatasync; writes the meta slot the last checkpoint did not use
  *	   (write + fdatasync);
@@ -33,6 +35,7 @@
 
 #include "pager/pager_internal.h"
 
+#include "access/xlog.h"
 #include "common/file_perm.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
@@ -49,6 +52,17 @@ typedef struct CkptItem
 	ArtPageNo	pageno;
 	uint32		phys;
 } CkptItem;
+
+/* A checkpoint's snapshot of a file's state. */
+typedef struct CkptSnapshot
+{
+	uint32		nlogical;
+	uint32		nused;
+	uint32		nphys;
+	uint32		nmap;
+	uint32	   *mappages;
+	uint32		user[PAGER_USER_WORDS];
+} CkptSnapshot;
 
 /* This backend's handles, by file identity. */
 typedef struct LocalFile
@@ -870,8 +884,8 @@ ckpt_item_cmp(const void *a, const void *b)
 }
 
 /*
- * Write one batch of pinned, share-locked, no-longer-dirty frames to
- * fresh physical pages, then point the map at them and let them go.
+ * Write one batch of pinned frames (their dirty flags taken) to fresh
+ * physical pages, then point the map at them and unpin them.
  */
 static void
 ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
@@ -921,168 +935,124 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 	LWLockRelease(&fs->lock);
 
 	for (int i = 0; i < n; i++)
-	{
-		LWLockRelease(&pager_shared->frames[items[i].frame].content);
 		pager_unpin(items[i].frame);
-	}
 	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
 	pfree(pages);
 }
 
 /*
- * Step 1 of a checkpoint: write every dirty frame of the file.  In the io
- * worker, a page whose lock stays busy is left for the next checkpoint:
- * the worker must never wait for a lock whose holder may be waiting for
- * the worker.
+ * Take the file's write gate exclusive.  The io worker never waits for
+ * it (a holder may be waiting for the worker's I/O): it serves I/O and
+ * tries again for a while, then gives up.
  */
-static void
-ckpt_write_dirty(PagerFileSlot *fs, int slot, bool in_worker)
+static bool
+ckpt_gate(PagerFileSlot *fs, bool in_worker)
+{
+	if (!in_worker)
+	{
+		LWLockAcquire(&fs->gate, LW_EXCLUSIVE);
+		return true;
+	}
+	for (int tries = 0; tries < 200; tries++)
+	{
+		if (LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE))
+			return true;
+		io_worker_serve(5);
+	}
+	return false;
+}
+
+/*
+ * Steps 1 and 2 of a checkpoint, under the write gate: write every dirty
+ * page of the file, sorted, in batches of the ring's size, and snapshot
+ * the page map, whose pages join "durable" until the checkpoint is.
+ * Returns the snapshot (nlogical entries).
+ */
+static uint32 *
+ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 {
 	int			nframes = pager_shared->nframes;
 	int			batch = Max(io_batch_size(), 1);
-	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
-	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
-	int			ncands = 0;
-	int			nb = 0;
+	CkptItem   *items = palloc(sizeof(CkptItem) * nframes);
+	int			nitems = 0;
+	uint32	   *map;
+	uint8	   *dur;
+
+	/* The heap tuples the pages point to must be durable first. */
+	if (!RecoveryInProgress())
+		XLogFlush(GetXLogInsertRecPtr());
 
 	for (int i = 0; i < nframes; i++)
 	{
 		PagerFrame *f = &pager_shared->frames[i];
 
-		SpinLockAcquire(&f->hdr);
-		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
-			f->fileslot == slot)
+		if (pager_pin_take_dirty(i, slot))
 		{
-			cands[ncands].frame = i;
-			cands[ncands].pageno = f->pageno;
-			ncands++;
-		}
-		SpinLockRelease(&f->hdr);
-	}
-	qsort(cands, ncands, sizeof(CkptItem), ckpt_item_cmp);
-
-	for (int c = 0; c < ncands; c++)
-	{
-		int			frame = cands[c].frame;
-		PagerFrame *f = &pager_shared->frames[frame];
-		bool		locked;
-		bool		dirty;
-
-		if (!pager_pin_if_dirty(frame, slot, cands[c].pageno))
-			continue;
-
-		locked = LWLockConditionalAcquire(&f->content, LW_SHARED);
-		if (!locked)
-		{
-			if (nb > 0)
-			{
-				ckpt_flush_batch(fs, items, nb);
-				nb = 0;
-			}
-			if (in_worker)
-			{
-				for (int tries = 0; tries < 100 && !locked; tries++)
-				{
-					io_worker_serve(10);
-					locked = LWLockConditionalAcquire(&f->content, LW_SHARED);
-				}
-				if (!locked)
-				{
-					pager_unpin(frame);
-					continue;
-				}
-			}
-			else
-				LWLockAcquire(&f->content, LW_SHARED);
-		}
-
-		SpinLockAcquire(&f->hdr);
-		dirty = (f->flags & FRAME_DIRTY) != 0;
-		f->flags &= ~FRAME_DIRTY;
-		SpinLockRelease(&f->hdr);
-		if (!dirty)
-		{
-			LWLockRelease(&f->content);
-			pager_unpin(frame);
-			continue;
-		}
-		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
-		items[nb].frame = frame;
-		items[nb].pageno = cands[c].pageno;
-		nb++;
-		if (nb == batch)
-		{
-			ckpt_flush_batch(fs, items, nb);
-			nb = 0;
+			items[nitems].frame = i;
+			items[nitems].pageno = f->pageno;
+			nitems++;
 		}
 	}
-	if (nb > 0)
-		ckpt_flush_batch(fs, items, nb);
+	qsort(items, nitems, sizeof(CkptItem), ckpt_item_cmp);
+	for (int first = 0; first < nitems; first += batch)
+		ckpt_flush_batch(fs, items + first, Min(batch, nitems - first));
 	pfree(items);
-	pfree(cands);
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	snap->nlogical = fs->nlogical;
+	snap->nused = fs->nused;
+	map = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
+	if (snap->nlogical > 0)
+		memcpy(map, map_of(fs), sizeof(uint32) * snap->nlogical);
+	memcpy(snap->user, fs->user, sizeof(snap->user));
+	fs->changed = false;
+	dur = durable_of(fs);
+	for (uint32 l = 0; l < snap->nlogical; l++)
+		if (phys_real(map[l]))
+			bit_set(dur, map[l]);
+	snap->nmap = (snap->nlogical + PAGER_MAP_PER_PAGE - 1) / PAGER_MAP_PER_PAGE;
+	snap->mappages = palloc(sizeof(uint32) * Max(snap->nmap, 1));
+	for (uint32 i = 0; i < snap->nmap; i++)
+	{
+		snap->mappages[i] = phys_find_free(fs);
+		bit_set(durable_of(fs), snap->mappages[i]);
+	}
+	snap->nphys = fs->nphys;
+	LWLockRelease(&fs->lock);
+	return map;
 }
 
 /*
- * Steps 2-4 of a checkpoint: snapshot the map, write it, sync, write the
+ * Steps 3 and 4 of a checkpoint: write the map pages, sync, write the
  * meta page, sync, and let the old checkpoint's space go.
  */
 static void
-ckpt_commit(PagerFileSlot *fs)
+ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 {
-	uint32		nlogical;
-	uint32		nused;
-	uint32		nphys;
-	uint32		nmap;
-	uint32	   *snap;
-	uint32	   *mappages;
-	uint32		user[PAGER_USER_WORDS];
 	uint64		ckpt_no = fs->ckpt_no + 1;
 	int			meta_slot = fs->meta_slot ^ 1;
 	uint8	   *dur;
 	IoPage		pages[PAGER_SCRATCH_BATCH];
 	int			frames[PAGER_SCRATCH_BATCH];
 
-	/* Snapshot; its pages join "durable" until the checkpoint is. */
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	nlogical = fs->nlogical;
-	nused = fs->nused;
-	snap = palloc(sizeof(uint32) * Max(nlogical, 1));
-	if (nlogical > 0)
-		memcpy(snap, map_of(fs), sizeof(uint32) * nlogical);
-	memcpy(user, fs->user, sizeof(user));
-	fs->changed = false;
-	dur = durable_of(fs);
-	for (uint32 l = 0; l < nlogical; l++)
-		if (phys_real(snap[l]))
-			bit_set(dur, snap[l]);
-	nmap = (nlogical + PAGER_MAP_PER_PAGE - 1) / PAGER_MAP_PER_PAGE;
-	mappages = palloc(sizeof(uint32) * Max(nmap, 1));
-	for (uint32 i = 0; i < nmap; i++)
-	{
-		mappages[i] = phys_find_free(fs);
-		bit_set(durable_of(fs), mappages[i]);
-	}
-	nphys = fs->nphys;
-	LWLockRelease(&fs->lock);
-
 	PG_TRY();
 	{
-		for (uint32 first = 0; first < nmap; first += PAGER_SCRATCH_BATCH)
+		for (uint32 first = 0; first < snap->nmap; first += PAGER_SCRATCH_BATCH)
 		{
-			int			n = Min(PAGER_SCRATCH_BATCH, nmap - first);
+			int			n = Min(PAGER_SCRATCH_BATCH, snap->nmap - first);
 
 			for (int i = 0; i < n; i++)
 			{
 				uint32		base = (first + i) * PAGER_MAP_PER_PAGE;
-				uint32		count = Min(PAGER_MAP_PER_PAGE, nlogical - base);
+				uint32		count = Min(PAGER_MAP_PER_PAGE, snap->nlogical - base);
 				char	   *data;
 
 				frames[i] = pager_scratch_get();
 				data = pager_frame_data(frames[i]);
 				memset(data, 0, ART_PAGE_SIZE);
-				memcpy(data + ART_PAGE_RESERVED, snap + base, sizeof(uint32) * count);
+				memcpy(data + ART_PAGE_RESERVED, map + base, sizeof(uint32) * count);
 				pager_page_seal(fs, data, first + i, PAGER_KIND_MAP, ckpt_no);
-				pages[i].offset = (uint64) mappages[first + i] * ART_PAGE_SIZE;
+				pages[i].offset = (uint64) snap->mappages[first + i] * ART_PAGE_SIZE;
 				pages[i].buf = data;
 			}
 			io_write_pages(fs->path, pages, n);
@@ -1095,8 +1065,9 @@ ckpt_commit(PagerFileSlot *fs)
 		frames[0] = pager_scratch_get();
 		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
 		pages[0].buf = pager_frame_data(frames[0]);
-		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, nlogical, nphys, nused,
-				  user, nmap, mappages);
+		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->nlogical,
+				  snap->nphys, snap->nused, snap->user, snap->nmap,
+				  snap->mappages);
 		io_write_sync(fs->path, pages, 1);
 		pager_scratch_put(frames[0]);
 	}
@@ -1113,31 +1084,31 @@ ckpt_commit(PagerFileSlot *fs)
 	memset(dur, 0, fs->phys_cap / 8);
 	bit_set(dur, 0);
 	bit_set(dur, 1);
-	for (uint32 l = 0; l < nlogical; l++)
-		if (phys_real(snap[l]))
-			bit_set(dur, snap[l]);
-	for (uint32 i = 0; i < nmap; i++)
-		bit_set(dur, mappages[i]);
+	for (uint32 l = 0; l < snap->nlogical; l++)
+		if (phys_real(map[l]))
+			bit_set(dur, map[l]);
+	for (uint32 i = 0; i < snap->nmap; i++)
+		bit_set(dur, snap->mappages[i]);
 	fs->ckpt_no = ckpt_no;
 	fs->meta_slot = meta_slot;
 	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
 	LWLockRelease(&fs->lock);
 
 	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoints, 1);
-	pfree(mappages);
-	pfree(snap);
 }
 
 /*
  * Checkpoint one file.  Returns whether a checkpoint was made durable.
  * In the io worker (in_worker) nothing blocks on a lock: a file busy with
- * another checkpoint is skipped.
+ * another checkpoint or with changes is skipped, and caught next time.
  */
 bool
 pager_checkpoint_slot(int slot, bool force, bool in_worker)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	bool		dirty = false;
+	CkptSnapshot snap;
+	uint32	   *map;
 
 	if (!fs->in_use || !fs->loaded)
 		return false;
@@ -1160,15 +1131,18 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 
 		dirty = (f->flags & FRAME_DIRTY) && f->fileslot == slot;
 	}
-	if (!dirty && !fs->changed && !force)
+	if ((!dirty && !fs->changed && !force) || !ckpt_gate(fs, in_worker))
 	{
 		LWLockRelease(&fs->ckpt_lock);
 		return false;
 	}
 
-	ckpt_write_dirty(fs, slot, in_worker);
-	ckpt_commit(fs);
+	map = ckpt_write_dirty(fs, slot, &snap);
+	LWLockRelease(&fs->gate);
+	ckpt_commit(fs, &snap, map);
 	LWLockRelease(&fs->ckpt_lock);
+	pfree(snap.mappages);
+	pfree(map);
 	return true;
 }
 

@@ -133,6 +133,7 @@ typedef struct PagerFileSlot
 	char		relname[NAMEDATALEN];
 
 	LWLock		ckpt_lock;		/* loading, checkpoint, drop */
+	LWLock		gate;			/* shared while changing pages, see pager.c */
 	LWLock		lock;			/* everything below */
 	uint32		nlogical;
 	uint32		nused;
@@ -204,7 +205,7 @@ extern void pager_backend_init(void);
 extern int	pager_scratch_get(void);
 extern void pager_scratch_put(int frame);
 extern void pager_unpin(int frame);
-extern bool pager_pin_if_dirty(int frame, int slot, ArtPageNo pageno);
+extern bool pager_pin_take_dirty(int frame, int slot);
 extern void pager_request_checkpoint(void);
 extern void pager_release_all(void);
 extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
