@@ -30,6 +30,54 @@ DEFAULT FOR TYPE text USING artrie AS
 	OPERATOR	5	> (text, text),
 	OPERATOR	6	^@ (text, text);
 
+-- Functions over artrie indexes.  Each one checks that the caller may
+-- SELECT from the indexed table, and reports only keys that a heap tuple
+-- visible to the caller holds (artrie_prefix_count excepted: it counts
+-- entries, visible or not, until VACUUM removes them).
+CREATE FUNCTION artrie_complete(index regclass, prefix text,
+								max_results int DEFAULT 10)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_complete(regclass, text, int) IS
+'the distinct keys beginning with prefix, in byte order, at most max_results';
+
+CREATE FUNCTION artrie_prefix_count(index regclass, prefix text)
+RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_prefix_count(regclass, text) IS
+'index entries whose key begins with prefix, including entries VACUUM has not removed yet';
+
+CREATE FUNCTION artrie_prefixes_of(index regclass, value text)
+RETURNS SETOF text
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_prefixes_of(regclass, text) IS
+'the distinct keys that are prefixes of value, longest first';
+
+CREATE FUNCTION artrie_fuzzy(index regclass, term text, max_distance int,
+							 transpositions bool DEFAULT false)
+RETURNS TABLE (key text, distance int)
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_fuzzy(regclass, text, int, bool) IS
+'the distinct keys within max_distance Levenshtein edits of term, by distance then key';
+
+CREATE FUNCTION artrie_verify(index regclass, heapallindexed bool DEFAULT false)
+RETURNS void
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
+
+COMMENT ON FUNCTION artrie_verify(regclass, bool) IS
+'check the index''s structure and, with heapallindexed, that every visible heap tuple is in it';
+
+CREATE FUNCTION artrie_stats(index regclass)
+RETURNS jsonb
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_stats(regclass) IS
+'entries, distinct keys, pages, bytes on disk and trie shape of an artrie index';
+
 -- pager
 -- Checkpoint and statistics of the pager and I/O backends
 -- (src/func/func_pager.c documents every column).
