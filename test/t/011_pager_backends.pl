@@ -1,0 +1,85 @@
+# Both I/O backends give the same answers on the same workload, the file
+# format is the same (switching backends across restarts keeps the index
+# readable and writable), and each backend does its I/O where it should:
+# under mmap the backend maps the file itself; under io_uring it does not,
+# and the io worker holds the file open O_DIRECT.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use PagerTest;
+
+my %answers;
+my %nodes;
+for my $backend ('io_uring', 'mmap')
+{
+	my $node = pager_node("backend_$backend", "artrie.io_backend = '$backend'",
+		'artrie.buffer_pool_size = 2MB');
+	load_words($node, 30000);
+	change_words($node, 10000);
+	is($node->safe_psql('postgres', 'SHOW artrie.io_backend'), $backend,
+		"SHOW artrie.io_backend says $backend");
+	$answers{$backend} = index_answers($node);
+	is($answers{$backend}, seq_answers($node),
+		"$backend: index answers equal a sequential scan's");
+	$nodes{$backend} = $node;
+}
+is($answers{mmap}, $answers{io_uring},
+	'io_uring and mmap give the same answers');
+
+# Where the pages come from, seen from the processes.
+my $maps = q{SELECT count(*) FROM regexp_split_to_table(pg_read_file('/proc/self/maps'), E'\n') l
+			 WHERE l LIKE '%/artrie/%'};
+my $probe = q{SET enable_seqscan = off; SELECT count(*) FROM w WHERE t > 'b';};
+my $ring = $nodes{io_uring};
+$ring->restart;
+my ($cnt, $mapped) = split /\n/, $ring->safe_psql('postgres', "$probe $maps");
+is($mapped, '0', 'io_uring: the backend has no mapping of an artrie file');
+my $wpid = worker_pid($ring);
+like($wpid, qr/^\d+$/, 'the io worker is a child of the postmaster');
+my $direct = 0;
+opendir(my $dh, "/proc/$wpid/fd") or die "opendir: $!";
+for my $fd (readdir $dh)
+{
+	next unless $fd =~ /^\d+$/;
+	my $target = readlink("/proc/$wpid/fd/$fd") // '';
+	next unless $target =~ m{/artrie/\d+/\d+\.\d+$};
+	open(my $fh, '<', "/proc/$wpid/fdinfo/$fd") or next;
+	while (<$fh>)
+	{
+		$direct++ if /^flags:\s+(\d+)/ && (oct($1) & 040000);
+	}
+}
+closedir $dh;
+cmp_ok($direct, '>', 0, 'io_uring: the worker holds the index file open O_DIRECT');
+
+my $mm = $nodes{mmap};
+$mm->restart;
+($cnt, $mapped) = split /\n/, $mm->safe_psql('postgres', "$probe $maps");
+cmp_ok($mapped, '>', 0, 'mmap: the backend maps the index file itself');
+is(io_stats($mm)->{'io worker'}{reads}, '0',
+	'mmap: the io worker read nothing for it');
+
+# Switch backends across restarts, changing the index under each.
+my $node = $nodes{io_uring};
+my $expected = seq_answers($node);
+for my $backend ('mmap', 'io_uring', 'mmap')
+{
+	set_backend($node, $backend);
+	is($node->safe_psql('postgres', 'SHOW artrie.io_backend'), $backend,
+		"switched to $backend");
+	is(index_answers($node), $expected,
+		"after switching to $backend the index gives the same answers");
+	$node->safe_psql('postgres', qq{
+		INSERT INTO w SELECT md5(i::text) || '$backend' FROM generate_series(1, 3000) i;
+		DELETE FROM w WHERE t LIKE 'c%';
+	});
+	$expected = seq_answers($node);
+	is(index_answers($node), $expected, "changes under $backend are right");
+}
+
+$_->stop for values %nodes;
+done_testing();
