@@ -972,8 +972,10 @@ static uint32 *
 ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 {
 	int			nframes = pager_shared->nframes;
-	int			batch = Max(io_batch_size(), 1);
-	CkptItem   *items = palloc(sizeof(CkptItem) * nframes);
+	int			batch = Max(Min(io_batch_size(), nframes / 4), 1);
+	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
+	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
+	int			ncands = 0;
 	int			nitems = 0;
 	uint32	   *map;
 	uint8	   *dur;
@@ -982,21 +984,42 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	if (!RecoveryInProgress())
 		XLogFlush(GetXLogInsertRecPtr());
 
+	/*
+	 * Under the gate no page of the file turns dirty or is written back by
+	 * an eviction, so the dirty frames found now stay dirty until taken.
+	 */
 	for (int i = 0; i < nframes; i++)
 	{
 		PagerFrame *f = &pager_shared->frames[i];
 
-		if (pager_pin_take_dirty(i, slot))
+		SpinLockAcquire(&f->hdr);
+		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+			f->fileslot == slot)
 		{
-			items[nitems].frame = i;
-			items[nitems].pageno = f->pageno;
-			nitems++;
+			cands[ncands].frame = i;
+			cands[ncands].pageno = f->pageno;
+			ncands++;
+		}
+		SpinLockRelease(&f->hdr);
+	}
+	qsort(cands, ncands, sizeof(CkptItem), ckpt_item_cmp);
+
+	/* Pin a batch at a time, so that the pool keeps frames to evict. */
+	for (int c = 0; c < ncands; c++)
+	{
+		if (!pager_pin_take_dirty(cands[c].frame, slot))
+			continue;
+		items[nitems++] = cands[c];
+		if (nitems == batch)
+		{
+			ckpt_flush_batch(fs, items, nitems);
+			nitems = 0;
 		}
 	}
-	qsort(items, nitems, sizeof(CkptItem), ckpt_item_cmp);
-	for (int first = 0; first < nitems; first += batch)
-		ckpt_flush_batch(fs, items + first, Min(batch, nitems - first));
+	if (nitems > 0)
+		ckpt_flush_batch(fs, items, nitems);
 	pfree(items);
+	pfree(cands);
 
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	snap->nlogical = fs->nlogical;
