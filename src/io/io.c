@@ -347,7 +347,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 			break;
 		SpinLockRelease(&io_shared->mutex);
 		if (io_am_worker)
-			io_worker_serve(-1);
+			io_worker_serve(10);
 		else
 			ConditionVariableTimedSleep(&io_shared->free_cv, 10, PG_WAIT_EXTENSION);
 	}
