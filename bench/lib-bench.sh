@@ -1,0 +1,432 @@
+# bench/lib-bench.sh: helpers for bench/run.sh (sourced after test/lib.sh).
+#
+# Output goes to $TSV (dataset, index, metric, value, unit; '#' lines are
+# the run's header).  Every helper measures and records; none asserts.
+
+BENCH_DB=bench
+
+# psql on the bench database, tuples only, tab-separated, quiet.  Extra
+# session settings come from $PGOPTIONS.  Stderr goes to $BENCH_ERR so a
+# failure's reason can be recorded.
+q() {
+	as_pg "$PG_BIN/psql" -XAtq -v ON_ERROR_STOP=1 -F $'\t' -d "$BENCH_DB" "$@" 2>"$BENCH_ERR"
+}
+
+# The first line of the last psql error, for a "skipped: <reason>" note.
+last_err() {
+	grep -m1 -E 'ERROR|FATAL|PANIC|could not|server closed|terminated' "$BENCH_ERR" 2>/dev/null |
+		sed 's/^psql:[^:]*:[0-9]*: //; s/\t/ /g' | cut -c1-200 || true
+}
+
+# emit DATASET INDEX METRIC VALUE UNIT
+emit() {
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$TSV"
+	printf '   %-8s %-16s %-24s %14s %s\n' "$1" "$2" "$3" "$4" "$5"
+}
+
+# skip DATASET INDEX METRIC REASON
+skip() {
+	emit "$1" "$2" "$3" "skipped: $4" note
+}
+
+now_ns() { date +%s%N; }
+ms_since() { awk -v a="$1" -v b="$(now_ns)" 'BEGIN { printf "%.3f", (b - a) / 1e6 }'; }
+
+# Wait until the server accepts connections again (after a crash of a
+# backend the postmaster reinitializes); start it if it is gone.
+server_ensure() {
+	local i
+	for i in $(seq 1 120); do
+		as_pg "$PG_BIN/pg_isready" -q -h "$PGHOST" -p "$PGPORT" && return 0
+		if [ ! -f "$PGDATA/postmaster.pid" ]; then
+			say "the server is down: starting it again"
+			as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 300 start >/dev/null || true
+		fi
+		sleep 1
+	done
+	echo "the server does not come back; see $ARTRIE_TMP/server.log" >&2
+	tail -30 "$ARTRIE_TMP/server.log" >&2
+	return 1
+}
+
+server_restart() {
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -m fast -w -t 300 restart >/dev/null ||
+		server_ensure
+}
+
+# Convert bytes into the unit pg_settings gives for a memory GUC.
+guc_mem() {
+	local name=$1 bytes=$2 unit
+	unit=$(q -c "SELECT unit FROM pg_settings WHERE name = '$name'" 2>/dev/null || true)
+	case "$unit" in
+	8kB) echo $((bytes / 8192)) ;;
+	kB) echo $((bytes / 1024)) ;;
+	MB) echo $((bytes / 1048576)) ;;
+	B | '') echo "$bytes" ;;
+	*) echo "$((bytes / 1048576))MB" ;;
+	esac
+}
+
+# Write the per-phase settings file (included from postgresql.conf) and
+# restart: bench_profile BACKEND SHARED_BUFFERS_BYTES POOL_BYTES
+bench_profile() {
+	local backend=$1 sb=$2 pool=$3
+	{
+		echo "shared_buffers = $((sb / 1048576))MB"
+		if [ -n "$HAVE_POOL_GUC" ]; then
+			echo "artrie.buffer_pool_size = $(guc_mem artrie.buffer_pool_size "$pool")"
+		fi
+		if [ -n "$HAVE_BACKEND_GUC" ]; then
+			echo "artrie.io_backend = $backend"
+		fi
+	} | as_pg tee "$PGDATA/bench_profile.conf" >/dev/null
+	server_restart
+}
+
+# The SQL helpers the measurements use, in the bench database.
+bench_sql_helpers() {
+	q <<'SQL'
+-- Run a query REPS times; the median elapsed time in ms and the first
+-- column of its (single-row) result.
+CREATE OR REPLACE FUNCTION bench_time(qry text, reps int)
+RETURNS TABLE (ms double precision, result text) LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; ts double precision[] := '{}'; r text;
+BEGIN
+	FOR i IN 1..reps LOOP
+		t0 := clock_timestamp();
+		EXECUTE qry INTO r;
+		ts := ts || (extract(epoch FROM clock_timestamp() - t0) * 1000)::double precision;
+	END LOOP;
+	ms := (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM unnest(ts) x);
+	result := r;
+	RETURN NEXT;
+END $$;
+
+-- Run format(template, v) for every v (one query each, timed together);
+-- ms per query, and the sum of the queries' (numeric) results.
+CREATE OR REPLACE FUNCTION bench_multi(template text, vals text[])
+RETURNS TABLE (ms double precision, result text) LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; r text; s numeric := 0; v text;
+BEGIN
+	t0 := clock_timestamp();
+	FOREACH v IN ARRAY vals LOOP
+		EXECUTE format(template, v) INTO r;
+		s := s + coalesce(r::numeric, 0);
+	END LOOP;
+	ms := extract(epoch FROM clock_timestamp() - t0) * 1000 / greatest(cardinality(vals), 1);
+	result := s::text;
+	RETURN NEXT;
+END $$;
+
+-- The scan nodes of a query's plan: "Node Type:index or relation", so a
+-- plan that does not use the intended index is visible in the output.
+CREATE OR REPLACE FUNCTION bench_plan(qry text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE p json;
+BEGIN
+	EXECUTE 'EXPLAIN (FORMAT JSON) ' || qry INTO p;
+	RETURN (SELECT string_agg(DISTINCT (n->>'Node Type') || ':' ||
+			coalesce(n->>'Index Name', n->>'Relation Name', ''), ' + ')
+		FROM jsonb_path_query(p::jsonb, 'strict $.**') n
+		WHERE jsonb_typeof(n) = 'object' AND n ? 'Node Type'
+			AND (n->>'Node Type') LIKE '%Scan%');
+END $$;
+
+-- LIKE pattern for "starts with p".
+CREATE OR REPLACE FUNCTION bench_like(p text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT replace(replace(replace(p, '\', '\\'), '%', '\%'), '_', '\_') || '%'
+$$;
+SQL
+}
+
+# warm_then_time DATASET INDEX METRIC WARMUP_SQL TIMED_SQL: runs both and
+# leaves the timed query's output in OUT; on an error records the skip,
+# waits for the server and returns 1.
+warm_then_time() {
+	local sql
+	for sql in "$4" "$5"; do
+		OUT=$(q -c "$sql") || {
+			skip "$1" "$2" "$3" "$(last_err)"
+			server_ensure
+			return 1
+		}
+	done
+}
+
+# time_sql DATASET INDEX METRIC UNIT DIVISOR REPS QUERY [IDXNAME]
+#   runs QUERY once to warm up, then REPS times; records the median in ms
+#   divided by DIVISOR (scaled to UNIT: ms or us), the plan's scan nodes,
+#   and the result (a row count) as a check row.
+time_sql() {
+	local ds=$1 idx=$2 metric=$3 unit=$4 div=$5 reps=$6 qry=$7 ms res plan
+	local lit
+	lit=$(printf '%s' "$qry" | sed "s/'/''/g")
+	plan=$(q -c "SELECT bench_plan('$lit')") || plan="(explain failed: $(last_err))"
+	emit "$ds" "$idx" "$metric" "$plan" plan
+	warm_then_time "$ds" "$idx" "$metric" "SELECT bench_time('$lit', 1)" \
+		"SELECT ms, result FROM bench_time('$lit', $reps)" || return 0
+	ms=${OUT%%$'\t'*}
+	res=${OUT#*$'\t'}
+	case "$unit" in
+	us*) emit "$ds" "$idx" "$metric" "$(awk -v m="$ms" -v d="$div" 'BEGIN { printf "%.3f", m * 1000 / d }')" "$unit" ;;
+	*) emit "$ds" "$idx" "$metric" "$(awk -v m="$ms" -v d="$div" 'BEGIN { printf "%.3f", m / d }')" "$unit" ;;
+	esac
+	emit "$ds" "$idx" "$metric" "$res" check
+}
+
+# multi_sql DATASET INDEX METRIC TEMPLATE VALUES_SQL
+#   TEMPLATE has one %L (or %s) placeholder; VALUES_SQL yields the values.
+#   Records ms per query (after one warm-up pass), the plan for the first
+#   value, and the summed results as a check row.
+multi_sql() {
+	local ds=$1 idx=$2 metric=$3 tmpl=$4 vals=$5 lit first plan
+	lit=$(printf '%s' "$tmpl" | sed "s/'/''/g")
+	first=$(q -c "SELECT replace(format('$lit', v), '''', '''''') FROM ($vals) s(v) LIMIT 1") || first=
+	if [ -z "$first" ]; then
+		skip "$ds" "$idx" "$metric" "no values"
+		return 0
+	fi
+	plan=$(q -c "SELECT bench_plan('$first')") || plan="(explain failed: $(last_err))"
+	emit "$ds" "$idx" "$metric" "$plan" plan
+	warm_then_time "$ds" "$idx" "$metric" "SELECT bench_multi('$lit', ARRAY($vals))" \
+		"SELECT ms, result FROM bench_multi('$lit', ARRAY($vals))" || return 0
+	emit "$ds" "$idx" "$metric" "$(printf '%.3f' "${OUT%%$'\t'*}")" ms/query
+	emit "$ds" "$idx" "$metric" "${OUT#*$'\t'}" check
+}
+
+# run_pgbench DATASET INDEX METRIC CLIENTS DURATION SCRIPT_ARGS...
+run_pgbench() {
+	local ds=$1 idx=$2 metric=$3 c=$4 dur=$5 out tps fail j
+	shift 5
+	j=$((c < 2 ? c : 2))
+	out=$(as_pg "$PG_BIN/pgbench" -n -M prepared -c "$c" -j "$j" -T "$dur" "$@" "$BENCH_DB" 2>&1) || {
+		skip "$ds" "$idx" "$metric" "pgbench: $(printf '%s\n' "$out" | grep -m1 -iE 'error|fatal|abort' | cut -c1-200)"
+		server_ensure
+		return 0
+	}
+	tps=$(printf '%s\n' "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
+	fail=$(printf '%s\n' "$out" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p')
+	emit "$ds" "$idx" "$metric" "${tps:-?}" tps
+	[ -n "$fail" ] && [ "$fail" != 0 ] && emit "$ds" "$idx" "$metric" "$fail" "failed transactions"
+	return 0
+}
+
+# Bytes of an index: pg_total_relation_size, and for artrie its own files
+# (artrie_stats' bytes_on_disk, which already includes the main fork; or,
+# before artrie_stats exists, du of $PGDATA/artrie without the journal).
+index_bytes() {
+	local idx=$1 kind=$2
+	if [ "${kind%%-*}" = artrie ]; then
+		if [ -n "$HAVE_STATS" ]; then
+			q -c "SELECT (artrie_stats('$idx'::regclass)->>'bytes_on_disk')::bigint" && return 0
+		fi
+		local fork files
+		fork=$(q -c "SELECT pg_total_relation_size('$idx'::regclass)") || return 1
+		files=$(du -sb --exclude=journal "$PGDATA/artrie" 2>/dev/null | cut -f1)
+		echo $((fork + ${files:-0}))
+	else
+		q -c "SELECT pg_total_relation_size('$idx'::regclass)"
+	fi
+}
+
+# The DDL for each index kind on column k of TABLE.
+index_ddl() {
+	local kind=$1 name=$2 table=$3
+	case "$kind" in
+	btree-C) echo "CREATE INDEX $name ON $table USING btree (k)" ;;
+	btree-pattern) echo "CREATE INDEX $name ON $table USING btree (k text_pattern_ops)" ;;
+	spgist) echo "CREATE INDEX $name ON $table USING spgist (k)" ;;
+	hash) echo "CREATE INDEX $name ON $table USING hash (k)" ;;
+	trgm-gin) echo "CREATE INDEX $name ON $table USING gin (k gin_trgm_ops)" ;;
+	artrie-*) echo "CREATE INDEX $name ON $table USING artrie (k)" ;;
+	esac
+}
+
+# What an index kind supports, for choosing the measurements.
+kind_prefix() { case "$1" in hash) return 1 ;; *) return 0 ;; esac; }
+kind_order() { case "$1" in hash | trgm-gin) return 1 ;; *) return 0 ;; esac; }
+
+# bench_report TSV MD DOCS_DIR RUN: the markdown table (ratios to btree-C
+# in the same run, then every value) and the gnuplot PNGs.
+bench_report() {
+	local tsv=$1 md=$2 docs=$3 run=$4 plots
+	plots=$(mktemp -d)
+	perl - "$tsv" "$md" "$plots" "$run" <<'PERL'
+use strict;
+use warnings;
+my ($tsv, $md, $plots, $run) = @ARGV;
+my @kinds = qw(btree-C artrie-io_uring artrie-mmap btree-pattern spgist hash trgm-gin);
+my (@head, %val, %unit, %plan, %skip, %check, @dsorder, %seen);
+open my $in, '<', $tsv or die "$tsv: $!";
+while (<$in>) {
+	chomp;
+	if (/^#/) { push @head, substr($_, 2); next; }
+	next if /^dataset\t/;
+	my ($ds, $ix, $m, $v, $u) = split /\t/, $_, 5;
+	next unless defined $u;
+	push @dsorder, $ds unless $seen{$ds}++;
+	if ($v =~ /^skipped: (.*)/) { $skip{$ds}{$ix}{$m} = $1; next; }
+	if ($u eq 'plan') { $plan{$ds}{$ix}{$m} = $v; next; }
+	if ($u =~ /^check/) { $check{$ds}{$ix}{$m} = $v; next; }
+	next if $u eq 'note' || $u eq 'setting';
+	$val{$ds}{$ix}{$m} = $v;
+	$unit{$ds}{$m} = $u;
+}
+close $in;
+
+# Metrics in order: name, direction (lower/higher is better), baseline metric.
+my @metrics = (
+	[build => 'lower'], [size => 'lower'], [size_per_key => 'lower'],
+	[lookup_join => 'lower'], [lookup_tps_c1 => 'higher'], [lookup_tps_c2 => 'higher'],
+	(map { ["prefix_count_$_" => 'lower'] } 1, 2, 3, 5, 8),
+	(map { ["prefix_fn_$_" => 'lower', "prefix_count_$_"] } 1, 2, 3, 5, 8),
+	(map { ["like_rows_$_" => 'lower'] } 1, 2, 3, 5, 8),
+	(map { ["complete10_$_" => 'lower'] } 1, 3),
+	[seek_limit10 => 'lower'], [lookup_cold => 'lower'],
+	[insert_tps_c1 => 'higher'], [insert_tps_c8 => 'higher'], [mixed_tps_c2 => 'higher'],
+	[bulk_insert => 'lower'], [artrie_checkpoint => 'lower', 'pg_checkpoint'],
+	[pg_checkpoint => 'lower'], [recovery => 'lower'],
+);
+sub idxname { my ($ds, $k) = @_; my $n = lc "${ds}_$k"; $n =~ tr/-/_/; $n }
+sub fmt { my $v = shift; return $v if $v !~ /^-?[0-9.]+$/; return sprintf('%.0f', $v) if abs($v) >= 100;
+	return sprintf('%.1f', $v) if abs($v) >= 10; return sprintf('%.2f', $v) if abs($v) >= 0.1; sprintf('%.3f', $v) }
+my %skipnotes; my $nskip = 0;
+sub skipref {
+	my ($r) = @_;
+	$skipnotes{$r} //= ++$nskip;
+	return "skip[^s$skipnotes{$r}]";
+}
+sub cell {
+	my ($ds, $k, $m, $base, $ratio) = @_;
+	my $s = $skip{$ds}{$k}{$m} // $skip{$ds}{$k}{all} // $skip{'-'}{$k}{all};
+	my $v = $val{$ds}{$k}{$m};
+	return skipref($s) if defined $s && !defined $v;
+	return '' unless defined $v;
+	my $out;
+	if ($ratio && defined $base && $base =~ /^[0-9.]+$/ && $base > 0 && $k ne 'btree-C') {
+		$out = sprintf('%.2fx', $v / $base);
+	} else {
+		$out = fmt($v);
+	}
+	my $p = $plan{$ds}{$k}{$m};
+	my $want = idxname($ds, $k);
+	if (defined $p && $m !~ /^(prefix_fn|complete10)/ && index($p, $want) < 0) {
+		$out .= ' (plan: ' . ($p eq '' ? 'none' : $p) . ')';
+	}
+	return $out;
+}
+open my $o, '>', $md or die "$md: $!";
+print $o "# artrie benchmark, run $run\n\n";
+print $o "$_  \n" for @head;
+print $o "\nHeadline: each cell is the index's value divided by btree on a `COLLATE \"C\"` column in the same run ",
+	"(the btree-C column shows its absolute value). For 'lower' metrics below 1.00x is better, for 'higher' metrics above 1.00x is better. ",
+	"prefix_fn_N is `artrie_prefix_count()` against btree-C's `count(*)` for the same prefixes. ",
+	"A cell marked (plan: ...) did not use the intended index; skip notes are at the end. ",
+	"Absolute figures are from this machine only (see the header); bench/README.md explains each metric.\n";
+# The headline: the metrics the targets name, every dataset, ratios.
+my @hl = qw(build size lookup_join lookup_tps_c1 lookup_tps_c2 prefix_count_3 prefix_fn_3 like_rows_3 seek_limit10 lookup_cold
+	insert_tps_c1 insert_tps_c8 mixed_tps_c2 artrie_checkpoint recovery);
+my %dir = map { $_->[0] => $_->[1] } @metrics;
+my %bm = map { $_->[0] => ($_->[2] // $_->[0]) } @metrics;
+{
+	my @ks = grep { my $k = $_; grep { my $ds = $_; grep { defined $val{$ds}{$k}{$_} } @hl or defined $skip{$ds}{$k}{all} } @dsorder } @kinds;
+	print $o "\n## Headline: ratios to btree-C\n\n";
+	print $o "| dataset | metric | better | btree-C (absolute) | " . join(' | ', grep { $_ ne 'btree-C' } @ks) . " |\n";
+	print $o "|---|---|---|---:|" . join('|', map { '---:' } grep { $_ ne 'btree-C' } @ks) . "|\n";
+	for my $ds (@dsorder) {
+		next if $ds eq '-' || $ds eq 'disk';
+		for my $m (@hl) {
+			next unless grep { defined $val{$ds}{$_}{$m} } @kinds;
+			my $base = $val{$ds}{'btree-C'}{$bm{$m}};
+			my $b = defined $base ? fmt($base) . ' ' . ($unit{$ds}{$bm{$m}} // '') : '';
+			$b .= " ($bm{$m})" if $bm{$m} ne $m && $b ne '';
+			my @c = map { cell($ds, $_, $m, $base, 1) } grep { $_ ne 'btree-C' } @ks;
+			print $o "| $ds | $m | $dir{$m} | $b | " . join(' | ', @c) . " |\n";
+		}
+	}
+}
+for my $pass ('ratio', 'absolute') {
+	print $o ($pass eq 'ratio' ? "\n## Ratios to btree-C\n" : "\n## All values (absolute)\n");
+	for my $ds (@dsorder) {
+		next if $ds eq '-' || $ds eq 'disk';
+		my @ms = grep { my $m = $_->[0]; grep { defined $val{$ds}{$_}{$m} || defined $skip{$ds}{$_}{$m} } @kinds } @metrics;
+		next unless @ms;
+		my @ks = grep { my $k = $_; grep { defined $val{$ds}{$k}{$_->[0]} } @metrics or defined $skip{$ds}{$k}{all} or defined $skip{'-'}{$k}{all} } @kinds;
+		my $extra = join(', ', map { "$_ = " . fmt($val{$ds}{'-'}{$_}) . " $unit{$ds}{$_}" } grep { defined $val{$ds}{'-'}{$_} } qw(rows key_bytes_avg heap_size));
+		print $o "\n### $ds" . ($extra ? " ($extra)" : '') . "\n\n";
+		print $o "| metric | unit | better | " . join(' | ', @ks) . " |\n";
+		print $o "|---|---|---|" . join('|', map { '---:' } @ks) . "|\n";
+		for my $mm (@ms) {
+			my ($m, $dir, $bm) = @$mm;
+			my $base = $val{$ds}{'btree-C'}{$bm // $m};
+			my @c = map { cell($ds, $_, $m, $base, $pass eq 'ratio') } @ks;
+			@c = map { cell($ds, $_, $m, $base, 0) } @ks if $pass eq 'ratio' && !defined $base;
+			print $o "| $m | " . ($unit{$ds}{$m} // '') . " | $dir | " . join(' | ', @c) . " |\n";
+		}
+	}
+}
+if ($val{disk}) {
+	print $o "\n## The disk, measured by fio in the same run\n\n| metric | value | unit |\n|---|---:|---|\n";
+	print $o "| $_ | $val{disk}{fio}{$_} | $unit{disk}{$_} |\n" for sort keys %{$val{disk}{fio}};
+}
+if (%skipnotes) {
+	print $o "\n";
+	print $o "[^s$skipnotes{$_}]: skipped: $_\n" for sort { $skipnotes{$a} <=> $skipnotes{$b} } keys %skipnotes;
+}
+close $o;
+
+# Data files for gnuplot: one row per group, one column per index kind.
+sub datafile {
+	my ($name, $rows) = @_;    # rows: [label, sub(kind) -> value]
+	my @pk = grep { my $k = $_; grep { my $v = $_->[1]->($k); defined $v && $v =~ /^[0-9.]+$/ } @$rows } @kinds;
+	return unless @pk;
+	open my $n, '>', "$plots/$name.n" or die; print $n scalar(@pk); close $n;
+	open my $f, '>', "$plots/$name.dat" or die;
+	print $f join("\t", 'group', @pk), "\n";
+	for my $r (@$rows) {
+		print $f join("\t", $r->[0], map { my $v = $r->[1]->($_); defined $v && $v =~ /^[0-9.]+$/ ? $v : '?' } @pk), "\n";
+	}
+	close $f;
+}
+my @ds = grep { $_ ne '-' && $_ ne 'disk' && $_ ne 'ins' } @dsorder;
+datafile('size', [map { my $d = $_; [$d, sub { $val{$d}{$_[0]}{size_per_key} }] } @ds]);
+datafile('lookup', [map { my $d = $_; [$d, sub { $val{$d}{$_[0]}{lookup_join} }] } @ds]);
+datafile('build', [map { my $d = $_; [$d, sub { my $b = $val{$d}{'btree-C'}{build}; my $v = $val{$d}{$_[0]}{build}; defined $b && defined $v && $b > 0 ? $v / $b : undef }] } @ds]);
+my $pds = (grep { $_ eq 'words' } @ds) ? 'words' : $ds[0] // 'words';
+datafile('prefix', [map { my $n = $_; ["len $n", sub { $val{$pds}{$_[0]}{"prefix_count_$n"} }] } 1, 2, 3, 5, 8]);
+datafile('writes', [map { my $m = $_; [$m, sub { $val{ins}{$_[0]}{$m} }] } qw(insert_tps_c1 insert_tps_c8 mixed_tps_c2)]);
+open my $pf, '>', "$plots/prefixds" or die; print $pf $pds; close $pf;
+PERL
+	local machine pds
+	pds=$(cat "$plots/prefixds")
+	machine="$(nproc) cores, $(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1), run $run"
+	plot() { # NAME YLABEL TITLE [logscale]
+		[ -f "$plots/$1.n" ] || { rm -f "$docs/bench-$1.png"; return 0; }
+		local ncols
+		ncols=$(cat "$plots/$1.n")
+		gnuplot <<GP 2>>"$plots/gnuplot.err" || echo "gnuplot failed for $1: $(tail -2 "$plots/gnuplot.err")" >&2
+set terminal pngcairo size 1100,520 font ",10"
+set output "$docs/bench-$1.png"
+set datafile separator "\t"
+set datafile missing "?"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.85 border -1
+set boxwidth 0.9
+set key outside right top vertical
+set grid ytics
+set yrange [0:*]
+${4:+set logscale y; set yrange [*:*]}
+set ylabel "$2"
+set title "$3\n{/*0.8 absolute figures from this machine only: $machine; bash bench/run.sh}"
+plot for [i=2:$((ncols + 1))] "$plots/$1.dat" using i:xtic(1) title columnhead(i)
+GP
+	}
+	plot size "bytes per key (index size / rows)" "Index size per key (lower is better)"
+	plot lookup "microseconds per probe" "Exact lookups: probes inside one query, nested loop (lower is better)"
+	plot build "CREATE INDEX time / btree-C's" "Build time relative to btree on COLLATE C (lower is better)"
+	plot prefix "ms per query (log scale)" "count(*) WHERE k LIKE 'p%' on $pds, by prefix length (lower is better)" log
+	plot writes "transactions per second" "Single-row insert commits (1 and 8 clients) and 80/20 read/write mix, 2 clients (higher is better)"
+	rm -rf "$plots"
+}

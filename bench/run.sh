@@ -1,0 +1,409 @@
+#!/usr/bin/env bash
+# artrie's benchmark suite: artrie (io_uring and mmap) against btree,
+# SP-GiST, hash and pg_trgm on real data, side by side in one run.
+#
+#   bash bench/run.sh [quick|full]      (as root on Debian 12)
+#
+# Installs the Debian packages it needs, builds and installs artrie, starts
+# a throwaway cluster (test/lib.sh) and writes
+#   bench/results/<run>.tsv   dataset, index, metric, value, unit (+ '#' header)
+#   bench/results/<run>.md    ratios to btree on COLLATE "C", then all values
+#   docs/bench-*.png          plots (gnuplot)
+# ARTRIE_BENCH_OUT=<dir> writes results/plots under <dir> instead of the
+# repository.  bench/README.md says what each metric means.
+set -u
+
+MODE=${1:-quick}
+case "$MODE" in
+quick | full) ;;
+*)
+	echo "usage: $0 [quick|full]" >&2
+	exit 2
+	;;
+esac
+
+. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
+
+OUT=${ARTRIE_BENCH_OUT:-$ARTRIE_SRC}
+RUN=$(date -u +%Y%m%d-%H%M)-$MODE
+mkdir -p "$OUT/bench/results" "$OUT/docs"
+TSV=$OUT/bench/results/$RUN.tsv
+MD=$OUT/bench/results/$RUN.md
+: >"$TSV"
+START_NS=$(now_ns)
+
+# ---------------------------------------------------------------- scale
+if [ "$MODE" = quick ]; then
+	ROWS_WORDS=150000 ROWS_BG=150000 ROWS_PATHS=200000 ROWS_SYNTH=300000
+	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000
+	SB_WARM=$((1024 * 1048576))
+else
+	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=0 ROWS_SYNTH=5000000 # 0: all
+	NPROBE=50000 NPREF=20 NSEEK=500 DUR=10 REPS=3 NBULK=500000 NCOLD=10000
+	SB_WARM=$((4096 * 1048576))
+fi
+SB_COLD=$((16 * 1048576))
+DATASETS="words bulgarian paths synth"
+COLD_DS=synth
+KINDS_A="btree-C artrie-io_uring btree-pattern spgist hash trgm-gin"
+
+# ---------------------------------------------------------------- setup
+ARTRIE_PACKAGES="$ARTRIE_PACKAGES gnuplot-nox fio linux-perf postgresql-$PG_MAJOR-prefix bc"
+artrie_install_packages
+artrie_make_tmp
+BENCH_ERR=$ARTRIE_TMP/psql.err
+: >"$BENCH_ERR"
+[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
+
+ARTRIE_SKIP=
+COMMIT=${ARTRIE_COMMIT:-$(git -C "$ARTRIE_SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)}
+DIRTY=$(git -C "$ARTRIE_SRC" status --porcelain -- src sql Makefile 2>/dev/null | head -1)
+if ! artrie_build_install >"$ARTRIE_TMP/build.log" 2>&1; then
+	ARTRIE_SKIP="build failed at $COMMIT: $( (grep -m1 -E 'error|Stop' "$ARTRIE_TMP/build.log" || tail -1 "$ARTRIE_TMP/build.log") | cut -c1-160)"
+	say "artrie: $ARTRIE_SKIP"
+fi
+
+# ---------------------------------------------------------------- data
+say "preparing the datasets"
+D=$ARTRIE_TMP/data-files
+mkdir -p "$D"
+# sample FILE ROWS: every k-th line so that about ROWS remain (0: all).
+sample() {
+	local n
+	n=$(wc -l <"$1")
+	if [ "$2" = 0 ] || [ "$n" -le "$2" ]; then
+		cat "$1"
+	else
+		awk -v k=$(((n + $2 - 1) / $2)) 'NR % k == 0' "$1"
+	fi
+}
+# COPY text format: escape backslashes, tabs, carriage returns; drop
+# invalid UTF-8.
+copy_escape() { iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g'; }
+cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
+	copy_escape | LC_ALL=C sort -u >"$D/words.all"
+copy_escape </usr/share/dict/bulgarian >"$D/bulgarian.all"
+find /usr -xdev 2>/dev/null | copy_escape >"$D/paths.all"
+sample "$D/words.all" "$ROWS_WORDS" >"$D/words.txt"
+sample "$D/bulgarian.all" "$ROWS_BG" >"$D/bulgarian.txt"
+sample "$D/paths.all" "$ROWS_PATHS" >"$D/paths.txt"
+chmod -R a+rX "$D"
+
+# ---------------------------------------------------------------- cluster
+EXTRA=(
+	"max_wal_size = 16GB" "checkpoint_timeout = 1h" "maintenance_work_mem = 1GB"
+	"work_mem = 64MB" "max_parallel_workers_per_gather = 0"
+	"max_parallel_maintenance_workers = 0" "jit = off" "autovacuum = off"
+	"statement_timeout = 900s" "include_if_exists = 'bench_profile.conf'"
+)
+if [ -n "$ARTRIE_SKIP" ]; then
+	EXTRA+=("shared_preload_libraries = ''")
+fi
+artrie_start_cluster "${EXTRA[@]}"
+as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+q -c "CREATE EXTENSION pg_trgm" || { last_err; exit 1; }
+bench_sql_helpers || { last_err; exit 1; }
+
+HAVE_POOL_GUC= HAVE_BACKEND_GUC= HAVE_STATS= HAVE_CKPT= HAVE_PCOUNT= HAVE_COMPLETE=
+if [ -z "$ARTRIE_SKIP" ]; then
+	if ! q -c "CREATE EXTENSION artrie"; then
+		ARTRIE_SKIP="CREATE EXTENSION artrie failed: $(last_err)"
+	fi
+fi
+if [ -z "$ARTRIE_SKIP" ]; then
+	g() { [ -n "$(q -c "SELECT 1 FROM pg_settings WHERE name = '$1'")" ] && echo 1; }
+	f() { [ "$(q -c "SELECT to_regprocedure('$1') IS NOT NULL")" = t ] && echo 1; }
+	HAVE_POOL_GUC=$(g artrie.buffer_pool_size)
+	HAVE_BACKEND_GUC=$(g artrie.io_backend)
+	HAVE_STATS=$(f 'artrie_stats(regclass)')
+	HAVE_CKPT=$(f 'artrie_checkpoint()')
+	HAVE_PCOUNT=$(f 'artrie_prefix_count(regclass,text)')
+	HAVE_COMPLETE=$(f 'artrie_complete(regclass,text,integer)')
+	# Does the access method work at all?  A tiny index, used by force.
+	if ! q <<'SQL' >"$ARTRIE_TMP/smoke.out"; then
+CREATE TABLE smoke (k text COLLATE "C");
+INSERT INTO smoke SELECT 'k' || g FROM generate_series(1, 1000) g;
+CREATE INDEX smoke_artrie ON smoke USING artrie (k);
+SET enable_seqscan = off;
+SELECT count(*) FROM smoke WHERE k = 'k500';
+SELECT count(*) FROM smoke WHERE k LIKE 'k5%';
+DROP TABLE smoke;
+SQL
+		ARTRIE_SKIP="the AM does not work yet at $COMMIT: $(last_err)"
+		server_ensure
+		q -c "DROP TABLE IF EXISTS smoke" || true
+	fi
+fi
+[ -n "$ARTRIE_SKIP" ] && say "artrie rows skipped: $ARTRIE_SKIP"
+
+bench_profile io_uring "$SB_WARM" "$SB_WARM"
+
+# ---------------------------------------------------------------- header
+{
+	echo "# artrie benchmark, run $RUN: bash bench/run.sh $MODE"
+	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "# machine: nproc=$(nproc), memory=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), cpu=$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1), kernel=$(uname -r)"
+	echo "# note: absolute figures are from this $(nproc)-core machine, shared with concurrent builds and tests: noisy; compare ratios within one run"
+	echo "# postgresql: $(q -c 'SELECT version()')"
+	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
+	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}"
+	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
+	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = find /usr -xdev (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; quick scale takes every k-th line"
+	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
+	echo "dataset	index	metric	value	unit"
+} >>"$TSV"
+
+# ---------------------------------------------------------------- fio
+say "fio on the disk under $ARTRIE_TMP (the physical limit)"
+fio_run() { # METRIC UNIT PERL-EXPRESSION-ON-$w FIO-ARGS...
+	local metric=$1 unit=$2 expr=$3 out
+	shift 3
+	out=$(fio --name=b --directory="$ARTRIE_TMP" --size=256M --runtime="$DUR" --time_based \
+		--output-format=json "$@" 2>/dev/null |
+		perl -MJSON::PP -e 'local $/; my $w = decode_json(<STDIN>)->{jobs}[0]; printf "%.1f\n", '"$expr") || out=
+	if [ -n "$out" ]; then
+		emit disk fio "$metric" "$out" "$unit"
+	else
+		skip disk fio "$metric" "fio failed"
+	fi
+}
+fio_run seqwrite_direct_bw MiB/s '$w->{write}{bw} / 1024' --rw=write --bs=1M --direct=1 --ioengine=libaio --iodepth=8
+fio_run randread_qd1_8k_lat us '$w->{read}{clat_ns}{mean} / 1000' --rw=randread --bs=8k --direct=1 --ioengine=psync
+fio_run fdatasync_8k_lat us '$w->{sync}{lat_ns}{mean} / 1000' --rw=write --bs=8k --fdatasync=1 --ioengine=sync
+rm -f "$ARTRIE_TMP"/b.*
+
+# ---------------------------------------------------------------- load
+say "loading the datasets"
+for ds in $DATASETS; do
+	q -c "CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
+	if [ "$ds" = synth ]; then
+		q -c "INSERT INTO ds_synth (k) SELECT 'user/' || ((g::bigint * 48271) % ($ROWS_SYNTH / 20 + 7)) || '/item/' || g FROM generate_series(1, $ROWS_SYNTH) g" || { last_err; exit 1; }
+	else
+		q -c "COPY ds_$ds (k) FROM '$D/$ds.txt'" || { last_err; exit 1; }
+	fi
+	q <<SQL || { last_err; exit 1; }
+VACUUM ANALYZE ds_$ds;
+-- Probes: NPROBE keys in a hash order, 10% of them changed into misses.
+CREATE TABLE probe_$ds AS
+	SELECT row_number() OVER ()::int AS pid,
+		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
+	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
+		FROM ds_$ds ORDER BY md5(k) LIMIT $NPROBE) s;
+ALTER TABLE probe_$ds ADD PRIMARY KEY (pid);
+-- Prefixes of length 1, 2, 3, 5, 8 of the probe keys, NPREF of each.
+CREATE TABLE pref_$ds AS
+	SELECT n, p, row_number() OVER (PARTITION BY n ORDER BY md5(p)) AS ord
+	FROM (SELECT DISTINCT n, left(k, n) AS p
+		FROM probe_$ds, unnest('{1,2,3,5,8}'::int[]) n
+		WHERE length(k) >= n) s;
+DELETE FROM pref_$ds WHERE ord > $NPREF;
+-- Seek points for ORDER BY k LIMIT 10: halves of probe keys.
+CREATE TABLE seek_$ds AS
+	SELECT left(k, length(k) / 2 + 1) AS s FROM probe_$ds WHERE pid <= $NSEEK;
+VACUUM ANALYZE probe_$ds, pref_$ds, seek_$ds;
+SQL
+	emit "$ds" - rows "$(q -c "SELECT count(*) FROM ds_$ds")" rows
+	emit "$ds" - key_bytes_avg "$(q -c "SELECT round(avg(octet_length(k)), 1) FROM ds_$ds")" B
+	emit "$ds" - heap_size "$(q -c "SELECT round(pg_relation_size('ds_$ds') / 1048576.0, 2)")" MiB
+	printf '\\set p random(1, %s)\nSELECT id FROM ds_%s WHERE k = (SELECT k FROM probe_%s WHERE pid = :p);\n' \
+		"$NPROBE" "$ds" "$ds" >"$ARTRIE_TMP/lookup_$ds.sql"
+done
+chmod a+r "$ARTRIE_TMP"/*.sql
+
+NOSEQ="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off"
+
+# ---------------------------------------------------------------- measure
+# measure_index DATASET KIND: build, size, lookups, prefixes, seeks, cold.
+measure_index() {
+	local ds=$1 kind=$2 name t0 bytes rows n
+	name=$(printf '%s_%s' "$ds" "$kind" | tr 'A-Z-' 'a-z_')
+	if [ "${kind%%-*}" = artrie ] && [ -n "$ARTRIE_SKIP" ]; then
+		skip "$ds" "$kind" all "$ARTRIE_SKIP"
+		return 0
+	fi
+	say "$ds: $kind"
+	q -c "DROP INDEX IF EXISTS $name" || true
+	sync
+	t0=$(now_ns)
+	if ! q -c "$(index_ddl "$kind" "$name" "ds_$ds")"; then
+		skip "$ds" "$kind" build "$(last_err)"
+		server_ensure
+		return 0
+	fi
+	emit "$ds" "$kind" build "$(ms_since "$t0")" ms
+	if bytes=$(index_bytes "$name" "$kind"); then
+		rows=$(q -c "SELECT reltuples::bigint FROM pg_class WHERE relname = 'ds_$ds'")
+		emit "$ds" "$kind" size "$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 1048576 }')" MiB
+		emit "$ds" "$kind" size_per_key "$(awk -v b="$bytes" -v r="$rows" 'BEGIN { printf "%.2f", b / r }')" B/key
+	else
+		skip "$ds" "$kind" size "$(last_err)"
+	fi
+
+	export PGOPTIONS="$NOSEQ"
+	# pg_trgm's equality lookups are two orders of magnitude slower: a
+	# twentieth of the probes, once, keeps the run's time bounded.
+	local np=$NPROBE reps=$REPS
+	[ "$kind" = trgm-gin ] && np=$((NPROBE / 20)) reps=1
+	time_sql "$ds" "$kind" lookup_join us/probe "$np" "$reps" \
+		"SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p WHERE pid <= $np"
+	emit "$ds" "$kind" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM probe_$ds WHERE pid = 1)')")" plan
+	run_pgbench "$ds" "$kind" lookup_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
+	run_pgbench "$ds" "$kind" lookup_tps_c2 2 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
+	if kind_prefix "$kind"; then
+		for n in 1 2 3 5 8; do
+			multi_sql "$ds" "$kind" "prefix_count_$n" "SELECT count(*) FROM ds_$ds WHERE k LIKE %L" \
+				"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
+			multi_sql "$ds" "$kind" "like_rows_$n" "SELECT count(id) FROM ds_$ds WHERE k LIKE %L" \
+				"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
+			if [ "${kind%%-*}" = artrie ] && [ -n "$HAVE_PCOUNT" ]; then
+				multi_sql "$ds" "$kind" "prefix_fn_$n" "SELECT artrie_prefix_count('$name', %L)" \
+					"SELECT p FROM pref_$ds WHERE n = $n ORDER BY ord"
+			fi
+		done
+		for n in 1 3; do
+			if [ "${kind%%-*}" = artrie ] && [ -n "$HAVE_COMPLETE" ]; then
+				multi_sql "$ds" "$kind" "complete10_$n" "SELECT count(*) FROM artrie_complete('$name', %L, 10)" \
+					"SELECT p FROM pref_$ds WHERE n = $n ORDER BY ord"
+			elif [ "$kind" = btree-C ]; then
+				multi_sql "$ds" "$kind" "complete10_$n" "SELECT count(*) FROM (SELECT DISTINCT k FROM ds_$ds WHERE k LIKE %L ORDER BY k LIMIT 10) s" \
+					"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
+			fi
+		done
+	fi
+	if kind_order "$kind" && [ "$kind" != spgist ]; then
+		multi_sql "$ds" "$kind" seek_limit10 "SELECT count(*) FROM (SELECT k FROM ds_$ds WHERE k >= %L ORDER BY k LIMIT 10) s" \
+			"SELECT s FROM seek_$ds"
+	fi
+	if [ "$ds" = "$COLD_DS" ] && [ "$kind" != trgm-gin ] && [ "$kind" != btree-pattern ]; then
+		measure_cold "$ds" "$kind" "$name"
+	fi
+	unset PGOPTIONS
+	q -c "DROP INDEX IF EXISTS $name" || { skip "$ds" "$kind" drop "$(last_err)"; server_ensure; }
+}
+
+# Cold cache: a small shared_buffers and artrie pool, a restart, the OS
+# cache dropped (root only), then NCOLD probes once.
+measure_cold() {
+	local ds=$1 kind=$2 name=$3 qry out
+	qry="SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p WHERE pid <= $NCOLD"
+	emit "$ds" "$kind" lookup_cold "$(q -c "SELECT bench_plan('$qry')")" plan
+	bench_profile "$PHASE_BACKEND" "$SB_COLD" "$SB_COLD"
+	sync
+	if [ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then
+		emit "$ds" "$kind" lookup_cold "OS cache dropped" note
+	else
+		emit "$ds" "$kind" lookup_cold "skipped: OS cache drop (not root or not allowed)" note
+	fi
+	if out=$(q -c "SELECT ms FROM bench_time('$qry', 1)"); then
+		emit "$ds" "$kind" lookup_cold "$(awk -v m="$out" -v n="$NCOLD" 'BEGIN { printf "%.3f", m * 1000 / n }')" us/probe
+	else
+		skip "$ds" "$kind" lookup_cold "$(last_err)"
+		server_ensure
+	fi
+	bench_profile "$PHASE_BACKEND" "$SB_WARM" "$SB_WARM"
+}
+
+# Writes: single-row insert commits (1 and 8 clients), a mixed read/write
+# pgbench, a bulk insert, checkpoint flush time, recovery after a crash.
+measure_writes() {
+	local kind=$1 ds=ins name t0
+	name=ins_$(printf '%s' "$kind" | tr 'A-Z-' 'a-z_')
+	if [ "${kind%%-*}" = artrie ] && [ -n "$ARTRIE_SKIP" ]; then
+		skip "$ds" "$kind" all "$ARTRIE_SKIP"
+		return 0
+	fi
+	say "writes: $kind"
+	q <<SQL || { skip "$ds" "$kind" setup "$(last_err)"; server_ensure; return 0; }
+DROP TABLE IF EXISTS ins_t;
+CREATE TABLE ins_t (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
+INSERT INTO ins_t (k) SELECT k FROM ds_words;
+VACUUM ANALYZE ins_t;
+SQL
+	if ! q -c "$(index_ddl "$kind" "$name" ins_t)"; then
+		skip "$ds" "$kind" build "$(last_err)"
+		server_ensure
+		return 0
+	fi
+	export PGOPTIONS="$NOSEQ"
+	emit "$ds" "$kind" mixed_tps_c2 "$(q -c "SELECT bench_plan('SELECT id FROM ins_t WHERE k = (SELECT k FROM probe_words WHERE pid = 1)')")" plan
+	run_pgbench "$ds" "$kind" insert_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/insert.sql"
+	run_pgbench "$ds" "$kind" insert_tps_c8 8 "$DUR" -f "$ARTRIE_TMP/insert.sql"
+	run_pgbench "$ds" "$kind" mixed_tps_c2 2 "$DUR" -f "$ARTRIE_TMP/mixed_read.sql@8" -f "$ARTRIE_TMP/insert.sql@2"
+	t0=$(now_ns)
+	if q -c "INSERT INTO ins_t (k) SELECT 'bulk/' || md5(g::text) FROM generate_series(1, $NBULK) g"; then
+		emit "$ds" "$kind" bulk_insert "$(awk -v m="$(ms_since "$t0")" -v n="$NBULK" 'BEGIN { printf "%.3f", m * 1000 / n }')" us/row
+	else
+		skip "$ds" "$kind" bulk_insert "$(last_err)"
+		server_ensure
+	fi
+	if [ "${kind%%-*}" = artrie ]; then
+		if [ -n "$HAVE_CKPT" ]; then
+			t0=$(now_ns)
+			if q -c "SELECT artrie_checkpoint()" >/dev/null; then
+				emit "$ds" "$kind" artrie_checkpoint "$(ms_since "$t0")" ms
+			else
+				skip "$ds" "$kind" artrie_checkpoint "$(last_err)"
+				server_ensure
+			fi
+		else
+			skip "$ds" "$kind" artrie_checkpoint "artrie_checkpoint() does not exist yet"
+		fi
+	fi
+	t0=$(now_ns)
+	q -c "CHECKPOINT" && emit "$ds" "$kind" pg_checkpoint "$(ms_since "$t0")" ms
+	# Recovery: NBULK more committed rows, then a crash (immediate stop)
+	# and a timed start.
+	if q -c "INSERT INTO ins_t (k) SELECT 'bulk2/' || md5(g::text) FROM generate_series(1, $NBULK) g"; then
+		as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null 2>&1
+		t0=$(now_ns)
+		if as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null; then
+			emit "$ds" "$kind" recovery "$(ms_since "$t0")" ms
+			emit "$ds" "$kind" recovery "$(q -c "SELECT count(*) FROM generate_series(1, 1000) g WHERE EXISTS (SELECT 1 FROM ins_t WHERE k = 'bulk2/' || md5(g::text))")" "check (of 1000)"
+		else
+			skip "$ds" "$kind" recovery "server did not start: $(tail -1 "$ARTRIE_TMP/server.log")"
+			server_ensure
+		fi
+	else
+		skip "$ds" "$kind" recovery "$(last_err)"
+		server_ensure
+	fi
+	unset PGOPTIONS
+	q -c "DROP TABLE ins_t" || { server_ensure; q -c "DROP TABLE IF EXISTS ins_t" || true; }
+}
+
+printf '\\set r random(1, 1000000000)\nINSERT INTO ins_t (k) VALUES (%s);\n' "'ins/' || :client_id || '/' || :r" >"$ARTRIE_TMP/insert.sql"
+printf '\\set p random(1, %s)\nSELECT id FROM ins_t WHERE k = (SELECT k FROM probe_words WHERE pid = :p);\n' "$NPROBE" >"$ARTRIE_TMP/mixed_read.sql"
+chmod a+r "$ARTRIE_TMP"/*.sql
+
+say "phase A: every index kind, artrie on io_uring"
+PHASE_BACKEND=io_uring
+[ -n "$HAVE_BACKEND_GUC" ] && emit - artrie-io_uring io_backend "$(q -c 'SHOW artrie.io_backend')" setting
+for ds in $DATASETS; do
+	for kind in $KINDS_A; do
+		measure_index "$ds" "$kind"
+	done
+done
+for kind in $KINDS_A; do
+	measure_writes "$kind"
+done
+
+say "phase B: artrie on mmap (after a restart)"
+PHASE_BACKEND=mmap
+if [ -n "$ARTRIE_SKIP" ]; then
+	skip - artrie-mmap all "$ARTRIE_SKIP"
+elif [ -z "$HAVE_BACKEND_GUC" ]; then
+	skip - artrie-mmap all "artrie.io_backend does not exist yet"
+else
+	bench_profile mmap "$SB_WARM" "$SB_WARM"
+	emit - artrie-mmap io_backend "$(q -c 'SHOW artrie.io_backend')" setting
+	for ds in $DATASETS; do
+		measure_index "$ds" artrie-mmap
+	done
+	measure_writes artrie-mmap
+fi
+
+emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
+say "report"
+bench_report "$TSV" "$MD" "$OUT/docs" "$RUN"
+say "done: $TSV, $MD, $OUT/docs/bench-*.png"
