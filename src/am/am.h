@@ -89,6 +89,7 @@ extern uint8 *am_key_entry(const char *key, Size keylen, ItemPointer tid,
 extern void am_tid_encode(ItemPointer tid, uint8 *out);
 extern void am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid);
 extern void am_check_key_length(Relation index, Size keylen);
+extern int	am_text_array_elements(Datum array, text ***elems);
 extern int	am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen);
 extern bool am_collation_is_bytewise(Oid collid);
 extern void am_check_status(ArtStatus status, Relation index,

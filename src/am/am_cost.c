@@ -27,7 +27,6 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
@@ -70,30 +69,16 @@ am_cost_count_qual(ArtrieIndex *ai, int strategy, Const *c, bool isarray)
 
 	if (isarray)
 	{
-		ArrayType  *arr = DatumGetArrayTypeP(c->constvalue);
-		int16		elmlen;
-		bool		elmbyval;
-		char		elmalign;
-		Datum	   *elems;
-		bool	   *nulls;
+		text	  **elems;
 		int			nelems;
 		int			i;
 
 		if (strategy != ARTRIE_EQUAL_STRATEGY)
 			return -1;
-		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
-		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
-						  &elems, &nulls, &nelems);
+		nelems = am_text_array_elements(c->constvalue, &elems);
 		for (i = 0; i < nelems; i++)
-		{
-			text	   *t;
-
-			if (nulls[i])
-				continue;
-			t = DatumGetTextPP(elems[i]);
-			total += am_cost_count(ai, &ai->keys, VARDATA_ANY(t),
-								   VARSIZE_ANY_EXHDR(t), terminate);
-		}
+			total += am_cost_count(ai, &ai->keys, VARDATA_ANY(elems[i]),
+								   VARSIZE_ANY_EXHDR(elems[i]), terminate);
 		return total;
 	}
 	else

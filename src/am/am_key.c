@@ -13,6 +13,8 @@
  */
 #include "postgres.h"
 
+#include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
 #include "am/am.h"
@@ -63,6 +65,33 @@ am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
 				   ((BlockNumber) p[0] << 24) | ((BlockNumber) p[1] << 16) |
 				   ((BlockNumber) p[2] << 8) | (BlockNumber) p[3],
 				   (OffsetNumber) ((p[4] << 8) | p[5]));
+}
+
+/*
+ * The non-NULL elements of a text (or varchar) array, detoasted; returns
+ * their number.
+ */
+int
+am_text_array_elements(Datum array, text ***elems)
+{
+	ArrayType  *arr = DatumGetArrayTypeP(array);
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *datums;
+	bool	   *nulls;
+	int			ndatums;
+	int			n = 0;
+	int			i;
+
+	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
+					  &datums, &nulls, &ndatums);
+	*elems = palloc(sizeof(text *) * Max(ndatums, 1));
+	for (i = 0; i < ndatums; i++)
+		if (!nulls[i])
+			(*elems)[n++] = DatumGetTextPP(datums[i]);
+	return n;
 }
 
 /*

@@ -31,9 +31,7 @@
 #include "catalog/pg_index.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "am/am.h"
@@ -163,28 +161,14 @@ am_key_values(ScanKey sk, int *nvalues)
 
 	if (sk->sk_flags & SK_SEARCHARRAY)
 	{
-		ArrayType  *arr = DatumGetArrayTypeP(sk->sk_argument);
-		int16		elmlen;
-		bool		elmbyval;
-		char		elmalign;
-		Datum	   *elems;
-		bool	   *nulls;
-		int			nelems;
+		text	  **elems;
+		int			nelems = am_text_array_elements(sk->sk_argument, &elems);
 		int			i;
 
-		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
-		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
-						  &elems, &nulls, &nelems);
 		values = palloc(sizeof(AmBytes) * Max(nelems, 1));
 		for (i = 0; i < nelems; i++)
-		{
-			text	   *t;
-
-			if (nulls[i])
-				continue;
-			t = DatumGetTextPP(elems[i]);
-			values[n++] = am_bytes_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), -1);
-		}
+			values[n++] = am_bytes_make(VARDATA_ANY(elems[i]),
+										VARSIZE_ANY_EXHDR(elems[i]), -1);
 	}
 	else
 	{
