@@ -29,6 +29,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/io_internal.h"
@@ -57,7 +58,15 @@ typedef struct UringFile
 {
 	char		path[IO_PATH_LEN];	/* hash key */
 	int			fd;
+	uint64		allocated;		/* bytes known to be allocated */
 } UringFile;
+
+/*
+ * Files grow in steps of this many bytes, allocated ahead of the writes:
+ * an O_DIRECT write past the end of a file is done synchronously by the
+ * file system, one at a time.
+ */
+#define URING_EXTEND_STEP	((uint64) 8 * 1024 * 1024)
 
 /* Per request slot, what the worker keeps while it is in flight. */
 typedef struct UringSlot
@@ -206,7 +215,11 @@ io_worker_start(void)
 	uslots = MemoryContextAllocZero(TopMemoryContext, sizeof(UringSlot) * io_shared->nrequests);
 	retry_slots = MemoryContextAlloc(TopMemoryContext, sizeof(int) * io_shared->nrequests);
 
+#if PG_VERSION_NUM >= 170000
+	worker_wes = CreateWaitEventSet(NULL, 3);
+#else
 	worker_wes = CreateWaitEventSet(TopMemoryContext, 3);
+#endif
 	AddWaitEventToSet(worker_wes, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(worker_wes, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 
@@ -255,21 +268,22 @@ io_worker_stop(void)
 }
 
 /*
- * The worker's descriptor for a file, opened O_DIRECT; -1 with errno set.
+ * The worker's handle on a file, opened O_DIRECT; NULL with errno set.
  */
-static int
-uring_fd(const char *path)
+static UringFile *
+uring_file(const char *path)
 {
 	char		key[IO_PATH_LEN];
 	UringFile  *f;
 	bool		found;
 	int			fd;
+	struct stat st;
 
 	memset(key, 0, sizeof(key));
 	strlcpy(key, path, IO_PATH_LEN);
 	f = hash_search(uring_files, key, HASH_FIND, NULL);
 	if (f)
-		return f->fd;
+		return f;
 	fd = BasicOpenFile(path, O_RDWR | PG_O_DIRECT | PG_BINARY);
 	if (fd < 0 && errno == EINVAL)
 	{
@@ -286,10 +300,38 @@ uring_fd(const char *path)
 		}
 	}
 	if (fd < 0)
-		return -1;
+		return NULL;
+	if (fstat(fd, &st) != 0)
+	{
+		int			save = errno;
+
+		close(fd);
+		errno = save;
+		return NULL;
+	}
 	f = hash_search(uring_files, key, HASH_ENTER, &found);
 	f->fd = fd;
-	return fd;
+	f->allocated = st.st_size;
+	return f;
+}
+
+/*
+ * Allocate the file up to at least end before a write there; 0 or errno.
+ */
+static int
+uring_extend(UringFile *f, uint64 end)
+{
+	uint64		target;
+	int			rc;
+
+	if (end <= f->allocated)
+		return 0;
+	target = ((end + URING_EXTEND_STEP - 1) / URING_EXTEND_STEP) * URING_EXTEND_STEP;
+	rc = posix_fallocate(f->fd, f->allocated, target - f->allocated);
+	if (rc != 0)
+		return rc;
+	f->allocated = target;
+	return 0;
 }
 
 /*
@@ -370,7 +412,9 @@ uring_prep(int slot, bool first)
 	IoRequest  *req = &io_shared->requests[slot];
 	UringSlot  *us = &uslots[slot];
 	int			need = (req->op == IO_OP_WRITE_SYNC) ? 2 : 1;
+	UringFile  *file;
 	int			fd;
+	int			err;
 	struct io_uring_sqe *sqe;
 
 	if (req->op == IO_OP_FORGET)
@@ -398,17 +442,19 @@ uring_prep(int slot, bool first)
 		}
 	}
 
-	fd = uring_fd(req->path);
-	if (fd < 0)
+	file = uring_file(req->path);
+	err = file ? 0 : errno;
+	if (file && req->op != IO_OP_READ && req->op != IO_OP_SYNC)
+		err = uring_extend(file, req->offset + IO_PAGE_SIZE);
+	if (err != 0)
 	{
-		int			err = errno;
-
 		if (us->staging >= 0)
 			staging_free[staging_nfree++] = us->staging;
 		us->staging = -1;
 		io_request_finish(slot, err);
 		return true;
 	}
+	fd = file->fd;
 
 	sqe = io_uring_get_sqe(&ring);
 	if (req->op == IO_OP_SYNC)
