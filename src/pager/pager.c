@@ -718,16 +718,17 @@ pager_evict_write(int frame)
 }
 
 /*
- * Find a frame to reuse with the clock sweep; returns it pinned, untagged.
+ * One pass of the clock sweep: a frame pinned and untagged, or -1.  Sets
+ * *busy if a candidate was passed over only for a moment (its lock or its
+ * file's gate taken, or pinned meanwhile).
  */
 static int
-pager_victim(void)
+pager_sweep(bool *busy)
 {
 	int			n = pager_shared->nframes;
 	int			limit = n * (PAGER_MAX_USAGE + 3);
 	bool		asked = false;
 
-	local_pin_reserve();
 	for (int scanned = 0; scanned < limit; scanned++)
 	{
 		int			i = pg_atomic_fetch_add_u32(&pager_shared->clock_hand, 1) % n;
@@ -761,13 +762,11 @@ pager_victim(void)
 		SpinLockRelease(&f->hdr);
 		local_pin_add(i);
 
-		if (flags & FRAME_DIRTY)
+		if ((flags & FRAME_DIRTY) && !pager_evict_write(i))
 		{
-			if (!pager_evict_write(i))
-			{
-				pager_unpin(i);
-				continue;
-			}
+			pager_unpin(i);
+			*busy = true;
+			continue;
 		}
 		if (pager_detach(i))
 		{
@@ -776,6 +775,37 @@ pager_victim(void)
 			return i;
 		}
 		pager_unpin(i);
+		*busy = true;
+	}
+	return -1;
+}
+
+/*
+ * Find a frame to reuse; returns it pinned, untagged.  When the only
+ * candidates are busy for a moment (a checkpoint holds their file's
+ * gate, say), wait a little and sweep again; ERROR only when every frame
+ * stays pinned.
+ */
+static int
+pager_victim(void)
+{
+	local_pin_reserve();
+	for (int round = 0; round < 10000; round++)
+	{
+		bool		busy = false;
+		int			frame = pager_sweep(&busy);
+
+		if (frame >= 0)
+			return frame;
+		if (!busy)
+			break;
+		if (io_in_worker())
+			io_worker_serve(1);
+		else
+		{
+			pg_usleep(1000);
+			CHECK_FOR_INTERRUPTS();
+		}
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
