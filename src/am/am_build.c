@@ -126,7 +126,7 @@ am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
 	am_check_status(art_bulk_begin(keys, &loader), bs->index, "building");
 
 #if PG_VERSION_NUM >= 160000
-	while (tuplesort_getdatum(bs->sort, true, false, &val, &isnull, NULL))
+	while (tuplesort_getdatum(bs->sort, true, true, &val, &isnull, NULL))
 #else
 	while (tuplesort_getdatum(bs->sort, true, &val, &isnull, NULL))
 #endif

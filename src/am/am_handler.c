@@ -19,6 +19,55 @@
 
 PG_FUNCTION_INFO_V1(artrie_handler);
 
+#if PG_VERSION_NUM >= 180000
+/*
+ * Strategies 1-5 are btree's comparisons; starts-with has no general
+ * comparison type.
+ */
+static CompareType
+artrie_translate_strategy(StrategyNumber strategy, Oid opfamily)
+{
+	switch (strategy)
+	{
+		case ARTRIE_LESS_STRATEGY:
+			return COMPARE_LT;
+		case ARTRIE_LESS_EQUAL_STRATEGY:
+			return COMPARE_LE;
+		case ARTRIE_EQUAL_STRATEGY:
+			return COMPARE_EQ;
+		case ARTRIE_GREATER_EQUAL_STRATEGY:
+			return COMPARE_GE;
+		case ARTRIE_GREATER_STRATEGY:
+			return COMPARE_GT;
+		default:
+			return COMPARE_INVALID;
+	}
+}
+
+/*
+ * The inverse of artrie_translate_strategy.
+ */
+static StrategyNumber
+artrie_translate_cmptype(CompareType cmptype, Oid opfamily)
+{
+	switch (cmptype)
+	{
+		case COMPARE_LT:
+			return ARTRIE_LESS_STRATEGY;
+		case COMPARE_LE:
+			return ARTRIE_LESS_EQUAL_STRATEGY;
+		case COMPARE_EQ:
+			return ARTRIE_EQUAL_STRATEGY;
+		case COMPARE_GE:
+			return ARTRIE_GREATER_EQUAL_STRATEGY;
+		case COMPARE_GT:
+			return ARTRIE_GREATER_STRATEGY;
+		default:
+			return InvalidStrategy;
+	}
+}
+#endif
+
 /*
  * The handler: describe the access method to PostgreSQL.
  */
@@ -58,8 +107,8 @@ artrie_handler(PG_FUNCTION_ARGS)
 	amroutine->amconsistentequality = true;
 	amroutine->amconsistentordering = false;
 	amroutine->amgettreeheight = NULL;
-	amroutine->amtranslatestrategy = NULL;
-	amroutine->amtranslatecmptype = NULL;
+	amroutine->amtranslatestrategy = artrie_translate_strategy;
+	amroutine->amtranslatecmptype = artrie_translate_cmptype;
 #endif
 
 	amroutine->ambuild = artrie_build;

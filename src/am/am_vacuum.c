@@ -42,7 +42,11 @@ am_bulkdelete_trie(Relation index, ArtTrie *trie,
 	{
 		ItemPointerData tid;
 
+#if PG_VERSION_NUM >= 180000
+		vacuum_delay_point(false);
+#else
 		vacuum_delay_point();
+#endif
 
 		am_entry_tid(entry, len, &tid);
 		if (!callback(&tid, callback_state))
