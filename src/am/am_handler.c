@@ -21,50 +21,37 @@ PG_FUNCTION_INFO_V1(artrie_handler);
 
 #if PG_VERSION_NUM >= 180000
 /*
- * Strategies 1-5 are btree's comparisons; starts-with has no general
+ * Strategies 1-5 are btree's comparisons; starts-with (6) has no general
  * comparison type.
+ */
+static const CompareType artrie_cmptypes[ARTRIE_NSTRATEGIES + 1] = {
+	COMPARE_INVALID, COMPARE_LT, COMPARE_LE, COMPARE_EQ, COMPARE_GE,
+	COMPARE_GT, COMPARE_INVALID
+};
+
+/*
+ * A strategy number's comparison type.
  */
 static CompareType
 artrie_translate_strategy(StrategyNumber strategy, Oid opfamily)
 {
-	switch (strategy)
-	{
-		case ARTRIE_LESS_STRATEGY:
-			return COMPARE_LT;
-		case ARTRIE_LESS_EQUAL_STRATEGY:
-			return COMPARE_LE;
-		case ARTRIE_EQUAL_STRATEGY:
-			return COMPARE_EQ;
-		case ARTRIE_GREATER_EQUAL_STRATEGY:
-			return COMPARE_GE;
-		case ARTRIE_GREATER_STRATEGY:
-			return COMPARE_GT;
-		default:
-			return COMPARE_INVALID;
-	}
+	if (strategy > ARTRIE_NSTRATEGIES)
+		return COMPARE_INVALID;
+	return artrie_cmptypes[strategy];
 }
 
 /*
- * The inverse of artrie_translate_strategy.
+ * A comparison type's strategy number.
  */
 static StrategyNumber
 artrie_translate_cmptype(CompareType cmptype, Oid opfamily)
 {
-	switch (cmptype)
-	{
-		case COMPARE_LT:
-			return ARTRIE_LESS_STRATEGY;
-		case COMPARE_LE:
-			return ARTRIE_LESS_EQUAL_STRATEGY;
-		case COMPARE_EQ:
-			return ARTRIE_EQUAL_STRATEGY;
-		case COMPARE_GE:
-			return ARTRIE_GREATER_EQUAL_STRATEGY;
-		case COMPARE_GT:
-			return ARTRIE_GREATER_STRATEGY;
-		default:
-			return InvalidStrategy;
-	}
+	StrategyNumber strategy;
+
+	for (strategy = 1; strategy <= ARTRIE_NSTRATEGIES; strategy++)
+		if (cmptype != COMPARE_INVALID && artrie_cmptypes[strategy] == cmptype)
+			return strategy;
+	return InvalidStrategy;
 }
 #endif
 
