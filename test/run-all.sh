@@ -40,7 +40,7 @@ record() {
 run_test() {
 	local name=$1 log
 	shift
-	log=$ARTRIE_TMP/log/$(echo "$name" | tr -c 'A-Za-z0-9._-\n' '_').log
+	log=$ARTRIE_TMP/log/$(echo "$name" | tr -c 'A-Za-z0-9._\n-' '_').log
 	"$@" >"$log" 2>&1
 	local rc=$?
 	[ $rc -ne 0 ] && sed 's/^/    | /' "$log" | tail -n 60

@@ -67,7 +67,7 @@ artrie_complete(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_results must not be negative")));
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	func_open_index(indexoid, &fi);
 	if (max_results == 0)
 	{
@@ -182,7 +182,7 @@ artrie_prefixes_of(PG_FUNCTION_ARGS)
 	PrefixLengths pl;
 	int			i;
 
-	InitMaterializedSRF(fcinfo, 0);
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	func_open_index(indexoid, &fi);
 
 	pl.n = 0;

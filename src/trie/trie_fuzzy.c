@@ -448,7 +448,7 @@ art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query, ArtFuzzyCallback cb,
 		visitor.ascend = fuzzy_ascend;
 		visitor.entry = fuzzy_entry;
 		visitor.arg = &fs;
-		status = art_walk(t, NULL, 0, &visitor);
+		status = art_walk(t, (const uint8_t *) "", 0, &visitor);
 		if (status == ART_OK)
 			status = fs.status;
 	}
