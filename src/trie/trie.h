@@ -154,6 +154,9 @@ extern ArtStatus art_bulk_add(ArtBulkLoader *loader, const uint8_t *entry,
 							  size_t len);
 extern ArtStatus art_bulk_finish(ArtBulkLoader *loader);
 
+/* Give up a bulk load: free the loader, leave the trie empty. */
+extern void art_bulk_abort(ArtBulkLoader *loader);
+
 /* Node kinds, for statistics. */
 typedef enum ArtNodeKind
 {

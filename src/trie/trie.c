@@ -1,0 +1,194 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie.c
+ *	  Creating and opening tries; pin stacks and temporary memory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+/* Temporary memory from the store. */
+void *
+art_alloc(ArtTrie *t, size_t size)
+{
+	return t->store.ops->mem_alloc(t->store.store, size);
+}
+
+/* Give back temporary memory; NULL is ignored. */
+void
+art_free(ArtTrie *t, void *ptr)
+{
+	if (ptr)
+		t->store.ops->mem_free(t->store.store, ptr);
+}
+
+/* Grow *array (of elem-sized items, capacity *cap) to hold need items. */
+ArtStatus
+art_grow(ArtTrie *t, void **array, int *cap, int need, size_t elem)
+{
+	int			newcap;
+	void	   *p;
+
+	if (need <= *cap)
+		return ART_OK;
+	newcap = *cap ? *cap * 2 : 16;
+	while (newcap < need)
+		newcap *= 2;
+	p = art_alloc(t, (size_t) newcap * elem);
+	if (p == NULL)
+		return ART_NO_MEMORY;
+	if (*array)
+		memcpy(p, *array, (size_t) *cap * elem);
+	art_free(t, *array);
+	*array = p;
+	*cap = newcap;
+	return ART_OK;
+}
+
+/* Pin a page and push it on the stack. */
+ArtStatus
+art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
+{
+	ArtStatus	st;
+
+	st = art_grow(t, (void **) &ps->refs, &ps->cap, ps->n + 1,
+				  sizeof(ArtPageRef));
+	if (st != ART_OK)
+		return st;
+	st = t->store.ops->pin(t->store.store, pageno, mode, &ps->refs[ps->n]);
+	if (st != ART_OK)
+		return st;
+	ps->n++;
+	return ART_OK;
+}
+
+/* Release the top page of the stack. */
+void
+art_pin_pop(ArtTrie *t, ArtPinStack *ps)
+{
+	ps->n--;
+	t->store.ops->release(t->store.store, &ps->refs[ps->n]);
+}
+
+/* Release every page of the stack and free its memory. */
+void
+art_pin_release_all(ArtTrie *t, ArtPinStack *ps)
+{
+	while (ps->n > 0)
+		art_pin_pop(t, ps);
+	art_free(t, ps->refs);
+	ps->refs = NULL;
+	ps->cap = 0;
+}
+
+/* Mark every page of the stack dirty. */
+void
+art_pin_dirty_all(ArtTrie *t, ArtPinStack *ps)
+{
+	int			i;
+
+	for (i = 0; i < ps->n; i++)
+		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);
+}
+
+/* Make room for len bytes in buf. */
+ArtStatus
+art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len)
+{
+	size_t		newcap;
+	uint8_t    *p;
+
+	if (len <= buf->cap)
+		return ART_OK;
+	newcap = buf->cap ? buf->cap * 2 : 256;
+	while (newcap < len)
+		newcap *= 2;
+	p = art_alloc(t, newcap);
+	if (p == NULL)
+		return ART_NO_MEMORY;
+	if (buf->len)
+		memcpy(p, buf->data, buf->len);
+	art_free(t, buf->data);
+	buf->data = p;
+	buf->cap = newcap;
+	return ART_OK;
+}
+
+/* Append bytes to buf. */
+ArtStatus
+art_buf_append(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
+{
+	ArtStatus	st = art_buf_reserve(t, buf, buf->len + len);
+
+	if (st != ART_OK)
+		return st;
+	if (len)
+		memcpy(buf->data + buf->len, data, len);
+	buf->len += len;
+	return ART_OK;
+}
+
+/* Free buf's memory. */
+void
+art_buf_free(ArtTrie *t, ArtBuf *buf)
+{
+	art_free(t, buf->data);
+	buf->data = NULL;
+	buf->len = buf->cap = 0;
+}
+
+/* Create an empty trie: a root page holding the empty root node. */
+ArtStatus
+art_create(ArtTrie *t, ArtPageStore store)
+{
+	ArtPageRef	ref;
+	ArtStatus	st;
+	uint8_t		rec[4];
+	size_t		size;
+
+	t->store = store;
+	st = store.ops->alloc(store.store, &ref);
+	if (st != ART_OK)
+		return st;
+	art_page_init(ref.data);
+	size = art_leaf_encode((const uint8_t *) "", 0, false, rec);
+	art_rec_alloc(ref.data, rec, size);
+	t->root = ref.pageno;
+	store.ops->mark_dirty(store.store, &ref);
+	store.ops->release(store.store, &ref);
+	return ART_OK;
+}
+
+/* Point t at an existing trie. */
+void
+art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root)
+{
+	t->store = store;
+	t->root = root;
+}
+
+/* A short English description of a status. */
+const char *
+art_status_string(ArtStatus status)
+{
+	switch (status)
+	{
+		case ART_OK:
+			return "ok";
+		case ART_NOT_FOUND:
+			return "entry not found";
+		case ART_EXISTS:
+			return "entry already exists";
+		case ART_TOO_LONG:
+			return "entry too long";
+		case ART_NO_MEMORY:
+			return "out of memory";
+		case ART_NO_SPACE:
+			return "no space for another page";
+		case ART_IO_ERROR:
+			return "I/O error";
+		case ART_CORRUPT:
+			return "trie structure is corrupt";
+	}
+	return "unknown status";
+}

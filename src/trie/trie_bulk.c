@@ -1,0 +1,638 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_bulk.c
+ *	  Bulk loading from sorted input, bottom up.
+ *
+ * The loader keeps the spine: the open nodes on the path of the last
+ * entry.  A new entry shares a prefix with the last one; every spine node
+ * below that prefix is complete and is closed into a pending node, an
+ * in-memory subtree not yet in any page.  A pending subtree grows as its
+ * parent closes until it would not fit in a page; then the parent's
+ * largest pending children are written out, packed first-fit into fresh
+ * pages, and referenced by stubs.  So every page is filled with whole
+ * subtrees, a subtree shares its parent's page while it fits, and each
+ * page is written once.  At the end the root's subtree goes to the root
+ * page.
+ *
+ * Memory: the spine plus at most about a page of pending nodes per spine
+ * level.  Prefixes longer than one node holds become chains of nodes.
+ *
+ * The same machinery places the long tail of a new entry for an insert
+ * (art_bulk_place_leaf): it only writes fresh pages, which it keeps
+ * pinned and frees again if it fails.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdlib.h>
+
+#include "trie_internal.h"
+
+/* Fill pages up to this many bytes, leaving room for later inserts. */
+#define BULK_FILL	(ART_PAGE_USABLE - 160)
+
+typedef struct BNode BNode;
+
+/* A closed node, pending (page invalid) or placed at (page, slot). */
+struct BNode
+{
+	BNode	   *prev;			/* list of every live BNode */
+	BNode	   *next;
+	uint8_t    *prefix;
+	uint32_t	plen;
+	bool		terminal;
+	uint64_t	count;
+	int			n;
+	uint8_t    *keys;
+	BNode	  **kids;
+	ArtPageNo	page;
+	uint16_t	slot;
+	size_t		size;			/* bytes of the pending subtree, slots incl. */
+};
+
+/* An open node on the spine: its prefix is key[d0, d1). */
+typedef struct SpineNode
+{
+	size_t		d0;
+	size_t		d1;
+	bool		terminal;
+	int			n;
+	int			cap;
+	int			kcap;
+	uint8_t    *keys;
+	BNode	  **kids;
+} SpineNode;
+
+struct ArtBulkLoader
+{
+	ArtTrie    *t;
+	ArtBuf		key;			/* the last entry added */
+	bool		any;
+	SpineNode  *spine;
+	int			nspine;
+	int			spinecap;
+	BNode	   *all;
+	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
+	ArtPinStack pinned;
+	ArtStatus	error;
+};
+
+/* A new BNode with a copy of the prefix, on the live list. */
+static BNode *
+bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
+{
+	ArtTrie    *t = l->t;
+	BNode	   *b = art_alloc(t, sizeof(BNode));
+
+	if (b == NULL)
+		return NULL;
+	memset(b, 0, sizeof(BNode));
+	b->prefix = art_alloc(t, plen ? plen : 1);
+	b->keys = art_alloc(t, n ? n : 1);
+	b->kids = art_alloc(t, sizeof(BNode *) * (n ? n : 1));
+	if (b->prefix == NULL || b->keys == NULL || b->kids == NULL)
+	{
+		art_free(t, b->prefix);
+		art_free(t, b->keys);
+		art_free(t, b->kids);
+		art_free(t, b);
+		return NULL;
+	}
+	if (plen)
+		memcpy(b->prefix, prefix, plen);
+	b->plen = (uint32_t) plen;
+	b->n = n;
+	b->page = ART_INVALID_PAGENO;
+	b->next = l->all;
+	if (l->all)
+		l->all->prev = b;
+	l->all = b;
+	return b;
+}
+
+/* Free one BNode. */
+static void
+bnode_free(ArtBulkLoader *l, BNode *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		l->all = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	art_free(l->t, b->prefix);
+	art_free(l->t, b->keys);
+	art_free(l->t, b->kids);
+	art_free(l->t, b);
+}
+
+/* Size of a BNode's own record. */
+static size_t
+bnode_rec_size(const BNode *b)
+{
+	ArtNodeBuild nb;
+
+	nb.plen = b->plen;
+	nb.n = b->n;
+	return art_build_size(&nb);
+}
+
+/* Recompute the pending size of b from its children. */
+static void
+bnode_size(BNode *b)
+{
+	int			i;
+
+	b->size = bnode_rec_size(b) + 2;
+	for (i = 0; i < b->n; i++)
+		b->size += b->kids[i]->page != ART_INVALID_PAGENO ?
+			ART_STUB_SIZE + 2 : b->kids[i]->size;
+}
+
+/* Allocate a fresh page for the loader. */
+static ArtStatus
+new_page(ArtBulkLoader *l, ArtPinStack *ps)
+{
+	ArtTrie    *t = l->t;
+	ArtStatus	st;
+
+	st = art_grow(t, (void **) &ps->refs, &ps->cap, ps->n + 1,
+				  sizeof(ArtPageRef));
+	if (st != ART_OK)
+		return st;
+	st = t->store.ops->alloc(t->store.store, &ps->refs[ps->n]);
+	if (st != ART_OK)
+		return st;
+	art_page_init(ps->refs[ps->n].data);
+	ps->n++;
+	return ART_OK;
+}
+
+/*
+ * Write the pending subtree at root into page q, children first; the
+ * root goes to slot force_slot if it is not 0.  Frees the subtree's
+ * nodes below the root.
+ */
+static ArtStatus
+place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
+{
+	ArtTrie    *t = l->t;
+	BNode	  **stack = NULL;
+	int		   *next = NULL;
+	int			sp = 0;
+	int			cap = 0;
+	int			cap2 = 0;
+	ArtStatus	st = ART_OK;
+
+	st = art_grow(t, (void **) &stack, &cap, 1, sizeof(BNode *));
+	if (st == ART_OK)
+		st = art_grow(t, (void **) &next, &cap2, 1, sizeof(int));
+	if (st != ART_OK)
+		goto out;
+	stack[0] = root;
+	next[0] = 0;
+	sp = 1;
+	while (sp > 0)
+	{
+		BNode	   *x = stack[sp - 1];
+		ArtNodeBuild nb;
+		uint8_t		tmp[ART_MAX_RECORD];
+		size_t		size;
+		int			slot;
+		int			i;
+
+		if (next[sp - 1] < x->n)
+		{
+			BNode	   *kid = x->kids[next[sp - 1]++];
+
+			if (kid->page != ART_INVALID_PAGENO)
+				continue;
+			st = art_grow(t, (void **) &stack, &cap, sp + 1, sizeof(BNode *));
+			if (st == ART_OK)
+				st = art_grow(t, (void **) &next, &cap2, sp + 1, sizeof(int));
+			if (st != ART_OK)
+				goto out;
+			stack[sp] = kid;
+			next[sp] = 0;
+			sp++;
+			continue;
+		}
+		sp--;
+		nb.terminal = x->terminal;
+		nb.plen = x->plen;
+		nb.prefix = x->prefix;
+		nb.count = x->count;
+		nb.n = x->n;
+		for (i = 0; i < x->n; i++)
+		{
+			BNode	   *kid = x->kids[i];
+
+			nb.keys[i] = x->keys[i];
+			if (kid->page == q->pageno)
+				nb.slots[i] = kid->slot;
+			else
+			{
+				art_stub_encode(kid->page, kid->slot, tmp);
+				nb.slots[i] = (uint16_t) art_rec_alloc(q->data, tmp,
+													   ART_STUB_SIZE);
+			}
+			bnode_free(l, kid);
+		}
+		x->n = 0;
+		size = art_build_encode(&nb, tmp);
+		if (x == root && force_slot)
+		{
+			art_rec_replace(q->data, force_slot, tmp, size);
+			slot = force_slot;
+		}
+		else
+			slot = art_rec_alloc(q->data, tmp, size);
+		x->page = q->pageno;
+		x->slot = (uint16_t) slot;
+	}
+out:
+	art_free(t, stack);
+	art_free(t, next);
+	return st;
+}
+
+/* Order BNode pointers by pending size, largest first. */
+static int
+size_desc(const void *a, const void *b)
+{
+	size_t		sa = (*(BNode *const *) a)->size;
+	size_t		sb = (*(BNode *const *) b)->size;
+
+	return sa < sb ? 1 : sa > sb ? -1 : 0;
+}
+
+/*
+ * Write out pending subtrees (largest first) packed first-fit into fresh
+ * pages, until b's own pending size is at most limit.
+ */
+static ArtStatus
+flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
+{
+	ArtTrie    *t = l->t;
+	BNode	  **sel;
+	int			nsel = 0;
+	ArtPinStack local = {0};
+	ArtPinStack *ps = l->keep_pinned ? &l->pinned : &local;
+	int			first = ps->n;
+	ArtStatus	st = ART_OK;
+	int			i;
+
+	sel = art_alloc(t, sizeof(BNode *) * (b->n ? b->n : 1));
+	if (sel == NULL)
+		return ART_NO_MEMORY;
+	for (i = 0; i < b->n; i++)
+		if (b->kids[i]->page == ART_INVALID_PAGENO)
+			sel[nsel++] = b->kids[i];
+	qsort(sel, nsel, sizeof(BNode *), size_desc);
+	for (i = 0; i < nsel && b->size > limit; i++)
+	{
+		BNode	   *kid = sel[i];
+		int			p;
+
+		for (p = first; p < ps->n; p++)
+			if (art_page_free(ps->refs[p].data) >= kid->size)
+				break;
+		if (p == ps->n)
+		{
+			st = new_page(l, ps);
+			if (st != ART_OK)
+				break;
+		}
+		st = place(l, kid, &ps->refs[p], 0);
+		if (st != ART_OK)
+			break;
+		b->size -= kid->size - (ART_STUB_SIZE + 2);
+	}
+	art_free(t, sel);
+	if (!l->keep_pinned)
+	{
+		for (i = 0; i < local.n; i++)
+			t->store.ops->mark_dirty(t->store.store, &local.refs[i]);
+		art_pin_release_all(t, &local);
+	}
+	return st;
+}
+
+/* Compute b's count and size, writing out children if it is too big. */
+static ArtStatus
+finalize(ArtBulkLoader *l, BNode *b)
+{
+	int			i;
+
+	b->count = b->terminal ? 1 : 0;
+	for (i = 0; i < b->n; i++)
+		b->count += b->kids[i]->count;
+	bnode_size(b);
+	if (b->size > BULK_FILL)
+		return flush_kids(l, b, BULK_FILL);
+	return ART_OK;
+}
+
+/*
+ * Close a node whose prefix is key[d0, d1), with children taken from the
+ * given arrays.  A prefix too long for one node becomes a chain.
+ */
+static ArtStatus
+close_node(ArtBulkLoader *l, const uint8_t *key, size_t d0, size_t d1,
+		   bool terminal, int n, const uint8_t *keys, BNode *const *kids,
+		   BNode **out)
+{
+	size_t		plen = d1 - d0;
+	size_t		pos = 0;
+	BNode	   *b;
+	ArtStatus	st;
+
+	while (plen - pos > ART_MAX_PREFIX)
+		pos += ART_MAX_PREFIX + 1;
+	b = bnode_new(l, key + d0 + pos, plen - pos, n);
+	if (b == NULL)
+		return ART_NO_MEMORY;
+	b->terminal = terminal;
+	if (n)
+	{
+		memcpy(b->keys, keys, n);
+		memcpy(b->kids, kids, sizeof(BNode *) * n);
+	}
+	st = finalize(l, b);
+	while (st == ART_OK && pos > 0)
+	{
+		BNode	   *c;
+
+		pos -= ART_MAX_PREFIX + 1;
+		c = bnode_new(l, key + d0 + pos, ART_MAX_PREFIX, 1);
+		if (c == NULL)
+			return ART_NO_MEMORY;
+		c->keys[0] = key[d0 + pos + ART_MAX_PREFIX];
+		c->kids[0] = b;
+		st = finalize(l, c);
+		b = c;
+	}
+	*out = b;
+	return st;
+}
+
+/* Add a child to an open spine node. */
+static ArtStatus
+spine_add_kid(ArtBulkLoader *l, SpineNode *sn, uint8_t key, BNode *kid)
+{
+	ArtStatus	st;
+
+	st = art_grow(l->t, (void **) &sn->keys, &sn->cap, sn->n + 1, 1);
+	if (st == ART_OK)
+		st = art_grow(l->t, (void **) &sn->kids, &sn->kcap, sn->n + 1,
+					  sizeof(BNode *));
+	if (st != ART_OK)
+		return st;
+	sn->keys[sn->n] = key;
+	sn->kids[sn->n] = kid;
+	sn->n++;
+	return ART_OK;
+}
+
+/* Free a spine node's arrays. */
+static void
+spine_free(ArtBulkLoader *l, SpineNode *sn)
+{
+	art_free(l->t, sn->keys);
+	art_free(l->t, sn->kids);
+	sn->keys = NULL;
+	sn->kids = NULL;
+	sn->n = sn->cap = sn->kcap = 0;
+}
+
+/* Close the top spine node into its parent (or *root for the bottom). */
+static ArtStatus
+spine_pop(ArtBulkLoader *l, BNode **root)
+{
+	SpineNode  *sn = &l->spine[l->nspine - 1];
+	BNode	   *b;
+	ArtStatus	st;
+
+	st = close_node(l, l->key.data, sn->d0, sn->d1, sn->terminal, sn->n,
+					sn->keys, sn->kids, &b);
+	spine_free(l, sn);
+	l->nspine--;
+	if (st != ART_OK)
+		return st;
+	if (l->nspine == 0)
+	{
+		*root = b;
+		return ART_OK;
+	}
+	return spine_add_kid(l, &l->spine[l->nspine - 1], l->key.data[sn->d0 - 1], b);
+}
+
+/* Push a new open node for key[d0, d1). */
+static ArtStatus
+spine_push(ArtBulkLoader *l, size_t d0, size_t d1, bool terminal)
+{
+	ArtStatus	st = art_grow(l->t, (void **) &l->spine, &l->spinecap,
+							  l->nspine + 1, sizeof(SpineNode));
+	SpineNode  *sn;
+
+	if (st != ART_OK)
+		return st;
+	sn = &l->spine[l->nspine++];
+	memset(sn, 0, sizeof(SpineNode));
+	sn->d0 = d0;
+	sn->d1 = d1;
+	sn->terminal = terminal;
+	return ART_OK;
+}
+
+/* A new loader over an empty trie. */
+static ArtBulkLoader *
+loader_new(ArtTrie *t)
+{
+	ArtBulkLoader *l = art_alloc(t, sizeof(ArtBulkLoader));
+
+	if (l)
+	{
+		memset(l, 0, sizeof(ArtBulkLoader));
+		l->t = t;
+	}
+	return l;
+}
+
+/* Free everything a loader holds (not its pages). */
+static void
+loader_free(ArtBulkLoader *l)
+{
+	ArtTrie    *t = l->t;
+
+	while (l->nspine > 0)
+		spine_free(l, &l->spine[--l->nspine]);
+	while (l->all)
+		bnode_free(l, l->all);
+	art_free(t, l->spine);
+	art_buf_free(t, &l->key);
+	art_pin_release_all(t, &l->pinned);
+	art_free(t, l);
+}
+
+/* Start a bulk load; the trie must be empty. */
+ArtStatus
+art_bulk_begin(ArtTrie *t, ArtBulkLoader **loader)
+{
+	ArtPageRef	ref;
+	ArtNode		node;
+	ArtStatus	st;
+
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &ref);
+	if (st != ART_OK)
+		return st;
+	art_node_decode(art_rec(ref.data, ART_ROOT_SLOT), &node);
+	t->store.ops->release(t->store.store, &ref);
+	if (node.count != 0)
+		return ART_EXISTS;
+	*loader = loader_new(t);
+	return *loader ? ART_OK : ART_NO_MEMORY;
+}
+
+/* Add the next entry, which must sort after the previous one. */
+ArtStatus
+art_bulk_add(ArtBulkLoader *l, const uint8_t *entry, size_t len)
+{
+	const uint8_t *prev = l->key.data;
+	size_t		plen = l->key.len;
+	size_t		lcp = 0;
+	ArtStatus	st;
+
+	if (l->error != ART_OK)
+		return l->error;
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_TOO_LONG;
+	if (!l->any)
+	{
+		st = art_buf_append(l->t, &l->key, entry, len);
+		if (st == ART_OK)
+			st = spine_push(l, 0, len, true);
+		l->any = true;
+		l->error = st;
+		return st;
+	}
+	while (lcp < len && lcp < plen && prev[lcp] == entry[lcp])
+		lcp++;
+	if (lcp == len || (lcp < plen && entry[lcp] < prev[lcp]))
+		return ART_CORRUPT;
+	st = ART_OK;
+	while (st == ART_OK && l->spine[l->nspine - 1].d0 > lcp)
+		st = spine_pop(l, NULL);
+	if (st == ART_OK && lcp < l->spine[l->nspine - 1].d1)
+	{
+		/* the entry leaves the top node's prefix: split it */
+		SpineNode  *x = &l->spine[l->nspine - 1];
+		BNode	   *b;
+
+		st = close_node(l, prev, lcp + 1, x->d1, x->terminal, x->n, x->keys,
+						x->kids, &b);
+		if (st == ART_OK)
+		{
+			x->n = 0;
+			x->d1 = lcp;
+			x->terminal = false;
+			st = spine_add_kid(l, x, prev[lcp], b);
+		}
+	}
+	if (st == ART_OK)
+	{
+		l->key.len = 0;
+		st = art_buf_append(l->t, &l->key, entry, len);
+	}
+	if (st == ART_OK)
+		st = spine_push(l, lcp + 1, len, true);
+	l->error = st;
+	return st;
+}
+
+/* Close every spine node; the root's pending subtree goes to *root. */
+static ArtStatus
+close_all(ArtBulkLoader *l, BNode **root)
+{
+	ArtStatus	st = ART_OK;
+
+	*root = NULL;
+	while (st == ART_OK && l->nspine > 0)
+		st = spine_pop(l, root);
+	return st;
+}
+
+/* Finish: write the root's subtree to the root page; frees the loader. */
+ArtStatus
+art_bulk_finish(ArtBulkLoader *l)
+{
+	ArtTrie    *t = l->t;
+	BNode	   *root = NULL;
+	ArtStatus	st = l->error;
+	ArtPageRef	ref;
+	uint8_t		rec[4];
+
+	if (st == ART_OK && l->any)
+		st = close_all(l, &root);
+	if (st == ART_OK && root != NULL && root->size > BULK_FILL - 8)
+		st = flush_kids(l, root, BULK_FILL - 8);
+	if (st == ART_OK && root != NULL)
+		st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE,
+							   &ref);
+	if (st == ART_OK && root != NULL)
+	{
+		art_page_init(ref.data);
+		art_rec_alloc(ref.data, rec,
+					  art_leaf_encode((const uint8_t *) "", 0, false, rec));
+		st = place(l, root, &ref, ART_ROOT_SLOT);
+		t->store.ops->mark_dirty(t->store.store, &ref);
+		t->store.ops->release(t->store.store, &ref);
+	}
+	loader_free(l);
+	return st;
+}
+
+/* Give up a bulk load; frees the loader and leaves the trie empty. */
+void
+art_bulk_abort(ArtBulkLoader *l)
+{
+	loader_free(l);
+}
+
+/*
+ * Write a new path (one entry's long tail: a chain of nodes ending in a
+ * leaf) into fresh pages, for an insert.  On success the pages are
+ * written and released and (page, slot) is the top node; on failure the
+ * pages are freed again and nothing in the trie changed.
+ */
+ArtStatus
+art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix, size_t len,
+					ArtPageNo *page, uint16_t *slot)
+{
+	ArtBulkLoader *l = loader_new(t);
+	BNode	   *top = NULL;
+	ArtStatus	st;
+	int			i;
+
+	if (l == NULL)
+		return ART_NO_MEMORY;
+	l->keep_pinned = true;
+	st = close_node(l, suffix, 0, len, true, 0, NULL, NULL, &top);
+	if (st == ART_OK)
+		st = new_page(l, &l->pinned);
+	if (st == ART_OK)
+		st = place(l, top, &l->pinned.refs[l->pinned.n - 1], 0);
+	if (st == ART_OK)
+	{
+		*page = top->page;
+		*slot = top->slot;
+		for (i = 0; i < l->pinned.n; i++)
+			t->store.ops->mark_dirty(t->store.store, &l->pinned.refs[i]);
+	}
+	else
+	{
+		while (l->pinned.n > 0)
+			t->store.ops->free(t->store.store, &l->pinned.refs[--l->pinned.n]);
+	}
+	loader_free(l);
+	return st;
+}

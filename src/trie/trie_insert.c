@@ -1,0 +1,308 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_insert.c
+ *	  Inserting an entry.
+ *
+ * An insert descends from the root taking exclusive locks on every page of
+ * its path and keeping them (every node on the path gets its count bumped).
+ * When it reaches the place of the change it computes the bytes the change
+ * needs in that page.  If the page is too full it splits the page (a
+ * self-contained restructuring that keeps the trie's content) and starts
+ * over.  Otherwise it first places any long new path in fresh pages, and
+ * only then changes the pinned pages, with no fallible store call left.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+typedef enum InsertOp
+{
+	OP_ADD_CHILD,				/* new child under the node */
+	OP_SET_TERMINAL,			/* the entry ends at the node */
+	OP_SPLIT_PREFIX,			/* the entry leaves the node's prefix */
+	OP_FILL_ROOT				/* the trie is empty */
+} InsertOp;
+
+/* A node on the path: the index of its page in the pin stack, its slot. */
+typedef struct PathNode
+{
+	int			pidx;
+	uint16_t	slot;
+} PathNode;
+
+/* Length of the common prefix of a and b. */
+static size_t
+common_len(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	size_t		n = alen < blen ? alen : blen;
+	size_t		i = 0;
+
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Encode node with its first skip prefix bytes dropped. */
+static size_t
+encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
+{
+	ArtNodeBuild b;
+
+	if (node->kind == ART_NODE_LEAF)
+		return art_leaf_encode(node->prefix + skip, node->plen - skip,
+							   node->terminal, out);
+	art_build_from_node(node, &b);
+	b.prefix += skip;
+	b.plen -= skip;
+	return art_build_encode(&b, out);
+}
+
+/*
+ * One try at an insert.  Sets *retry when it split a page and the insert
+ * must start over.
+ */
+static ArtStatus
+insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
+{
+	ArtPinStack ps = {0};
+	PathNode   *path = NULL;
+	int			npath = 0;
+	int			pathcap = 0;
+	ArtStatus	st;
+	uint16_t	slot = ART_ROOT_SLOT;
+	size_t		d = 0;
+	size_t		m = 0;
+	uint8_t    *page;
+	uint8_t    *rec;
+	ArtNode		node;
+	InsertOp	op;
+	size_t		need;
+	size_t		leafoff = 0;
+	size_t		leaflen = 0;
+	bool		has_leaf = false;
+	bool		inline_leaf = true;
+	ArtPageNo	lpage = ART_INVALID_PAGENO;
+	uint16_t	lslot = 0;
+	uint8_t		tmp1[ART_MAX_RECORD];
+	uint8_t		tmp2[ART_MAX_RECORD];
+	size_t		size1;
+	size_t		size2;
+	int			i;
+
+	*retry = false;
+	st = art_pin_push(t, &ps, t->root, ART_LOCK_EXCLUSIVE);
+	if (st != ART_OK)
+		goto out;
+
+	for (;;)
+	{
+		page = ps.refs[ps.n - 1].data;
+		rec = art_rec(page, slot);
+		if (art_is_stub(rec))
+		{
+			ArtPageNo	pg;
+
+			art_stub_target(rec, &pg, &slot);
+			st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
+			if (st != ART_OK)
+				goto out;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		if (npath == 0 && node.kind == ART_NODE_LEAF && !node.terminal &&
+			len <= ART_MAX_PREFIX)
+		{
+			op = OP_FILL_ROOT;
+			break;
+		}
+		m = common_len(key + d, len - d, node.prefix, node.plen);
+		if (m < node.plen)
+		{
+			op = OP_SPLIT_PREFIX;
+			if (d + m < len)
+			{
+				has_leaf = true;
+				leafoff = d + m + 1;
+			}
+			break;
+		}
+		d += node.plen;
+		if (d == len)
+		{
+			if (node.terminal)
+			{
+				st = ART_EXISTS;
+				goto out;
+			}
+			op = OP_SET_TERMINAL;
+			break;
+		}
+		{
+			uint16_t	child = art_node_find(&node, key[d]);
+
+			if (child == 0)
+			{
+				op = OP_ADD_CHILD;
+				has_leaf = true;
+				leafoff = d + 1;
+				break;
+			}
+			st = art_grow(t, (void **) &path, &pathcap, npath + 1,
+						  sizeof(PathNode));
+			if (st != ART_OK)
+				goto out;
+			path[npath].pidx = ps.n - 1;
+			path[npath].slot = slot;
+			npath++;
+			slot = child;
+			d++;
+		}
+	}
+
+	/*
+	 * How many free bytes the change needs in this page: the new records
+	 * (allocated while the old node is still there), plus what the node's
+	 * own record grows by when it is rewritten.
+	 */
+	if (has_leaf)
+	{
+		leaflen = len - leafoff;
+		inline_leaf = leaflen <= ART_MAX_PREFIX;
+	}
+	need = 0;
+	if (has_leaf)
+		need += (inline_leaf ? art_leaf_size(leaflen) : ART_STUB_SIZE) + 2;
+	if (op == OP_FILL_ROOT)
+		size1 = art_leaf_size(len);
+	else if (op == OP_ADD_CHILD)
+	{
+		ArtNodeBuild b;
+
+		art_build_from_node(&node, &b);
+		art_build_add(&b, key[d], 0);
+		size1 = art_build_size(&b);
+	}
+	else if (op == OP_SPLIT_PREFIX)
+	{
+		/* the shortened old node, then the new one (at most two children) */
+		need += encode_tail(&node, m + 1, tmp1) + 2;
+		size1 = 3 + 7 + m + 6;
+	}
+	else
+		size1 = node.size;
+	if (size1 > node.size)
+		need += size1 - node.size;
+	if (need > art_page_free(page))
+	{
+		st = art_split_page(t, &ps.refs[ps.n - 1],
+							ps.n >= 2 ? &ps.refs[ps.n - 2] : NULL, need);
+		if (st == ART_OK)
+			*retry = true;
+		goto out;
+	}
+
+	/* A long new path goes to fresh pages first; nothing changed yet. */
+	if (has_leaf && !inline_leaf)
+	{
+		st = art_bulk_place_leaf(t, key + leafoff, leaflen, &lpage, &lslot);
+		if (st != ART_OK)
+			goto out;
+	}
+
+	/* From here on, no store call that can fail. */
+	for (i = 0; i < npath; i++)
+	{
+		ArtNode		anc;
+
+		art_node_decode(art_rec(ps.refs[path[i].pidx].data, path[i].slot),
+						&anc);
+		art_node_set_count(&anc, anc.count + 1);
+	}
+	if (has_leaf)
+	{
+		if (inline_leaf)
+			size2 = art_leaf_encode(key + leafoff, leaflen, true, tmp2);
+		else
+		{
+			art_stub_encode(lpage, lslot, tmp2);
+			size2 = ART_STUB_SIZE;
+		}
+		lslot = (uint16_t) art_rec_alloc(page, tmp2, size2);
+	}
+	switch (op)
+	{
+		case OP_FILL_ROOT:
+			size1 = art_leaf_encode(key, len, true, tmp1);
+			art_rec_replace(page, slot, tmp1, size1);
+			break;
+		case OP_SET_TERMINAL:
+			rec = art_rec(page, slot);
+			rec[0] |= ART_FLAG_TERMINAL;
+			if (node.kind != ART_NODE_LEAF)
+			{
+				art_node_decode(rec, &node);
+				art_node_set_count(&node, node.count + 1);
+			}
+			break;
+		case OP_ADD_CHILD:
+			{
+				ArtNodeBuild b;
+
+				art_node_decode(art_rec(page, slot), &node);
+				art_build_from_node(&node, &b);
+				art_build_add(&b, key[d], lslot);
+				b.count = node.count + 1;
+				size1 = art_build_encode(&b, tmp1);
+				art_rec_replace(page, slot, tmp1, size1);
+			}
+			break;
+		case OP_SPLIT_PREFIX:
+			{
+				ArtNodeBuild b;
+				uint16_t	oldslot;
+				uint8_t		oldkey;
+
+				art_node_decode(art_rec(page, slot), &node);
+				oldkey = node.prefix[m];
+				size1 = encode_tail(&node, m + 1, tmp1);
+				oldslot = (uint16_t) art_rec_alloc(page, tmp1, size1);
+				art_node_decode(art_rec(page, slot), &node);
+				b.terminal = !has_leaf;
+				b.plen = (uint32_t) m;
+				b.prefix = node.prefix;
+				b.count = node.count + 1;
+				b.n = 0;
+				art_build_add(&b, oldkey, oldslot);
+				if (has_leaf)
+					art_build_add(&b, key[leafoff - 1], lslot);
+				size2 = art_build_encode(&b, tmp2);
+				art_rec_replace(page, slot, tmp2, size2);
+			}
+			break;
+	}
+	art_pin_dirty_all(t, &ps);
+
+out:
+	art_pin_release_all(t, &ps);
+	art_free(t, path);
+	return st;
+}
+
+/* Insert an entry; ART_EXISTS if it is already there. */
+ArtStatus
+art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
+{
+	int			attempt;
+
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_TOO_LONG;
+	for (attempt = 0; attempt < 100000; attempt++)
+	{
+		bool		retry;
+		ArtStatus	st = insert_attempt(t, entry, len, &retry);
+
+		if (st != ART_OK || !retry)
+			return st;
+	}
+	return ART_CORRUPT;
+}

@@ -1,0 +1,244 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_internal.h
+ *	  Page and node formats of the trie core, shared by its source files.
+ *
+ * See src/trie/README.md for the layout and the concurrency contract.
+ *
+ * Plain C: never include a PostgreSQL header here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_TRIE_INTERNAL_H
+#define ARTRIE_TRIE_INTERNAL_H
+
+#include <string.h>
+
+#include "trie.h"
+
+/*
+ * Page header, right after the store's reserved bytes: a magic number, the
+ * number of slots, the start of the record area (records grow down from
+ * the end of the page) and the bytes of live records.  The slot array
+ * follows: slot k (1-based) holds the offset of its record, 0 if free.
+ */
+#define ART_PAGE_MAGIC		0xA27E
+#define ART_HDR_OFF			ART_PAGE_RESERVED
+#define ART_SLOTS_OFF		(ART_HDR_OFF + 8)
+#define ART_PAGE_USABLE		(ART_PAGE_SIZE - ART_SLOTS_OFF)
+
+/* The trie's root node is always slot 1 of the root page. */
+#define ART_ROOT_SLOT		1
+
+/*
+ * Node records.  Byte 0: kind (bits 0-2), terminal flag (bit 3: the path
+ * to the end of this node's prefix is itself an entry), long-prefix flag
+ * (bit 4: the prefix length takes 2 bytes instead of 1).
+ *
+ *	 leaf:	 flags, plen, prefix							(n = 0)
+ *	 inner:	 flags, plen, count (6 bytes), n - 1, prefix, body
+ *	 stub:	 flags, page (4 bytes), slot (2 bytes)
+ *
+ * Bodies: N4 and N16 hold n sorted key bytes then n child slots; N48 a
+ * 256-byte index (0: no child, i: child i) then n child slots; N256 256
+ * child slots (0: no child).  Child slots are 2-byte slot numbers in the
+ * node's own page; a child in another page is reached through a stub
+ * record in this page.  A leaf's count is 1 (0 only for the empty root).
+ */
+#define ART_KIND_MASK		0x07
+#define ART_FLAG_TERMINAL	0x08
+#define ART_FLAG_LONGPLEN	0x10
+
+#define ART_KIND_STUB		5
+#define ART_STUB_SIZE		7
+
+/* Longest prefix one node holds; longer compressed paths are chains. */
+#define ART_MAX_PREFIX		1536
+/* Largest record: an N256 with the longest prefix. */
+#define ART_MAX_RECORD		(1 + 2 + 6 + 1 + ART_MAX_PREFIX + 512)
+
+/* A decoded node record; pointers point into the pinned page. */
+typedef struct ArtNode
+{
+	int			kind;
+	bool		terminal;
+	uint32_t	plen;
+	const uint8_t *prefix;
+	uint64_t	count;
+	int			n;
+	uint8_t    *body;
+	uint8_t    *count_ptr;		/* NULL for a leaf */
+	size_t		size;			/* record size */
+} ArtNode;
+
+/* A node being built, to be encoded into a record. */
+typedef struct ArtNodeBuild
+{
+	bool		terminal;
+	uint32_t	plen;
+	const uint8_t *prefix;
+	uint64_t	count;
+	int			n;
+	uint8_t		keys[256];
+	uint16_t	slots[256];
+} ArtNodeBuild;
+
+/* A growable stack of pinned pages. */
+typedef struct ArtPinStack
+{
+	ArtPageRef *refs;
+	int			n;
+	int			cap;
+} ArtPinStack;
+
+/* A growable byte buffer from the store's temporary memory. */
+typedef struct ArtBuf
+{
+	uint8_t    *data;
+	size_t		len;
+	size_t		cap;
+} ArtBuf;
+
+/* Unaligned little-endian access. */
+static inline uint16_t
+art_get16(const uint8_t *p)
+{
+	return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+static inline void
+art_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t) v;
+	p[1] = (uint8_t) (v >> 8);
+}
+
+static inline uint32_t
+art_get32(const uint8_t *p)
+{
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
+		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+}
+
+static inline void
+art_put32(uint8_t *p, uint32_t v)
+{
+	art_put16(p, (uint16_t) v);
+	art_put16(p + 2, (uint16_t) (v >> 16));
+}
+
+static inline uint64_t
+art_get48(const uint8_t *p)
+{
+	return (uint64_t) art_get32(p) | ((uint64_t) art_get16(p + 4) << 32);
+}
+
+static inline void
+art_put48(uint8_t *p, uint64_t v)
+{
+	art_put32(p, (uint32_t) v);
+	art_put16(p + 4, (uint16_t) (v >> 32));
+}
+
+/* Page header fields. */
+static inline uint16_t
+art_page_nslots(const uint8_t *page)
+{
+	return art_get16(page + ART_HDR_OFF + 2);
+}
+
+static inline uint16_t
+art_page_used(const uint8_t *page)
+{
+	return art_get16(page + ART_HDR_OFF + 6);
+}
+
+static inline uint16_t
+art_slot_off(const uint8_t *page, int slot)
+{
+	return art_get16(page + ART_SLOTS_OFF + 2 * (slot - 1));
+}
+
+/* Bytes a page can still take, counting fragmented space. */
+static inline size_t
+art_page_free(const uint8_t *page)
+{
+	return ART_PAGE_USABLE - 2 * (size_t) art_page_nslots(page) -
+		art_page_used(page);
+}
+
+/* The record in a slot; the slot must be live. */
+static inline uint8_t *
+art_rec(uint8_t *page, int slot)
+{
+	return page + art_slot_off(page, slot);
+}
+
+static inline bool
+art_is_stub(const uint8_t *rec)
+{
+	return (rec[0] & ART_KIND_MASK) == ART_KIND_STUB;
+}
+
+/* trie_node.c: pages and records */
+extern void art_page_init(uint8_t *page);
+extern bool art_page_check_header(const uint8_t *page);
+extern size_t art_rec_size(const uint8_t *rec);
+extern int	art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size);
+extern void art_rec_free(uint8_t *page, int slot);
+extern void art_rec_replace(uint8_t *page, int slot, const uint8_t *rec,
+							size_t size);
+extern size_t art_page_free_for(const uint8_t *page, size_t size);
+
+/* trie_node.c: nodes */
+extern void art_node_decode(uint8_t *rec, ArtNode *node);
+extern int	art_kind_for(int n);
+extern size_t art_build_size(const ArtNodeBuild *b);
+extern size_t art_build_encode(const ArtNodeBuild *b, uint8_t *out);
+extern void art_build_from_node(const ArtNode *node, ArtNodeBuild *b);
+extern void art_build_add(ArtNodeBuild *b, uint8_t key, uint16_t slot);
+extern void art_build_remove(ArtNodeBuild *b, uint8_t key);
+extern size_t art_leaf_size(size_t plen);
+extern size_t art_leaf_encode(const uint8_t *prefix, size_t plen,
+							  bool terminal, uint8_t *out);
+extern void art_stub_encode(ArtPageNo page, uint16_t slot, uint8_t *out);
+extern void art_stub_target(const uint8_t *rec, ArtPageNo *page,
+							uint16_t *slot);
+extern uint16_t art_node_find(const ArtNode *node, uint8_t key);
+extern bool art_node_next(const ArtNode *node, int after, uint8_t *key,
+						  uint16_t *slot);
+extern bool art_node_prev(const ArtNode *node, int before, uint8_t *key,
+						  uint16_t *slot);
+extern void art_node_set_count(ArtNode *node, uint64_t count);
+extern void art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot);
+
+/* trie.c: pins and temporary memory */
+extern void *art_alloc(ArtTrie *t, size_t size);
+extern void art_free(ArtTrie *t, void *ptr);
+extern ArtStatus art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno,
+							  ArtLockMode mode);
+extern void art_pin_pop(ArtTrie *t, ArtPinStack *ps);
+extern void art_pin_release_all(ArtTrie *t, ArtPinStack *ps);
+extern void art_pin_dirty_all(ArtTrie *t, ArtPinStack *ps);
+extern ArtStatus art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len);
+extern ArtStatus art_buf_append(ArtTrie *t, ArtBuf *buf, const uint8_t *data,
+								size_t len);
+extern void art_buf_free(ArtTrie *t, ArtBuf *buf);
+extern ArtStatus art_grow(ArtTrie *t, void **array, int *cap, int need,
+						  size_t elem);
+
+/* trie_read.c: ordered search used by cursors */
+extern ArtStatus art_seek(ArtTrie *t, const uint8_t *key, size_t len,
+						  bool inclusive, bool upper_inf, ArtDirection dir,
+						  ArtBuf *out, bool *found);
+
+/* trie_split.c: make room in a full page */
+extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,
+								ArtPageRef *parent, size_t need);
+
+/* trie_bulk.c: place a new path of nodes into fresh pages */
+extern ArtStatus art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix,
+									 size_t len, ArtPageNo *page,
+									 uint16_t *slot);
+
+#endif							/* ARTRIE_TRIE_INTERNAL_H */

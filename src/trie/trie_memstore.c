@@ -1,0 +1,273 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_memstore.c
+ *	  The in-memory page store (tests, fuzzing, benchmarks only).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trie_memstore.h"
+
+typedef struct MemPage
+{
+	uint8_t    *data;
+	int			shared;			/* share pins held */
+	bool		exclusive;		/* an exclusive pin is held */
+	bool		allocated;
+} MemPage;
+
+struct ArtMemStore
+{
+	MemPage    *pages;
+	uint32_t	npages;			/* pages ever created */
+	uint32_t	cap;
+	uint32_t   *freelist;
+	uint32_t	nfree;
+	uint64_t	live;
+	int			pinned;
+	long		budget;			/* calls left before failing; -1: never */
+	bool		fail_mem;
+	bool		failed;
+	const char *violation;
+};
+
+/* Whether an injected failure is due now. */
+static bool
+inject(ArtMemStore *ms)
+{
+	if (ms->budget < 0)
+		return false;
+	if (ms->budget == 0)
+	{
+		ms->failed = true;
+		return true;
+	}
+	ms->budget--;
+	return false;
+}
+
+/* Record the first locking-rule violation. */
+static void
+violate(ArtMemStore *ms, const char *what)
+{
+	if (ms->violation == NULL)
+		ms->violation = what;
+}
+
+static ArtStatus
+mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p;
+
+	if (inject(ms))
+		return ART_IO_ERROR;
+	if (pageno >= ms->npages || !ms->pages[pageno].allocated)
+	{
+		violate(ms, "pin of a page that is not allocated");
+		return ART_IO_ERROR;
+	}
+	p = &ms->pages[pageno];
+	if (p->exclusive || (mode == ART_LOCK_EXCLUSIVE && p->shared > 0))
+		violate(ms, "page pinned twice with an exclusive lock");
+	if (mode == ART_LOCK_EXCLUSIVE)
+		p->exclusive = true;
+	else
+		p->shared++;
+	ms->pinned++;
+	ref->pageno = pageno;
+	ref->data = p->data;
+	ref->handle = NULL;
+	return ART_OK;
+}
+
+static void
+mem_release(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (p->exclusive)
+		p->exclusive = false;
+	else if (p->shared > 0)
+		p->shared--;
+	else
+		violate(ms, "release of a page that is not pinned");
+	ms->pinned--;
+}
+
+static void
+mem_mark_dirty(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (!p->exclusive)
+		violate(ms, "mark_dirty without an exclusive lock");
+}
+
+static ArtStatus
+mem_alloc_page(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	uint32_t	pageno;
+	MemPage    *p;
+
+	if (inject(ms))
+		return ART_NO_SPACE;
+	if (ms->nfree > 0)
+		pageno = ms->freelist[--ms->nfree];
+	else
+	{
+		if (ms->npages == ms->cap)
+		{
+			uint32_t	cap = ms->cap ? ms->cap * 2 : 64;
+			MemPage    *np = realloc(ms->pages, sizeof(MemPage) * cap);
+			uint32_t   *nf = realloc(ms->freelist, sizeof(uint32_t) * cap);
+
+			if (np)
+				ms->pages = np;
+			if (nf)
+				ms->freelist = nf;
+			if (np == NULL || nf == NULL)
+				return ART_NO_SPACE;
+			ms->cap = cap;
+		}
+		pageno = ms->npages;
+		p = &ms->pages[pageno];
+		p->data = malloc(ART_PAGE_SIZE);
+		if (p->data == NULL)
+			return ART_NO_SPACE;
+		ms->npages++;
+	}
+	p = &ms->pages[pageno];
+	memset(p->data, 0, ART_PAGE_SIZE);
+	memset(p->data, 0xA5, ART_PAGE_RESERVED);
+	p->allocated = true;
+	p->exclusive = true;
+	p->shared = 0;
+	ms->live++;
+	ms->pinned++;
+	ref->pageno = pageno;
+	ref->data = p->data;
+	ref->handle = NULL;
+	return ART_OK;
+}
+
+static void
+mem_free_page(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (!p->exclusive)
+		violate(ms, "free of a page not locked exclusive");
+	memset(p->data, 0xDB, ART_PAGE_SIZE);
+	p->exclusive = false;
+	p->allocated = false;
+	ms->freelist[ms->nfree++] = ref->pageno;
+	ms->live--;
+	ms->pinned--;
+}
+
+static void *
+mem_alloc_mem(void *store, size_t size)
+{
+	ArtMemStore *ms = store;
+
+	if (ms->fail_mem && inject(ms))
+		return NULL;
+	return malloc(size);
+}
+
+static void
+mem_free_mem(void *store, void *ptr)
+{
+	(void) store;
+	free(ptr);
+}
+
+static const ArtPageStoreOps mem_ops = {
+	mem_pin,
+	mem_release,
+	mem_mark_dirty,
+	mem_alloc_page,
+	mem_free_page,
+	mem_alloc_mem,
+	mem_free_mem
+};
+
+/* A new, empty store. */
+ArtMemStore *
+art_memstore_new(void)
+{
+	ArtMemStore *ms = calloc(1, sizeof(ArtMemStore));
+
+	if (ms)
+		ms->budget = -1;
+	return ms;
+}
+
+/* Free the store and all its pages. */
+void
+art_memstore_destroy(ArtMemStore *ms)
+{
+	uint32_t	i;
+
+	for (i = 0; i < ms->npages; i++)
+		free(ms->pages[i].data);
+	free(ms->pages);
+	free(ms->freelist);
+	free(ms);
+}
+
+/* The store as an ArtPageStore. */
+ArtPageStore
+art_memstore_store(ArtMemStore *ms)
+{
+	ArtPageStore s;
+
+	s.ops = &mem_ops;
+	s.store = ms;
+	return s;
+}
+
+/* Pages allocated and not freed. */
+uint64_t
+art_memstore_pages(const ArtMemStore *ms)
+{
+	return ms->live;
+}
+
+/* Pins not yet released. */
+int
+art_memstore_pinned(const ArtMemStore *ms)
+{
+	return ms->pinned;
+}
+
+/* Arm (n >= 0) or disarm (n < 0) failure injection. */
+void
+art_memstore_fail_after(ArtMemStore *ms, long n, bool with_mem)
+{
+	ms->budget = n;
+	ms->fail_mem = with_mem;
+	ms->failed = false;
+}
+
+/* Whether a call failed by injection since the last fail_after. */
+bool
+art_memstore_failed(const ArtMemStore *ms)
+{
+	return ms->failed;
+}
+
+/* The first locking-rule violation seen, or NULL. */
+const char *
+art_memstore_violation(const ArtMemStore *ms)
+{
+	return ms->violation;
+}

@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_memstore.h
+ *	  An in-memory page store for unit tests, fuzzing and benchmarks.
+ *
+ * Pages are malloc'd; freed pages are poisoned and reused.  The store
+ * checks the locking rules a real pager would enforce (no page pinned
+ * twice, no pin of a free page) and can inject failures: after a given
+ * number of successful calls, every alloc, pin (and, if asked, mem_alloc)
+ * fails, so tests can check that a failed operation leaves the trie valid
+ * and unchanged.
+ *
+ * Not part of artrie.so.  Plain C.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_TRIE_MEMSTORE_H
+#define ARTRIE_TRIE_MEMSTORE_H
+
+#include <stdbool.h>
+
+#include "trie_page.h"
+
+typedef struct ArtMemStore ArtMemStore;
+
+extern ArtMemStore *art_memstore_new(void);
+extern void art_memstore_destroy(ArtMemStore *ms);
+
+/* The store as an ArtPageStore. */
+extern ArtPageStore art_memstore_store(ArtMemStore *ms);
+
+/* Pages allocated and not freed. */
+extern uint64_t art_memstore_pages(const ArtMemStore *ms);
+
+/* Pins not yet released. */
+extern int	art_memstore_pinned(const ArtMemStore *ms);
+
+/*
+ * Let n more alloc/pin calls (and mem_alloc calls when with_mem) succeed,
+ * then fail every one until art_memstore_fail_after(ms, -1, false).
+ */
+extern void art_memstore_fail_after(ArtMemStore *ms, long n, bool with_mem);
+
+/* Whether a call failed by injection since the last fail_after. */
+extern bool art_memstore_failed(const ArtMemStore *ms);
+
+/* The first locking-rule violation seen, or NULL. */
+extern const char *art_memstore_violation(const ArtMemStore *ms);
+
+#endif							/* ARTRIE_TRIE_MEMSTORE_H */

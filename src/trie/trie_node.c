@@ -1,0 +1,607 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_node.c
+ *	  Slotted pages and the node record formats of the trie.
+ *
+ * A page is a slotted page: a small header, an array of 2-byte slots
+ * growing up, records growing down from the end of the page.  Records
+ * never move between slots, so a (page, slot) reference stays valid while
+ * a page is compacted.  The record formats are described in
+ * trie_internal.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+static void
+set_nslots(uint8_t *page, uint16_t v)
+{
+	art_put16(page + ART_HDR_OFF + 2, v);
+}
+
+static uint16_t
+get_upper(const uint8_t *page)
+{
+	return art_get16(page + ART_HDR_OFF + 4);
+}
+
+static void
+set_upper(uint8_t *page, uint16_t v)
+{
+	art_put16(page + ART_HDR_OFF + 4, v);
+}
+
+static void
+set_used(uint8_t *page, uint16_t v)
+{
+	art_put16(page + ART_HDR_OFF + 6, v);
+}
+
+static void
+set_slot(uint8_t *page, int slot, uint16_t off)
+{
+	art_put16(page + ART_SLOTS_OFF + 2 * (slot - 1), off);
+}
+
+/* Format an empty trie page (no slots). */
+void
+art_page_init(uint8_t *page)
+{
+	memset(page + ART_HDR_OFF, 0, ART_PAGE_SIZE - ART_HDR_OFF);
+	art_put16(page + ART_HDR_OFF, ART_PAGE_MAGIC);
+	set_nslots(page, 0);
+	set_upper(page, ART_PAGE_SIZE);
+	set_used(page, 0);
+}
+
+/* Whether a page's header is sane enough to read its slots. */
+bool
+art_page_check_header(const uint8_t *page)
+{
+	uint16_t	nslots = art_page_nslots(page);
+	uint16_t	upper = get_upper(page);
+
+	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC)
+		return false;
+	if (ART_SLOTS_OFF + 2 * (size_t) nslots > upper || upper > ART_PAGE_SIZE)
+		return false;
+	return art_page_used(page) <= ART_PAGE_SIZE - upper;
+}
+
+/* Size in bytes of the record at rec. */
+size_t
+art_rec_size(const uint8_t *rec)
+{
+	int			kind = rec[0] & ART_KIND_MASK;
+	size_t		hdr;
+	size_t		plen;
+	int			n;
+
+	if (kind == ART_KIND_STUB)
+		return ART_STUB_SIZE;
+	if (rec[0] & ART_FLAG_LONGPLEN)
+	{
+		plen = art_get16(rec + 1);
+		hdr = 3;
+	}
+	else
+	{
+		plen = rec[1];
+		hdr = 2;
+	}
+	if (kind == ART_NODE_LEAF)
+		return hdr + plen;
+	n = rec[hdr + 6] + 1;
+	hdr += 7 + plen;
+	switch (kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			return hdr + 3 * (size_t) n;
+		case ART_NODE_48:
+			return hdr + 256 + 2 * (size_t) n;
+		default:
+			return hdr + 512;
+	}
+}
+
+/* Rewrite the record area without holes. */
+static void
+page_compact(uint8_t *page)
+{
+	uint8_t		tmp[ART_PAGE_SIZE];
+	uint16_t	nslots = art_page_nslots(page);
+	size_t		upper = ART_PAGE_SIZE;
+	int			slot;
+
+	memcpy(tmp, page, ART_PAGE_SIZE);
+	for (slot = 1; slot <= nslots; slot++)
+	{
+		uint16_t	off = art_get16(tmp + ART_SLOTS_OFF + 2 * (slot - 1));
+		size_t		size;
+
+		if (off == 0)
+			continue;
+		size = art_rec_size(tmp + off);
+		upper -= size;
+		memcpy(page + upper, tmp + off, size);
+		set_slot(page, slot, (uint16_t) upper);
+	}
+	set_upper(page, (uint16_t) upper);
+}
+
+/* Bytes a new record of this size takes, counting a new slot if needed. */
+size_t
+art_page_free_for(const uint8_t *page, size_t size)
+{
+	uint16_t	nslots = art_page_nslots(page);
+	int			slot;
+
+	for (slot = 1; slot <= nslots; slot++)
+		if (art_slot_off(page, slot) == 0)
+			return size;
+	return size + 2;
+}
+
+/* Place bytes in a given (free) slot, compacting if needed. */
+static void
+place_in_slot(uint8_t *page, int slot, const uint8_t *rec, size_t size)
+{
+	uint16_t	nslots = art_page_nslots(page);
+	size_t		upper = get_upper(page);
+
+	if (upper - (ART_SLOTS_OFF + 2 * (size_t) nslots) < size)
+	{
+		page_compact(page);
+		upper = get_upper(page);
+	}
+	upper -= size;
+	memcpy(page + upper, rec, size);
+	set_upper(page, (uint16_t) upper);
+	set_slot(page, slot, (uint16_t) upper);
+	set_used(page, (uint16_t) (art_page_used(page) + size));
+}
+
+/*
+ * Store a record in a free slot and return the slot.  The caller has
+ * checked that the page has room (art_page_free_for).
+ */
+int
+art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size)
+{
+	uint16_t	nslots = art_page_nslots(page);
+	int			slot;
+
+	for (slot = 1; slot <= nslots; slot++)
+		if (art_slot_off(page, slot) == 0)
+			break;
+	if (slot > nslots)
+	{
+		/* The new slot entry may overlap the record area: compact first. */
+		if (get_upper(page) < ART_SLOTS_OFF + 2 * ((size_t) nslots + 1))
+			page_compact(page);
+		set_nslots(page, (uint16_t) (nslots + 1));
+		set_slot(page, slot, 0);
+	}
+	place_in_slot(page, slot, rec, size);
+	return slot;
+}
+
+/* Free a record's slot; trailing free slots are dropped. */
+void
+art_rec_free(uint8_t *page, int slot)
+{
+	uint16_t	nslots = art_page_nslots(page);
+
+	set_used(page, (uint16_t) (art_page_used(page) -
+							   art_rec_size(art_rec(page, slot))));
+	set_slot(page, slot, 0);
+	while (nslots > 0 && art_slot_off(page, nslots) == 0)
+		nslots--;
+	set_nslots(page, nslots);
+	if (nslots == 0)
+		set_upper(page, ART_PAGE_SIZE);
+}
+
+/* Replace the record in a slot with new bytes (not pointing into page). */
+void
+art_rec_replace(uint8_t *page, int slot, const uint8_t *rec, size_t size)
+{
+	uint8_t    *old = art_rec(page, slot);
+	size_t		oldsize = art_rec_size(old);
+
+	if (size <= oldsize)
+	{
+		memmove(old, rec, size);
+		set_used(page, (uint16_t) (art_page_used(page) - oldsize + size));
+		return;
+	}
+	set_used(page, (uint16_t) (art_page_used(page) - oldsize));
+	set_slot(page, slot, 0);
+	place_in_slot(page, slot, rec, size);
+}
+
+/* Decode the node record at rec (not a stub). */
+void
+art_node_decode(uint8_t *rec, ArtNode *node)
+{
+	size_t		hdr;
+
+	node->kind = rec[0] & ART_KIND_MASK;
+	node->terminal = (rec[0] & ART_FLAG_TERMINAL) != 0;
+	if (rec[0] & ART_FLAG_LONGPLEN)
+	{
+		node->plen = art_get16(rec + 1);
+		hdr = 3;
+	}
+	else
+	{
+		node->plen = rec[1];
+		hdr = 2;
+	}
+	if (node->kind == ART_NODE_LEAF)
+	{
+		node->prefix = rec + hdr;
+		node->count = node->terminal ? 1 : 0;
+		node->n = 0;
+		node->body = NULL;
+		node->count_ptr = NULL;
+		node->size = hdr + node->plen;
+		return;
+	}
+	node->count_ptr = rec + hdr;
+	node->count = art_get48(rec + hdr);
+	node->n = rec[hdr + 6] + 1;
+	node->prefix = rec + hdr + 7;
+	node->body = rec + hdr + 7 + node->plen;
+	node->size = art_rec_size(rec);
+}
+
+/* The node kind for a node with n children. */
+int
+art_kind_for(int n)
+{
+	if (n == 0)
+		return ART_NODE_LEAF;
+	if (n <= 4)
+		return ART_NODE_4;
+	if (n <= 16)
+		return ART_NODE_16;
+	if (n <= 48)
+		return ART_NODE_48;
+	return ART_NODE_256;
+}
+
+/* Size of a leaf record with a prefix of plen bytes. */
+size_t
+art_leaf_size(size_t plen)
+{
+	return (plen > 255 ? 3 : 2) + plen;
+}
+
+/* Size of the record b encodes to. */
+size_t
+art_build_size(const ArtNodeBuild *b)
+{
+	size_t		hdr = b->plen > 255 ? 3 : 2;
+
+	switch (art_kind_for(b->n))
+	{
+		case ART_NODE_LEAF:
+			return hdr + b->plen;
+		case ART_NODE_4:
+		case ART_NODE_16:
+			return hdr + 7 + b->plen + 3 * (size_t) b->n;
+		case ART_NODE_48:
+			return hdr + 7 + b->plen + 256 + 2 * (size_t) b->n;
+		default:
+			return hdr + 7 + b->plen + 512;
+	}
+}
+
+/* Write the flags byte and prefix length; returns the header size. */
+static size_t
+encode_head(int kind, bool terminal, size_t plen, uint8_t *out)
+{
+	out[0] = (uint8_t) (kind | (terminal ? ART_FLAG_TERMINAL : 0));
+	if (plen > 255)
+	{
+		out[0] |= ART_FLAG_LONGPLEN;
+		art_put16(out + 1, (uint16_t) plen);
+		return 3;
+	}
+	out[1] = (uint8_t) plen;
+	return 2;
+}
+
+/* Encode b into out (ART_MAX_RECORD bytes); returns the size. */
+size_t
+art_build_encode(const ArtNodeBuild *b, uint8_t *out)
+{
+	int			kind = art_kind_for(b->n);
+	size_t		pos = encode_head(kind, b->terminal, b->plen, out);
+	uint8_t    *body;
+	int			i;
+
+	if (kind == ART_NODE_LEAF)
+	{
+		memmove(out + pos, b->prefix, b->plen);
+		return pos + b->plen;
+	}
+	art_put48(out + pos, b->count);
+	out[pos + 6] = (uint8_t) (b->n - 1);
+	memmove(out + pos + 7, b->prefix, b->plen);
+	body = out + pos + 7 + b->plen;
+	switch (kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			memcpy(body, b->keys, b->n);
+			for (i = 0; i < b->n; i++)
+				art_put16(body + b->n + 2 * i, b->slots[i]);
+			break;
+		case ART_NODE_48:
+			memset(body, 0, 256);
+			for (i = 0; i < b->n; i++)
+			{
+				body[b->keys[i]] = (uint8_t) (i + 1);
+				art_put16(body + 256 + 2 * i, b->slots[i]);
+			}
+			break;
+		default:
+			memset(body, 0, 512);
+			for (i = 0; i < b->n; i++)
+				art_put16(body + 2 * b->keys[i], b->slots[i]);
+			break;
+	}
+	return art_build_size(b);
+}
+
+/* Fill b from a decoded node, children in key order. */
+void
+art_build_from_node(const ArtNode *node, ArtNodeBuild *b)
+{
+	int			key = -1;
+	uint8_t		k;
+	uint16_t	s;
+
+	b->terminal = node->terminal;
+	b->plen = node->plen;
+	b->prefix = node->prefix;
+	b->count = node->count;
+	b->n = 0;
+	if (node->kind == ART_NODE_4 || node->kind == ART_NODE_16)
+	{
+		int			i;
+
+		for (i = 0; i < node->n; i++)
+		{
+			b->keys[i] = node->body[i];
+			b->slots[i] = art_get16(node->body + node->n + 2 * i);
+		}
+		b->n = node->n;
+		return;
+	}
+	while (art_node_next(node, key, &k, &s))
+	{
+		b->keys[b->n] = k;
+		b->slots[b->n] = s;
+		b->n++;
+		key = k;
+	}
+}
+
+/* Add a child to b, keeping keys sorted; the key must be absent. */
+void
+art_build_add(ArtNodeBuild *b, uint8_t key, uint16_t slot)
+{
+	int			i = b->n;
+
+	while (i > 0 && b->keys[i - 1] > key)
+	{
+		b->keys[i] = b->keys[i - 1];
+		b->slots[i] = b->slots[i - 1];
+		i--;
+	}
+	b->keys[i] = key;
+	b->slots[i] = slot;
+	b->n++;
+}
+
+/* Remove the child with this key from b. */
+void
+art_build_remove(ArtNodeBuild *b, uint8_t key)
+{
+	int			i;
+
+	for (i = 0; i < b->n; i++)
+		if (b->keys[i] == key)
+			break;
+	for (; i + 1 < b->n; i++)
+	{
+		b->keys[i] = b->keys[i + 1];
+		b->slots[i] = b->slots[i + 1];
+	}
+	b->n--;
+}
+
+/* Encode a leaf (or, with terminal false, the empty root) into out. */
+size_t
+art_leaf_encode(const uint8_t *prefix, size_t plen, bool terminal,
+				uint8_t *out)
+{
+	size_t		pos = encode_head(ART_NODE_LEAF, terminal, plen, out);
+
+	memmove(out + pos, prefix, plen);
+	return pos + plen;
+}
+
+/* Encode a stub pointing at (page, slot). */
+void
+art_stub_encode(ArtPageNo page, uint16_t slot, uint8_t *out)
+{
+	out[0] = ART_KIND_STUB;
+	art_put32(out + 1, page);
+	art_put16(out + 5, slot);
+}
+
+/* Where a stub points. */
+void
+art_stub_target(const uint8_t *rec, ArtPageNo *page, uint16_t *slot)
+{
+	*page = art_get32(rec + 1);
+	*slot = art_get16(rec + 5);
+}
+
+/* The child slot under key, or 0. */
+uint16_t
+art_node_find(const ArtNode *node, uint8_t key)
+{
+	const uint8_t *keys;
+	int			i;
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			keys = node->body;
+			for (i = 0; i < node->n; i++)
+			{
+				if (keys[i] == key)
+					return art_get16(node->body + node->n + 2 * i);
+				if (keys[i] > key)
+					break;
+			}
+			return 0;
+		case ART_NODE_48:
+			i = node->body[key];
+			return i ? art_get16(node->body + 256 + 2 * (i - 1)) : 0;
+		case ART_NODE_256:
+			return art_get16(node->body + 2 * key);
+		default:
+			return 0;
+	}
+}
+
+/* The child with the smallest key > after (after may be -1). */
+bool
+art_node_next(const ArtNode *node, int after, uint8_t *key, uint16_t *slot)
+{
+	int			i;
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			for (i = 0; i < node->n; i++)
+				if (node->body[i] > after)
+				{
+					*key = node->body[i];
+					*slot = art_get16(node->body + node->n + 2 * i);
+					return true;
+				}
+			return false;
+		case ART_NODE_48:
+			for (i = after + 1; i < 256; i++)
+				if (node->body[i])
+				{
+					*key = (uint8_t) i;
+					*slot = art_get16(node->body + 256 + 2 * (node->body[i] - 1));
+					return true;
+				}
+			return false;
+		case ART_NODE_256:
+			for (i = after + 1; i < 256; i++)
+			{
+				uint16_t	s = art_get16(node->body + 2 * i);
+
+				if (s)
+				{
+					*key = (uint8_t) i;
+					*slot = s;
+					return true;
+				}
+			}
+			return false;
+		default:
+			return false;
+	}
+}
+
+/* The child with the largest key < before (before may be 256). */
+bool
+art_node_prev(const ArtNode *node, int before, uint8_t *key, uint16_t *slot)
+{
+	int			i;
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			for (i = node->n - 1; i >= 0; i--)
+				if (node->body[i] < before)
+				{
+					*key = node->body[i];
+					*slot = art_get16(node->body + node->n + 2 * i);
+					return true;
+				}
+			return false;
+		case ART_NODE_48:
+			for (i = before - 1; i >= 0; i--)
+				if (node->body[i])
+				{
+					*key = (uint8_t) i;
+					*slot = art_get16(node->body + 256 + 2 * (node->body[i] - 1));
+					return true;
+				}
+			return false;
+		case ART_NODE_256:
+			for (i = before - 1; i >= 0; i--)
+			{
+				uint16_t	s = art_get16(node->body + 2 * i);
+
+				if (s)
+				{
+					*key = (uint8_t) i;
+					*slot = s;
+					return true;
+				}
+			}
+			return false;
+		default:
+			return false;
+	}
+}
+
+/* Overwrite an inner node's count in place. */
+void
+art_node_set_count(ArtNode *node, uint64_t count)
+{
+	art_put48(node->count_ptr, count);
+	node->count = count;
+}
+
+/* Overwrite the slot of an existing child in place. */
+void
+art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot)
+{
+	int			i;
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			for (i = 0; i < node->n; i++)
+				if (node->body[i] == key)
+					art_put16(node->body + node->n + 2 * i, slot);
+			break;
+		case ART_NODE_48:
+			art_put16(node->body + 256 + 2 * (node->body[key] - 1), slot);
+			break;
+		case ART_NODE_256:
+			art_put16(node->body + 2 * key, slot);
+			break;
+		default:
+			break;
+	}
+}

@@ -1,0 +1,307 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_split.c
+ *	  Splitting a full page: moving whole subtrees to a fresh page.
+ *
+ * The records of a page form a forest: its page roots are referenced from
+ * the parent page (through stubs there), every other record from a node in
+ * the same page.  A split picks whole subtrees of that forest, about half
+ * the page, and copies them to a new page.  Normally they are inner
+ * subtrees: each leaves a stub in its old slot, so its parent's child slot
+ * stays valid.  If that cannot free enough (a page made of many small page
+ * roots), it moves page roots whose stubs are in the parent page on the
+ * path instead, and repoints those stubs.  Each page stays convex: a path
+ * between two of its nodes never leaves it, so the graph of pages is
+ * acyclic (a page can have several parent pages, never an ancestor among
+ * its descendants), which is what the lock order relies on.
+ *
+ * The new page is allocated before anything changes; the rest cannot fail.
+ * A split keeps the trie's content, so an insert that splits and then fails
+ * leaves a valid, unchanged trie.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+#define MAX_SLOTS	(ART_PAGE_USABLE / 2 + 1)
+
+typedef struct SplitState
+{
+	uint16_t	parent[MAX_SLOTS];	/* parent slot in page, 0: page root */
+	uint32_t	size[MAX_SLOTS];	/* bytes of the in-page subtree */
+	uint16_t	order[MAX_SLOTS];	/* pre-order of the forest */
+	uint16_t	stack[MAX_SLOTS];
+	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the new page */
+	uint8_t		selected[MAX_SLOTS];
+	uint8_t		covered[MAX_SLOTS];
+	int			norder;
+} SplitState;
+
+/* Push a node's in-page children on the stack, largest key first. */
+static int
+push_children(uint8_t *page, int slot, uint16_t *stack, int sp)
+{
+	uint8_t    *rec = art_rec(page, slot);
+	ArtNode		node;
+	int			key = 256;
+	uint8_t		k;
+	uint16_t	s;
+
+	if (art_is_stub(rec))
+		return sp;
+	art_node_decode(rec, &node);
+	while (art_node_prev(&node, key, &k, &s))
+	{
+		stack[sp++] = s;
+		key = k;
+	}
+	return sp;
+}
+
+/* Compute parents, pre-order and subtree sizes of the page's forest. */
+static void
+analyse(uint8_t *page, SplitState *ss)
+{
+	int			nslots = art_page_nslots(page);
+	int			slot;
+	int			sp = 0;
+	int			i;
+
+	memset(ss->parent, 0, sizeof(ss->parent));
+	for (slot = 1; slot <= nslots; slot++)
+	{
+		uint8_t    *rec;
+		ArtNode		node;
+		int			key = -1;
+		uint8_t		k;
+		uint16_t	s;
+
+		if (art_slot_off(page, slot) == 0)
+			continue;
+		rec = art_rec(page, slot);
+		if (art_is_stub(rec))
+			continue;
+		art_node_decode(rec, &node);
+		while (art_node_next(&node, key, &k, &s))
+		{
+			ss->parent[s] = (uint16_t) slot;
+			key = k;
+		}
+	}
+	ss->norder = 0;
+	for (slot = nslots; slot >= 1; slot--)
+		if (art_slot_off(page, slot) != 0 && ss->parent[slot] == 0)
+			ss->stack[sp++] = (uint16_t) slot;
+	while (sp > 0)
+	{
+		slot = ss->stack[--sp];
+		ss->order[ss->norder++] = (uint16_t) slot;
+		ss->size[slot] = (uint32_t) art_rec_size(art_rec(page, slot)) + 2;
+		sp = push_children(page, slot, ss->stack, sp);
+	}
+	for (i = ss->norder - 1; i >= 0; i--)
+	{
+		slot = ss->order[i];
+		if (ss->parent[slot])
+			ss->size[ss->parent[slot]] += ss->size[slot];
+	}
+}
+
+/* Find the stub in the parent page that points at (pageno, slot). */
+static int
+find_stub(uint8_t *pp, ArtPageNo pageno, uint16_t slot)
+{
+	int			nslots = art_page_nslots(pp);
+	int			s;
+
+	for (s = 1; s <= nslots; s++)
+	{
+		uint8_t    *rec;
+		ArtPageNo	pg;
+		uint16_t	sl;
+
+		if (art_slot_off(pp, s) == 0)
+			continue;
+		rec = art_rec(pp, s);
+		if (!art_is_stub(rec))
+			continue;
+		art_stub_target(rec, &pg, &sl);
+		if (pg == pageno && sl == slot)
+			return s;
+	}
+	return 0;
+}
+
+/*
+ * Pick whole subtrees in pre-order, up to target bytes: page roots with
+ * their stub in the parent page when roots is set, else inner subtrees.
+ * Returns the bytes it frees.
+ */
+static size_t
+select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
+				bool roots, size_t target, SplitState *ss)
+{
+	uint8_t    *page = pref->data;
+	size_t		taken = 0;
+	size_t		freed = 0;
+	int			i;
+
+	memset(ss->selected, 0, sizeof(ss->selected));
+	memset(ss->covered, 0, sizeof(ss->covered));
+	for (i = 0; i < ss->norder; i++)
+	{
+		int			slot = ss->order[i];
+		int			par = ss->parent[slot];
+		bool		is_root = par == 0;
+		uint8_t    *rec = art_rec(page, slot);
+
+		if (par && (ss->covered[par] || ss->selected[par]))
+		{
+			ss->covered[slot] = 1;
+			continue;
+		}
+		if (is_root != roots || art_is_stub(rec))
+			continue;
+		if (is_root_page && slot == ART_ROOT_SLOT)
+			continue;
+		if (ss->size[slot] <= ART_STUB_SIZE + 2)
+			continue;
+		if (roots && find_stub(parent->data, pref->pageno,
+							   (uint16_t) slot) == 0)
+			continue;
+		if (taken + ss->size[slot] > target)
+			continue;
+		ss->selected[slot] = 1;
+		taken += ss->size[slot];
+		freed += ss->size[slot] - (roots ? 0 : ART_STUB_SIZE + 2);
+	}
+	return freed;
+}
+
+/* Copy the subtree at slot from page to newpage; frees it in page. */
+static void
+move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
+{
+	int			sp = 0;
+	int			n = 0;
+	int			i;
+	uint8_t		tmp[ART_MAX_RECORD];
+
+	/* collect the subtree in pre-order into ss->order's tail */
+	ss->stack[sp++] = (uint16_t) root;
+	while (sp > 0)
+	{
+		int			slot = ss->stack[--sp];
+
+		ss->order[n++] = (uint16_t) slot;
+		sp = push_children(page, slot, ss->stack, sp);
+	}
+	/* children before parents: reverse pre-order */
+	for (i = n - 1; i >= 0; i--)
+	{
+		int			slot = ss->order[i];
+		uint8_t    *rec = art_rec(page, slot);
+		size_t		size = art_rec_size(rec);
+
+		memcpy(tmp, rec, size);
+		if (!art_is_stub(tmp))
+		{
+			ArtNode		node;
+			int			key = -1;
+			uint8_t		k;
+			uint16_t	s;
+
+			art_node_decode(tmp, &node);
+			while (art_node_next(&node, key, &k, &s))
+			{
+				art_node_set_child(&node, k, ss->map[s]);
+				key = k;
+			}
+		}
+		ss->map[slot] = (uint16_t) art_rec_alloc(newpage, tmp, size);
+		if (slot != root)
+			art_rec_free(page, slot);
+	}
+}
+
+/*
+ * Make room in a full page by moving about half of it to a new page.
+ * parent is the page's parent page (NULL for the root page), locked
+ * exclusive like the page; need is the room the caller wants.
+ */
+ArtStatus
+art_split_page(ArtTrie *t, ArtPageRef *page, ArtPageRef *parent, size_t need)
+{
+	SplitState *ss;
+	ArtPageRef	q;
+	ArtStatus	st;
+	bool		is_root_page = page->pageno == t->root;
+	bool		roots = false;
+	size_t		target = art_page_used(page->data) / 2;
+	size_t		freed;
+	int			i;
+
+	ss = art_alloc(t, sizeof(SplitState));
+	if (ss == NULL)
+		return ART_NO_MEMORY;
+	analyse(page->data, ss);
+	if (target < need)
+		target = need;
+	freed = select_subtrees(page, parent, is_root_page, false, target, ss);
+	if (freed < need && parent != NULL)
+	{
+		roots = true;
+		freed = select_subtrees(page, parent, is_root_page, true, target, ss);
+	}
+	if (freed == 0)
+	{
+		art_free(t, ss);
+		return ART_CORRUPT;
+	}
+	st = t->store.ops->alloc(t->store.store, &q);
+	if (st != ART_OK)
+	{
+		art_free(t, ss);
+		return st;
+	}
+	art_page_init(q.data);
+
+	/* Nothing below can fail. */
+	for (i = 0; i < ss->norder; i++)
+	{
+		int			slot = ss->order[i];
+
+		if (!ss->selected[slot])
+			continue;
+		ss->selected[slot] = 0;
+		if (roots)
+		{
+			int			stub = find_stub(parent->data, page->pageno,
+										 (uint16_t) slot);
+			uint8_t		rec[ART_STUB_SIZE];
+
+			move_subtree(page->data, q.data, slot, ss);
+			art_rec_free(page->data, slot);
+			art_stub_encode(q.pageno, ss->map[slot], rec);
+			art_rec_replace(parent->data, stub, rec, ART_STUB_SIZE);
+		}
+		else
+		{
+			uint8_t		rec[ART_STUB_SIZE];
+
+			move_subtree(page->data, q.data, slot, ss);
+			art_stub_encode(q.pageno, ss->map[slot], rec);
+			art_rec_replace(page->data, slot, rec, ART_STUB_SIZE);
+		}
+		/* move_subtree reused order[]; recompute it for the next pick */
+		analyse(page->data, ss);
+		i = -1;
+	}
+	t->store.ops->mark_dirty(t->store.store, page);
+	if (roots)
+		t->store.ops->mark_dirty(t->store.store, parent);
+	t->store.ops->mark_dirty(t->store.store, &q);
+	t->store.ops->release(t->store.store, &q);
+	art_free(t, ss);
+	return ART_OK;
+}

@@ -1,0 +1,951 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_trie.c
+ *	  Unit tests, failure-injection tests and a randomized property test
+ *	  of the trie core against a sorted-set model.
+ *
+ * Usage: test_trie [scale]   (or ART_TEST_SCALE=n): the property test runs
+ * scale * 300000 operations per seed over four seeds; the default scale
+ * is 1.  ART_TEST_SEEDS=n runs n seeds.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "trie/trie_internal.h"
+#include "trie/trie_memstore.h"
+#include "trie_check.h"
+
+#define MIB (1024 * 1024)
+
+static int	failures = 0;
+static long checks = 0;
+
+#define CHECK(cond, ...) \
+	do { \
+		checks++; \
+		if (!(cond)) \
+		{ \
+			fprintf(stderr, "FAILED %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__); \
+			fprintf(stderr, "\n"); \
+			failures++; \
+			return false; \
+		} \
+	} while (0)
+
+/* A trie on a fresh in-memory store. */
+typedef struct Fixture
+{
+	ArtMemStore *ms;
+	ArtTrie		t;
+	Model		m;
+} Fixture;
+
+static bool
+fixture_init(Fixture *f)
+{
+	f->ms = art_memstore_new();
+	memset(&f->m, 0, sizeof(f->m));
+	return f->ms && art_create(&f->t, art_memstore_store(f->ms)) == ART_OK;
+}
+
+static void
+fixture_done(Fixture *f)
+{
+	model_free(&f->m);
+	art_memstore_destroy(f->ms);
+}
+
+/* Insert into trie and model; the statuses must agree. */
+static bool
+put(Fixture *f, const uint8_t *key, size_t len)
+{
+	ArtStatus	st = art_insert(&f->t, key, len);
+	bool		fresh = model_insert(&f->m, key, len);
+
+	CHECK(st == (fresh ? ART_OK : ART_EXISTS), "insert: %s, model %s",
+		  art_status_string(st), fresh ? "new" : "present");
+	return true;
+}
+
+/* Delete from trie and model; the statuses must agree. */
+static bool
+del(Fixture *f, const uint8_t *key, size_t len)
+{
+	ArtStatus	st = art_delete(&f->t, key, len);
+	bool		had = model_delete(&f->m, key, len);
+
+	CHECK(st == (had ? ART_OK : ART_NOT_FOUND), "delete: %s, model %s",
+		  art_status_string(st), had ? "present" : "absent");
+	return true;
+}
+
+#define S(x) ((const uint8_t *) (x)), (sizeof(x) - 1)
+
+/* Empty keys, prefixes of other entries, the basic operations. */
+static bool
+test_basics(void)
+{
+	Fixture		f;
+	uint64_t	n;
+	ArtStats	stats;
+	bool		ok;
+
+	CHECK(fixture_init(&f), "create");
+	CHECK(art_lookup(&f.t, S("")) == ART_NOT_FOUND, "empty lookup");
+	CHECK(art_delete(&f.t, S("a")) == ART_NOT_FOUND, "empty delete");
+	CHECK(check_content(&f.t, &f.m), "empty content");
+	CHECK(put(&f, S("")), "put empty");
+	CHECK(put(&f, S("a")), "put a");
+	CHECK(put(&f, S("ab")), "put ab");
+	CHECK(put(&f, S("abc")), "put abc");
+	CHECK(put(&f, S("abd")), "put abd");
+	CHECK(put(&f, S("b\xff\xff")), "put bff");
+	CHECK(put(&f, S("b\xff")), "put bf");
+	CHECK(put(&f, S("a")), "put a again");
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_count_prefix(&f.t, S("a"), &n) == ART_OK && n == 4, "count a");
+	CHECK(art_count_prefix(&f.t, S(""), &n) == ART_OK && n == 7, "count all");
+	CHECK(art_count_prefix(&f.t, S("abz"), &n) == ART_OK && n == 0, "count abz");
+	CHECK(check_prefixes_of(&f.t, &f.m, S("abcd"), -1), "prefixes_of");
+	CHECK(check_prefixes_of(&f.t, &f.m, S("abcd"), 'c'), "prefixes_of c");
+	CHECK(check_walk(&f.t, &f.m, S("a"), 100, -1, 0), "walk a");
+	CHECK(check_walk(&f.t, &f.m, S(""), 1, -1, 0), "walk depth 1");
+	CHECK(del(&f, S("ab")), "del ab");
+	CHECK(del(&f, S("ab")), "del ab again");
+	CHECK(del(&f, S("")), "del empty");
+	CHECK(check_content(&f.t, &f.m), "content after deletes");
+	CHECK(del(&f, S("a")) && del(&f, S("abc")) && del(&f, S("abd")) &&
+		  del(&f, S("b\xff\xff")) && del(&f, S("b\xff")), "del rest");
+	CHECK(art_stats(&f.t, &stats) == ART_OK && stats.pages == 1 &&
+		  stats.entries == 0, "empty again");
+	CHECK(art_memstore_pages(f.ms) == 1, "one page left");
+	ok = art_memstore_violation(f.ms) == NULL && art_memstore_pinned(f.ms) == 0;
+	fixture_done(&f);
+	CHECK(ok, "store rules kept");
+	CHECK(strcmp(art_status_string(ART_EXISTS), "entry already exists") == 0,
+		  "status string");
+	return true;
+}
+
+/* Many keys: splits, all node kinds, then delete everything. */
+static bool
+test_many(void)
+{
+	Fixture		f;
+	ArtStats	stats;
+	uint8_t		key[16];
+	int			i;
+	int			j;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 40000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "k%07d",
+								   (i * 7919) % 40000);
+
+		CHECK(put(&f, key, len), "put %d", i);
+	}
+	for (i = 0; i < 256; i++)
+		for (j = 0; j < 3; j++)
+		{
+			key[0] = 'z';
+			key[1] = (uint8_t) i;
+			key[2] = (uint8_t) j;
+			CHECK(put(&f, key, 3), "put z");
+		}
+	for (i = 0; i < 30; i++)
+	{
+		key[0] = 'y';
+		key[1] = (uint8_t) (i * 7);
+		CHECK(put(&f, key, 2), "put y");
+	}
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_stats(&f.t, &stats) == ART_OK, "stats");
+	CHECK(stats.nodes[ART_NODE_256] > 0 && stats.nodes[ART_NODE_48] > 0 &&
+		  stats.nodes[ART_NODE_16] > 0 && stats.nodes[ART_NODE_4] > 0 &&
+		  stats.pages > 10, "node kinds and pages");
+	for (i = 0; i < 40000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "k%07d", i);
+
+		CHECK(del(&f, key, len), "del %d", i);
+		if (i % 5000 == 0)
+			CHECK(check_verify(&f.t, &f.m), "verify during deletes");
+	}
+	for (i = 0; i < 256; i++)
+		for (j = 0; j < 3; j++)
+		{
+			key[0] = 'z';
+			key[1] = (uint8_t) i;
+			key[2] = (uint8_t) j;
+			CHECK(del(&f, key, 3), "del z");
+		}
+	for (i = 0; i < 30; i++)
+	{
+		key[0] = 'y';
+		key[1] = (uint8_t) (i * 7);
+		CHECK(del(&f, key, 2), "del y");
+	}
+	CHECK(check_content(&f.t, &f.m), "content after deletes");
+	CHECK(art_memstore_pages(f.ms) == 1, "pages back to 1: %llu",
+		  (unsigned long long) art_memstore_pages(f.ms));
+	fixture_done(&f);
+	return true;
+}
+
+/* 1 MiB keys: chains of nodes over many pages. */
+static bool
+test_long_keys(void)
+{
+	Fixture		f;
+	size_t		len = MIB + 64;
+	uint8_t    *key = malloc(len + 1);
+	uint64_t	n;
+	ArtStats	stats;
+
+	CHECK(key != NULL, "malloc");
+	CHECK(fixture_init(&f), "create");
+	memset(key, 'x', len);
+	CHECK(put(&f, key, len), "put 1 MiB");
+	CHECK(put(&f, key, len - 1), "put 1 MiB - 1");
+	key[MIB / 2] = 'y';
+	CHECK(put(&f, key, len), "put 1 MiB with a y");
+	CHECK(put(&f, key, 10), "put short");
+	CHECK(art_insert(&f.t, key, len + 1) == ART_TOO_LONG, "too long");
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_count_prefix(&f.t, key, MIB / 2, &n) == ART_OK && n == 3,
+		  "count long prefix");
+	CHECK(check_prefixes_of(&f.t, &f.m, key, len, -1), "prefixes_of long");
+	CHECK(art_stats(&f.t, &stats) == ART_OK && stats.page_height > 100,
+		  "deep pages");
+	CHECK(check_walk(&f.t, &f.m, key, MIB / 4, SIZE_MAX, -1, 0), "walk long");
+	CHECK(del(&f, key, len), "del y");
+	memset(key, 'x', len);
+	CHECK(del(&f, key, len), "del 1 MiB");
+	CHECK(check_content(&f.t, &f.m), "content after delete");
+	CHECK(del(&f, key, len - 1), "del 1 MiB - 1");
+	CHECK(del(&f, key, 10), "del short");
+	CHECK(art_memstore_pages(f.ms) == 1, "pages back to 1");
+	/* the bulk loader with long keys */
+	model_insert(&f.m, key, 5);
+	model_insert(&f.m, key, len);
+	key[len - 1] = 'z';
+	model_insert(&f.m, key, len);
+	CHECK(load_bulk(&f.t, &f.m), "bulk long");
+	CHECK(check_content(&f.t, &f.m), "bulk content");
+	CHECK(art_truncate(&f.t) == ART_OK, "truncate");
+	model_clear(&f.m);
+	CHECK(check_content(&f.t, &f.m) && art_memstore_pages(f.ms) == 1,
+		  "truncated");
+	fixture_done(&f);
+	free(key);
+	return true;
+}
+
+/* verify finds damage and names the page. */
+static bool
+test_verify_detects(void)
+{
+	Fixture		f;
+	char		msg[256];
+	uint8_t		key[16];
+	ArtPageRef	ref;
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 3000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "v%05d", i);
+
+		CHECK(put(&f, key, len), "put");
+	}
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "clean: %s", msg);
+	/* damage a count in the root page */
+	art_memstore_store(f.ms).ops->pin(f.ms, f.t.root, ART_LOCK_EXCLUSIVE, &ref);
+	{
+		uint8_t    *rec = art_rec(ref.data, ART_ROOT_SLOT);
+
+		rec[3] ^= 0x40;
+	}
+	art_memstore_store(f.ms).ops->release(f.ms, &ref);
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_CORRUPT, "damage found");
+	CHECK(strstr(msg, "page 0") != NULL && strstr(msg, "count") != NULL,
+		  "message names page: %s", msg);
+	fixture_done(&f);
+	return true;
+}
+
+/* Cursors with bounds and prefixes, and across modifications. */
+static bool
+test_cursors(void)
+{
+	Fixture		f;
+	ScanSpec	s;
+	ArtCursor  *c;
+	const uint8_t *e;
+	size_t		len;
+	int			i;
+	uint8_t		key[16];
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 2000; i += 2)
+	{
+		int			klen = snprintf((char *) key, sizeof(key), "c%04d", i);
+
+		CHECK(put(&f, key, klen), "put");
+	}
+	CHECK(put(&f, S("")), "put empty");
+	memset(&s, 0, sizeof(s));
+	s.limit = 3000;
+	s.dir = ART_BACKWARD;
+	CHECK(check_scan(&f.t, &f.m, &s), "backward all");
+	s.start = (const uint8_t *) "c0101";
+	s.start_len = 5;
+	s.start_inclusive = true;
+	s.bound = (const uint8_t *) "c0050";
+	s.bound_len = 5;
+	CHECK(check_scan(&f.t, &f.m, &s), "backward bounded");
+	s.dir = ART_FORWARD;
+	s.start = (const uint8_t *) "c0050";
+	s.bound = (const uint8_t *) "c0100";
+	CHECK(check_scan(&f.t, &f.m, &s), "forward bounded");
+	s.bound_inclusive = true;
+	CHECK(check_scan(&f.t, &f.m, &s), "forward bounded inclusive");
+	s.bound = NULL;
+	s.start = NULL;
+	s.prefix = (const uint8_t *) "c01";
+	s.prefix_len = 3;
+	CHECK(check_scan(&f.t, &f.m, &s), "prefix forward");
+	s.dir = ART_BACKWARD;
+	CHECK(check_scan(&f.t, &f.m, &s), "prefix backward");
+	s.start = (const uint8_t *) "";
+	s.start_len = 0;
+	s.prefix = NULL;
+	CHECK(check_scan(&f.t, &f.m, &s), "backward from empty key");
+
+	/* deleting what the cursor returned, inserting behind and ahead */
+	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open");
+	art_cursor_seek(c, S("c0100"), false, ART_FORWARD);
+	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+		  memcmp(e, "c0102", 5) == 0, "first");
+	CHECK(del(&f, S("c0102")) && put(&f, S("c0103")) && put(&f, S("c0101")),
+		  "modify");
+	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+		  memcmp(e, "c0103", 5) == 0, "continues past the deleted entry");
+	art_cursor_close(c);
+	fixture_done(&f);
+	return true;
+}
+
+/* Bulk load: same content as inserts, fewer pages. */
+static bool
+test_bulk(void)
+{
+	Fixture		f;
+	Fixture		g;
+	ArtStats	a;
+	ArtStats	b;
+	ArtBulkLoader *l;
+	uint8_t		key[32];
+	int			i;
+
+	CHECK(fixture_init(&f) && fixture_init(&g), "create");
+	for (i = 0; i < 50000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "/usr/b%d/%d.h",
+								   i % 97, i);
+
+		model_insert(&f.m, key, len);
+		CHECK(put(&g, key, len), "put");
+	}
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	CHECK(check_content(&f.t, &f.m), "bulk content");
+	CHECK(art_stats(&f.t, &a) == ART_OK && art_stats(&g.t, &b) == ART_OK,
+		  "stats");
+	CHECK(a.pages < b.pages, "bulk is more compact: %llu vs %llu pages",
+		  (unsigned long long) a.pages, (unsigned long long) b.pages);
+	CHECK(art_bulk_begin(&f.t, &l) == ART_EXISTS, "bulk into non-empty trie");
+	/* unsorted input */
+	CHECK(art_truncate(&f.t) == ART_OK, "truncate");
+	CHECK(art_bulk_begin(&f.t, &l) == ART_OK, "begin");
+	CHECK(art_bulk_add(l, S("b")) == ART_OK, "add b");
+	CHECK(art_bulk_add(l, S("a")) == ART_CORRUPT, "unsorted");
+	CHECK(art_bulk_add(l, S("b")) == ART_CORRUPT, "duplicate");
+	art_bulk_abort(l);
+	model_clear(&f.m);
+	CHECK(check_content(&f.t, &f.m), "empty after abort");
+	/* empty bulk load, and inserts after a bulk load */
+	CHECK(load_bulk(&f.t, &f.m), "empty bulk");
+	CHECK(put(&f, S("x")) && put(&f, S("")), "insert after bulk");
+	CHECK(check_content(&f.t, &f.m), "content");
+	fixture_done(&f);
+	fixture_done(&g);
+	return true;
+}
+
+/*
+ * Failure injection: fail the n-th store call of an operation for every
+ * n until it succeeds; each failure must leave the trie valid, unchanged,
+ * unpinned and without leaked pages.
+ */
+typedef enum FailOp
+{
+	FAIL_INSERT,
+	FAIL_DELETE,
+	FAIL_TRUNCATE,
+	FAIL_BULK
+} FailOp;
+
+static bool
+fail_one(Fixture *f, FailOp op, const uint8_t *key, size_t len, bool with_mem)
+{
+	long		n;
+
+	for (n = 0;; n++)
+	{
+		ArtStatus	st = ART_OK;
+		ArtStats	stats;
+		Model		bulk = {0};
+
+		art_memstore_fail_after(f->ms, n, with_mem);
+		switch (op)
+		{
+			case FAIL_INSERT:
+				st = art_insert(&f->t, key, len);
+				break;
+			case FAIL_DELETE:
+				st = art_delete(&f->t, key, len);
+				break;
+			case FAIL_TRUNCATE:
+				st = art_truncate(&f->t);
+				break;
+			case FAIL_BULK:
+				{
+					ArtBulkLoader *l;
+					size_t		i;
+
+					st = art_truncate(&f->t);
+					if (st != ART_OK)
+						break;
+					st = art_bulk_begin(&f->t, &l);
+					for (i = 0; st == ART_OK && i < f->m.n; i++)
+						st = art_bulk_add(l, f->m.keys[i].data, f->m.keys[i].len);
+					if (st == ART_OK)
+						st = art_bulk_finish(l);
+					else if (l && i > 0)
+						art_bulk_abort(l);
+				}
+				break;
+		}
+		art_memstore_fail_after(f->ms, -1, false);
+		CHECK(art_memstore_pinned(f->ms) == 0, "op %d n %ld: pins left", op, n);
+		CHECK(art_memstore_violation(f->ms) == NULL, "op %d: %s", op,
+			  art_memstore_violation(f->ms));
+		if (st == ART_OK)
+			break;
+		CHECK(st != ART_CORRUPT, "op %d n %ld: corrupt", op, n);
+		if (op == FAIL_TRUNCATE || op == FAIL_BULK)
+		{
+			/*
+			 * These may leave an empty trie and unreachable pages
+			 * (documented); rebuild it.
+			 */
+			CHECK(art_stats(&f->t, &stats) == ART_OK, "stats");
+			CHECK(stats.entries == 0 ? check_verify(&f->t, &bulk) :
+				  check_content(&f->t, &f->m), "op %d n %ld: state", op, n);
+			if (stats.entries == 0)
+			{
+				size_t		i;
+
+				for (i = 0; i < f->m.n; i++)
+					CHECK(art_insert(&f->t, f->m.keys[i].data,
+									 f->m.keys[i].len) == ART_OK, "rebuild");
+			}
+			continue;
+		}
+		CHECK(check_content(&f->t, &f->m), "op %d n %ld: content changed",
+			  op, n);
+		CHECK(art_stats(&f->t, &stats) == ART_OK &&
+			  stats.pages == art_memstore_pages(f->ms),
+			  "op %d n %ld: leaked pages", op, n);
+	}
+	switch (op)
+	{
+		case FAIL_INSERT:
+			model_insert(&f->m, key, len);
+			break;
+		case FAIL_DELETE:
+			model_delete(&f->m, key, len);
+			break;
+		case FAIL_TRUNCATE:
+			model_clear(&f->m);
+			break;
+		case FAIL_BULK:
+			break;
+	}
+	CHECK(check_content(&f->t, &f->m), "op %d: content after success", op);
+	return true;
+}
+
+static bool
+test_failures(void)
+{
+	Fixture		f;
+	uint8_t	   *big = malloc(200000);
+	uint8_t		key[32];
+	ArtStats	stats;
+	int			i;
+
+	CHECK(big != NULL && fixture_init(&f), "create");
+	memset(big, 'q', 200000);
+	for (i = 0; i < 2000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "f%05d-%d", i,
+								   i % 13);
+
+		CHECK(fail_one(&f, FAIL_INSERT, key, len, (i % 2) == 0), "insert %d", i);
+		if (i % 3 == 0)
+			CHECK(fail_one(&f, FAIL_DELETE, key, len, true), "delete %d", i);
+	}
+	CHECK(fail_one(&f, FAIL_INSERT, big, 200000, false), "long insert");
+	CHECK(fail_one(&f, FAIL_INSERT, big, 190000, true), "long insert 2");
+	CHECK(fail_one(&f, FAIL_DELETE, big, 200000, true), "long delete");
+	CHECK(fail_one(&f, FAIL_BULK, NULL, 0, true), "bulk");
+	CHECK(fail_one(&f, FAIL_TRUNCATE, NULL, 0, false), "truncate");
+	CHECK(art_stats(&f.t, &stats) == ART_OK && stats.pages == 1,
+		  "pages after truncate");
+	fixture_done(&f);
+	free(big);
+	return true;
+}
+
+/* ---- the property test ---- */
+
+#define NSTEMS 10
+
+typedef struct Gen
+{
+	Rng			r;
+	uint8_t    *stems[NSTEMS];
+	size_t		stemlen[NSTEMS];
+	uint8_t    *buf;			/* key buffer, 1 MiB + 64 */
+} Gen;
+
+static const uint8_t alphabet[] = {0x00, 0x01, 'a', 'b', 'c', 0x7f, 0xfe, 0xff};
+
+static void
+gen_init(Gen *g, uint64_t seed)
+{
+	static const size_t lens[NSTEMS] = {0, 1, 3, 8, 40, 255, 300, 1535, 1600, 3100};
+	int			i;
+	size_t		j;
+
+	g->r.s = seed * 0x9E3779B97F4A7C15ULL + 1;
+	for (i = 0; i < NSTEMS; i++)
+	{
+		g->stemlen[i] = lens[i];
+		g->stems[i] = malloc(lens[i] + 1);
+		for (j = 0; j < lens[i]; j++)
+			g->stems[i][j] = alphabet[rng_below(&g->r, 3) + 2];
+	}
+	g->buf = malloc(MIB + 64);
+}
+
+static void
+gen_done(Gen *g)
+{
+	int			i;
+
+	for (i = 0; i < NSTEMS; i++)
+		free(g->stems[i]);
+	free(g->buf);
+}
+
+/* A random key in g->buf; long shared prefixes, 0x00 and 0xFF bytes. */
+static size_t
+gen_key(Gen *g, const Model *m)
+{
+	uint32_t	mode = rng_below(&g->r, 100);
+	size_t		len;
+	size_t		tail;
+	size_t		i;
+
+	if (mode < 2)
+		return 0;
+	if (mode < 30 && m->n > 0)
+	{
+		/* an existing entry, maybe cut or extended */
+		const MKey *k = &m->keys[rng_below(&g->r, (uint32_t) m->n)];
+
+		len = k->len;
+		if (len > MIB)
+			len = MIB;
+		memcpy(g->buf, k->data, len);
+		if (mode < 20)
+			return len;
+		if (mode < 25 && len > 0)
+			return rng_below(&g->r, (uint32_t) len);
+	}
+	else
+	{
+		int			s = (int) rng_below(&g->r, NSTEMS);
+
+		len = g->stemlen[s];
+		if (rng_below(&g->r, 4) == 0 && len > 0)
+			len = rng_below(&g->r, (uint32_t) len + 1);
+		memcpy(g->buf, g->stems[s], len);
+	}
+	tail = rng_below(&g->r, 6);
+	for (i = 0; i < tail; i++)
+		g->buf[len++] = rng_below(&g->r, 5) == 0 ?
+			(uint8_t) rng_below(&g->r, 256) :
+			alphabet[rng_below(&g->r, sizeof(alphabet))];
+	return len;
+}
+
+/* A 1 MiB key: a stem, a long run, a random end. */
+static size_t
+gen_huge(Gen *g)
+{
+	size_t		len = MIB - 16 + rng_below(&g->r, 80);
+	int			s = (int) rng_below(&g->r, NSTEMS);
+
+	memcpy(g->buf, g->stems[s], g->stemlen[s]);
+	memset(g->buf + g->stemlen[s], 'a' + (int) rng_below(&g->r, 2),
+		   len - g->stemlen[s]);
+	g->buf[len - 1] = (uint8_t) rng_below(&g->r, 256);
+	return len;
+}
+
+/* One cursor kept open across operations. */
+typedef struct LiveCursor
+{
+	ArtCursor  *c;
+	ScanSpec	s;
+	uint8_t    *start;
+	uint8_t    *bound;
+	uint8_t    *prefix;
+	MKey		last;
+	bool		has_last;
+} LiveCursor;
+
+static void
+live_close(LiveCursor *lc)
+{
+	if (lc->c)
+		art_cursor_close(lc->c);
+	free(lc->start);
+	free(lc->bound);
+	free(lc->prefix);
+	free(lc->last.data);
+	memset(lc, 0, sizeof(*lc));
+}
+
+static uint8_t *
+dup_bytes(const uint8_t *p, size_t len)
+{
+	uint8_t    *d = malloc(len + 1);
+
+	if (d == NULL)
+		abort();
+	if (len)
+		memcpy(d, p, len);
+	return d;
+}
+
+/* Open a cursor with a random direction, start, bound and prefix. */
+static bool
+live_open(Fixture *f, Gen *g, LiveCursor *lc)
+{
+	size_t		len;
+
+	live_close(lc);
+	lc->s.dir = rng_below(&g->r, 2) ? ART_FORWARD : ART_BACKWARD;
+	if (rng_below(&g->r, 4))
+	{
+		len = gen_key(g, &f->m);
+		lc->start = dup_bytes(g->buf, len);
+		lc->s.start = lc->start;
+		lc->s.start_len = len;
+		lc->s.start_inclusive = rng_below(&g->r, 2);
+	}
+	if (rng_below(&g->r, 3) == 0)
+	{
+		len = gen_key(g, &f->m);
+		lc->bound = dup_bytes(g->buf, len);
+		lc->s.bound = lc->bound;
+		lc->s.bound_len = len;
+		lc->s.bound_inclusive = rng_below(&g->r, 2);
+	}
+	if (rng_below(&g->r, 3) == 0)
+	{
+		len = gen_key(g, &f->m);
+		if (len > 0)
+			len = rng_below(&g->r, (uint32_t) len);
+		lc->prefix = dup_bytes(g->buf, len);
+		lc->s.prefix = lc->prefix;
+		lc->s.prefix_len = len;
+	}
+	CHECK(art_cursor_open(&f->t, &lc->c) == ART_OK, "cursor open");
+	if (lc->s.prefix)
+		art_cursor_set_prefix(lc->c, lc->s.prefix, lc->s.prefix_len);
+	if (lc->s.bound)
+		art_cursor_set_bound(lc->c, lc->s.bound, lc->s.bound_len,
+							 lc->s.bound_inclusive);
+	art_cursor_seek(lc->c, lc->s.start, lc->s.start_len,
+					lc->s.start_inclusive, lc->s.dir);
+	return true;
+}
+
+/* Step the live cursor a few times, comparing with the model. */
+static bool
+live_step(Fixture *f, Gen *g, LiveCursor *lc)
+{
+	int			steps = 1 + (int) rng_below(&g->r, 4);
+
+	while (lc->c && steps-- > 0)
+	{
+		const MKey *want = model_scan_next(&f->m, &lc->s,
+										   lc->has_last ? &lc->last : NULL);
+		const uint8_t *e;
+		size_t		len;
+		ArtStatus	st = art_cursor_next(lc->c, &e, &len);
+
+		if (want == NULL)
+		{
+			CHECK(st == ART_NOT_FOUND, "live cursor: trie has more (%s)",
+				  art_status_string(st));
+			live_close(lc);
+			return true;
+		}
+		CHECK(st == ART_OK && mcmp(e, len, want->data, want->len) == 0,
+			  "live cursor differs (%s, %zu vs %zu bytes)",
+			  art_status_string(st), st == ART_OK ? len : 0, want->len);
+		free(lc->last.data);
+		lc->last.data = dup_bytes(e, len);
+		lc->last.len = len;
+		lc->has_last = true;
+	}
+	return true;
+}
+
+/* Delete every entry in random order; the store must be back to 1 page. */
+static bool
+delete_all(Fixture *f, Gen *g)
+{
+	while (f->m.n > 0)
+	{
+		const MKey *k = &f->m.keys[rng_below(&g->r, (uint32_t) f->m.n)];
+		size_t		len = k->len;
+
+		memcpy(g->buf, k->data, len);
+		CHECK(del(f, g->buf, len), "delete all");
+	}
+	CHECK(check_content(&f->t, &f->m), "empty content");
+	CHECK(art_memstore_pages(f->ms) == 1, "pages not back to 1: %llu",
+		  (unsigned long long) art_memstore_pages(f->ms));
+	return true;
+}
+
+static bool
+property(uint64_t seed, long ops, long *done)
+{
+	Fixture		f;
+	Gen			g;
+	LiveCursor	lc;
+	long		i;
+	bool		ok = false;
+	ScanSpec	s;
+
+	memset(&lc, 0, sizeof(lc));
+	gen_init(&g, seed);
+	if (!fixture_init(&f))
+		return false;
+	for (i = 0; i < ops; i++)
+	{
+		uint32_t	op = rng_below(&g.r, 1000);
+		size_t		len;
+
+		/* keep the set small enough that deletes and lookups hit */
+		if (f.m.n > 6000 && op < 450)
+			op += 450;
+		if (op < 420)
+		{
+			len = op < 1 && rng_below(&g.r, 40) == 0 ? gen_huge(&g) : gen_key(&g, &f.m);
+			if (!put(&f, g.buf, len))
+				goto out;
+		}
+		else if (op < 650)
+		{
+			len = gen_key(&g, &f.m);
+			if (!del(&f, g.buf, len))
+				goto out;
+		}
+		else if (op < 800)
+		{
+			len = gen_key(&g, &f.m);
+			if (!check_lookup(&f.t, &f.m, g.buf, len))
+				goto out;
+		}
+		else if (op < 850)
+		{
+			len = gen_key(&g, &f.m);
+			if (!check_count(&f.t, &f.m, g.buf, len))
+				goto out;
+		}
+		else if (op < 865)
+		{
+			len = gen_key(&g, &f.m);
+			if (!check_prefixes_of(&f.t, &f.m, g.buf, len,
+								   rng_below(&g.r, 2) ? -1 : alphabet[rng_below(&g.r, 8)]))
+				goto out;
+		}
+		else if (op < 900)
+		{
+			memset(&s, 0, sizeof(s));
+			s.dir = rng_below(&g.r, 2) ? ART_FORWARD : ART_BACKWARD;
+			s.limit = 1 + (int) rng_below(&g.r, 30);
+			len = gen_key(&g, &f.m);
+			s.start = g.buf;
+			s.start_len = len;
+			s.start_inclusive = rng_below(&g.r, 2);
+			if (rng_below(&g.r, 3) == 0)
+			{
+				s.prefix = g.buf;
+				s.prefix_len = len > 0 ? rng_below(&g.r, (uint32_t) len + 1) : 0;
+			}
+			if (!check_scan(&f.t, &f.m, &s))
+				goto out;
+		}
+		else if (op < 960)
+		{
+			if (lc.c == NULL || rng_below(&g.r, 20) == 0)
+			{
+				if (!live_open(&f, &g, &lc))
+					goto out;
+			}
+			if (!live_step(&f, &g, &lc))
+				goto out;
+		}
+		else if (op < 975)
+		{
+			len = gen_key(&g, &f.m);
+			if (len > 0)
+				len = rng_below(&g.r, (uint32_t) len + 1);
+			if (!check_walk(&f.t, &f.m, g.buf, len, 1 + rng_below(&g.r, 40),
+							rng_below(&g.r, 2) ? -1 : alphabet[rng_below(&g.r, 8)],
+							(int) rng_below(&g.r, 3) * 10))
+				goto out;
+		}
+		else if (op < 998)
+		{
+			if (!check_verify(&f.t, &f.m))
+				goto out;
+		}
+		else if (op < 999 && rng_below(&g.r, 4) == 0)
+		{
+			/* rebuild by bulk load */
+			if (art_truncate(&f.t) != ART_OK || !load_bulk(&f.t, &f.m) ||
+				!check_content(&f.t, &f.m))
+			{
+				fprintf(stderr, "bulk rebuild failed\n");
+				failures++;
+				goto out;
+			}
+		}
+		else if (rng_below(&g.r, 8) == 0)
+		{
+			if (!delete_all(&f, &g))
+				goto out;
+			if (art_truncate(&f.t) != ART_OK || art_memstore_pages(f.ms) != 1)
+			{
+				fprintf(stderr, "truncate failed\n");
+				failures++;
+				goto out;
+			}
+		}
+		if (art_memstore_pinned(f.ms) != 0 || art_memstore_violation(f.ms))
+		{
+			fprintf(stderr, "store rules broken: %d pins, %s\n",
+					art_memstore_pinned(f.ms),
+					art_memstore_violation(f.ms) ? art_memstore_violation(f.ms) : "");
+			failures++;
+			goto out;
+		}
+		(*done)++;
+	}
+	ok = check_content(&f.t, &f.m) && delete_all(&f, &g);
+out:
+	if (!ok)
+		fprintf(stderr, "property test seed %llu failed at op %ld\n",
+				(unsigned long long) seed, i);
+	live_close(&lc);
+	fixture_done(&f);
+	gen_done(&g);
+	return ok;
+}
+
+typedef struct Test
+{
+	const char *name;
+	bool		(*fn) (void);
+} Test;
+
+int
+main(int argc, char **argv)
+{
+	static const Test tests[] = {
+		{"basics", test_basics},
+		{"many", test_many},
+		{"long_keys", test_long_keys},
+		{"verify_detects", test_verify_detects},
+		{"cursors", test_cursors},
+		{"bulk", test_bulk},
+		{"failures", test_failures},
+	};
+	const char *env = getenv("ART_TEST_SCALE");
+	const char *senv = getenv("ART_TEST_SEEDS");
+	long		scale = argc > 1 ? atol(argv[1]) : env ? atol(env) : 1;
+	int			nseeds = senv ? atoi(senv) : 4;
+	long		total_ops = 0;
+	size_t		i;
+	int			seed;
+
+	if (scale < 1)
+		scale = 1;
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
+	{
+		clock_t		c0 = clock();
+		bool		ok = tests[i].fn();
+
+		printf("%-16s %s (%.1fs)\n", tests[i].name, ok ? "ok" : "FAILED",
+			   (double) (clock() - c0) / CLOCKS_PER_SEC);
+		fflush(stdout);
+	}
+	for (seed = 1; seed <= nseeds; seed++)
+	{
+		clock_t		c0 = clock();
+		long		done = 0;
+		bool		ok = property((uint64_t) seed, 300000 * scale, &done);
+
+		if (!ok && failures == 0)
+			failures++;
+		total_ops += done;
+		printf("property seed %d %s: %ld ops (%.1fs)\n", seed,
+			   ok ? "ok" : "FAILED", done,
+			   (double) (clock() - c0) / CLOCKS_PER_SEC);
+		fflush(stdout);
+	}
+	if (failures)
+	{
+		printf("FAIL: %d failure(s); %ld checks, %ld property ops\n",
+			   failures, checks, total_ops);
+		return 1;
+	}
+	printf("PASS: %ld checks, %ld property ops over %d seeds\n", checks,
+		   total_ops, nseeds);
+	return 0;
+}
