@@ -29,6 +29,7 @@
  */
 #include "postgres.h"
 
+#include "pager/journal.h"
 #include "pager/pager_internal.h"
 
 #include "access/xact.h"
@@ -169,6 +170,7 @@ pager_shmem_request(void)
 	RequestAddinShmemSpace(pager_shmem_size());
 	RequestAddinShmemSpace(hash_estimate_size(pager_nframes(), sizeof(PagerLookup)));
 	RequestAddinShmemSpace(io_shmem_size());
+	RequestAddinShmemSpace(journal_shmem_size());
 	RequestNamedLWLockTranche("artrie_page_table", PAGER_PARTITIONS);
 	RequestNamedLWLockTranche("artrie_files", 1);
 }
@@ -217,7 +219,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->counters.checkpoints, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoint_pages, 0);
 		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))->lock;
-		pager_shared->partition_locks = &(GetNamedLWLockTranche("artrie_page_table"))->lock;
+		pager_shared->partition_locks = GetNamedLWLockTranche("artrie_page_table");
 
 		for (int i = 0; i < n; i++)
 		{
@@ -257,6 +259,7 @@ pager_shmem_startup(void)
 								HASH_ELEM | HASH_BLOBS | HASH_PARTITION);
 
 	io_shmem_init();
+	journal_shmem_init();
 	if (!found)
 		io_set_buffer_region(pager_shared->data, mul_size(n, ART_PAGE_SIZE));
 	LWLockRelease(AddinShmemInitLock);
@@ -358,8 +361,13 @@ pager_proc_exit(int code, Datum arg)
 void
 pager_backend_init(void)
 {
+	/* Nobody but the io worker touches a file before it replayed the journal. */
 	if (backend_ready)
+	{
+		if (!io_in_worker())
+			journal_wait_recovered();
 		return;
+	}
 	if (pager_shared == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -370,6 +378,8 @@ pager_backend_init(void)
 	RegisterSubXactCallback(pager_subxact_callback, NULL);
 	before_shmem_exit(pager_proc_exit, 0);
 	backend_ready = true;
+	if (!io_in_worker())
+		journal_wait_recovered();
 }
 
 /*
@@ -600,7 +610,7 @@ static LWLock *
 pager_partition(const PagerTag *tag, uint32 *hash)
 {
 	*hash = get_hash_value(pager_table, tag);
-	return &pager_shared->partition_locks[*hash % PAGER_PARTITIONS];
+	return &pager_shared->partition_locks[*hash % PAGER_PARTITIONS].lock;
 }
 
 /*

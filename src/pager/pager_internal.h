@@ -146,6 +146,7 @@ typedef struct PagerFileSlot
 	dsa_pointer durable;		/* bitmap */
 	dsa_pointer current;		/* bitmap */
 	uint64		ckpt_no;		/* of the last durable checkpoint */
+	uint64		journal_pos;	/* its journal position: replay from there */
 	int			meta_slot;		/* meta slot it used */
 	bool		changed;		/* anything to checkpoint */
 	uint32		user[PAGER_USER_WORDS];
@@ -174,7 +175,7 @@ typedef struct PagerShared
 	pg_atomic_uint32 ckpt_requested;
 	Latch	   *worker_latch;
 	LWLock	   *files_lock;
-	LWLock	   *partition_locks;
+	LWLockPadded *partition_locks;
 	PagerCounters counters;
 	PagerFrame *frames;
 	char	   *data;			/* nframes pages, 4 KiB aligned */
@@ -223,6 +224,7 @@ extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno);
 extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
 extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
 extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);
+extern PagerFile *pager_open_for_redo(const ArtFileId *id, uint64 pos);
 extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
 
 /* pager_worker.c */
