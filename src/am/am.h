@@ -30,6 +30,7 @@
 #include "access/genam.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
+#include "pager/journal.h"
 #include "pager/pager.h"
 #include "trie/trie.h"
 #include "utils/rel.h"
@@ -133,7 +134,12 @@ extern bytea *artrie_options(Datum reloptions, bool validate);
 extern bool artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
 							const char *propname, bool *res, bool *isnull);
 
-/* Planner hook, installed from _PG_init. */
+/* Journal records (am_journal.c). */
+extern void am_journal(ArtrieIndex *ai, JournalOp op, ArtTrie *trie,
+					   const uint8 *entry, Size len);
+extern void am_journal_init(void);
+
+/* Planner hook and journal replay, installed from _PG_init. */
 extern void am_init(void);
 
 #endif							/* ARTRIE_AM_H */

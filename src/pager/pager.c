@@ -361,13 +361,8 @@ pager_proc_exit(int code, Datum arg)
 void
 pager_backend_init(void)
 {
-	/* Nobody but the io worker touches a file before it replayed the journal. */
 	if (backend_ready)
-	{
-		if (!io_in_worker())
-			journal_wait_recovered();
 		return;
-	}
 	if (pager_shared == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -378,6 +373,16 @@ pager_backend_init(void)
 	RegisterSubXactCallback(pager_subxact_callback, NULL);
 	before_shmem_exit(pager_proc_exit, 0);
 	backend_ready = true;
+}
+
+/*
+ * Set up this backend, and make sure the io worker has replayed the
+ * journal: nobody else may touch a file before.
+ */
+void
+pager_backend_ready(void)
+{
+	pager_backend_init();
 	if (!io_in_worker())
 		journal_wait_recovered();
 }

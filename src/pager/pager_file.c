@@ -33,6 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pager/journal.h"
 #include "pager/pager_internal.h"
 
 #include "access/xlog.h"
@@ -62,6 +63,7 @@ typedef struct CkptSnapshot
 	uint32		nmap;
 	uint32	   *mappages;
 	uint32		user[PAGER_USER_WORDS];
+	uint64		journal_pos;	/* replay this file's records from here */
 } CkptSnapshot;
 
 /* This backend's handles, by file identity. */
@@ -435,8 +437,8 @@ slot_reset(PagerFileSlot *fs)
  */
 static void
 meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
-		  uint32 nlogical, uint32 nphys, uint32 nused, const uint32 *user,
-		  uint32 nmap, const uint32 *mappages)
+		  uint64 journal_pos, uint32 nlogical, uint32 nphys, uint32 nused,
+		  const uint32 *user, uint32 nmap, const uint32 *mappages)
 {
 	PagerMeta  *m = (PagerMeta *) (page + ART_PAGE_RESERVED);
 
@@ -445,7 +447,7 @@ meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
 	m->format_version = PAGER_FORMAT_VERSION;
 	m->page_size = ART_PAGE_SIZE;
 	m->ckpt_no = ckpt_no;
-	m->journal_pos = 0;
+	m->journal_pos = journal_pos;
 	m->nlogical = nlogical;
 	m->nphys = nphys;
 	m->nused = nused;
@@ -553,6 +555,7 @@ slot_load(PagerFileSlot *fs)
 	memcpy(mappages, m->mappages, sizeof(uint32) * nmap);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
+	fs->journal_pos = m->journal_pos;
 	fs->meta_slot = best;
 	memcpy(fs->user, m->user, sizeof(fs->user));
 	fs->nphys = nphys;
@@ -645,13 +648,14 @@ slot_init_file(PagerFileSlot *fs)
 	IoPage		pages[2];
 
 	slot_reset(fs);
+	fs->journal_pos = journal_insert_pos();
 	for (int i = 0; i < 2; i++)
 	{
 		scratch[i] = pager_scratch_get();
 		pages[i].offset = (uint64) i * ART_PAGE_SIZE;
 		pages[i].buf = pager_frame_data(scratch[i]);
-		meta_fill(fs, pages[i].buf, i, 0, 0, PAGER_FIRST_DATA_PHYS, 0,
-				  fs->user, 0, NULL);
+		meta_fill(fs, pages[i].buf, i, 0, fs->journal_pos, 0,
+				  PAGER_FIRST_DATA_PHYS, 0, fs->user, 0, NULL);
 	}
 	io_write_sync(fs->path, pages, 2);
 	pager_scratch_put(scratch[1]);
@@ -761,7 +765,7 @@ pager_create_file(const ArtFileId *id, const char *relname)
 	int			slot;
 	PagerFileSlot *fs;
 
-	pager_backend_init();
+	pager_backend_ready();
 	pager_file_path(id, path);
 	snprintf(dir, sizeof(dir), "artrie/%u", id->dbOid);
 	if (MakePGDirectory("artrie") < 0 && errno != EEXIST)
@@ -809,7 +813,7 @@ pager_open_file(const ArtFileId *id, const char *relname)
 {
 	int			slot;
 
-	pager_backend_init();
+	pager_backend_ready();
 	if (local_files)
 	{
 		LocalFile  *lf = hash_search(local_files, id, HASH_FIND, NULL);
@@ -837,7 +841,7 @@ pager_drop_file(const ArtFileId *id)
 	char		path[IO_PATH_LEN];
 	int			slot;
 
-	pager_backend_init();
+	pager_backend_ready();
 	pager_file_path(id, path);
 
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
@@ -1088,9 +1092,9 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 		frames[0] = pager_scratch_get();
 		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
 		pages[0].buf = pager_frame_data(frames[0]);
-		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->nlogical,
-				  snap->nphys, snap->nused, snap->user, snap->nmap,
-				  snap->mappages);
+		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->journal_pos,
+				  snap->nlogical, snap->nphys, snap->nused, snap->user,
+				  snap->nmap, snap->mappages);
 		io_write_sync(fs->path, pages, 1);
 		pager_scratch_put(frames[0]);
 	}
@@ -1113,6 +1117,7 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 	for (uint32 i = 0; i < snap->nmap; i++)
 		bit_set(dur, snap->mappages[i]);
 	fs->ckpt_no = ckpt_no;
+	fs->journal_pos = snap->journal_pos;
 	fs->meta_slot = meta_slot;
 	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
 	LWLockRelease(&fs->lock);
@@ -1161,6 +1166,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	}
 
 	map = ckpt_write_dirty(fs, slot, &snap);
+	snap.journal_pos = journal_insert_pos();
 	LWLockRelease(&fs->gate);
 	ckpt_commit(fs, &snap, map);
 	LWLockRelease(&fs->ckpt_lock);
@@ -1181,18 +1187,73 @@ pager_flush_file(PagerFile *file)
 }
 
 /*
+ * Whether a file may hold changes that its last durable checkpoint lacks:
+ * it changed since, or a checkpoint of it is under way.
+ */
+static bool
+pager_slot_has_changes(int slot)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	bool		changes;
+
+	if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_SHARED))
+		return true;
+	changes = fs->changed;
+	LWLockRelease(&fs->ckpt_lock);
+	return changes;
+}
+
+/*
  * Checkpoint every open file.
  */
 void
 pager_checkpoint(void)
 {
-	pager_backend_init();
+	JournalPos	redo;
+
+	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
+	redo = journal_insert_pos();
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
 			pager_checkpoint_slot(i, false, io_in_worker());
 	}
+
+	/*
+	 * Recovery must start where the oldest change not yet durable may be:
+	 * at a file's own position if it still has one (its checkpoint was
+	 * skipped, or it changed since), else where this checkpoint began,
+	 * since every later change appends its record after that.
+	 */
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (fs->in_use && fs->loaded && pager_slot_has_changes(i))
+			redo = Min(redo, fs->journal_pos);
+	}
+	journal_set_redo(redo);
+}
+
+/*
+ * The file of a journal record, if the record must be replayed: the file
+ * exists and its last checkpoint began before the record.  NULL otherwise.
+ */
+PagerFile *
+pager_open_for_redo(const ArtFileId *id, uint64 pos)
+{
+	char		path[IO_PATH_LEN];
+	struct stat st;
+	PagerFile  *file;
+
+	pager_file_path(id, path);
+	if (stat(path, &st) != 0)
+		return NULL;
+	file = pager_open_file(id, path);
+	if (pos < pager_slot(file)->journal_pos)
+		return NULL;
+	return file;
 }
 
 /*

@@ -203,6 +203,7 @@ extern int	pager_checkpoint_dirty_percent;
 extern dsa_area *pager_dsa(void);
 extern char *pager_frame_data(int frame);
 extern void pager_backend_init(void);
+extern void pager_backend_ready(void);
 extern int	pager_scratch_get(void);
 extern void pager_scratch_put(int frame);
 extern void pager_unpin(int frame);

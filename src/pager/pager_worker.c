@@ -16,6 +16,7 @@
 
 #include <signal.h>
 
+#include "pager/journal.h"
 #include "pager/pager_internal.h"
 
 #include "miscadmin.h"
@@ -97,6 +98,7 @@ artrie_io_worker_main(Datum main_arg)
 	pager_backend_init();
 	io_worker_start();
 	pager_shared->worker_latch = MyLatch;
+	journal_recover();
 	last_ckpt = GetCurrentTimestamp();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
