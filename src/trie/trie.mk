@@ -46,13 +46,24 @@ $(TRIE_BUILD)/trie_bench: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_be
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_bench.c
 
-unittest: $(TRIE_BUILD)/test_trie
+$(TRIE_BUILD)/test_fuzzy: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/test/unit/test_fuzzy.c
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_GCC_FLAGS) $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(srcdir)/test/unit/test_fuzzy.c
+
+$(TRIE_BUILD)/test_fuzzy_san: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/test/unit/test_fuzzy.c
+	@mkdir -p $(TRIE_BUILD)
+	$(CLANG) $(TRIE_SAN_FLAGS) $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(srcdir)/test/unit/test_fuzzy.c
+
+unittest: $(TRIE_BUILD)/test_trie $(TRIE_BUILD)/test_fuzzy
 	$(TRIE_BUILD)/test_trie
+	$(TRIE_BUILD)/test_fuzzy
 
 # Fewer property-test operations under the sanitizers (they are ~10x slower).
-unittest-sanitize: $(TRIE_BUILD)/test_trie_san
+unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san
 	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
 		$(TRIE_BUILD)/test_trie_san
+	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
+		$(TRIE_BUILD)/test_fuzzy_san
 
 fuzz-run: $(TRIE_BUILD)/fuzz_trie
 	@mkdir -p $(TRIE_BUILD)/corpus
