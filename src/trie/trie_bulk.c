@@ -508,7 +508,9 @@ art_bulk_add(ArtBulkLoader *l, const uint8_t *entry, size_t len)
 		return ART_TOO_LONG;
 	if (!l->any)
 	{
-		st = art_buf_append(l->t, &l->key, entry, len);
+		st = art_buf_reserve(l->t, &l->key, len + 1);
+		if (st == ART_OK)
+			st = art_buf_append(l->t, &l->key, entry, len);
 		if (st == ART_OK)
 			st = spine_push(l, 0, len, true);
 		l->any = true;
@@ -580,7 +582,10 @@ art_bulk_finish(ArtBulkLoader *l)
 							   &ref);
 	if (st == ART_OK && root != NULL)
 	{
+		uint64_t	version = art_page_version(ref.data);
+
 		art_page_init(ref.data);
+		art_page_set_version(ref.data, version + 1);
 		art_rec_alloc(ref.data, rec,
 					  art_leaf_encode((const uint8_t *) "", 0, false, rec));
 		st = place(l, root, &ref, ART_ROOT_SLOT);

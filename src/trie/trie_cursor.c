@@ -4,9 +4,14 @@
  *	  Cursors: ordered iteration that holds nothing between calls.
  *
  * A cursor keeps copies of its start key, bound, prefix and the last entry
- * it returned.  Each art_cursor_next is one ordered seek from the root,
- * strictly past the last entry returned, so it is correct whatever other
- * operations did to the trie since the previous call.
+ * it returned.  A fetch seeks from the root (strictly past the last entry
+ * returned) with share locks top-down, and while its pages are pinned
+ * copies a batch of the entries that follow, with the trie's version
+ * (kept in the root page, bumped by every insert, delete, truncate and
+ * bulk load).  Later calls return from the batch only after checking,
+ * under a share lock of the root page, that the version is unchanged; if
+ * it changed they seek again from the last entry returned.  So every call
+ * returns exactly the next entry of the trie as it is at that call.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,10 +30,21 @@ struct ArtCursor
 	bool		has_prefix;
 	ArtBuf		prefix;
 	bool		has_last;
-	ArtBuf		last;
-	ArtBuf		cand;
+	ArtBuf		last;			/* the last entry returned, once refetched */
+	ArtBuf		path;			/* the iterator's position */
+	ArtBuf		batch;			/* entries fetched ahead, back to back */
+	size_t	   *ends;			/* end offset of each batch entry */
+	int			nbatch;
+	int			ibatch;			/* next batch entry to return */
+	int			ends_cap;
+	bool		batch_ends;		/* nothing follows the batch */
+	uint64_t	version;		/* of the trie when the batch was read */
 	bool		done;
 };
+
+/* Fetch ahead at most this many entries, or this many bytes. */
+#define BATCH_ENTRIES	64
+#define BATCH_BYTES		16384
 
 /* memcmp order of two byte strings. */
 static int
@@ -41,6 +57,8 @@ compare(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 		return c;
 	return alen < blen ? -1 : alen > blen ? 1 : 0;
 }
+
+static ArtStatus save_last(ArtCursor *c);
 
 /* Copy len bytes into a cursor buffer. */
 static ArtStatus
@@ -77,6 +95,7 @@ art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 	cursor->dir = dir;
 	cursor->has_last = false;
 	cursor->done = false;
+	cursor->nbatch = cursor->ibatch = 0;
 	cursor->has_start = key != NULL;
 	cursor->start_inclusive = inclusive;
 	if (key == NULL)
@@ -89,6 +108,10 @@ ArtStatus
 art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound, size_t len,
 					 bool inclusive)
 {
+	ArtStatus	st = save_last(cursor);
+
+	if (st != ART_OK)
+		return st;
 	cursor->has_bound = bound != NULL;
 	cursor->bound_inclusive = inclusive;
 	if (bound == NULL)
@@ -100,6 +123,10 @@ art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound, size_t len,
 ArtStatus
 art_cursor_set_prefix(ArtCursor *cursor, const uint8_t *prefix, size_t len)
 {
+	ArtStatus	st = save_last(cursor);
+
+	if (st != ART_OK)
+		return st;
 	cursor->has_prefix = prefix != NULL;
 	if (prefix == NULL)
 		return ART_OK;
@@ -108,11 +135,10 @@ art_cursor_set_prefix(ArtCursor *cursor, const uint8_t *prefix, size_t len)
 
 /* The first seek of a scan, clipped to the prefix. */
 static ArtStatus
-first_seek(ArtCursor *c, bool *found)
+first_seek(ArtCursor *c, ArtIter *it, bool *found)
 {
 	ArtBuf	   *p = &c->prefix;
 	ArtBuf	   *s = &c->start;
-	bool		fwd = c->dir == ART_FORWARD;
 
 	if (c->has_prefix)
 	{
@@ -121,15 +147,124 @@ first_seek(ArtCursor *c, bool *found)
 		bool		within = c->has_start && s->len >= p->len &&
 			memcmp(s->data, p->data, p->len) == 0;
 
-		if (fwd && (!c->has_start || cmp < 0))
-			return art_seek(c->t, p->data, p->len, true, false, c->dir,
-							&c->cand, found);
-		if (!fwd && (!c->has_start || (cmp > 0 && !within)))
-			return art_seek(c->t, p->data, p->len, true, true, c->dir,
-							&c->cand, found);
+		if (it->fwd && (!c->has_start || cmp < 0))
+			return art_iter_seek(it, p->data, p->len, true, false, found);
+		if (!it->fwd && (!c->has_start || (cmp > 0 && !within)))
+			return art_iter_seek(it, p->data, p->len, true, true, found);
 	}
-	return art_seek(c->t, c->has_start ? s->data : NULL, s->len,
-					c->start_inclusive, false, c->dir, &c->cand, found);
+	return art_iter_seek(it, c->has_start ? s->data : NULL, s->len,
+						 c->start_inclusive, false, found);
+}
+
+/* Whether an entry is inside the cursor's bound and prefix. */
+static bool
+in_range(const ArtCursor *c, const uint8_t *e, size_t len)
+{
+	if (c->has_bound)
+	{
+		int			cmp = compare(e, len, c->bound.data, c->bound.len);
+
+		if (c->dir == ART_BACKWARD)
+			cmp = -cmp;
+		if (cmp > 0 || (cmp == 0 && !c->bound_inclusive))
+			return false;
+	}
+	return !c->has_prefix ||
+		(len >= c->prefix.len &&
+		 memcmp(e, c->prefix.data, c->prefix.len) == 0);
+}
+
+/* Append the iterator's position to the batch. */
+static ArtStatus
+batch_add(ArtCursor *c, const ArtBuf *path)
+{
+	ArtStatus	st = art_grow(c->t, (void **) &c->ends, &c->ends_cap,
+							  c->nbatch + 1, sizeof(size_t));
+
+	if (st == ART_OK)
+		st = art_buf_append(c->t, &c->batch, path->data, path->len);
+	if (st == ART_OK)
+		c->ends[c->nbatch++] = c->batch.len;
+	return st;
+}
+
+/*
+ * Seek past the last entry returned (or to the start) and fetch a batch
+ * of entries in range, recording the trie's version.
+ */
+static ArtStatus
+fetch(ArtCursor *c)
+{
+	ArtIter		it;
+	ArtStatus	st;
+	bool		found;
+
+	memset(&it, 0, sizeof(it));
+	it.t = c->t;
+	it.fwd = c->dir == ART_FORWARD;
+	it.out = &c->path;
+	c->nbatch = c->ibatch = 0;
+	c->batch.len = 0;
+	c->batch_ends = false;
+	st = art_buf_reserve(c->t, &c->batch, 1);
+	if (st != ART_OK)
+		return st;
+	if (c->has_last)
+		st = art_iter_seek(&it, c->last.data, c->last.len, false, false,
+						   &found);
+	else
+		st = first_seek(c, &it, &found);
+	if (st == ART_OK)
+		c->version = art_page_version(it.ps.refs[0].data);
+	while (st == ART_OK)
+	{
+		if (!found || !in_range(c, c->path.data, c->path.len))
+		{
+			c->batch_ends = true;
+			break;
+		}
+		st = batch_add(c, &c->path);
+		if (st != ART_OK || c->nbatch >= BATCH_ENTRIES ||
+			c->batch.len >= BATCH_BYTES)
+			break;
+		st = art_iter_next(&it, &found);
+	}
+	art_iter_end(&it);
+	return st;
+}
+
+/* Copy the last entry returned from the batch, before the batch goes. */
+static ArtStatus
+save_last(ArtCursor *c)
+{
+	size_t		start;
+	ArtStatus	st;
+
+	if (c->ibatch == 0)
+		return ART_OK;
+	start = c->ibatch > 1 ? c->ends[c->ibatch - 2] : 0;
+	st = buf_set(c->t, &c->last, c->batch.data + start,
+				 c->ends[c->ibatch - 1] - start);
+	if (st == ART_OK)
+		c->has_last = true;
+	c->nbatch = c->ibatch = 0;
+	return st;
+}
+
+/* Whether the trie is still at the version the batch was read at. */
+static ArtStatus
+batch_valid(ArtCursor *c, bool *valid)
+{
+	ArtPageRef	ref;
+	ArtStatus	st;
+
+	st = c->t->store.ops->pin(c->t->store.store, c->t->root, ART_LOCK_SHARE,
+							  &ref);
+	if (st != ART_OK)
+		return st;
+	*valid = art_page_version(ref.data) == c->version;
+	c->t->store.ops->release(c->t->store.store, &ref);
+	return ART_OK;
 }
 
 /* The next entry in the cursor's direction. */
@@ -138,43 +273,35 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 {
 	ArtCursor  *c = cursor;
 	ArtStatus	st;
-	bool		found;
-	ArtBuf		tmp;
+	bool		valid = false;
+	size_t		start;
 
 	if (c->done)
 		return ART_NOT_FOUND;
-	if (c->has_last)
-		st = art_seek(c->t, c->last.data, c->last.len, false, false, c->dir,
-					  &c->cand, &found);
-	else
-		st = first_seek(c, &found);
-	if (st != ART_OK)
-		return st;
-	if (found && c->has_bound)
+	if (c->ibatch > 0)
 	{
-		int			cmp = compare(c->cand.data, c->cand.len,
-								  c->bound.data, c->bound.len);
-
-		if (c->dir == ART_BACKWARD)
-			cmp = -cmp;
-		if (cmp > 0 || (cmp == 0 && !c->bound_inclusive))
-			found = false;
+		st = batch_valid(c, &valid);
+		if (st != ART_OK)
+			return st;
 	}
-	if (found && c->has_prefix &&
-		(c->cand.len < c->prefix.len ||
-		 memcmp(c->cand.data, c->prefix.data, c->prefix.len) != 0))
-		found = false;
-	if (!found)
+	if (!valid || (c->ibatch == c->nbatch && !c->batch_ends))
+	{
+		/* seek again from the last entry returned */
+		st = save_last(c);
+		if (st == ART_OK)
+			st = fetch(c);
+		if (st != ART_OK)
+			return st;
+	}
+	if (c->ibatch == c->nbatch)
 	{
 		c->done = true;
 		return ART_NOT_FOUND;
 	}
-	tmp = c->last;
-	c->last = c->cand;
-	c->cand = tmp;
-	c->has_last = true;
-	*entry = c->last.data ? c->last.data : (const uint8_t *) "";
-	*len = c->last.len;
+	start = c->ibatch > 0 ? c->ends[c->ibatch - 1] : 0;
+	*entry = c->batch.data + start;
+	*len = c->ends[c->ibatch] - start;
+	c->ibatch++;
 	return ART_OK;
 }
 
@@ -188,6 +315,8 @@ art_cursor_close(ArtCursor *cursor)
 	art_buf_free(t, &cursor->bound);
 	art_buf_free(t, &cursor->prefix);
 	art_buf_free(t, &cursor->last);
-	art_buf_free(t, &cursor->cand);
+	art_buf_free(t, &cursor->path);
+	art_buf_free(t, &cursor->batch);
+	art_free(t, cursor->ends);
 	art_free(t, cursor);
 }

@@ -224,6 +224,8 @@ art_delete(ArtTrie *t, const uint8_t *key, size_t len)
 
 	/* Everything is pinned: from here on nothing can fail. */
 	delete_found(&ps, lv, nlev);
+	art_page_set_version(ps.refs[0].data,
+						 art_page_version(ps.refs[0].data) + 1);
 	while (ps.n > 0)
 	{
 		ArtPageRef *ref = &ps.refs[ps.n - 1];
@@ -344,6 +346,7 @@ art_truncate(ArtTrie *t)
 	ArtStatus	st;
 	uint8_t		rec[4];
 	size_t		size;
+	uint64_t	version;
 	int			i;
 
 	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE, &root);
@@ -363,7 +366,9 @@ art_truncate(ArtTrie *t)
 	}
 	if (st != ART_OK)
 		goto out;
+	version = art_page_version(root.data);
 	art_page_init(root.data);
+	art_page_set_version(root.data, version + 1);
 	size = art_leaf_encode((const uint8_t *) "", 0, false, rec);
 	art_rec_alloc(root.data, rec, size);
 	t->store.ops->mark_dirty(t->store.store, &root);

@@ -280,6 +280,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 			}
 			break;
 	}
+	art_page_set_version(ps.refs[0].data,
+						 art_page_version(ps.refs[0].data) + 1);
 	art_pin_dirty_all(t, &ps);
 
 out:

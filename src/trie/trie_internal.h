@@ -19,12 +19,15 @@
 /*
  * Page header, right after the store's reserved bytes: a magic number, the
  * number of slots, the start of the record area (records grow down from
- * the end of the page) and the bytes of live records.  The slot array
- * follows: slot k (1-based) holds the offset of its record, 0 if free.
+ * the end of the page), the bytes of live records, and (root page only)
+ * the trie's version, bumped by every change of its content.  The slot
+ * array follows: slot k (1-based) holds the offset of its record, 0 if
+ * free.
  */
 #define ART_PAGE_MAGIC		0xA27E
 #define ART_HDR_OFF			ART_PAGE_RESERVED
-#define ART_SLOTS_OFF		(ART_HDR_OFF + 8)
+#define ART_VERSION_OFF		(ART_HDR_OFF + 8)
+#define ART_SLOTS_OFF		(ART_HDR_OFF + 16)
 #define ART_PAGE_USABLE		(ART_PAGE_SIZE - ART_SLOTS_OFF)
 
 /* The trie's root node is always slot 1 of the root page. */
@@ -159,6 +162,21 @@ art_slot_off(const uint8_t *page, int slot)
 	return art_get16(page + ART_SLOTS_OFF + 2 * (slot - 1));
 }
 
+/* The trie version kept in the root page. */
+static inline uint64_t
+art_page_version(const uint8_t *page)
+{
+	return (uint64_t) art_get32(page + ART_VERSION_OFF) |
+		((uint64_t) art_get32(page + ART_VERSION_OFF + 4) << 32);
+}
+
+static inline void
+art_page_set_version(uint8_t *page, uint64_t v)
+{
+	art_put32(page + ART_VERSION_OFF, (uint32_t) v);
+	art_put32(page + ART_VERSION_OFF + 4, (uint32_t) (v >> 32));
+}
+
 /* Bytes a page can still take, counting fragmented space. */
 static inline size_t
 art_page_free(const uint8_t *page)
@@ -227,10 +245,36 @@ extern void art_buf_free(ArtTrie *t, ArtBuf *buf);
 extern ArtStatus art_grow(ArtTrie *t, void **array, int *cap, int need,
 						  size_t elem);
 
-/* trie_read.c: ordered search used by cursors */
-extern ArtStatus art_seek(ArtTrie *t, const uint8_t *key, size_t len,
-						  bool inclusive, bool upper_inf, ArtDirection dir,
-						  ArtBuf *out, bool *found);
+/*
+ * trie_iter.c: an ordered iterator over pinned pages, for cursors.  It
+ * keeps the path to its position: a frame per node, the share-locked pages
+ * under them, and the position's bytes in out.
+ */
+typedef struct ArtIterFrame
+{
+	int			pidx;			/* page of the node in the pin stack */
+	uint16_t	slot;
+	int			lastkey;		/* child being visited; -1: the node's own
+								 * entry (before its children), 256: after
+								 * them */
+	size_t		outlen;			/* path length at the end of the prefix */
+} ArtIterFrame;
+
+typedef struct ArtIter
+{
+	ArtTrie    *t;
+	bool		fwd;
+	ArtPinStack ps;
+	ArtIterFrame *frames;
+	int			nframes;
+	int			cap;
+	ArtBuf	   *out;
+} ArtIter;
+
+extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
+							   bool inclusive, bool upper_inf, bool *found);
+extern ArtStatus art_iter_next(ArtIter *it, bool *found);
+extern void art_iter_end(ArtIter *it);
 
 /* trie_split.c: make room in a full page */
 extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,

@@ -254,7 +254,13 @@ art_node_decode(uint8_t *rec, ArtNode *node)
 	node->n = rec[hdr + 6] + 1;
 	node->prefix = rec + hdr + 7;
 	node->body = rec + hdr + 7 + node->plen;
-	node->size = art_rec_size(rec);
+	node->size = hdr + 7 + node->plen;
+	if (node->kind <= ART_NODE_16)
+		node->size += 3 * (size_t) node->n;
+	else if (node->kind == ART_NODE_48)
+		node->size += 256 + 2 * (size_t) node->n;
+	else
+		node->size += 512;
 }
 
 /* The node kind for a node with n children. */

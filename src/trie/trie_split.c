@@ -31,6 +31,7 @@ typedef struct SplitState
 	uint32_t	size[MAX_SLOTS];	/* bytes of the in-page subtree */
 	uint16_t	order[MAX_SLOTS];	/* pre-order of the forest */
 	uint16_t	stack[MAX_SLOTS];
+	uint16_t	sub[MAX_SLOTS];		/* one subtree being moved */
 	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the new page */
 	uint8_t		selected[MAX_SLOTS];
 	uint8_t		covered[MAX_SLOTS];
@@ -187,19 +188,19 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 	int			i;
 	uint8_t		tmp[ART_MAX_RECORD];
 
-	/* collect the subtree in pre-order into ss->order's tail */
+	/* collect the subtree in pre-order */
 	ss->stack[sp++] = (uint16_t) root;
 	while (sp > 0)
 	{
 		int			slot = ss->stack[--sp];
 
-		ss->order[n++] = (uint16_t) slot;
+		ss->sub[n++] = (uint16_t) slot;
 		sp = push_children(page, slot, ss->stack, sp);
 	}
 	/* children before parents: reverse pre-order */
 	for (i = n - 1; i >= 0; i--)
 	{
-		int			slot = ss->order[i];
+		int			slot = ss->sub[i];
 		uint8_t    *rec = art_rec(page, slot);
 		size_t		size = art_rec_size(rec);
 
@@ -273,7 +274,6 @@ art_split_page(ArtTrie *t, ArtPageRef *page, ArtPageRef *parent, size_t need)
 
 		if (!ss->selected[slot])
 			continue;
-		ss->selected[slot] = 0;
 		if (roots)
 		{
 			int			stub = find_stub(parent->data, page->pageno,
@@ -293,9 +293,6 @@ art_split_page(ArtTrie *t, ArtPageRef *page, ArtPageRef *parent, size_t need)
 			art_stub_encode(q.pageno, ss->map[slot], rec);
 			art_rec_replace(page->data, slot, rec, ART_STUB_SIZE);
 		}
-		/* move_subtree reused order[]; recompute it for the next pick */
-		analyse(page->data, ss);
-		i = -1;
 	}
 	t->store.ops->mark_dirty(t->store.store, page);
 	if (roots)

@@ -5,7 +5,7 @@
  *	  of the trie core against a sorted-set model.
  *
  * Usage: test_trie [scale]   (or ART_TEST_SCALE=n): the property test runs
- * scale * 300000 operations per seed over four seeds; the default scale
+ * scale * 500000 operations per seed over four seeds; the default scale
  * is 1.  ART_TEST_SEEDS=n runs n seeds.
  *
  *-------------------------------------------------------------------------
@@ -929,7 +929,7 @@ main(int argc, char **argv)
 	{
 		clock_t		c0 = clock();
 		long		done = 0;
-		bool		ok = property((uint64_t) seed, 300000 * scale, &done);
+		bool		ok = property((uint64_t) seed, 500000 * scale, &done);
 
 		if (!ok && failures == 0)
 			failures++;

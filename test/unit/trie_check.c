@@ -243,36 +243,35 @@ check_prefixes_of(ArtTrie *t, const Model *m, const uint8_t *value,
 {
 	PrefixList	got = {0};
 	PrefixList	want = {0};
-	uint8_t    *probe = malloc(len + 1);
+	uint8_t    *hit = calloc(len + 1, 1);
 	size_t		p;
 	size_t		i;
 	ArtStatus	st;
 	bool		ok = true;
 
-	if (probe == NULL)
+	if (hit == NULL)
 		abort();
-	if (len)
-		memcpy(probe, value, len);
-	for (p = 0; p <= len; p++)
+	/* mark the qualifying lengths, entry by entry (no quadratic probing) */
+	for (i = 0; i < m->n; i++)
 	{
-		/* no entry begins with value[0, p): none will for longer p */
-		if (model_count_prefix(m, value, p) == 0)
-			break;
+		const MKey *k = &m->keys[i];
+		size_t		lcp = 0;
+
+		while (lcp < k->len && lcp < len && k->data[lcp] == value[lcp])
+			lcp++;
 		if (terminator < 0)
 		{
-			if (model_has(m, value, p))
-				plist_add(&want, p);
+			if (lcp == k->len)
+				hit[lcp] = 1;
+			continue;
 		}
-		else
-		{
-			uint8_t		save = probe[p];
-
-			probe[p] = (uint8_t) terminator;
-			if (model_count_prefix(m, probe, p + 1) > 0)
-				plist_add(&want, p);
-			probe[p] = save;
-		}
+		for (p = 0; p <= lcp && p < k->len; p++)
+			if (k->data[p] == terminator)
+				hit[p] = 1;
 	}
+	for (p = 0; p <= len; p++)
+		if (hit[p])
+			plist_add(&want, p);
 	got.stop_after = want.n > 2 ? want.n - 1 : 0;
 	st = art_prefixes_of(t, value, len, terminator, prefix_cb, &got);
 	if (got.stop_after)
@@ -290,7 +289,7 @@ check_prefixes_of(ArtTrie *t, const Model *m, const uint8_t *value,
 	}
 	free(got.lens);
 	free(want.lens);
-	free(probe);
+	free(hit);
 	return ok;
 }
 

@@ -1,0 +1,265 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_iter.c
+ *	  Ordered seeks and steps over pinned pages, for cursors.
+ *
+ * The iterator keeps a frame for every node on the path to its position
+ * and share locks on the pages of that path (so it can back up to an
+ * ancestor without re-descending).  A position is always a node's own
+ * entry (its frame's lastkey is -1).  Forward order visits a node's own
+ * entry, then its children in key order; backward order the reverse.
+ * Pages are released as the iterator backs out of them; art_iter_end
+ * releases the rest.  Every lock is taken top-down along the path.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+/* Push a frame for the node at slot of the top page (following a stub). */
+static ArtStatus
+push(ArtIter *it, uint16_t slot, ArtNode *node)
+{
+	uint8_t    *rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
+	ArtStatus	st;
+	ArtIterFrame *f;
+
+	if (art_is_stub(rec))
+	{
+		ArtPageNo	pg;
+
+		art_stub_target(rec, &pg, &slot);
+		st = art_pin_push(it->t, &it->ps, pg, ART_LOCK_SHARE);
+		if (st != ART_OK)
+			return st;
+		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
+	}
+	st = art_grow(it->t, (void **) &it->frames, &it->cap, it->nframes + 1,
+				  sizeof(ArtIterFrame));
+	if (st != ART_OK)
+		return st;
+	art_node_decode(rec, node);
+	f = &it->frames[it->nframes++];
+	f->pidx = it->ps.n - 1;
+	f->slot = slot;
+	f->lastkey = -1;
+	f->outlen = it->out->len;
+	return ART_OK;
+}
+
+/* Decode the node of a frame. */
+static void
+frame_node(ArtIter *it, ArtIterFrame *f, ArtNode *node)
+{
+	art_node_decode(art_rec(it->ps.refs[f->pidx].data, f->slot), node);
+}
+
+/* Pop the top frame, releasing the pages only it used. */
+static void
+pop(ArtIter *it)
+{
+	it->nframes--;
+	if (it->nframes > 0)
+	{
+		int			keep = it->frames[it->nframes - 1].pidx;
+
+		while (it->ps.n - 1 > keep)
+			art_pin_pop(it->t, &it->ps);
+	}
+}
+
+/* Enter child slot under key byte k of the top frame. */
+static ArtStatus
+enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
+{
+	ArtIterFrame *f = &it->frames[it->nframes - 1];
+	ArtStatus	st;
+
+	f->lastkey = k;
+	it->out->len = f->outlen;
+	st = art_buf_append(it->t, it->out, &k, 1);
+	if (st == ART_OK)
+		st = push(it, slot, node);
+	if (st == ART_OK)
+		st = art_buf_append(it->t, it->out, node->prefix, node->plen);
+	if (st == ART_OK)
+		it->frames[it->nframes - 1].outlen = it->out->len;
+	return st;
+}
+
+/*
+ * Go down from the top frame's node (just entered) to the first (forward)
+ * or last entry of its subtree.
+ */
+static ArtStatus
+extreme(ArtIter *it, ArtNode *node, bool *found)
+{
+	for (;;)
+	{
+		ArtIterFrame *f = &it->frames[it->nframes - 1];
+		uint8_t		k;
+		uint16_t	slot;
+		ArtStatus	st;
+
+		if (it->fwd && node->terminal)
+		{
+			*found = true;
+			return ART_OK;
+		}
+		if (it->fwd ? !art_node_next(node, -1, &k, &slot) :
+			!art_node_prev(node, 256, &k, &slot))
+		{
+			/* a leaf; childless and not an entry only as the empty root */
+			f->lastkey = -1;
+			*found = node->terminal;
+			return ART_OK;
+		}
+		st = enter(it, k, slot, node);
+		if (st != ART_OK)
+			return st;
+	}
+}
+
+/* Step from the current frames to the next position in the direction. */
+static ArtStatus
+advance(ArtIter *it, bool *found)
+{
+	*found = false;
+	while (it->nframes > 0)
+	{
+		ArtIterFrame *f = &it->frames[it->nframes - 1];
+		ArtNode		node;
+		uint8_t		k;
+		uint16_t	slot;
+
+		frame_node(it, f, &node);
+		if (it->fwd)
+		{
+			if (art_node_next(&node, f->lastkey, &k, &slot))
+			{
+				ArtStatus	st = enter(it, k, slot, &node);
+
+				return st != ART_OK ? st : extreme(it, &node, found);
+			}
+		}
+		else if (f->lastkey >= 0)
+		{
+			if (art_node_prev(&node, f->lastkey, &k, &slot))
+			{
+				ArtStatus	st = enter(it, k, slot, &node);
+
+				return st != ART_OK ? st : extreme(it, &node, found);
+			}
+			if (node.terminal)
+			{
+				f->lastkey = -1;
+				it->out->len = f->outlen;
+				*found = true;
+				return ART_OK;
+			}
+		}
+		pop(it);
+	}
+	return ART_OK;
+}
+
+/*
+ * Position the iterator.  Forward: at the first entry >= key (> key unless
+ * inclusive).  Backward: at the last entry <= key (< key unless
+ * inclusive); with upper_inf, key stands for itself followed by endless
+ * 0xFF bytes.  key NULL: the first or last entry.  *found false: none.
+ */
+ArtStatus
+art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
+			  bool upper_inf, bool *found)
+{
+	ArtStatus	st;
+	size_t		d = 0;
+	uint16_t	slot = ART_ROOT_SLOT;
+
+	*found = false;
+	it->out->len = 0;
+	st = art_buf_reserve(it->t, it->out, 1);
+	if (st == ART_OK)
+		st = art_pin_push(it->t, &it->ps, it->t->root, ART_LOCK_SHARE);
+	if (st != ART_OK)
+		return st;
+	for (;;)
+	{
+		ArtNode		node;
+		ArtIterFrame *f;
+		size_t		m = 0;
+		uint16_t	child;
+
+		st = push(it, slot, &node);
+		if (st != ART_OK)
+			return st;
+		f = &it->frames[it->nframes - 1];
+		if (key == NULL)
+		{
+			st = art_buf_append(it->t, it->out, node.prefix, node.plen);
+			f->outlen = it->out->len;
+			return st != ART_OK ? st : extreme(it, &node, found);
+		}
+		while (m < node.plen && d + m < len && key[d + m] == node.prefix[m])
+			m++;
+		if (m < node.plen)
+		{
+			/* does the whole subtree sort after key? */
+			bool		above = d + m == len ? !upper_inf :
+				key[d + m] < node.prefix[m];
+
+			if (above == it->fwd)
+			{
+				st = art_buf_append(it->t, it->out, node.prefix, node.plen);
+				f->outlen = it->out->len;
+				return st != ART_OK ? st : extreme(it, &node, found);
+			}
+			pop(it);
+			return advance(it, found);
+		}
+		st = art_buf_append(it->t, it->out, node.prefix, node.plen);
+		if (st != ART_OK)
+			return st;
+		f->outlen = it->out->len;
+		d += node.plen;
+		if (d == len)
+		{
+			if (node.terminal && inclusive && !(upper_inf && !it->fwd))
+			{
+				*found = true;
+				return ART_OK;
+			}
+			/* forward: the children; backward: all of it or nothing */
+			f->lastkey = it->fwd ? -1 : upper_inf ? 256 : -1;
+			if (!it->fwd && !upper_inf)
+				pop(it);
+			return advance(it, found);
+		}
+		f->lastkey = key[d];
+		child = art_node_find(&node, key[d]);
+		if (child == 0)
+			return advance(it, found);
+		st = art_buf_append(it->t, it->out, &key[d], 1);
+		if (st != ART_OK)
+			return st;
+		d++;
+		slot = child;
+	}
+}
+
+/* Step to the next entry in the iterator's direction. */
+ArtStatus
+art_iter_next(ArtIter *it, bool *found)
+{
+	return advance(it, found);
+}
+
+/* Release every page and the frames. */
+void
+art_iter_end(ArtIter *it)
+{
+	art_pin_release_all(it->t, &it->ps);
+	art_free(it->t, it->frames);
+	it->frames = NULL;
+	it->nframes = it->cap = 0;
+}
