@@ -76,27 +76,19 @@ struct ArtBulkLoader
 	ArtStatus	error;
 };
 
-/* A new BNode with a copy of the prefix, on the live list. */
+/* A new BNode with a copy of the prefix, on the live list; one block. */
 static BNode *
 bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 {
-	ArtTrie    *t = l->t;
-	BNode	   *b = art_alloc(t, sizeof(BNode));
+	BNode	   *b = art_alloc(l->t, sizeof(BNode) + sizeof(BNode *) * n +
+							  n + plen);
 
 	if (b == NULL)
 		return NULL;
 	memset(b, 0, sizeof(BNode));
-	b->prefix = art_alloc(t, plen ? plen : 1);
-	b->keys = art_alloc(t, n ? n : 1);
-	b->kids = art_alloc(t, sizeof(BNode *) * (n ? n : 1));
-	if (b->prefix == NULL || b->keys == NULL || b->kids == NULL)
-	{
-		art_free(t, b->prefix);
-		art_free(t, b->keys);
-		art_free(t, b->kids);
-		art_free(t, b);
-		return NULL;
-	}
+	b->kids = (BNode **) (b + 1);
+	b->keys = (uint8_t *) (b->kids + n);
+	b->prefix = b->keys + n;
 	if (plen)
 		memcpy(b->prefix, prefix, plen);
 	b->plen = (uint32_t) plen;
@@ -119,9 +111,6 @@ bnode_free(ArtBulkLoader *l, BNode *b)
 		l->all = b->next;
 	if (b->next)
 		b->next->prev = b->prev;
-	art_free(l->t, b->prefix);
-	art_free(l->t, b->keys);
-	art_free(l->t, b->kids);
 	art_free(l->t, b);
 }
 

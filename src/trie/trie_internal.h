@@ -19,15 +19,16 @@
 /*
  * Page header, right after the store's reserved bytes: a magic number, the
  * number of slots, the start of the record area (records grow down from
- * the end of the page), the bytes of live records, and (root page only)
- * the trie's version, bumped by every change of its content.  The slot
- * array follows: slot k (1-based) holds the offset of its record, 0 if
- * free.
+ * the end of the page), the bytes of live records, (root page only) the
+ * trie's version, bumped by every change of its content, and the number
+ * of free slots below the last one.  The slot array follows: slot k
+ * (1-based) holds the offset of its record, 0 if free.
  */
 #define ART_PAGE_MAGIC		0xA27E
 #define ART_HDR_OFF			ART_PAGE_RESERVED
 #define ART_VERSION_OFF		(ART_HDR_OFF + 8)
-#define ART_SLOTS_OFF		(ART_HDR_OFF + 16)
+#define ART_NFREE_OFF		(ART_HDR_OFF + 16)
+#define ART_SLOTS_OFF		(ART_HDR_OFF + 20)
 #define ART_PAGE_USABLE		(ART_PAGE_SIZE - ART_SLOTS_OFF)
 
 /* The trie's root node is always slot 1 of the root page. */
@@ -154,6 +155,12 @@ static inline uint16_t
 art_page_used(const uint8_t *page)
 {
 	return art_get16(page + ART_HDR_OFF + 6);
+}
+
+static inline uint16_t
+art_page_nfree(const uint8_t *page)
+{
+	return art_get16(page + ART_NFREE_OFF);
 }
 
 static inline uint16_t

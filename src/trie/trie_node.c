@@ -38,6 +38,12 @@ set_used(uint8_t *page, uint16_t v)
 }
 
 static void
+set_nfree(uint8_t *page, uint16_t v)
+{
+	art_put16(page + ART_NFREE_OFF, v);
+}
+
+static void
 set_slot(uint8_t *page, int slot, uint16_t off)
 {
 	art_put16(page + ART_SLOTS_OFF + 2 * (slot - 1), off);
@@ -134,13 +140,7 @@ page_compact(uint8_t *page)
 size_t
 art_page_free_for(const uint8_t *page, size_t size)
 {
-	uint16_t	nslots = art_page_nslots(page);
-	int			slot;
-
-	for (slot = 1; slot <= nslots; slot++)
-		if (art_slot_off(page, slot) == 0)
-			return size;
-	return size + 2;
+	return art_page_nfree(page) > 0 ? size : size + 2;
 }
 
 /* Place bytes in a given (free) slot, compacting if needed. */
@@ -170,12 +170,16 @@ int
 art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size)
 {
 	uint16_t	nslots = art_page_nslots(page);
-	int			slot;
+	int			slot = nslots + 1;
 
-	for (slot = 1; slot <= nslots; slot++)
-		if (art_slot_off(page, slot) == 0)
-			break;
-	if (slot > nslots)
+	if (art_page_nfree(page) > 0)
+	{
+		for (slot = 1; slot <= nslots; slot++)
+			if (art_slot_off(page, slot) == 0)
+				break;
+		set_nfree(page, (uint16_t) (art_page_nfree(page) - 1));
+	}
+	else
 	{
 		/* The new slot entry may overlap the record area: compact first. */
 		if (get_upper(page) < ART_SLOTS_OFF + 2 * ((size_t) nslots + 1))
@@ -196,8 +200,12 @@ art_rec_free(uint8_t *page, int slot)
 	set_used(page, (uint16_t) (art_page_used(page) -
 							   art_rec_size(art_rec(page, slot))));
 	set_slot(page, slot, 0);
+	set_nfree(page, (uint16_t) (art_page_nfree(page) + 1));
 	while (nslots > 0 && art_slot_off(page, nslots) == 0)
+	{
 		nslots--;
+		set_nfree(page, (uint16_t) (art_page_nfree(page) - 1));
+	}
 	set_nslots(page, nslots);
 	if (nslots == 0)
 		set_upper(page, ART_PAGE_SIZE);

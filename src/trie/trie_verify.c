@@ -165,6 +165,9 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 		n++;
 		sum += size;
 	}
+	if (nslots - n != art_page_nfree(page))
+		return fail(v, pageno, 0, "%d free slots but header says %u",
+					nslots - n, art_page_nfree(page));
 	if (sum != art_page_used(page))
 		return fail(v, pageno, 0, "live bytes %zu but header says %u", sum,
 					art_page_used(page));
