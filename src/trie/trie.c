@@ -143,16 +143,12 @@ art_create(ArtTrie *t, ArtPageStore store)
 {
 	ArtPageRef	ref;
 	ArtStatus	st;
-	uint8_t		rec[4];
-	size_t		size;
 
 	t->store = store;
 	st = store.ops->alloc(store.store, &ref);
 	if (st != ART_OK)
 		return st;
-	art_page_init(ref.data);
-	size = art_leaf_encode((const uint8_t *) "", 0, false, rec);
-	art_rec_alloc(ref.data, rec, size);
+	art_root_reset(ref.data);
 	t->root = ref.pageno;
 	store.ops->mark_dirty(store.store, &ref);
 	store.ops->release(store.store, &ref);

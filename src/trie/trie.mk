@@ -60,8 +60,9 @@ unittest: $(TRIE_BUILD)/test_trie $(TRIE_BUILD)/test_fuzzy
 
 # Fewer property-test operations under the sanitizers (they are ~10x slower).
 unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san
-	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
-		$(TRIE_BUILD)/test_trie_san
+	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ART_TEST_OPS=$${ART_TEST_OPS:-250000} \
+		ART_TEST_FAIL_KEYS=$${ART_TEST_FAIL_KEYS:-600} \
+		ASAN_OPTIONS=detect_leaks=1 $(TRIE_BUILD)/test_trie_san
 	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
 		$(TRIE_BUILD)/test_fuzzy_san
 

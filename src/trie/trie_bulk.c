@@ -560,7 +560,6 @@ art_bulk_finish(ArtBulkLoader *l)
 	BNode	   *root = NULL;
 	ArtStatus	st = l->error;
 	ArtPageRef	ref;
-	uint8_t		rec[4];
 
 	if (st == ART_OK && l->any)
 		st = close_all(l, &root);
@@ -571,12 +570,7 @@ art_bulk_finish(ArtBulkLoader *l)
 							   &ref);
 	if (st == ART_OK && root != NULL)
 	{
-		uint64_t	version = art_page_version(ref.data);
-
-		art_page_init(ref.data);
-		art_page_set_version(ref.data, version + 1);
-		art_rec_alloc(ref.data, rec,
-					  art_leaf_encode((const uint8_t *) "", 0, false, rec));
+		art_root_reset(ref.data);
 		st = place(l, root, &ref, ART_ROOT_SLOT);
 		t->store.ops->mark_dirty(t->store.store, &ref);
 		t->store.ops->release(t->store.store, &ref);

@@ -111,6 +111,7 @@ delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
 		uint8_t		tmp[4];
 		size_t		size = art_leaf_encode((const uint8_t *) "", 0, false, tmp);
 
+		/* the root held the only entry */
 		art_rec_replace(page, lv[0].slot, tmp, size);
 	}
 	else
@@ -344,9 +345,6 @@ art_truncate(ArtTrie *t)
 	ArtPageRef	root;
 	PageSet		set = {0};
 	ArtStatus	st;
-	uint8_t		rec[4];
-	size_t		size;
-	uint64_t	version;
 	int			i;
 
 	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE, &root);
@@ -366,11 +364,7 @@ art_truncate(ArtTrie *t)
 	}
 	if (st != ART_OK)
 		goto out;
-	version = art_page_version(root.data);
-	art_page_init(root.data);
-	art_page_set_version(root.data, version + 1);
-	size = art_leaf_encode((const uint8_t *) "", 0, false, rec);
-	art_rec_alloc(root.data, rec, size);
+	art_root_reset(root.data);
 	t->store.ops->mark_dirty(t->store.store, &root);
 	for (i = 0; i < set.n; i++)
 	{

@@ -207,6 +207,7 @@ art_is_stub(const uint8_t *rec)
 
 /* trie_node.c: pages and records */
 extern void art_page_init(uint8_t *page);
+extern void art_root_reset(uint8_t *page);
 extern bool art_page_check_header(const uint8_t *page);
 extern size_t art_rec_size(const uint8_t *rec);
 extern int	art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size);

@@ -57,6 +57,17 @@ violate(ArtMemStore *ms, const char *what)
 		ms->violation = what;
 }
 
+/* Count a new pin and describe the page in ref. */
+static void
+fill_ref(ArtMemStore *ms, ArtPageNo pageno, ArtPageRef *ref)
+{
+	ms->pinned++;
+	ref->pageno = pageno;
+	ref->data = ms->pages[pageno].data;
+	ref->handle = NULL;
+}
+
+/* pin: check the locking rules, then lock. */
 static ArtStatus
 mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 {
@@ -77,13 +88,11 @@ mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 		p->exclusive = true;
 	else
 		p->shared++;
-	ms->pinned++;
-	ref->pageno = pageno;
-	ref->data = p->data;
-	ref->handle = NULL;
+	fill_ref(ms, pageno, ref);
 	return ART_OK;
 }
 
+/* release: drop one lock. */
 static void
 mem_release(void *store, ArtPageRef *ref)
 {
@@ -99,6 +108,7 @@ mem_release(void *store, ArtPageRef *ref)
 	ms->pinned--;
 }
 
+/* mark_dirty: only checks that the page is locked exclusive. */
 static void
 mem_mark_dirty(void *store, ArtPageRef *ref)
 {
@@ -109,6 +119,7 @@ mem_mark_dirty(void *store, ArtPageRef *ref)
 		violate(ms, "mark_dirty without an exclusive lock");
 }
 
+/* alloc: reuse a freed page or make a new one; zeroed, locked exclusive. */
 static ArtStatus
 mem_alloc_page(void *store, ArtPageRef *ref)
 {
@@ -150,13 +161,11 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	p->exclusive = true;
 	p->shared = 0;
 	ms->live++;
-	ms->pinned++;
-	ref->pageno = pageno;
-	ref->data = p->data;
-	ref->handle = NULL;
+	fill_ref(ms, pageno, ref);
 	return ART_OK;
 }
 
+/* free: poison the page and put it on the free list. */
 static void
 mem_free_page(void *store, ArtPageRef *ref)
 {
@@ -173,6 +182,7 @@ mem_free_page(void *store, ArtPageRef *ref)
 	ms->pinned--;
 }
 
+/* mem_alloc: malloc, unless a failure is injected. */
 static void *
 mem_alloc_mem(void *store, size_t size)
 {
@@ -183,6 +193,7 @@ mem_alloc_mem(void *store, size_t size)
 	return malloc(size);
 }
 
+/* mem_free: free. */
 static void
 mem_free_mem(void *store, void *ptr)
 {

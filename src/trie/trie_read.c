@@ -31,46 +31,63 @@ couple(ArtTrie *t, ArtPageRef *cur, uint16_t *slot)
 	return ART_OK;
 }
 
+/*
+ * Follow key from the root with lock coupling as far as it matches.  Stops
+ * at the node where key ends (inside or at the end of the node's prefix;
+ * *at is the length of key before that prefix) with *matched set, or at a
+ * mismatch or a missing child.  The node's page stays pinned in *cur.
+ */
+static ArtStatus
+descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
+		ArtNode *node, size_t *at, bool *matched)
+{
+	uint16_t	slot = ART_ROOT_SLOT;
+	size_t		d = 0;
+	ArtStatus	st;
+
+	*matched = false;
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, cur);
+	if (st != ART_OK)
+		return st;
+	for (;;)
+	{
+		st = couple(t, cur, &slot);
+		if (st != ART_OK)
+		{
+			t->store.ops->release(t->store.store, cur);
+			return st;
+		}
+		art_node_decode(art_rec(cur->data, slot), node);
+		*at = d;
+		if (len - d <= node->plen)
+		{
+			*matched = memcmp(key + d, node->prefix, len - d) == 0;
+			return ART_OK;
+		}
+		if (memcmp(key + d, node->prefix, node->plen) != 0)
+			return ART_OK;
+		d += node->plen;
+		slot = art_node_find(node, key[d]);
+		if (slot == 0)
+			return ART_OK;
+		d++;
+	}
+}
+
 /* Whether the entry is present. */
 ArtStatus
 art_lookup(ArtTrie *t, const uint8_t *key, size_t len)
 {
 	ArtPageRef	cur;
-	uint16_t	slot = ART_ROOT_SLOT;
-	size_t		d = 0;
-	ArtStatus	st;
+	ArtNode		node;
+	size_t		at;
+	bool		matched;
+	ArtStatus	st = descend(t, key, len, &cur, &node, &at, &matched);
 
-	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &cur);
 	if (st != ART_OK)
 		return st;
-	for (;;)
-	{
-		ArtNode		node;
-
-		st = couple(t, &cur, &slot);
-		if (st != ART_OK)
-			return st;
-		art_node_decode(art_rec(cur.data, slot), &node);
-		if (len - d < node.plen ||
-			memcmp(key + d, node.prefix, node.plen) != 0)
-		{
-			st = ART_NOT_FOUND;
-			break;
-		}
-		d += node.plen;
-		if (d == len)
-		{
-			st = node.terminal ? ART_OK : ART_NOT_FOUND;
-			break;
-		}
-		slot = art_node_find(&node, key[d]);
-		if (slot == 0)
-		{
-			st = ART_NOT_FOUND;
-			break;
-		}
-		d++;
-	}
+	st = matched && len - at == node.plen && node.terminal ?
+		ART_OK : ART_NOT_FOUND;
 	t->store.ops->release(t->store.store, &cur);
 	return st;
 }
@@ -81,36 +98,16 @@ art_count_prefix(ArtTrie *t, const uint8_t *prefix, size_t len,
 				 uint64_t *count)
 {
 	ArtPageRef	cur;
-	uint16_t	slot = ART_ROOT_SLOT;
-	size_t		d = 0;
-	ArtStatus	st;
+	ArtNode		node;
+	size_t		at;
+	bool		matched;
+	ArtStatus	st = descend(t, prefix, len, &cur, &node, &at, &matched);
 
 	*count = 0;
-	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &cur);
 	if (st != ART_OK)
 		return st;
-	for (;;)
-	{
-		ArtNode		node;
-
-		st = couple(t, &cur, &slot);
-		if (st != ART_OK)
-			return st;
-		art_node_decode(art_rec(cur.data, slot), &node);
-		if (len - d <= node.plen)
-		{
-			if (memcmp(prefix + d, node.prefix, len - d) == 0)
-				*count = node.count;
-			break;
-		}
-		if (memcmp(prefix + d, node.prefix, node.plen) != 0)
-			break;
-		d += node.plen;
-		slot = art_node_find(&node, prefix[d]);
-		if (slot == 0)
-			break;
-		d++;
-	}
+	if (matched)
+		*count = node.count;
 	t->store.ops->release(t->store.store, &cur);
 	return ART_OK;
 }
@@ -155,6 +152,7 @@ art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len, int terminator,
 		st = couple(t, &cur, &slot);
 		if (st != ART_OK)
 		{
+			t->store.ops->release(t->store.store, &cur);
 			art_free(t, lens);
 			return st;
 		}

@@ -6,7 +6,9 @@
  *
  * Usage: test_trie [scale]   (or ART_TEST_SCALE=n): the property test runs
  * scale * 500000 operations per seed over four seeds; the default scale
- * is 1.  ART_TEST_SEEDS=n runs n seeds.
+ * is 1.  ART_TEST_SEEDS=n runs n seeds; ART_TEST_OPS=n sets the operations
+ * per seed; ART_TEST_FAIL_KEYS=n the keys of the failure-injection test
+ * (default 2000).
  *
  *-------------------------------------------------------------------------
  */
@@ -499,9 +501,12 @@ test_failures(void)
 	ArtStats	stats;
 	int			i;
 
+	const char *env = getenv("ART_TEST_FAIL_KEYS");
+	int			nkeys = env ? atoi(env) : 2000;
+
 	CHECK(big != NULL && fixture_init(&f), "create");
 	memset(big, 'q', 200000);
-	for (i = 0; i < 2000; i++)
+	for (i = 0; i < nkeys; i++)
 	{
 		int			len = snprintf((char *) key, sizeof(key), "f%05d-%d", i,
 								   i % 13);
@@ -908,6 +913,7 @@ main(int argc, char **argv)
 	};
 	const char *env = getenv("ART_TEST_SCALE");
 	const char *senv = getenv("ART_TEST_SEEDS");
+	const char *oenv = getenv("ART_TEST_OPS");
 	long		scale = argc > 1 ? atol(argv[1]) : env ? atol(env) : 1;
 	int			nseeds = senv ? atoi(senv) : 4;
 	long		total_ops = 0;
@@ -929,7 +935,8 @@ main(int argc, char **argv)
 	{
 		clock_t		c0 = clock();
 		long		done = 0;
-		bool		ok = property((uint64_t) seed, 500000 * scale, &done);
+		bool		ok = property((uint64_t) seed,
+									  oenv ? atol(oenv) : 500000 * scale, &done);
 
 		if (!ok && failures == 0)
 			failures++;
