@@ -255,47 +255,69 @@ size_desc(const void *a, const void *b)
 }
 
 /*
- * Write out pending subtrees (largest first) packed first-fit into fresh
- * pages, until b's own pending size is at most limit.
+ * Write out b's pending children so that b's pending size is at most
+ * limit.  They are packed first-fit, largest first, into page-sized bins;
+ * every bin becomes a fresh page, except the least full one, which stays
+ * pending with b when b still fits.  So written pages are nearly full.
  */
 static ArtStatus
 flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 {
 	ArtTrie    *t = l->t;
 	BNode	  **sel;
+	int		   *bin;
+	size_t		binsize[256];
+	int			bincount[256];
+	int			nbins = 0;
 	int			nsel = 0;
+	int			keep = -1;
+	size_t		base;
 	ArtPinStack local = {0};
 	ArtPinStack *ps = l->keep_pinned ? &l->pinned : &local;
-	int			first = ps->n;
 	ArtStatus	st = ART_OK;
 	int			i;
+	int			k;
 
-	sel = art_alloc(t, sizeof(BNode *) * (b->n ? b->n : 1));
+	sel = art_alloc(t, (sizeof(BNode *) + sizeof(int)) * (b->n ? b->n : 1));
 	if (sel == NULL)
 		return ART_NO_MEMORY;
+	bin = (int *) (sel + (b->n ? b->n : 1));
+	base = b->size;
 	for (i = 0; i < b->n; i++)
 		if (b->kids[i]->page == ART_INVALID_PAGENO)
-			sel[nsel++] = b->kids[i];
-	qsort(sel, nsel, sizeof(BNode *), size_desc);
-	for (i = 0; i < nsel && b->size > limit; i++)
-	{
-		BNode	   *kid = sel[i];
-		int			p;
-
-		for (p = first; p < ps->n; p++)
-			if (art_page_free(ps->refs[p].data) >= kid->size)
-				break;
-		if (p == ps->n)
 		{
-			st = new_page(l, ps);
-			if (st != ART_OK)
-				break;
+			sel[nsel++] = b->kids[i];
+			base -= b->kids[i]->size - (ART_STUB_SIZE + 2);
 		}
-		st = place(l, kid, &ps->refs[p], 0);
-		if (st != ART_OK)
-			break;
-		b->size -= kid->size - (ART_STUB_SIZE + 2);
+	qsort(sel, nsel, sizeof(BNode *), size_desc);
+	for (i = 0; i < nsel; i++)
+	{
+		for (k = 0; k < nbins; k++)
+			if (binsize[k] + sel[i]->size <= ART_PAGE_USABLE)
+				break;
+		if (k == nbins)
+		{
+			binsize[nbins] = 0;
+			bincount[nbins++] = 0;
+		}
+		binsize[k] += sel[i]->size;
+		bincount[k]++;
+		bin[i] = k;
 	}
+	for (k = 0; k < nbins; k++)
+		if (base + binsize[k] - bincount[k] * (ART_STUB_SIZE + 2) <= limit &&
+			(keep < 0 || binsize[k] < binsize[keep]))
+			keep = k;
+	for (k = 0; k < nbins && st == ART_OK; k++)
+	{
+		if (k == keep)
+			continue;
+		st = new_page(l, ps);
+		for (i = 0; i < nsel && st == ART_OK; i++)
+			if (bin[i] == k)
+				st = place(l, sel[i], &ps->refs[ps->n - 1], 0);
+	}
+	bnode_size(b);
 	art_free(t, sel);
 	if (!l->keep_pinned)
 	{
