@@ -12,7 +12,9 @@ ORDER BY 1;
 
 -- Creating it twice is refused; IF NOT EXISTS is a no-op.
 CREATE EXTENSION artrie;
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS artrie;
+RESET client_min_messages;
 
 -- An index keeps the extension from being dropped without CASCADE.
 CREATE TABLE ext_t (k text);

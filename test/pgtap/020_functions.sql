@@ -20,7 +20,7 @@ COPY dict_en FROM '/usr/share/dict/american-english-insane';
 CREATE TEMP TABLE dict_bg (w text);
 COPY dict_bg FROM '/usr/share/dict/bulgarian';
 
-CREATE TABLE fn_words (id serial PRIMARY KEY, w text COLLATE "C");
+CREATE TABLE fn_words (id serial PRIMARY KEY, w text);
 INSERT INTO fn_words (w)
 	SELECT w FROM (SELECT w, row_number() OVER () AS n FROM dict_en) s WHERE n % 7 = 0;
 INSERT INTO fn_words (w)
@@ -35,19 +35,19 @@ CREATE INDEX fn_words_btree ON fn_words USING btree (w);
 -- Completion.
 SELECT results_eq(
 	$$SELECT artrie_complete('fn_words_idx', 'pre', 25)$$,
-	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'pre' ORDER BY w LIMIT 25$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'pre' ORDER BY w COLLATE "C" LIMIT 25$$,
 	'complete: an English prefix');
 SELECT results_eq(
 	$$SELECT artrie_complete('fn_words_idx', 'z')$$,
-	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'z' ORDER BY w LIMIT 10$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'z' ORDER BY w COLLATE "C" LIMIT 10$$,
 	'complete: the default max_results is 10');
 SELECT results_eq(
 	$$SELECT artrie_complete('fn_words_idx', 'пре', 40)$$,
-	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'пре' ORDER BY w LIMIT 40$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'пре' ORDER BY w COLLATE "C" LIMIT 40$$,
 	'complete: a multi-byte prefix');
 SELECT results_eq(
 	$$SELECT artrie_complete('fn_words_idx', '', 30)$$,
-	$$SELECT DISTINCT w FROM fn_words WHERE w IS NOT NULL ORDER BY w LIMIT 30$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w IS NOT NULL ORDER BY w COLLATE "C" LIMIT 30$$,
 	'complete: the empty prefix starts at the first key');
 SELECT results_eq(
 	$$SELECT artrie_complete('fn_words_idx', 'ab', 3)$$,
@@ -85,7 +85,7 @@ SELECT results_eq(
 SELECT results_eq(
 	$$SELECT artrie_prefixes_of('fn_words_idx', 'understandings')$$,
 	$$SELECT DISTINCT w FROM fn_words WHERE starts_with('understandings', w)
-	  ORDER BY w DESC$$,
+	  ORDER BY length(w) DESC$$,
 	'prefixes_of: an English word');
 SELECT results_eq(
 	$$SELECT artrie_prefixes_of('fn_words_idx', 'abc')$$,
@@ -97,19 +97,19 @@ SELECT results_eq(
 	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'receive', 1)$$,
 	$$SELECT w, levenshtein(w, 'receive') FROM (SELECT DISTINCT w FROM fn_words
 	  WHERE w IS NOT NULL) s WHERE levenshtein(w, 'receive') <= 1
-	  ORDER BY 2, 1$$,
+	  ORDER BY 2, w COLLATE "C"$$,
 	'fuzzy: distance 1');
 SELECT results_eq(
 	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'algorithm', 2)$$,
 	$$SELECT w, levenshtein(w, 'algorithm') FROM (SELECT DISTINCT w FROM fn_words
 	  WHERE w IS NOT NULL) s WHERE levenshtein(w, 'algorithm') <= 2
-	  ORDER BY 2, 1$$,
+	  ORDER BY 2, w COLLATE "C"$$,
 	'fuzzy: distance 2');
 SELECT results_eq(
 	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'работа', 2)$$,
 	$$SELECT w, levenshtein(w, 'работа') FROM (SELECT DISTINCT w FROM fn_words
 	  WHERE w IS NOT NULL) s WHERE levenshtein(w, 'работа') <= 2
-	  ORDER BY 2, 1$$,
+	  ORDER BY 2, w COLLATE "C"$$,
 	'fuzzy: multi-byte characters count as one');
 SELECT results_eq(
 	$$SELECT key, distance FROM artrie_fuzzy('fn_words_idx', 'abc', 0)$$,
@@ -137,7 +137,7 @@ SELECT is(
 DELETE FROM fn_words WHERE w IN ('abcd', 'receive');
 SELECT results_eq(
 	$$SELECT artrie_complete('fn_words_idx', 'ab', 3)$$,
-	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'ab' ORDER BY w LIMIT 3$$,
+	$$SELECT DISTINCT w FROM fn_words WHERE w ^@ 'ab' ORDER BY w COLLATE "C" LIMIT 3$$,
 	'complete: a deleted key is gone');
 SELECT ok(NOT EXISTS (SELECT FROM artrie_complete('fn_words_idx', 'rece', 1000) k
 	WHERE k = 'receive'), 'complete: a deleted key is gone, among many');
