@@ -99,6 +99,10 @@ extern void am_check_status(ArtStatus status, Relation index,
 /* Metapage and file (am_meta.c). */
 extern void am_meta_init(Relation index, ForkNumber fork,
 						 const ArtrieMetaPageData *meta);
+extern bool am_meta_peek(Relation index, ForkNumber fork,
+						 ArtrieMetaPageData *meta);
+extern void am_meta_rewrite(Relation index, ForkNumber fork,
+							const ArtrieMetaPageData *meta);
 extern void am_open(Relation index, ArtrieIndex *ai);
 
 /* Callbacks. */
@@ -141,5 +145,8 @@ extern void am_journal_init(void);
 
 /* Planner hook and journal replay, installed from _PG_init. */
 extern void am_init(void);
+
+/* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */
+extern void am_lifecycle_init(void);
 
 #endif							/* ARTRIE_AM_H */

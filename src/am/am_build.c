@@ -192,6 +192,12 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 #endif
 	meta.file.generation = XidFromFullTransactionId(GetTopFullTransactionId());
 
+	/*
+	 * A file of that name is left by an earlier build of this relfilenode
+	 * in this transaction (TRUNCATE of a table created in it rebuilds its
+	 * indexes in place); it holds nothing of use.
+	 */
+	pager_drop_file(&meta.file);
 	file = pager_create_file(&meta.file, RelationGetRelationName(index));
 	am_check_status(art_create(&keys, pager_page_store(file)), index,
 					"creating");

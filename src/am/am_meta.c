@@ -15,8 +15,11 @@
 #include "access/generic_xlog.h"
 #include "access/xlog.h"
 #include "access/xloginsert.h"
+#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/smgr.h"
+#include "utils/builtins.h"
 
 #include "am/am.h"
 
@@ -38,24 +41,12 @@ am_meta_fill(Page page, const ArtrieMetaPageData *meta)
 }
 
 /*
- * Write the metapage as block 0 of a new, empty fork of the index.
+ * Lay out a metapage in a buffer locked exclusive and WAL-log it.
  */
-void
-am_meta_init(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
+static void
+am_meta_write(Relation index, ForkNumber fork, Buffer buf,
+			  const ArtrieMetaPageData *meta)
 {
-	Buffer		buf;
-
-#if PG_VERSION_NUM >= 160000
-	buf = ExtendBufferedRel(BMR_REL(index), fork, NULL,
-							EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
-#else
-	buf = ReadBufferExtended(index, fork, P_NEW, RBM_NORMAL, NULL);
-	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-#endif
-	if (BufferGetBlockNumber(buf) != ARTRIE_METAPAGE_BLKNO)
-		elog(ERROR, "artrie index \"%s\" is not empty",
-			 RelationGetRelationName(index));
-
 	if (fork == INIT_FORKNUM)
 	{
 		/* Generic WAL skips unlogged relations; an init fork must be logged. */
@@ -74,6 +65,62 @@ am_meta_init(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
 		am_meta_fill(page, meta);
 		GenericXLogFinish(state);
 	}
+}
+
+/*
+ * Write the metapage as block 0 of a new, empty fork of the index.
+ */
+void
+am_meta_init(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+#if PG_VERSION_NUM >= 160000
+	buf = ExtendBufferedRel(BMR_REL(index), fork, NULL,
+							EB_SKIP_EXTENSION_LOCK | EB_LOCK_FIRST);
+#else
+	buf = ReadBufferExtended(index, fork, P_NEW, RBM_NORMAL, NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+#endif
+	if (BufferGetBlockNumber(buf) != ARTRIE_METAPAGE_BLKNO)
+		elog(ERROR, "artrie index \"%s\" is not empty",
+			 RelationGetRelationName(index));
+	am_meta_write(index, fork, buf, meta);
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Read the metapage of a fork as it is, without resetting anything; false
+ * if the fork has none.
+ */
+bool
+am_meta_peek(Relation index, ForkNumber fork, ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+	if (!smgrexists(RelationGetSmgr(index), fork) ||
+		smgrnblocks(RelationGetSmgr(index), fork) <= ARTRIE_METAPAGE_BLKNO)
+		return false;
+	buf = ReadBufferExtended(index, fork, ARTRIE_METAPAGE_BLKNO, RBM_NORMAL,
+							 NULL);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	*meta = *ArtrieMetaPageGetData(BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+	return meta->magic == ARTRIE_META_MAGIC;
+}
+
+/*
+ * Replace the metapage of an existing fork of the index.
+ */
+void
+am_meta_rewrite(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+	buf = ReadBufferExtended(index, fork, ARTRIE_METAPAGE_BLKNO, RBM_NORMAL,
+							 NULL);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	am_meta_write(index, fork, buf, meta);
 	UnlockReleaseBuffer(buf);
 }
 
@@ -116,6 +163,7 @@ am_meta_reset(Relation index, Buffer buf, ArtrieMetaPageData *meta)
 
 	newid.generation++;
 	pager_drop_file(&meta->file);
+	pager_drop_file(&newid);	/* left by a reset before an earlier crash */
 	file = pager_create_file(&newid, relname);
 	am_check_status(art_create(&keys, pager_page_store(file)), index,
 					"creating");
@@ -158,7 +206,8 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
 	*meta = *ArtrieMetaPageGetData(BufferGetPage(buf));
 	am_meta_check(index, meta);
 
-	if (meta->flags & ARTRIE_META_RESET)
+	/* A copy made by CREATE DATABASE must not reset the original's file. */
+	if ((meta->flags & ARTRIE_META_RESET) && meta->file.dbOid == MyDatabaseId)
 	{
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
@@ -191,13 +240,19 @@ am_open(Relation index, ArtrieIndex *ai)
 	am_meta_read(index, &ai->meta);
 
 	if (ai->meta.file.dbOid != MyDatabaseId)
+	{
+		char	   *dbname = get_database_name(ai->meta.file.dbOid);
+
 		ereport(ERROR,
-				(errcode(ERRCODE_INDEX_CORRUPTED),
-				 errmsg("artrie index \"%s\" names a file of another database",
-						RelationGetRelationName(index)),
-				 errdetail("The metapage names database %u, this is database %u.",
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie index \"%s\" was copied from database %s by CREATE DATABASE",
+						RelationGetRelationName(index),
+						dbname ? quote_identifier(dbname) :
+						psprintf("with OID %u", ai->meta.file.dbOid)),
+				 errdetail("CREATE DATABASE copies an index's metapage but not its artrie file, which stays with database %u; this is database %u.",
 						   ai->meta.file.dbOid, MyDatabaseId),
-				 errhint("Rebuild the index with REINDEX.")));
+				 errhint("Rebuild the index in this database with REINDEX.")));
+	}
 
 	ai->file = pager_open_file(&ai->meta.file, RelationGetRelationName(index));
 	store = pager_page_store(ai->file);

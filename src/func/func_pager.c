@@ -4,7 +4,9 @@
  *	  SQL functions over the pager: checkpoint and I/O statistics.
  *
  * artrie_checkpoint() makes every dirty page of every artrie file durable
- * and returns when it is; it needs superuser or pg_checkpoint.
+ * and returns when it is, then removes the files of indexes that are gone
+ * (as the io worker does every few seconds); it needs superuser or
+ * pg_checkpoint.
  *
  * artrie_io_stats() returns one row per kind of process:
  *	process			'backend' or 'io worker'
@@ -47,7 +49,8 @@ PG_FUNCTION_INFO_V1(artrie_io_stats);
 PG_FUNCTION_INFO_V1(artrie_pool_stats);
 
 /*
- * artrie_checkpoint(): a checkpoint of every file, durable on return.
+ * artrie_checkpoint(): a checkpoint of every file, durable on return, and
+ * a sweep of the files of indexes that are gone.
  */
 Datum
 artrie_checkpoint(PG_FUNCTION_ARGS)
@@ -58,6 +61,7 @@ artrie_checkpoint(PG_FUNCTION_ARGS)
 				 errmsg("permission denied to run artrie_checkpoint()"),
 				 errdetail("Only roles with privileges of the \"pg_checkpoint\" role may run a checkpoint.")));
 	pager_checkpoint();
+	pager_sweep_orphans();
 	PG_RETURN_VOID();
 }
 

@@ -106,11 +106,13 @@ artrie_stats(PG_FUNCTION_ARGS)
 					 ", \"distinct_keys\": " UINT64_FORMAT
 					 ", \"pages\": %u"
 					 ", \"file_bytes\": " UINT64_FORMAT
-					 ", \"bytes_on_disk\": " UINT64_FORMAT ", ",
+					 ", \"bytes_on_disk\": " UINT64_FORMAT
+					 ", \"file\": \"%s\", ",
 					 keys.entries + nulls.entries, nulls.entries,
 					 stats_distinct_keys(&fi),
 					 pager_file_pages(fi.ai.file),
-					 file_bytes, file_bytes + fork_bytes);
+					 file_bytes, file_bytes + fork_bytes,
+					 pager_file_name(fi.ai.file));
 	stats_append_trie(&buf, "key_trie", &keys);
 	appendStringInfoString(&buf, ", ");
 	stats_append_trie(&buf, "null_trie", &nulls);

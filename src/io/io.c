@@ -382,8 +382,9 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 
 		if (io_am_worker)
 		{
+			/* A request served while submitting sets no event: poll. */
 			while (req->state != IO_REQ_DONE)
-				io_worker_serve(-1);
+				io_worker_serve(10);
 		}
 		else
 		{

@@ -57,6 +57,19 @@ extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
 /* Forget the file's pages in the pool and remove it from disk. */
 extern void pager_drop_file(const ArtFileId *id);
 
+/*
+ * Copy file src to a new file dst, keeping its logical page numbers, and
+ * make the copy durable (pager_copy.c).
+ */
+extern void pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
+							const char *relname);
+
+/* The file's path relative to the data directory ("artrie/db/rel.gen"). */
+extern char *pager_file_name(PagerFile *file);
+
+/* Remove the files of indexes that are gone; returns how many. */
+extern int	pager_sweep_orphans(void);
+
 /* The file as a page store for the trie. */
 extern ArtPageStore pager_page_store(PagerFile *file);
 

@@ -231,4 +231,7 @@ extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) 
 /* pager_worker.c */
 extern void pager_register_worker(void);
 
+/* pager_sweep.c */
+extern void pager_sweep_tick(void);
+
 #endif							/* ARTRIE_PAGER_INTERNAL_H */

@@ -141,6 +141,7 @@ artrie_io_worker_main(Datum main_arg)
 		}
 
 		io_worker_serve(Min(worker_timeout(last_ckpt), 1000));
+		pager_sweep_tick();
 
 		due = worker_timeout(last_ckpt) == 0;
 		if (due || pg_atomic_read_u32(&pager_shared->ckpt_requested) != 0)

@@ -1,0 +1,410 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_sweep.c
+ *	  Removal of artrie files that no index uses any more.
+ *
+ * The file artrie/<db>/<rel>.<gen> belongs to the index whose main fork is
+ * relfilenode <rel> of database <db>.  PostgreSQL itself does away with
+ * that main fork whenever the index's storage goes: at commit of DROP
+ * INDEX / TABLE / SCHEMA, TRUNCATE, REINDEX, VACUUM FULL, CLUSTER and
+ * ALTER ... SET TABLESPACE, at abort of the (sub)transaction that created
+ * it, and with the whole database directory at DROP DATABASE.  It unlinks
+ * the first segment of a main fork only at the next checkpoint, but
+ * truncates it to zero length at once; and a built index's main fork is
+ * never empty, since it holds the metapage.  So a file is an orphan when
+ * its main fork is missing or empty in every tablespace, with one
+ * exception: ambuild creates the file before it writes the metapage, so a
+ * file whose generation (the creating transaction's ID) is still running
+ * is left alone.  The running check comes before the look at the main
+ * fork: a transaction that has ended has written its metapage, if it
+ * committed.  No catalog is read, so the sweep works for every database
+ * from the io worker, which runs it every few seconds once PostgreSQL's
+ * own recovery is over; artrie_checkpoint() runs it too.
+ *
+ * A file found dead is looked for once more before it goes (ALTER
+ * DATABASE ... SET TABLESPACE copies a database's directory before it
+ * removes the old one, so a second look finds it); it leaves the pool
+ * only if nothing has a page of it pinned and no checkpoint or change of
+ * it is under way, else it waits for the next round.  A database's
+ * directory under artrie/ goes once it is empty and the database's own
+ * directory is gone from every tablespace.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pager/pager_internal.h"
+
+#include "access/transam.h"
+#include "access/xlog.h"
+#include "common/relpath.h"
+#include "storage/fd.h"
+#include "storage/procarray.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+/* How often the io worker sweeps. */
+#define PAGER_SWEEP_INTERVAL_MS		5000
+
+/* Where database directories live: base and each tablespace's. */
+typedef struct SweepPlaces
+{
+	int			n;
+	char	  **dirs;
+} SweepPlaces;
+
+static MemoryContext sweep_cxt = NULL;
+static TimestampTz last_sweep = 0;
+
+/*
+ * Parse a whole directory entry name as an unsigned decimal number.
+ */
+static bool
+sweep_parse_oid(const char *s, const char **end, Oid *value)
+{
+	uint64		v = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9')
+	{
+		v = v * 10 + (*p - '0');
+		if (v > PG_UINT32_MAX)
+			return false;
+		p++;
+	}
+	if (p == s)
+		return false;
+	*end = p;
+	*value = (Oid) v;
+	return true;
+}
+
+/*
+ * The directories that may hold database directories.
+ */
+static void
+sweep_places(SweepPlaces *places)
+{
+	DIR		   *dir;
+	struct dirent *de;
+	int			cap = 8;
+
+	places->n = 0;
+	places->dirs = palloc(sizeof(char *) * cap);
+	places->dirs[places->n++] = pstrdup("base");
+
+	dir = AllocateDir("pg_tblspc");
+	while ((de = ReadDirExtended(dir, "pg_tblspc", LOG)) != NULL)
+	{
+		const char *end;
+		Oid			spc;
+
+		if (!sweep_parse_oid(de->d_name, &end, &spc) || *end != '\0')
+			continue;
+		if (places->n == cap)
+		{
+			cap *= 2;
+			places->dirs = repalloc(places->dirs, sizeof(char *) * cap);
+		}
+		places->dirs[places->n++] = psprintf("pg_tblspc/%s/%s", de->d_name,
+											 TABLESPACE_VERSION_DIRECTORY);
+	}
+	FreeDir(dir);
+}
+
+/*
+ * Does path exist?  An error other than "no such file" counts as yes, so
+ * that nothing is removed on a doubt.  With nonempty, an empty file does
+ * not count.
+ */
+static bool
+sweep_exists(const char *path, bool nonempty)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return errno != ENOENT && errno != ENOTDIR;
+	return !nonempty || st.st_size > 0;
+}
+
+/*
+ * Is a temporary relation's main fork (t<backend>_<rel>) in dbdir, not
+ * empty?
+ */
+static bool
+sweep_temp_fork_live(const char *dbdir, Oid rel)
+{
+	DIR		   *dir;
+	struct dirent *de;
+	bool		live = false;
+
+	dir = AllocateDir(dbdir);
+	if (dir == NULL)
+		return errno != ENOENT && errno != ENOTDIR;
+	while (!live && (de = ReadDirExtended(dir, dbdir, LOG)) != NULL)
+	{
+		const char *p;
+		Oid			backend;
+		Oid			r;
+
+		if (de->d_name[0] != 't' ||
+			!sweep_parse_oid(de->d_name + 1, &p, &backend) || *p != '_' ||
+			!sweep_parse_oid(p + 1, &p, &r) || *p != '\0' || r != rel)
+			continue;
+		live = sweep_exists(psprintf("%s/%s", dbdir, de->d_name), true);
+	}
+	FreeDir(dir);
+	return live;
+}
+
+/*
+ * Is the main fork of relfilenode rel of database db anywhere, not empty?
+ */
+static bool
+sweep_fork_live(const SweepPlaces *places, Oid db, Oid rel)
+{
+	for (int i = 0; i < places->n; i++)
+	{
+		if (sweep_exists(psprintf("%s/%u/%u", places->dirs[i], db, rel), true))
+			return true;
+	}
+	for (int i = 0; i < places->n; i++)
+	{
+		if (sweep_temp_fork_live(psprintf("%s/%u", places->dirs[i], db), rel))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Is database db's directory anywhere?
+ */
+static bool
+sweep_database_exists(const SweepPlaces *places, Oid db)
+{
+	for (int i = 0; i < places->n; i++)
+	{
+		if (sweep_exists(psprintf("%s/%u", places->dirs[i], db), false))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * May the transaction that created a file still be running?  IDs never
+ * handed out and IDs older than every running transaction are answered
+ * without pg_xact, which may no longer cover old ones.
+ */
+static bool
+sweep_creator_running(TransactionId xid)
+{
+	if (!TransactionIdIsNormal(xid))
+		return false;
+	if (TransactionIdFollowsOrEquals(xid, ReadNextTransactionId()))
+		return false;
+	if (TransactionIdPrecedes(xid, GetOldestNonRemovableTransactionId(NULL)))
+		return false;
+	return TransactionIdIsInProgress(xid);
+}
+
+/*
+ * Is any frame of a file slot pinned?
+ */
+static bool
+sweep_slot_pinned(int slot)
+{
+	bool		pinned = false;
+
+	for (int i = 0; i < pager_shared->nframes && !pinned; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+
+		SpinLockAcquire(&f->hdr);
+		pinned = (f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
+			f->refcount > 0;
+		SpinLockRelease(&f->hdr);
+	}
+	return pinned;
+}
+
+/*
+ * Take a dead file out of the pool, without waiting for anything: false
+ * if it is busy (pinned, being checkpointed or changed).  Its slot's page
+ * map is freed when the slot is next used.
+ */
+static bool
+sweep_release_slot(const ArtFileId *id)
+{
+	PagerFileSlot *fs = NULL;
+	int			slot = -1;
+	bool		done = false;
+
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *s = &pager_shared->files[i];
+
+		if (s->in_use && s->id.dbOid == id->dbOid &&
+			s->id.relNumber == id->relNumber &&
+			s->id.generation == id->generation)
+		{
+			slot = i;
+			fs = s;
+			break;
+		}
+	}
+	LWLockRelease(pager_shared->files_lock);
+	if (fs == NULL)
+		return true;
+
+	if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+		return false;
+	if (!fs->in_use || fs->id.dbOid != id->dbOid ||
+		fs->id.relNumber != id->relNumber || fs->id.generation != id->generation)
+		done = true;
+	else if (LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE))
+	{
+		if (!sweep_slot_pinned(slot))
+		{
+			pager_forget_frames(slot);
+			LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+			fs->in_use = false;
+			fs->loaded = false;
+			fs->incarnation++;
+			LWLockRelease(pager_shared->files_lock);
+			done = true;
+		}
+		LWLockRelease(&fs->gate);
+	}
+	LWLockRelease(&fs->ckpt_lock);
+	return done;
+}
+
+/*
+ * Sweep one database's directory under artrie/; returns the files
+ * removed.
+ */
+static int
+sweep_database(Oid db, const char *dbpath)
+{
+	SweepPlaces places;
+	DIR		   *dir;
+	struct dirent *de;
+	ArtFileId  *dead;
+	int			ndead = 0;
+	int			cap = 16;
+	int			removed = 0;
+
+	dead = palloc(sizeof(ArtFileId) * cap);
+	sweep_places(&places);
+	dir = AllocateDir(dbpath);
+	while ((de = ReadDirExtended(dir, dbpath, LOG)) != NULL)
+	{
+		ArtFileId	id;
+		const char *p;
+
+		if (!sweep_parse_oid(de->d_name, &p, &id.relNumber) || *p != '.' ||
+			!sweep_parse_oid(p + 1, &p, &id.generation) || *p != '\0')
+			continue;
+		id.dbOid = db;
+		if (sweep_creator_running(id.generation) ||
+			sweep_fork_live(&places, db, id.relNumber))
+			continue;
+		if (ndead == cap)
+		{
+			cap *= 2;
+			dead = repalloc(dead, sizeof(ArtFileId) * cap);
+		}
+		dead[ndead++] = id;
+	}
+	FreeDir(dir);
+
+	/* A second look, with the tablespaces as they are now. */
+	sweep_places(&places);
+	for (int i = 0; i < ndead; i++)
+	{
+		if (sweep_fork_live(&places, db, dead[i].relNumber) ||
+			!sweep_release_slot(&dead[i]))
+			continue;
+		pager_drop_file(&dead[i]);
+		ereport(DEBUG1,
+				(errmsg_internal("artrie: removed orphaned file \"%s/%u.%u\"",
+								 dbpath, dead[i].relNumber, dead[i].generation)));
+		removed++;
+	}
+
+	if (!sweep_database_exists(&places, db) && rmdir(dbpath) != 0 &&
+		errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not remove directory \"%s\": %m", dbpath)));
+	return removed;
+}
+
+/*
+ * Remove every artrie file whose index is gone; returns how many.  Not
+ * during recovery: a standby has no files, and PostgreSQL's redo may yet
+ * recreate main forks.
+ */
+int
+pager_sweep_orphans(void)
+{
+	DIR		   *dir;
+	struct dirent *de;
+	int			removed = 0;
+
+	if (RecoveryInProgress())
+		return 0;
+	pager_backend_ready();
+
+	dir = AllocateDir("artrie");
+	if (dir == NULL && errno == ENOENT)
+		return 0;
+	while ((de = ReadDirExtended(dir, "artrie", LOG)) != NULL)
+	{
+		const char *end;
+		Oid			db;
+		char		path[MAXPGPATH];
+		struct stat st;
+
+		if (!sweep_parse_oid(de->d_name, &end, &db) || *end != '\0')
+			continue;
+		snprintf(path, sizeof(path), "artrie/%s", de->d_name);
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		removed += sweep_database(db, path);
+	}
+	FreeDir(dir);
+	return removed;
+}
+
+/*
+ * In the io worker's loop: sweep when PAGER_SWEEP_INTERVAL_MS has passed
+ * since the last sweep, starting as soon as recovery is over.
+ */
+void
+pager_sweep_tick(void)
+{
+	MemoryContext old;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (last_sweep != 0 &&
+		!TimestampDifferenceExceeds(last_sweep, now, PAGER_SWEEP_INTERVAL_MS))
+		return;
+	if (RecoveryInProgress())
+		return;
+	last_sweep = now;
+
+	if (sweep_cxt == NULL)
+		sweep_cxt = AllocSetContextCreate(TopMemoryContext, "artrie sweep",
+										  ALLOCSET_DEFAULT_SIZES);
+	MemoryContextReset(sweep_cxt);
+	old = MemoryContextSwitchTo(sweep_cxt);
+	pager_sweep_orphans();
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(sweep_cxt);
+}
