@@ -145,7 +145,9 @@ extern ArtStatus art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
 /*
  * Bulk load: fill an empty trie from entries given in strictly increasing
  * order (ART_CORRUPT if they are not), far faster than one insert each,
- * and more compact.
+ * and more compact.  art_bulk_begin returns ART_EXISTS if the trie is not
+ * empty.  Readers see the trie empty until art_bulk_finish, which also
+ * frees the loader (whatever it returns).
  */
 typedef struct ArtBulkLoader ArtBulkLoader;
 

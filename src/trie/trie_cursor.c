@@ -39,12 +39,17 @@ struct ArtCursor
 	int			ends_cap;
 	bool		batch_ends;		/* nothing follows the batch */
 	uint64_t	version;		/* of the trie when the batch was read */
+	int			batch_max;		/* entries the next fetch may take */
 	bool		done;
 };
 
-/* Fetch ahead at most this many entries, or this many bytes. */
-#define BATCH_ENTRIES	64
-#define BATCH_BYTES		16384
+/*
+ * Fetch ahead at most this many entries (the first fetch 8, doubling with
+ * each fetch, so short scans stay cheap), or this many bytes.
+ */
+#define BATCH_FIRST		8
+#define BATCH_ENTRIES	256
+#define BATCH_BYTES		65536
 
 /* memcmp order of two byte strings. */
 static int
@@ -83,6 +88,7 @@ art_cursor_open(ArtTrie *t, ArtCursor **cursor)
 	memset(c, 0, sizeof(ArtCursor));
 	c->t = t;
 	c->dir = ART_FORWARD;
+	c->batch_max = BATCH_FIRST;
 	*cursor = c;
 	return ART_OK;
 }
@@ -96,6 +102,7 @@ art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 	cursor->has_last = false;
 	cursor->done = false;
 	cursor->nbatch = cursor->ibatch = 0;
+	cursor->batch_max = BATCH_FIRST;
 	cursor->has_start = key != NULL;
 	cursor->start_inclusive = inclusive;
 	if (key == NULL)
@@ -224,12 +231,14 @@ fetch(ArtCursor *c)
 			break;
 		}
 		st = batch_add(c, &c->path);
-		if (st != ART_OK || c->nbatch >= BATCH_ENTRIES ||
+		if (st != ART_OK || c->nbatch >= c->batch_max ||
 			c->batch.len >= BATCH_BYTES)
 			break;
 		st = art_iter_next(&it, &found);
 	}
 	art_iter_end(&it);
+	if (c->batch_max < BATCH_ENTRIES)
+		c->batch_max *= 2;
 	return st;
 }
 

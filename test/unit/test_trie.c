@@ -426,7 +426,7 @@ fail_one(Fixture *f, FailOp op, const uint8_t *key, size_t len, bool with_mem)
 				break;
 			case FAIL_BULK:
 				{
-					ArtBulkLoader *l;
+					ArtBulkLoader *l = NULL;
 					size_t		i;
 
 					st = art_truncate(&f->t);
