@@ -141,12 +141,12 @@ SQL
 }
 
 # warm_then_time DATASET INDEX METRIC WARMUP_SQL TIMED_SQL: runs both and
-# leaves the timed query's output in OUT; on an error records the skip,
+# leaves the timed query's output in SQL_OUT; on an error records the skip,
 # waits for the server and returns 1.
 warm_then_time() {
 	local sql
 	for sql in "$4" "$5"; do
-		OUT=$(q -c "$sql") || {
+		SQL_OUT=$(q -c "$sql") || {
 			skip "$1" "$2" "$3" "$(last_err)"
 			server_ensure
 			return 1
@@ -166,8 +166,8 @@ time_sql() {
 	emit "$ds" "$idx" "$metric" "$plan" plan
 	warm_then_time "$ds" "$idx" "$metric" "SELECT bench_time('$lit', 1)" \
 		"SELECT ms, result FROM bench_time('$lit', $reps)" || return 0
-	ms=${OUT%%$'\t'*}
-	res=${OUT#*$'\t'}
+	ms=${SQL_OUT%%$'\t'*}
+	res=${SQL_OUT#*$'\t'}
 	case "$unit" in
 	us*) emit "$ds" "$idx" "$metric" "$(awk -v m="$ms" -v d="$div" 'BEGIN { printf "%.3f", m * 1000 / d }')" "$unit" ;;
 	*) emit "$ds" "$idx" "$metric" "$(awk -v m="$ms" -v d="$div" 'BEGIN { printf "%.3f", m / d }')" "$unit" ;;
@@ -191,8 +191,8 @@ multi_sql() {
 	emit "$ds" "$idx" "$metric" "$plan" plan
 	warm_then_time "$ds" "$idx" "$metric" "SELECT bench_multi('$lit', ARRAY($vals))" \
 		"SELECT ms, result FROM bench_multi('$lit', ARRAY($vals))" || return 0
-	emit "$ds" "$idx" "$metric" "$(printf '%.3f' "${OUT%%$'\t'*}")" ms/query
-	emit "$ds" "$idx" "$metric" "${OUT#*$'\t'}" check
+	emit "$ds" "$idx" "$metric" "$(printf '%.3f' "${SQL_OUT%%$'\t'*}")" ms/query
+	emit "$ds" "$idx" "$metric" "${SQL_OUT#*$'\t'}" check
 }
 
 # run_pgbench DATASET INDEX METRIC CLIENTS DURATION SCRIPT_ARGS...
@@ -256,7 +256,7 @@ bench_report() {
 use strict;
 use warnings;
 my ($tsv, $md, $plots, $run) = @ARGV;
-my @kinds = qw(btree-C artrie-io_uring artrie-mmap btree-pattern spgist hash trgm-gin);
+my @kinds = qw(btree-C artrie-io_uring artrie-mmap btree-pattern spgist hash trgm-gin levenshtein-scan prefix-gist);
 my (@head, %val, %unit, %plan, %skip, %check, @dsorder, %seen);
 open my $in, '<', $tsv or die "$tsv: $!";
 while (<$in>) {
@@ -268,7 +268,7 @@ while (<$in>) {
 	push @dsorder, $ds unless $seen{$ds}++;
 	if ($v =~ /^skipped: (.*)/) { $skip{$ds}{$ix}{$m} = $1; next; }
 	if ($u eq 'plan') { $plan{$ds}{$ix}{$m} = $v; next; }
-	if ($u =~ /^check/) { $check{$ds}{$ix}{$m} = $v; next; }
+	if ($u =~ /^check/) { $check{$ds}{$ix}{$m} = $v if $u eq 'check' || $u eq 'check (of 1000)'; next; }
 	next if $u eq 'note' || $u eq 'setting';
 	$val{$ds}{$ix}{$m} = $v;
 	$unit{$ds}{$m} = $u;
@@ -287,7 +287,13 @@ my @metrics = (
 	[insert_tps_c1 => 'higher'], [insert_tps_c8 => 'higher'], [mixed_tps_c2 => 'higher'],
 	[bulk_insert => 'lower'], [artrie_checkpoint => 'lower', 'pg_checkpoint'],
 	[pg_checkpoint => 'lower'], [recovery => 'lower'],
+	# The SQL functions, against their own baselines (4th field).
+	[fuzzy_d1 => 'lower', undef, 'levenshtein-scan'], [fuzzy_d2 => 'lower', undef, 'levenshtein-scan'],
+	[fuzzy_trgm => 'lower', 'fuzzy_d1', 'levenshtein-scan'],
+	[recall_d1 => 'higher', undef, 'levenshtein-scan'], [recall_d2 => 'higher', undef, 'levenshtein-scan'],
+	[prefixes_of => 'lower', undef, 'prefix-gist'],
 );
+my %bkind = map { $_->[0] => ($_->[3] // 'btree-C') } @metrics;
 sub idxname { my ($ds, $k) = @_; my $n = lc "${ds}_$k"; $n =~ tr/-/_/; $n }
 sub fmt { my $v = shift; return $v if $v !~ /^-?[0-9.]+$/; return sprintf('%.0f', $v) if abs($v) >= 100;
 	return sprintf('%.1f', $v) if abs($v) >= 10; return sprintf('%.2f', $v) if abs($v) >= 0.1; sprintf('%.3f', $v) }
@@ -304,14 +310,14 @@ sub cell {
 	return skipref($s) if defined $s && !defined $v;
 	return '' unless defined $v;
 	my $out;
-	if ($ratio && defined $base && $base =~ /^[0-9.]+$/ && $base > 0 && $k ne 'btree-C') {
+	if ($ratio && defined $base && $base =~ /^[0-9.]+$/ && $base > 0 && $k ne $bkind{$m}) {
 		$out = sprintf('%.2fx', $v / $base);
 	} else {
 		$out = fmt($v);
 	}
 	my $p = $plan{$ds}{$k}{$m};
 	my $want = idxname($ds, $k);
-	if (defined $p && $m !~ /^(prefix_fn|complete10)/ && index($p, $want) < 0) {
+	if (defined $p && $m !~ /^(prefix_fn|complete10|fuzzy_d|prefixes_of|recall)/ && $k ne 'levenshtein-scan' && $k ne 'prefix-gist' && index($p, $want) < 0) {
 		$out .= ' (plan: ' . ($p eq '' ? 'none' : $p) . ')';
 	}
 	return $out;
@@ -327,10 +333,12 @@ print $o "\nHeadline: each cell is the index's value divided by btree on a `COLL
 # The headline: the metrics the targets name, every dataset, ratios.
 my @hl = qw(build size lookup_join lookup_tps_c1 lookup_tps_c2 prefix_count_3 prefix_fn_3 like_rows_3 seek_limit10 lookup_cold
 	insert_tps_c1 insert_tps_c8 mixed_tps_c2 artrie_checkpoint recovery);
+my @hlf = qw(complete10_1 fuzzy_d1 fuzzy_d2 fuzzy_trgm recall_d1 recall_d2 prefixes_of);
 my %dir = map { $_->[0] => $_->[1] } @metrics;
 my %bm = map { $_->[0] => ($_->[2] // $_->[0]) } @metrics;
 {
 	my @ks = grep { my $k = $_; grep { my $ds = $_; grep { defined $val{$ds}{$k}{$_} } @hl or defined $skip{$ds}{$k}{all} } @dsorder } @kinds;
+	@ks = grep { $_ ne 'levenshtein-scan' && $_ ne 'prefix-gist' } @ks;
 	print $o "\n## Headline: ratios to btree-C\n\n";
 	print $o "| dataset | metric | better | btree-C (absolute) | " . join(' | ', grep { $_ ne 'btree-C' } @ks) . " |\n";
 	print $o "|---|---|---|---:|" . join('|', map { '---:' } grep { $_ ne 'btree-C' } @ks) . "|\n";
@@ -343,6 +351,26 @@ my %bm = map { $_->[0] => ($_->[2] // $_->[0]) } @metrics;
 			$b .= " ($bm{$m})" if $bm{$m} ne $m && $b ne '';
 			my @c = map { cell($ds, $_, $m, $base, 1) } grep { $_ ne 'btree-C' } @ks;
 			print $o "| $ds | $m | $dir{$m} | $b | " . join(' | ', @c) . " |\n";
+		}
+	}
+	# The SQL functions against their baselines (absolute values).
+	my @fk = grep { my $k = $_; grep { my $ds = $_; grep { defined $val{$ds}{$k}{$_} } @hlf } @dsorder } @kinds;
+	if (@fk) {
+		print $o "\n## SQL functions against their baselines (absolute; ratio to the baseline in brackets)\n\n";
+		print $o "| dataset | metric | unit | better | baseline | " . join(' | ', @fk) . " |\n";
+		print $o "|---|---|---|---|---|" . join('|', map { '---:' } @fk) . "|\n";
+		for my $ds (@dsorder) {
+			for my $m (@hlf) {
+				next unless grep { defined $val{$ds}{$_}{$m} } @kinds;
+				my $base = $val{$ds}{$bkind{$m}}{$bm{$m}};
+				my @c = map {
+					my $v = $val{$ds}{$_}{$m};
+					my $sk = $skip{$ds}{$_}{$m};
+					!defined $v ? (defined $sk ? skipref($sk) : '')
+					: fmt($v) . (defined $base && $base > 0 && $_ ne $bkind{$m} && $m !~ /^recall/ ? sprintf(' (%.2fx)', $v / $base) : '')
+				} @fk;
+				print $o "| $ds | $m | " . ($unit{$ds}{$m} // '') . " | $dir{$m} | $bkind{$m}" . ($bm{$m} ne $m ? " $bm{$m}" : '') . " | " . join(' | ', @c) . " |\n";
+			}
 		}
 	}
 }
@@ -358,12 +386,40 @@ for my $pass ('ratio', 'absolute') {
 		print $o "| metric | unit | better | " . join(' | ', @ks) . " |\n";
 		print $o "|---|---|---|" . join('|', map { '---:' } @ks) . "|\n";
 		for my $mm (@ms) {
-			my ($m, $dir, $bm) = @$mm;
-			my $base = $val{$ds}{'btree-C'}{$bm // $m};
+			my ($m, $dir, $bm, $bk) = @$mm;
+			my $base = $val{$ds}{$bk // 'btree-C'}{$bm // $m};
 			my @c = map { cell($ds, $_, $m, $base, $pass eq 'ratio') } @ks;
 			@c = map { cell($ds, $_, $m, $base, 0) } @ks if $pass eq 'ratio' && !defined $base;
 			print $o "| $m | " . ($unit{$ds}{$m} // '') . " | $dir | " . join(' | ', @c) . " |\n";
 		}
+	}
+}
+# Results (row counts) that differ from the baseline's for the same query:
+# a wrong answer shows here, not in the timings.
+{
+	my @bad;
+	for my $ds (@dsorder) {
+		for my $k (@kinds) {
+			for my $m (sort keys %{$check{$ds}{$k} // {}}) {
+				next if $k eq 'trgm-gin' && $m eq 'lookup_join';    # fewer probes
+				my $bk = $bkind{$m} // 'btree-C';
+				$bk = 'levenshtein-scan' if $m =~ /^fuzzy_d/;
+				my $want = $m eq 'recovery' ? 1000 : $check{$ds}{$bk}{$m};
+				$want = $check{$ds}{$bk}{"prefix_count_$1"} if $m =~ /^prefix_fn_(\d+)/;
+				next if !defined $want || $k eq $bk;
+				my $got = $check{$ds}{$k}{$m};
+				my $from = $m eq 'recovery' ? 'rows committed before the crash' : $bk;
+				push @bad, "| $ds | $k | $m | $got | $want ($from) |" if $got ne $want;
+			}
+		}
+	}
+	print $o "\n## Results that differ from the baseline's\n\n";
+	if (@bad) {
+		print $o "Each query's result (a count) is recorded; these differ from what the baseline index returned for the same query, so at least one of them is a wrong answer.\n\n";
+		print $o "| dataset | index | metric | result | baseline's result |\n|---|---|---|---:|---:|\n";
+		print $o "$_\n" for @bad;
+	} else {
+		print $o "None: every index returned the same counts as the baseline for every query.\n";
 	}
 }
 if ($val{disk}) {
@@ -406,7 +462,7 @@ PERL
 		local ncols
 		ncols=$(cat "$plots/$1.n")
 		gnuplot <<GP 2>>"$plots/gnuplot.err" || echo "gnuplot failed for $1: $(tail -2 "$plots/gnuplot.err")" >&2
-set terminal pngcairo size 1100,520 font ",10"
+set terminal pngcairo noenhanced size 1100,520 font ",10"
 set output "$docs/bench-$1.png"
 set datafile separator "\t"
 set datafile missing "?"
@@ -419,14 +475,76 @@ set grid ytics
 set yrange [0:*]
 ${4:+set logscale y; set yrange [*:*]}
 set ylabel "$2"
-set title "$3\n{/*0.8 absolute figures from this machine only: $machine; bash bench/run.sh}"
+set title "$3\nabsolute figures from this machine only: $machine; bash bench/run.sh"
 plot for [i=2:$((ncols + 1))] "$plots/$1.dat" using i:xtic(1) title columnhead(i)
 GP
 	}
 	plot size "bytes per key (index size / rows)" "Index size per key (lower is better)"
-	plot lookup "microseconds per probe" "Exact lookups: probes inside one query, nested loop (lower is better)"
-	plot build "CREATE INDEX time / btree-C's" "Build time relative to btree on COLLATE C (lower is better)"
+	plot lookup "microseconds per probe (log scale)" "Exact lookups: probes inside one query, nested loop (lower is better)" log
+	plot build "CREATE INDEX time / btree-C's (log scale)" "Build time relative to btree on COLLATE C (lower is better)" log
 	plot prefix "ms per query (log scale)" "count(*) WHERE k LIKE 'p%' on $pds, by prefix length (lower is better)" log
 	plot writes "transactions per second" "Single-row insert commits (1 and 8 clients) and 80/20 read/write mix, 2 clients (higher is better)"
 	rm -rf "$plots"
+}
+
+# perf_profile DATASET INDEX METRIC QUERY: a flat CPU profile (perf
+# record on the backend running QUERY 30 times) written next to the
+# results, so that where artrie is slower the profile says why.
+perf_profile() {
+	local ds=$1 idx=$2 metric=$3 lit pidf data pid perfpid i file
+	file=$PERF_DIR/$ds-$idx-$metric.txt
+	if [ "$(id -u)" != 0 ] || ! command -v perf >/dev/null; then
+		return 0
+	fi
+	lit=$(printf '%s' "$4" | sed "s/'/''/g")
+	pidf=$ARTRIE_TMP/perf.pid data=$ARTRIE_TMP/perf.data
+	rm -f "$pidf" "$data"
+	as_pg "$PG_BIN/psql" -XAtq -d "$BENCH_DB" >/dev/null 2>&1 <<SQL &
+SELECT pg_backend_pid() \g $pidf
+SELECT pg_sleep(0.5);
+SELECT bench_time('$lit', 30);
+SQL
+	pid=$!
+	for i in $(seq 1 50); do [ -s "$pidf" ] && break; sleep 0.1; done
+	if [ ! -s "$pidf" ]; then
+		wait "$pid"
+		return 0
+	fi
+	perf record -q -F 2999 -p "$(cat "$pidf")" -o "$data" >/dev/null 2>&1 &
+	perfpid=$!
+	wait "$pid"
+	kill -INT "$perfpid" 2>/dev/null
+	wait "$perfpid" 2>/dev/null
+	mkdir -p "$PERF_DIR"
+	{
+		echo "# perf profile of one backend running, 30 times: $4"
+		echo "# dataset $ds, index $idx, metric $metric; run $RUN; perf report --no-children --sort dso,symbol"
+		perf report -i "$data" --stdio --no-children --sort dso,symbol --percent-limit 0.5 2>/dev/null |
+			grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | head -50
+	} >"$file"
+	rm -f "$data"
+}
+
+# Build artrie from a copy of the source tree and install it into a
+# private copy of PostgreSQL's installation under $ARTRIE_TMP (test/lib.sh's
+# artrie_build_install, run as the cluster's OS user so that it takes its
+# private-install path).  As root this keeps the run away from the system's
+# pkglibdir, which other builds on the same machine may overwrite while
+# the benchmark restarts its server; the copy keeps it away from edits in
+# the working tree.  Sets PG_BIN.
+bench_build_install() {
+	if [ "$(id -u)" != 0 ]; then
+		artrie_build_install
+		return
+	fi
+	local src=$ARTRIE_TMP/src bin
+	mkdir -p "$src"
+	tar -C "$ARTRIE_SRC" --exclude=.git --exclude='*.o' --exclude='*.bc' --exclude='*.so' \
+		--exclude=tmp_check --exclude=results --exclude=bench/results -cf - . | tar -C "$src" -xf -
+	chown -R postgres: "$ARTRIE_TMP"
+	# with_llvm=no: no JIT bitcode, whose directory in the private copy is
+	# a link to the system's (and jit = off in the benchmark anyway).
+	bin=$(runuser -u postgres -- env ARTRIE_TMP="$ARTRIE_TMP" MAKEFLAGS=with_llvm=no bash -c \
+		'. "$ARTRIE_TMP/src/test/lib.sh" && artrie_build_install >&2 && echo "$PG_BIN"') || return 1
+	PG_BIN=$bin
 }

@@ -25,22 +25,23 @@ esac
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
 
-OUT=${ARTRIE_BENCH_OUT:-$ARTRIE_SRC}
+BENCH_OUT_DIR=${ARTRIE_BENCH_OUT:-$ARTRIE_SRC}
 RUN=$(date -u +%Y%m%d-%H%M)-$MODE
-mkdir -p "$OUT/bench/results" "$OUT/docs"
-TSV=$OUT/bench/results/$RUN.tsv
-MD=$OUT/bench/results/$RUN.md
+mkdir -p "$BENCH_OUT_DIR/bench/results" "$BENCH_OUT_DIR/docs"
+TSV=$BENCH_OUT_DIR/bench/results/$RUN.tsv
+MD=$BENCH_OUT_DIR/bench/results/$RUN.md
+PERF_DIR=$BENCH_OUT_DIR/bench/results/$RUN-perf
 : >"$TSV"
 START_NS=$(now_ns)
 
 # ---------------------------------------------------------------- scale
 if [ "$MODE" = quick ]; then
 	ROWS_WORDS=150000 ROWS_BG=150000 ROWS_PATHS=200000 ROWS_SYNTH=300000
-	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000
+	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000 NFUZZ=5 NPOF=200
 	SB_WARM=$((1024 * 1048576))
 else
 	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=0 ROWS_SYNTH=5000000 # 0: all
-	NPROBE=50000 NPREF=20 NSEEK=500 DUR=10 REPS=3 NBULK=500000 NCOLD=10000
+	NPROBE=50000 NPREF=20 NSEEK=500 DUR=10 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
 	SB_WARM=$((4096 * 1048576))
 fi
 SB_COLD=$((16 * 1048576))
@@ -59,7 +60,9 @@ BENCH_ERR=$ARTRIE_TMP/psql.err
 ARTRIE_SKIP=
 COMMIT=${ARTRIE_COMMIT:-$(git -C "$ARTRIE_SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)}
 DIRTY=$(git -C "$ARTRIE_SRC" status --porcelain -- src sql Makefile 2>/dev/null | head -1)
-if ! artrie_build_install >"$ARTRIE_TMP/build.log" 2>&1; then
+# (A failed make is also caught in the log: on its private-install path
+# artrie_build_install can return 0 after a failed build.)
+if ! bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || grep -q '^make: \*\*\*' "$ARTRIE_TMP/build.log"; then
 	ARTRIE_SKIP="build failed at $COMMIT: $( (grep -m1 -E 'error|Stop' "$ARTRIE_TMP/build.log" || tail -1 "$ARTRIE_TMP/build.log") | cut -c1-160)"
 	say "artrie: $ARTRIE_SKIP"
 fi
@@ -97,15 +100,25 @@ EXTRA=(
 	"max_parallel_maintenance_workers = 0" "jit = off" "autovacuum = off"
 	"statement_timeout = 900s" "include_if_exists = 'bench_profile.conf'"
 )
+# A library that builds may still fail to load (an undefined symbol while
+# work is in progress): try a start first, in a subshell, and run without
+# artrie if the server does not come up.
+if [ -z "$ARTRIE_SKIP" ] &&
+	! (trap - EXIT; artrie_start_cluster "${EXTRA[@]}" && as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop) \
+		>"$ARTRIE_TMP/preflight.log" 2>&1; then
+	ARTRIE_SKIP="the server does not start with artrie preloaded at $COMMIT: $(grep -m1 -E 'FATAL|PANIC' "$ARTRIE_TMP/preflight.log" | sed 's/^.*\(FATAL\|PANIC\): *//' | cut -c1-200)"
+	say "artrie: $ARTRIE_SKIP"
+fi
+rm -rf "$ARTRIE_TMP/data" "$ARTRIE_TMP/sock"
 if [ -n "$ARTRIE_SKIP" ]; then
 	EXTRA+=("shared_preload_libraries = ''")
 fi
 artrie_start_cluster "${EXTRA[@]}"
 as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
-q -c "CREATE EXTENSION pg_trgm" || { last_err; exit 1; }
+q -c "CREATE EXTENSION pg_trgm; CREATE EXTENSION fuzzystrmatch" || { last_err; exit 1; }
 bench_sql_helpers || { last_err; exit 1; }
 
-HAVE_POOL_GUC= HAVE_BACKEND_GUC= HAVE_STATS= HAVE_CKPT= HAVE_PCOUNT= HAVE_COMPLETE=
+HAVE_POOL_GUC= HAVE_BACKEND_GUC= HAVE_STATS= HAVE_CKPT= HAVE_PCOUNT= HAVE_COMPLETE= HAVE_FUZZY= HAVE_POF=
 if [ -z "$ARTRIE_SKIP" ]; then
 	if ! q -c "CREATE EXTENSION artrie"; then
 		ARTRIE_SKIP="CREATE EXTENSION artrie failed: $(last_err)"
@@ -120,6 +133,8 @@ if [ -z "$ARTRIE_SKIP" ]; then
 	HAVE_CKPT=$(f 'artrie_checkpoint()')
 	HAVE_PCOUNT=$(f 'artrie_prefix_count(regclass,text)')
 	HAVE_COMPLETE=$(f 'artrie_complete(regclass,text,integer)')
+	HAVE_FUZZY=$(f 'artrie_fuzzy(regclass,text,integer,boolean)')
+	HAVE_POF=$(f 'artrie_prefixes_of(regclass,text)')
 	# Does the access method work at all?  A tiny index, used by force.
 	if ! q <<'SQL' >"$ARTRIE_TMP/smoke.out"; then
 CREATE TABLE smoke (k text COLLATE "C");
@@ -147,7 +162,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# note: absolute figures are from this $(nproc)-core machine, shared with concurrent builds and tests: noisy; compare ratios within one run"
 	echo "# postgresql: $(q -c 'SELECT version()')"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
-	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}"
+	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
 	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
 	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = find /usr -xdev (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; quick scale takes every k-th line"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
@@ -190,7 +205,10 @@ CREATE TABLE probe_$ds AS
 		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
 	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
 		FROM ds_$ds ORDER BY md5(k) LIMIT $NPROBE) s;
-ALTER TABLE probe_$ds ADD PRIMARY KEY (pid);
+-- The same probes with a primary key, for pgbench's lookups by number (the
+-- probe table itself has no index, so that every join plan is the same).
+CREATE TABLE pb_$ds AS SELECT * FROM probe_$ds;
+ALTER TABLE pb_$ds ADD PRIMARY KEY (pid);
 -- Prefixes of length 1, 2, 3, 5, 8 of the probe keys, NPREF of each.
 CREATE TABLE pref_$ds AS
 	SELECT n, p, row_number() OVER (PARTITION BY n ORDER BY md5(p)) AS ord
@@ -201,17 +219,40 @@ DELETE FROM pref_$ds WHERE ord > $NPREF;
 -- Seek points for ORDER BY k LIMIT 10: halves of probe keys.
 CREATE TABLE seek_$ds AS
 	SELECT left(k, length(k) / 2 + 1) AS s FROM probe_$ds WHERE pid <= $NSEEK;
-VACUUM ANALYZE probe_$ds, pref_$ds, seek_$ds;
+VACUUM ANALYZE probe_$ds, pb_$ds, pref_$ds, seek_$ds;
 SQL
 	emit "$ds" - rows "$(q -c "SELECT count(*) FROM ds_$ds")" rows
 	emit "$ds" - key_bytes_avg "$(q -c "SELECT round(avg(octet_length(k)), 1) FROM ds_$ds")" B
 	emit "$ds" - heap_size "$(q -c "SELECT round(pg_relation_size('ds_$ds') / 1048576.0, 2)")" MiB
-	printf '\\set p random(1, %s)\nSELECT id FROM ds_%s WHERE k = (SELECT k FROM probe_%s WHERE pid = :p);\n' \
+	printf '\\set p random(1, %s)\nSELECT id FROM ds_%s WHERE k = (SELECT k FROM pb_%s WHERE pid = :p);\n' \
 		"$NPROBE" "$ds" "$ds" >"$ARTRIE_TMP/lookup_$ds.sql"
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
 
 NOSEQ="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off"
+
+# Baselines of the SQL functions (issue 7), which need no index of ours:
+# fuzzy search by brute force (fuzzystrmatch over every word), and
+# "which stored keys are prefixes of this value" with the prefix
+# extension's GiST index (keys with [ or ] left out: its input syntax).
+say "baselines of the SQL functions"
+FUZZ_TERMS="SELECT k FROM probe_words WHERE pid <= $NFUZZ ORDER BY pid"
+FUZZ_SUM=()
+for d in 1 2; do
+	SQL_OUT=
+	multi_sql words levenshtein-scan "fuzzy_d$d" "SELECT count(*) FROM ds_words WHERE levenshtein_less_equal(k, %L, $d) <= $d" "$FUZZ_TERMS"
+	FUZZ_SUM[$d]=${SQL_OUT#*$'\t'}
+done
+POF_VALUES="SELECT k || '/zz' FROM probe_paths WHERE k !~ '[][]' AND pid <= $NPOF ORDER BY pid"
+if q -c "CREATE EXTENSION prefix" && q <<'SQL'; then
+CREATE TABLE pfx_paths AS SELECT k::prefix_range AS p FROM ds_paths WHERE k !~ '[][]';
+CREATE INDEX pfx_paths_gist ON pfx_paths USING gist (p);
+VACUUM ANALYZE pfx_paths;
+SQL
+	PGOPTIONS="$NOSEQ" multi_sql paths prefix-gist prefixes_of "SELECT count(*) FROM pfx_paths WHERE p @> %L::prefix_range" "$POF_VALUES"
+else
+	skip paths prefix-gist prefixes_of "$(last_err)"
+fi
 
 # ---------------------------------------------------------------- measure
 # measure_index DATASET KIND: build, size, lookups, prefixes, seeks, cold.
@@ -239,6 +280,9 @@ measure_index() {
 	else
 		skip "$ds" "$kind" size "$(last_err)"
 	fi
+	if [ "${kind%%-*}" = artrie ] && [ -d "$PGDATA/artrie" ]; then
+		emit "$ds" "$kind" size "$(du -sb --exclude=journal "$PGDATA/artrie" | cut -f1)" "check (bytes: du -b of \$PGDATA/artrie without the journal)"
+	fi
 
 	export PGOPTIONS="$NOSEQ"
 	# pg_trgm's equality lookups are two orders of magnitude slower: a
@@ -247,7 +291,13 @@ measure_index() {
 	[ "$kind" = trgm-gin ] && np=$((NPROBE / 20)) reps=1
 	time_sql "$ds" "$kind" lookup_join us/probe "$np" "$reps" \
 		"SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p WHERE pid <= $np"
-	emit "$ds" "$kind" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM probe_$ds WHERE pid = 1)')")" plan
+	if [ "$ds" = words ] || [ "$ds" = paths ]; then
+		case "$kind" in btree-C | artrie-*)
+			perf_profile "$ds" "$kind" lookup_join "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p"
+			;;
+		esac
+	fi
+	emit "$ds" "$kind" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
 	run_pgbench "$ds" "$kind" lookup_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
 	run_pgbench "$ds" "$kind" lookup_tps_c2 2 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
 	if kind_prefix "$kind"; then
@@ -271,6 +321,7 @@ measure_index() {
 			fi
 		done
 	fi
+	measure_functions "$ds" "$kind" "$name"
 	if kind_order "$kind" && [ "$kind" != spgist ]; then
 		multi_sql "$ds" "$kind" seek_limit10 "SELECT count(*) FROM (SELECT k FROM ds_$ds WHERE k >= %L ORDER BY k LIMIT 10) s" \
 			"SELECT s FROM seek_$ds"
@@ -280,6 +331,30 @@ measure_index() {
 	fi
 	unset PGOPTIONS
 	q -c "DROP INDEX IF EXISTS $name" || { skip "$ds" "$kind" drop "$(last_err)"; server_ensure; }
+}
+
+# The SQL functions against their baselines: fuzzy search (words) with
+# artrie_fuzzy and with pg_trgm's similarity (time and recall against the
+# brute-force counts), prefixes-of (paths) with artrie_prefixes_of.
+measure_functions() {
+	local ds=$1 kind=$2 name=$3 d out
+	if [ "$ds" = words ] && [ "$kind" = trgm-gin ]; then
+		multi_sql words "$kind" fuzzy_trgm "SELECT count(*) FROM ds_words WHERE k %% %L" "$FUZZ_TERMS"
+		out=$(q -c "SELECT sum(c1), sum(c2) FROM ($FUZZ_TERMS) t(term), LATERAL (SELECT count(*) FILTER (WHERE levenshtein(k, term) <= 1) c1, count(*) FILTER (WHERE levenshtein(k, term) <= 2) c2 FROM ds_words WHERE k % term) s") &&
+			for d in 1 2; do
+				emit words "$kind" "recall_d$d" "$(awk -v f="$(echo "$out" | cut -f$d)" -v t="${FUZZ_SUM[$d]:-0}" 'BEGIN { if (t > 0) printf "%.3f", f / t; else print "?" }')" "share of brute force"
+			done
+	fi
+	[ "${kind%%-*}" = artrie ] || return 0
+	if [ "$ds" = words ] && [ -n "$HAVE_FUZZY" ]; then
+		for d in 1 2; do
+			multi_sql words "$kind" "fuzzy_d$d" "SELECT count(*) FROM artrie_fuzzy('$name', %L, $d)" "$FUZZ_TERMS"
+			emit words "$kind" "recall_d$d" "$(awk -v f="${SQL_OUT#*$'\t'}" -v t="${FUZZ_SUM[$d]:-0}" 'BEGIN { if (t > 0) printf "%.3f", f / t; else print "?" }')" "share of brute force"
+		done
+	fi
+	if [ "$ds" = paths ] && [ -n "$HAVE_POF" ]; then
+		multi_sql paths "$kind" prefixes_of "SELECT count(*) FROM artrie_prefixes_of('$name', %L)" "$POF_VALUES"
+	fi
 }
 
 # Cold cache: a small shared_buffers and artrie pool, a restart, the OS
@@ -326,7 +401,7 @@ SQL
 		return 0
 	fi
 	export PGOPTIONS="$NOSEQ"
-	emit "$ds" "$kind" mixed_tps_c2 "$(q -c "SELECT bench_plan('SELECT id FROM ins_t WHERE k = (SELECT k FROM probe_words WHERE pid = 1)')")" plan
+	emit "$ds" "$kind" mixed_tps_c2 "$(q -c "SELECT bench_plan('SELECT id FROM ins_t WHERE k = (SELECT k FROM pb_words WHERE pid = 1)')")" plan
 	run_pgbench "$ds" "$kind" insert_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/insert.sql"
 	run_pgbench "$ds" "$kind" insert_tps_c8 8 "$DUR" -f "$ARTRIE_TMP/insert.sql"
 	run_pgbench "$ds" "$kind" mixed_tps_c2 2 "$DUR" -f "$ARTRIE_TMP/mixed_read.sql@8" -f "$ARTRIE_TMP/insert.sql@2"
@@ -373,7 +448,7 @@ SQL
 }
 
 printf '\\set r random(1, 1000000000)\nINSERT INTO ins_t (k) VALUES (%s);\n' "'ins/' || :client_id || '/' || :r" >"$ARTRIE_TMP/insert.sql"
-printf '\\set p random(1, %s)\nSELECT id FROM ins_t WHERE k = (SELECT k FROM probe_words WHERE pid = :p);\n' "$NPROBE" >"$ARTRIE_TMP/mixed_read.sql"
+printf '\\set p random(1, %s)\nSELECT id FROM ins_t WHERE k = (SELECT k FROM pb_words WHERE pid = :p);\n' "$NPROBE" >"$ARTRIE_TMP/mixed_read.sql"
 chmod a+r "$ARTRIE_TMP"/*.sql
 
 say "phase A: every index kind, artrie on io_uring"
@@ -405,5 +480,5 @@ fi
 
 emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
 say "report"
-bench_report "$TSV" "$MD" "$OUT/docs" "$RUN"
-say "done: $TSV, $MD, $OUT/docs/bench-*.png"
+bench_report "$TSV" "$MD" "$BENCH_OUT_DIR/docs" "$RUN"
+say "done: $TSV, $MD, $BENCH_OUT_DIR/docs/bench-*.png"
