@@ -90,11 +90,12 @@ typedef struct JournalShared
 {
 	LWLock		insert_lock;	/* insert_pos, wal_upto, the ring's tail */
 	LWLock		flush_lock;		/* writing and syncing */
+	LWLock		control_lock;	/* the control file and old segments */
 	JournalPos	insert_pos;
 	XLogRecPtr	wal_upto;		/* WAL insert position at the last append */
 	pg_atomic_uint64 durable_pos;
-	JournalPos	redo_pos;		/* under flush_lock */
-	uint64		control_seq;	/* under flush_lock */
+	JournalPos	redo_pos;		/* under control_lock */
+	uint64		control_seq;	/* under control_lock */
 	uint32		epoch;			/* set by recovery, then fixed */
 	JournalPos	segs_ready;		/* segments exist below this; flush_lock */
 	bool		recovered;
@@ -144,6 +145,8 @@ journal_shmem_init(void)
 	LWLockRegisterTranche(journal->insert_lock.tranche, "artrie journal insert");
 	LWLockInitialize(&journal->flush_lock, LWLockNewTrancheId());
 	LWLockRegisterTranche(journal->flush_lock.tranche, "artrie journal flush");
+	LWLockInitialize(&journal->control_lock, LWLockNewTrancheId());
+	LWLockRegisterTranche(journal->control_lock.tranche, "artrie journal control");
 	pg_atomic_init_u64(&journal->durable_pos, JOURNAL_START);
 	pg_atomic_init_u64(&journal->records, 0);
 	pg_atomic_init_u64(&journal->flushes, 0);
@@ -493,18 +496,23 @@ journal_remove_segments(JournalPos pos)
 
 /*
  * After a checkpoint that made durable every change before redo_pos:
- * recovery may start there, and older segments can go.
+ * recovery may start there, and segments that end before it and before
+ * anything a flush may still write can go.  It takes no lock that a
+ * backend holds while it waits for the io worker, so the io worker may
+ * call it.
  */
 void
 journal_set_redo(JournalPos redo_pos)
 {
-	LWLockAcquire(&journal->flush_lock, LW_EXCLUSIVE);
+	LWLockAcquire(&journal->control_lock, LW_EXCLUSIVE);
 	if (redo_pos > journal->redo_pos)
 	{
+		JournalPos	durable = pg_atomic_read_u64(&journal->durable_pos);
+
 		journal_write_control(redo_pos);
-		journal_remove_segments(redo_pos);
+		journal_remove_segments(Min(redo_pos, durable - durable % JOURNAL_PAGE));
 	}
-	LWLockRelease(&journal->flush_lock);
+	LWLockRelease(&journal->control_lock);
 }
 
 /* Register the function that applies a record during recovery. */
@@ -736,10 +744,10 @@ journal_replay(void)
 
 	/* Make the replayed changes durable, then recovery never needs them. */
 	pager_checkpoint();
-	LWLockAcquire(&journal->flush_lock, LW_EXCLUSIVE);
+	LWLockAcquire(&journal->control_lock, LW_EXCLUSIVE);
 	journal_write_control(next);
 	journal_remove_segments(next);
-	LWLockRelease(&journal->flush_lock);
+	LWLockRelease(&journal->control_lock);
 }
 
 /* Wait until the io worker has replayed the journal. */
