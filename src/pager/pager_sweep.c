@@ -15,19 +15,19 @@
  * its main fork is missing or empty in every tablespace, with one
  * exception: ambuild creates the file before it writes the metapage, so a
  * file whose generation (the creating transaction's ID) is still running
- * is left alone.  The running check comes before the look at the main
- * fork: a transaction that has ended has written its metapage, if it
- * committed.  No catalog is read, so the sweep works for every database
- * from the io worker, which runs it every few seconds once PostgreSQL's
- * own recovery is over; artrie_checkpoint() runs it too.
+ * is left alone.  The look at the main fork that decides is taken after
+ * that check (a first, cheap one skips live files): a transaction that has
+ * ended has written its metapage, if it committed.  Taking it afresh also
+ * catches ALTER DATABASE ... SET TABLESPACE, which copies a database's
+ * directory before it removes the old one.  No catalog is read, so the
+ * sweep works for every database from the io worker, which runs it every
+ * few seconds once PostgreSQL's own recovery is over; artrie_checkpoint()
+ * runs it too.
  *
- * A file found dead is looked for once more before it goes (ALTER
- * DATABASE ... SET TABLESPACE copies a database's directory before it
- * removes the old one, so a second look finds it); it leaves the pool
- * only if nothing has a page of it pinned and no checkpoint or change of
- * it is under way, else it waits for the next round.  A database's
- * directory under artrie/ goes once it is empty and the database's own
- * directory is gone from every tablespace.
+ * A dead file leaves the pool only if nothing has a page of it pinned and
+ * no checkpoint or change of it is under way, else it waits for the next
+ * round.  A database's directory under artrie/ goes once it is empty and
+ * the database's own directory is gone from every tablespace.
  *
  *-------------------------------------------------------------------------
  */
@@ -311,8 +311,8 @@ sweep_database(Oid db, const char *dbpath)
 			!sweep_parse_oid(p + 1, &p, &id.generation) || *p != '\0')
 			continue;
 		id.dbOid = db;
-		if (sweep_creator_running(id.generation) ||
-			sweep_fork_live(&places, db, id.relNumber))
+		if (sweep_fork_live(&places, db, id.relNumber) ||
+			sweep_creator_running(id.generation))
 			continue;
 		if (ndead == cap)
 		{
@@ -323,7 +323,10 @@ sweep_database(Oid db, const char *dbpath)
 	}
 	FreeDir(dir);
 
-	/* A second look, with the tablespaces as they are now. */
+	/*
+	 * The look that counts, after the creator was found finished, with the
+	 * tablespaces as they are now.
+	 */
 	sweep_places(&places);
 	for (int i = 0; i < ndead; i++)
 	{
