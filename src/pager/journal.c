@@ -432,6 +432,18 @@ journal_insert_pos(void)
 	return pos;
 }
 
+/* Where recovery starts; the journal holds nothing older. */
+JournalPos
+journal_redo_pos(void)
+{
+	JournalPos	pos;
+
+	LWLockAcquire(&journal->control_lock, LW_SHARED);
+	pos = journal->redo_pos;
+	LWLockRelease(&journal->control_lock);
+	return pos;
+}
+
 /* Write the control file's next slot: recovery starts at redo_pos. */
 static void
 journal_write_control(JournalPos redo_pos)

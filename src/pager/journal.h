@@ -69,6 +69,9 @@ extern void journal_flush(JournalPos pos);
 /* The position the next record will get. */
 extern JournalPos journal_insert_pos(void);
 
+/* Where recovery starts: records before it are gone. */
+extern JournalPos journal_redo_pos(void);
+
 /* After a cluster-wide checkpoint: recovery may start at redo_pos. */
 extern void journal_set_redo(JournalPos redo_pos);
 

@@ -548,6 +548,19 @@ slot_load(PagerFileSlot *fs)
 				 errhint("REINDEX the index.")));
 
 	m = (PagerMeta *) (pages[best].buf + ART_PAGE_RESERVED);
+
+	/*
+	 * With one slot damaged, the other may be the older checkpoint: usable
+	 * only if the journal still holds every change since it.
+	 */
+	if (problem[best ^ 1] != NULL && m->journal_pos < journal_redo_pos())
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
+						fs->relname, fs->path),
+				 errdetail("Meta slot %d: %s.  The other slot's checkpoint is older than the journal.",
+						   best ^ 1, problem[best ^ 1]),
+				 errhint("REINDEX the index.")));
 	nlogical = m->nlogical;
 	nphys = m->nphys;
 	nmap = m->nmap;
