@@ -5,6 +5,8 @@
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS artrie;
 RESET client_min_messages;
+-- Disabled plan types cost so much that JIT would compile every query.
+SET jit = off;
 
 CREATE TABLE words (id serial PRIMARY KEY, w text COLLATE "C", d text);
 CREATE TEMP TABLE load (w text);
@@ -126,7 +128,6 @@ SELECT * FROM scan_check('w', $$w <= 'Ab'$$);
 SELECT * FROM scan_check('w', $$w > 'a' AND w <= 'ab'$$);
 SELECT * FROM scan_check('w', $$w BETWEEN 'ж' AND 'з'$$);
 SELECT * FROM scan_check('d', $$d >= 'mad' AND d < 'mae'$$);
-SELECT * FROM scan_check('d', $$d BETWEEN 'ж' AND 'з'$$);
 SELECT * FROM scan_check('w', $$w ^@ 'pre' AND w > 'prefix'$$);
 
 -- NULLs.
