@@ -44,10 +44,10 @@ struct ArtCursor
 };
 
 /*
- * Fetch ahead at most this many entries (the first fetch 8, doubling with
+ * Fetch ahead at most this many entries (the first fetch 32, doubling with
  * each fetch, so short scans stay cheap), or this many bytes.
  */
-#define BATCH_FIRST		8
+#define BATCH_FIRST		32
 #define BATCH_ENTRIES	256
 #define BATCH_BYTES		65536
 
