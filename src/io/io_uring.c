@@ -54,6 +54,16 @@ typedef enum UringBufMode
 /* user_data: slot number, and whether the CQE is a linked fsync. */
 #define URING_SYNC_TAG		((uint64) 1 << 32)
 
+/* user_data of a merged write: its group number and this tag. */
+#define URING_GROUP_TAG		((uint64) 2 << 32)
+
+/*
+ * Writes of consecutive pages of one file queued one after the other (a
+ * checkpoint's sorted batch) go out as one WRITEV of up to this many
+ * pages: many moderate SQEs rather than a great many tiny ones.
+ */
+#define URING_MAX_MERGE		8
+
 typedef struct UringFile
 {
 	char		path[IO_PATH_LEN];	/* hash key */
@@ -67,6 +77,14 @@ typedef struct UringFile
  * file system, one at a time.
  */
 #define URING_EXTEND_STEP	((uint64) 8 * 1024 * 1024)
+
+/* A merged write in flight. */
+typedef struct UringGroup
+{
+	int			nslots;
+	int			slots[URING_MAX_MERGE];
+	struct iovec iov[URING_MAX_MERGE];
+} UringGroup;
 
 /* Per request slot, what the worker keeps while it is in flight. */
 typedef struct UringSlot
@@ -86,6 +104,9 @@ static int	staging_count = 0;
 static int *staging_free = NULL;
 static int	staging_nfree = 0;
 static UringSlot *uslots = NULL;
+static UringGroup *groups = NULL;
+static int *group_free = NULL;
+static int	group_nfree = 0;
 static int *retry_slots = NULL;
 static int	nretry = 0;
 static int	inflight = 0;
@@ -214,6 +235,11 @@ io_worker_start(void)
 							  HASH_ELEM | HASH_STRINGS | HASH_CONTEXT);
 	uslots = MemoryContextAllocZero(TopMemoryContext, sizeof(UringSlot) * io_shared->nrequests);
 	retry_slots = MemoryContextAlloc(TopMemoryContext, sizeof(int) * io_shared->nrequests);
+	groups = MemoryContextAlloc(TopMemoryContext, sizeof(UringGroup) * io_ring_entries);
+	group_free = MemoryContextAlloc(TopMemoryContext, sizeof(int) * io_ring_entries);
+	for (int i = 0; i < io_ring_entries; i++)
+		group_free[i] = i;
+	group_nfree = io_ring_entries;
 
 #if PG_VERSION_NUM >= 170000
 	worker_wes = CreateWaitEventSet(NULL, 3);
@@ -478,6 +504,75 @@ uring_prep(int slot, bool first)
 }
 
 /*
+ * Take the writes queued right after first that continue it (same file,
+ * next pages) and send them all as one WRITEV.  false if none does: then
+ * first goes out on its own.
+ */
+static bool
+uring_prep_merged(int first)
+{
+	IoRequest  *req = &io_shared->requests[first];
+	UringGroup *g;
+	int			gid;
+	int			slots[URING_MAX_MERGE];
+	int			n = 1;
+	int			next;
+	UringFile  *file;
+	int			err;
+	struct io_uring_sqe *sqe;
+
+	if (req->op != IO_OP_WRITE || group_nfree == 0 ||
+		io_uring_sq_space_left(&ring) < 1 || inflight + 1 > io_ring_entries)
+		return false;
+	slots[0] = first;
+	while (n < URING_MAX_MERGE && io_queue_pop(&next))
+	{
+		IoRequest  *r = &io_shared->requests[next];
+
+		if (r->op != IO_OP_WRITE || strcmp(r->path, req->path) != 0 ||
+			r->offset != req->offset + (uint64) n * IO_PAGE_SIZE)
+		{
+			io_queue_push_front(next);
+			break;
+		}
+		slots[n++] = next;
+	}
+	if (n == 1)
+		return false;
+
+	file = uring_file(req->path);
+	err = file ? 0 : errno;
+	if (file)
+		err = uring_extend(file, req->offset + (uint64) n * IO_PAGE_SIZE);
+	if (err != 0)
+	{
+		for (int i = 0; i < n; i++)
+			io_request_finish(slots[i], err);
+		return true;
+	}
+
+	gid = group_free[--group_nfree];
+	g = &groups[gid];
+	g->nslots = n;
+	for (int i = 0; i < n; i++)
+	{
+		IoRequest  *r = &io_shared->requests[slots[i]];
+
+		g->slots[i] = slots[i];
+		g->iov[i].iov_base = r->buf;
+		g->iov[i].iov_len = IO_PAGE_SIZE;
+		uslots[slots[i]].staging = -1;
+		uslots[slots[i]].resubmit = false;
+		uslots[slots[i]].write_error = 0;
+	}
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_writev(sqe, file->fd, g->iov, n, req->offset);
+	io_uring_sqe_set_data64(sqe, (uint64) gid | URING_GROUP_TAG);
+	inflight++;
+	return true;
+}
+
+/*
  * Finish a request: copy a staged read out, count it, wake its owner.
  */
 static void
@@ -510,6 +605,32 @@ uring_complete(uint64 data, int res)
 	UringSlot  *us = &uslots[slot];
 
 	inflight--;
+
+	if (data & URING_GROUP_TAG)
+	{
+		/* A merged write: pages not fully written go again one by one. */
+		UringGroup *g = &groups[slot];
+		Size		left = res > 0 ? (Size) res : 0;
+
+		for (int i = 0; i < g->nslots; i++)
+		{
+			IoRequest  *r = &io_shared->requests[g->slots[i]];
+
+			if (res < 0 && res != -EINTR && res != -EAGAIN)
+			{
+				uring_finish(g->slots[i], -res);
+				continue;
+			}
+			r->done = Min(left, IO_PAGE_SIZE);
+			left -= r->done;
+			if (r->done == IO_PAGE_SIZE)
+				uring_finish(g->slots[i], 0);
+			else
+				retry_slots[nretry++] = g->slots[i];
+		}
+		group_free[group_nfree++] = slot;
+		return;
+	}
 
 	if (req->op == IO_OP_WRITE_SYNC && !sync_part)
 	{
@@ -594,7 +715,6 @@ uring_reap(void)
 static void
 uring_submit(void)
 {
-	int			queued = 0;
 	int			slot;
 	int			rc;
 
@@ -602,18 +722,18 @@ uring_submit(void)
 	{
 		if (!uring_prep(retry_slots[0], false))
 			break;
-		queued++;
 		nretry--;
 		memmove(retry_slots, retry_slots + 1, sizeof(int) * nretry);
 	}
 	while (nretry == 0 && io_queue_pop(&slot))
 	{
+		if (uring_prep_merged(slot))
+			continue;
 		if (!uring_prep(slot, true))
 		{
 			io_queue_push_front(slot);
 			break;
 		}
-		queued++;
 	}
 	if (io_uring_sq_ready(&ring) == 0)
 		return;
@@ -641,7 +761,6 @@ uring_submit(void)
 		ereport(FATAL,
 				(errmsg("artrie io worker: io_uring_submit failed: %s", strerror(-rc))));
 	}
-	(void) queued;
 }
 
 /*

@@ -1,4 +1,4 @@
-# A buffer pool far smaller than the index (1 MB against several): every
+# A buffer pool far smaller than the index (1 MB against about 6): every
 # query must give the same answers through the index as without it, on
 # both I/O backends, before and after a restart, while pages are evicted
 # (dirty ones written back copy-on-write) all the time.
@@ -16,7 +16,7 @@ for my $backend ('io_uring', 'mmap')
 	my $node = pager_node("evict_$backend",
 		'artrie.buffer_pool_size = 1MB',
 		"artrie.io_backend = '$backend'");
-	load_words($node, 60000);
+	load_words($node, 120000);
 
 	my $bytes = $node->safe_psql('postgres',
 		q{SELECT sum(size) FROM pg_ls_dir('artrie', true, false) d,
