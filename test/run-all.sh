@@ -64,31 +64,43 @@ mkdir -p "$ARTRIE_TMP/tap"
 artrie_start_cluster
 cd "$ARTRIE_TMP" || exit 1
 
-# Record each "name ... ok|FAILED" line of a pg_regress-style log; a run that
-# failed without naming a failed test counts as one failure.
+# Record each test a pg_regress-style log names (PostgreSQL 15's "test name
+# ... ok" and 16's "ok 1 - name" alike); a run that failed without naming
+# a failed test counts as one failure.
 record_regress_log() {
 	local suite=$1 rc=$2 log=$3 name result bad=0
 	while read -r name result; do
 		[ "$result" = ok ] || bad=1
 		record "$suite: $name" "$([ "$result" = ok ] && echo 0 || echo 1)"
-	done < <(sed -nE 's/^(test|ok|not ok)? *[0-9]* *-? *([A-Za-z0-9_-]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p' "$log")
+	done < <(sed -nE \
+		-e 's/^(test +| +)([A-Za-z0-9_-]+) +\.\.\. +(ok|FAILED|failed).*/\2 \3/p' \
+		-e 's/^(ok|not ok) +[0-9]+ +[-+] +([A-Za-z0-9_-]+) .*/\2 \1/p' "$log" |
+		sed 's/ not ok$/ FAILED/')
 	if [ "$rc" -ne 0 ] && [ $bad -eq 0 ]; then
 		tail -n 30 "$log"
 		record "$suite: run" 1
 	fi
 }
 
+# Run a pg_regress-style driver over the named tests, if there are any:
+# suite name, driver, input directory, tests.
+run_regress_suite() {
+	local suite=$1 driver=$2 inputdir=$3
+	shift 3
+	[ $# -gt 0 ] || return 0
+	as_pg "$driver" --bindir="$PG_BIN" --inputdir="$inputdir" \
+		--outputdir="$ARTRIE_TMP/$suite" --host="$PGHOST" --port="$PGPORT" \
+		--dbname="artrie_$suite" "$@" >"$ARTRIE_TMP/log/$suite.log" 2>&1
+	record_regress_log "$suite" $? "$ARTRIE_TMP/log/$suite.log"
+	if [ -f "$ARTRIE_TMP/$suite/regression.diffs" ]; then
+		head -n 200 "$ARTRIE_TMP/$suite/regression.diffs"
+	fi
+}
+
 say "pg_regress"
-regress_tests=$(cd "$ARTRIE_SRC/sql" && ls *.sql 2>/dev/null | sed 's/\.sql$//')
-if [ -n "$regress_tests" ]; then
-	# shellcheck disable=SC2086
-	as_pg "$PGXS_DIR/src/test/regress/pg_regress" --bindir="$PG_BIN" \
-		--inputdir="$ARTRIE_TMP" --outputdir="$ARTRIE_TMP/regress" \
-		--host="$PGHOST" --port="$PGPORT" --dbname=artrie_regress \
-		$regress_tests >"$ARTRIE_TMP/log/regress.log" 2>&1
-	record_regress_log regress $? "$ARTRIE_TMP/log/regress.log"
-	[ -f "$ARTRIE_TMP/regress/regression.diffs" ] && head -n 200 "$ARTRIE_TMP/regress/regression.diffs"
-fi
+# shellcheck disable=SC2046
+run_regress_suite regress "$PGXS_DIR/src/test/regress/pg_regress" "$ARTRIE_TMP" \
+	$(cd "$ARTRIE_SRC/sql" && ls *.sql 2>/dev/null | sed 's/\.sql$//')
 
 say "pgTAP"
 as_pg "$PG_BIN/createdb" artrie_tap
@@ -98,16 +110,9 @@ for f in "$ARTRIE_TMP"/test/pgtap/*.sql; do
 done
 
 say "isolation"
-specs=$(cd "$ARTRIE_SRC/test/specs" 2>/dev/null && ls *.spec 2>/dev/null | sed 's/\.spec$//')
-if [ -n "$specs" ]; then
-	# shellcheck disable=SC2086
-	as_pg "$PGXS_DIR/src/test/isolation/pg_isolation_regress" --bindir="$PG_BIN" \
-		--inputdir="$ARTRIE_TMP/test" --outputdir="$ARTRIE_TMP/isolation" \
-		--host="$PGHOST" --port="$PGPORT" --dbname=artrie_isolation \
-		$specs >"$ARTRIE_TMP/log/isolation.log" 2>&1
-	record_regress_log isolation $? "$ARTRIE_TMP/log/isolation.log"
-	[ -f "$ARTRIE_TMP/isolation/regression.diffs" ] && head -n 200 "$ARTRIE_TMP/isolation/regression.diffs"
-fi
+# shellcheck disable=SC2046
+run_regress_suite isolation "$PGXS_DIR/src/test/isolation/pg_isolation_regress" "$ARTRIE_TMP/test" \
+	$(cd "$ARTRIE_SRC/test/specs" 2>/dev/null && ls *.spec 2>/dev/null | sed 's/\.spec$//')
 
 say "TAP"
 for f in "$ARTRIE_TMP"/test/t/*.pl; do

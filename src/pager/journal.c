@@ -61,6 +61,7 @@
 #define JOURNAL_RING_PAGES	2048	/* 16 MiB */
 #define JOURNAL_RING_SIZE	((uint64) JOURNAL_RING_PAGES * JOURNAL_PAGE)
 #define JOURNAL_START		((JournalPos) JOURNAL_PAGE)
+#define JOURNAL_READ_PAGES	64		/* pages recovery reads at a time */
 #define JOURNAL_CONTROL_MAGIC	0x4A524E4C	/* "JRNL" */
 
 /* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
@@ -592,7 +593,7 @@ reader_load(JournalReader *r, JournalPos pos)
 {
 	JournalPos	page = pos - pos % JOURNAL_PAGE;
 	JournalPos	seg = page - page % JOURNAL_SEG_SIZE;
-	int			n = (int) Min((JournalPos) JOURNAL_RING_PAGES / 2,
+	int			n = (int) Min((JournalPos) JOURNAL_READ_PAGES,
 							  (seg + JOURNAL_SEG_SIZE - page) / JOURNAL_PAGE);
 	char		path[IO_PATH_LEN];
 	IoPage	   *pages;
