@@ -356,6 +356,23 @@ pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno)
 }
 
 /*
+ * Take a file's ckpt_lock.  A backend may hold it while it waits for the
+ * io worker's I/O (loading the file, checkpointing it), so the io worker
+ * itself never sleeps on it: it serves I/O between tries.
+ */
+static void
+ckpt_lock_acquire(PagerFileSlot *fs)
+{
+	if (!io_in_worker())
+	{
+		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+		return;
+	}
+	while (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+		io_worker_serve(1);
+}
+
+/*
  * The slot of an identity, or -1 (files lock held).
  */
 static int
@@ -724,7 +741,7 @@ slot_open(const ArtFileId *id, const char *relname)
 
 	if (!fs->loaded)
 	{
-		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+		ckpt_lock_acquire(fs);
 		if (!fs->loaded)
 		{
 			PG_TRY();
@@ -864,7 +881,7 @@ pager_drop_file(const ArtFileId *id)
 	{
 		PagerFileSlot *fs = &pager_shared->files[slot];
 
-		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+		ckpt_lock_acquire(fs);
 		if (fs->in_use && fs->id.dbOid == id->dbOid &&
 			fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
 		{
