@@ -11,6 +11,8 @@
 #             waited for that I/O (writes + the two fdatasyncs)
 #   cold read a pool of 1 MB, point lookups that miss: I/O wait per page
 #   warm read the same lookups with the index in a 256 MB pool
+#   sync      artrie_checkpoint() after a one-row insert: a page or two,
+#             a map page, fdatasync, the meta page, fdatasync (median of 20)
 # fio: O_DIRECT sequential write bandwidth (256 KiB, QD 32), QD1 8 KiB
 # O_DIRECT random read latency, fdatasync latency after an 8 KiB write.
 set -eu
@@ -86,6 +88,10 @@ for backend in io_uring mmap; do
 	q -c "$LOOKUPS" >/dev/null
 	t=$(q -c '\timing on' -c "$LOOKUPS" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
 	echo "$backend warm read: 5000 lookups in $t ms"
+	for i in $(seq 1 20); do
+		q -c "INSERT INTO w VALUES ('sync$i')" -c '\timing on' -c 'SELECT artrie_checkpoint()' |
+			sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
+	done | sort -n | sed -n 10p | sed "s/^/$backend sync: artrie_checkpoint() of a one-row change, median ms: /"
 	stop
 	q -c "SELECT 1" >/dev/null 2>&1 || true
 	start "$backend" 256MB
