@@ -7,8 +7,9 @@
 # artrie, starts a cluster as the postgres OS user, loads the words of
 # wamerican-insane and the file paths under /usr, indexes them with artrie
 # and with btree, and shows EXPLAIN choosing artrie for =, ^@ and LIKE, a
-# few lookups with their timings, and the two indexes' sizes side by side.
-# It then stops the cluster and removes it; with ARTRIE_KEEP=1 it leaves
+# few lookups with their timings, the two indexes' sizes side by side, and
+# the SQL functions only a trie answers cheaply: completion, prefix counts,
+# fuzzy search and longest-prefix match.  It then stops the cluster and removes it; with ARTRIE_KEEP=1 it leaves
 # the cluster running and prints how to connect with psql.
 set -eu
 
@@ -80,6 +81,18 @@ SELECT c.relname AS index, am.amname AS method,
 FROM pg_class c JOIN pg_am am ON am.oid = c.relam
 WHERE c.relname IN ('words_artrie', 'words_btree', 'paths_artrie', 'paths_btree')
 ORDER BY c.relname;
+SQL
+
+psql_demo <<'SQL'
+\echo '--- what only the trie answers cheaply'
+\timing on
+SELECT artrie_complete('words_artrie', 'tri', 8);
+SELECT artrie_prefix_count('words_artrie', 'un') AS words_starting_with_un;
+SELECT * FROM artrie_fuzzy('words_artrie', 'algoritm', 1);
+SELECT * FROM artrie_fuzzy('words_artrie', 'recieve', 2, true) LIMIT 8;
+SELECT artrie_prefixes_of('paths_artrie', '/usr/share/dict/words/extra');
+\timing off
+SELECT jsonb_pretty(artrie_stats('words_artrie') - 'key_trie' - 'null_trie') AS words_artrie_stats;
 SQL
 
 if [ -n "${ARTRIE_KEEP:-}" ]; then
