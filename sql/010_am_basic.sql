@@ -47,6 +47,9 @@ SELECT id, k FROM t WHERE k = ANY (ARRAY['band', 'apple']) AND k = ANY (ARRAY['a
 SELECT id FROM t WHERE k = ANY (ARRAY[NULL]::text[]);
 SELECT id, k FROM t WHERE k < ANY (ARRAY['apple', 'b']) ORDER BY id;
 SELECT id, k FROM t WHERE k ^@ ANY (ARRAY['band', 'ch']) ORDER BY id;
+SELECT k FROM t WHERE k ^@ ANY (ARRAY['appl', 'apples', 'b', 'ba']) ORDER BY k DESC;
+SELECT k FROM t WHERE k ^@ ANY (ARRAY['app', 'ban']) AND k ^@ ANY (ARRAY['apples', 'band']) ORDER BY k;
+SELECT k FROM t WHERE k ^@ ANY (ARRAY['app', 'b']) AND k = ANY (ARRAY['apple', 'cherry', 'b']) ORDER BY k;
 
 -- NULLs.
 EXPLAIN (COSTS OFF) SELECT id FROM t WHERE k IS NULL;

@@ -120,6 +120,8 @@ SELECT * FROM scan_check('d', $$d ^@ 'пре'$$);
 SELECT * FROM scan_check('w', $$w ^@ 'Z'$$);
 SELECT * FROM scan_check('w', $$w ^@ 'qz'$$);
 SELECT * FROM scan_check('w', $$starts_with(w, 'over')$$);
+SELECT * FROM scan_check('w', $$w ^@ ANY (ARRAY['inter', 'int', 'пре', 'zz', 'Z'])$$);
+SELECT * FROM scan_check('d', $$d ^@ ANY (ARRAY['inter', 'int', 'пре', 'zz', 'Z'])$$);
 
 -- Ranges: exact under "C", rechecked under the default collation.
 SELECT * FROM scan_check('w', $$w >= 'mad' AND w < 'mae'$$);
@@ -148,6 +150,7 @@ SELECT * FROM order_check($$w ^@ 'tele'$$, 'DESC', 50);
 SELECT * FROM order_check($$w > 'm'$$, 'ASC', 100);
 SELECT * FROM order_check($$w < 'm'$$, 'DESC', 100);
 SELECT * FROM order_check($$w = ANY (ARRAY['zoo', 'ant', 'дом'])$$, 'DESC', 10);
+SELECT * FROM order_check($$w ^@ ANY (ARRAY['zoo', 'ant', 'до'])$$, 'DESC', 300);
 SELECT * FROM order_check('true', 'ASC NULLS FIRST', 5);
 SELECT * FROM order_check('true', 'DESC NULLS LAST', 5);
 

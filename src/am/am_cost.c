@@ -55,8 +55,8 @@ am_cost_count(ArtrieIndex *ai, ArtTrie *trie, const char *prefix, Size len,
 }
 
 /*
- * Exact number of entries matching "=" or "^@" against a constant (or
- * "= ANY" of a constant array); -1 when it cannot be counted.
+ * Number of entries matching "=" or "^@" against a constant: exact, or
+ * for "= ANY" / "^@ ANY" of a constant array the sum over its elements.
  */
 static double
 am_cost_count_qual(ArtrieIndex *ai, int strategy, Const *c, bool isarray)
@@ -73,8 +73,6 @@ am_cost_count_qual(ArtrieIndex *ai, int strategy, Const *c, bool isarray)
 		int			nelems;
 		int			i;
 
-		if (strategy != ARTRIE_EQUAL_STRATEGY)
-			return -1;
 		nelems = am_text_array_elements(c->constvalue, &elems);
 		for (i = 0; i < nelems; i++)
 			total += am_cost_count(ai, &ai->keys, VARDATA_ANY(elems[i]),
@@ -171,10 +169,7 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 			if (!IsA(other, Const))
 				continue;
 			count = am_cost_count_qual(&ai, strategy, (Const *) other, isarray);
-			if (count < 0)
-				lossy = true;
-			else
-				exact = (exact < 0) ? count : Min(exact, count);
+			exact = (exact < 0) ? count : Min(exact, count);
 		}
 	}
 

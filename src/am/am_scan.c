@@ -12,7 +12,9 @@
  *	- "<", "<=", ">=", ">" give byte-order bounds, but only when the index
  *	  collation orders strings as their bytes ("C", "POSIX"); under any
  *	  other collation they restrict nothing and every tuple is rechecked;
- *	- "= ANY(array)" gives one segment per distinct value, in byte order;
+ *	- "= ANY(array)" gives one segment per distinct value, in byte order,
+ *	  and "^@ ANY(array)" one per prefix not covered by a shorter one (a
+ *	  second such list, or one beside "=", is left to the recheck);
  *	- IS NULL selects the NULL trie, IS NOT NULL (and any value qual) the
  *	  key trie; no qual at all selects both, NULLs last (or first under
  *	  NULLS FIRST).
@@ -222,6 +224,40 @@ am_values_intersect(AmBytes *vals, int nvals, const AmBytes *other, int nother)
 }
 
 /*
+ * Drop from sorted, distinct prefixes every one that begins with an
+ * earlier one; the rest cover disjoint, ordered ranges.
+ */
+static int
+am_prefixes_minimal(AmBytes *pfx, int npfx)
+{
+	int			i;
+	int			k = 0;
+
+	for (i = 0; i < npfx; i++)
+	{
+		if (k > 0 && pfx[i].len >= pfx[k - 1].len &&
+			memcmp(pfx[i].data, pfx[k - 1].data, pfx[k - 1].len) == 0)
+			continue;
+		pfx[k++] = pfx[i];
+	}
+	return k;
+}
+
+/*
+ * Add the key-trie segment [lo, hi) unless it is empty.
+ */
+static void
+am_add_keyseg(ArtrieSegment *segs, int *nsegs, AmBytes lo, AmBytes hi)
+{
+	if (am_range_empty(lo, hi))
+		return;
+	segs[*nsegs].nulls = false;
+	segs[*nsegs].lo = lo;
+	segs[*nsegs].hi = hi;
+	(*nsegs)++;
+}
+
+/*
  * Turn the scan keys into segments (see the file header).
  */
 static void
@@ -238,6 +274,8 @@ am_scan_prepare(IndexScanDesc scan)
 	AmBytes		hi = {NULL, 0};
 	AmBytes    *vals = NULL;
 	int			nvals = -1;		/* -1: no "=" qual */
+	AmBytes    *pfx = NULL;
+	int			npfx = -1;		/* -1: no "^@ ANY" qual */
 	int			nkeysegs = 0;
 	ArtrieSegment *keysegs;
 	int			i;
@@ -280,7 +318,12 @@ am_scan_prepare(IndexScanDesc scan)
 					nvals = am_values_intersect(vals, nvals, kv, nkv);
 				break;
 			case ARTRIE_PREFIX_STRATEGY:
-				if (nkv > 1)
+				if (nkv > 1 && npfx < 0)
+				{
+					pfx = kv;
+					npfx = am_prefixes_minimal(kv, nkv);
+				}
+				else if (nkv > 1)
 					so->recheck = true;
 				else
 				{
@@ -324,25 +367,20 @@ am_scan_prepare(IndexScanDesc scan)
 	}
 
 	so->nsegs = 0;
-	so->segs = palloc(sizeof(ArtrieSegment) * (Max(nvals, 1) + 1));
+	so->segs = palloc(sizeof(ArtrieSegment) * (Max(Max(nvals, npfx), 1) + 1));
 	if (impossible || (wantNulls && wantKeys))
 		return;
 
 	/* The key trie's segments, ascending. */
-	keysegs = palloc(sizeof(ArtrieSegment) * Max(nvals, 1));
+	if (nvals >= 0 && npfx >= 0)
+	{
+		so->recheck = true;
+		npfx = -1;
+	}
+	keysegs = palloc(sizeof(ArtrieSegment) * Max(Max(nvals, npfx), 1));
 	if (!wantNulls)
 	{
-		if (nvals < 0)
-		{
-			if (!am_range_empty(lo, hi))
-			{
-				keysegs[0].nulls = false;
-				keysegs[0].lo = lo;
-				keysegs[0].hi = hi;
-				nkeysegs = 1;
-			}
-		}
-		else
+		if (nvals >= 0)
 		{
 			for (i = 0; i < nvals; i++)
 			{
@@ -353,14 +391,24 @@ am_scan_prepare(IndexScanDesc scan)
 
 				am_raise_lo(&slo, lo);
 				am_lower_hi(&shi, hi);
-				if (am_range_empty(slo, shi))
-					continue;
-				keysegs[nkeysegs].nulls = false;
-				keysegs[nkeysegs].lo = slo;
-				keysegs[nkeysegs].hi = shi;
-				nkeysegs++;
+				am_add_keyseg(keysegs, &nkeysegs, slo, shi);
 			}
 		}
+		else if (npfx >= 0)
+		{
+			for (i = 0; i < npfx; i++)
+			{
+				AmBytes		slo = pfx[i];
+				AmBytes		shi = am_bytes_successor((char *) pfx[i].data,
+													 pfx[i].len);
+
+				am_raise_lo(&slo, lo);
+				am_lower_hi(&shi, hi);
+				am_add_keyseg(keysegs, &nkeysegs, slo, shi);
+			}
+		}
+		else
+			am_add_keyseg(keysegs, &nkeysegs, lo, hi);
 	}
 
 	/* In index order: DESC reverses the keys; NULLs go first or last. */
