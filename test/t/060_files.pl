@@ -8,6 +8,7 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -99,6 +100,34 @@ my @first = artrie_files($node);
 is(scalar(@first), 1, 'CREATE INDEX: one file');
 check_files('CREATE INDEX');
 check_queries('postgres', 't1', 'CREATE INDEX');
+
+# A build runs while sweeps run over and over: its main fork is empty
+# until the metapage is written, but its transaction is running, so its
+# file stays.
+$node->safe_psql('postgres', q{
+	CREATE TABLE big (id int, k text COLLATE "C");
+	INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 300000) g;
+});
+my ($bout, $berr) = ('', '');
+my $build = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', $node->host,
+	  '-p', $node->port, '-d', 'postgres',
+	  '-c', 'CREATE INDEX big_k ON big USING artrie (k)' ],
+	'>', \$bout, '2>', \$berr);
+my $sweeps = 0;
+while ($build->pumpable)
+{
+	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+	$sweeps++;
+	$build->pump_nb;
+}
+ok($build->finish, "CREATE INDEX during $sweeps sweeps: the build succeeds")
+  or diag($berr);
+cmp_ok($sweeps, '>', 1, 'sweeps ran during the build');
+check_files('CREATE INDEX during sweeps');
+check_queries('postgres', 'big', 'CREATE INDEX during sweeps');
+$node->safe_psql('postgres', 'DROP TABLE big');
+check_files('DROP TABLE after the build');
 
 # CREATE INDEX, rolled back.
 $node->safe_psql('postgres', q{
@@ -310,6 +339,12 @@ $node->safe_psql('dcopy', q{
 });
 check_queries('dcopy', 't', 'the copy after an insert');
 check_queries('dsrc', 't', 'the original after an insert into the copy');
+
+# ALTER DATABASE ... SET TABLESPACE moves the main forks, not the
+# relfilenodes: the files stay.
+$node->safe_psql('postgres', 'ALTER DATABASE dcopy SET TABLESPACE ts1');
+check_files('ALTER DATABASE SET TABLESPACE');
+check_queries('dcopy', 't', 'ALTER DATABASE SET TABLESPACE');
 
 # UNLOGGED: after a crash the index comes back empty, like its table, with
 # a new file (the init fork names the file of the build, and the reset
