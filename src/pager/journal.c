@@ -26,9 +26,13 @@
  * meanwhile is covered by that one write + fdatasync (group commit; under
  * io_uring the io worker issues them as linked requests).
  *
- * Before the journal is written, PostgreSQL's WAL is flushed up to where
- * it stood when the records were appended, so that no durable index entry
- * can point at a heap tuple whose insertion is not durable.
+ * Each record carries PostgreSQL's WAL insert position at its append,
+ * which lies past the WAL record of the heap tuple it indexes.  Recovery
+ * waits for PostgreSQL's own, and skips every record whose WAL position
+ * lies past the end of the WAL that PostgreSQL replayed: its heap tuple's
+ * insertion was lost, its transaction never committed, and its TID will be
+ * reused.  So a commit costs one journal sync and PostgreSQL's own WAL
+ * sync, not a WAL sync more.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +43,7 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "common/file_perm.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
@@ -76,6 +81,7 @@ typedef struct JournalRecord
 	uint32		op;				/* JournalOp */
 	uint32		root;			/* the trie's root page */
 	ArtFileId	file;
+	XLogRecPtr	wal_lsn;		/* WAL insert position at the append */
 } JournalRecord;
 
 typedef struct JournalControl
@@ -89,11 +95,10 @@ typedef struct JournalControl
 
 typedef struct JournalShared
 {
-	LWLock		insert_lock;	/* insert_pos, wal_upto, the ring's tail */
+	LWLock		insert_lock;	/* insert_pos, the ring's tail */
 	LWLock		flush_lock;		/* writing and syncing */
 	LWLock		control_lock;	/* the control file and old segments */
 	JournalPos	insert_pos;
-	XLogRecPtr	wal_upto;		/* WAL insert position at the last append */
 	pg_atomic_uint64 durable_pos;
 	JournalPos	redo_pos;		/* under control_lock */
 	uint64		control_seq;	/* under control_lock */
@@ -318,7 +323,6 @@ journal_flush(JournalPos pos)
 	{
 		JournalPos	from;
 		JournalPos	to;
-		XLogRecPtr	wal;
 
 		if (!LWLockAcquireOrWait(&journal->flush_lock, LW_EXCLUSIVE))
 			continue;
@@ -330,11 +334,8 @@ journal_flush(JournalPos pos)
 		}
 		LWLockAcquire(&journal->insert_lock, LW_SHARED);
 		to = journal->insert_pos;
-		wal = journal->wal_upto;
 		LWLockRelease(&journal->insert_lock);
 
-		if (!RecoveryInProgress() && wal != InvalidXLogRecPtr)
-			XLogFlush(wal);
 		journal_write(from, to);
 		pg_atomic_write_u64(&journal->durable_pos, to);
 		pg_atomic_fetch_add_u64(&journal->flushes, 1);
@@ -395,6 +396,7 @@ journal_append(JournalOp op, const ArtFileId *file, uint32 root,
 	rec.op = (uint32) op;
 	rec.root = root;
 	rec.file = *file;
+	rec.wal_lsn = GetXLogInsertRecPtr();
 
 	for (;;)
 	{
@@ -412,8 +414,6 @@ journal_append(JournalOp op, const ArtFileId *file, uint32 root,
 	ring_put(pos, (const char *) &rec, sizeof(rec));
 	ring_put(pos + sizeof(rec), (const char *) entry, len);
 	journal->insert_pos = pos + total;
-	if (!RecoveryInProgress())
-		journal->wal_upto = GetXLogInsertRecPtr();
 	LWLockRelease(&journal->insert_lock);
 
 	pg_atomic_fetch_add_u64(&journal->records, 1);
@@ -510,14 +510,20 @@ journal_remove_segments(JournalPos pos)
 /*
  * After a checkpoint that made durable every change before redo_pos:
  * recovery may start there, and segments that end before it and before
- * anything a flush may still write can go.  It takes no lock that a
- * backend holds while it waits for the io worker, so the io worker may
- * call it.
+ * anything a flush may still write can go.
  */
 void
 journal_set_redo(JournalPos redo_pos)
 {
-	LWLockAcquire(&journal->control_lock, LW_EXCLUSIVE);
+	/*
+	 * A backend holding the lock may be waiting for the io worker to write
+	 * the control file: the io worker only tries, and leaves the move to a
+	 * later checkpoint.
+	 */
+	if (!io_in_worker())
+		LWLockAcquire(&journal->control_lock, LW_EXCLUSIVE);
+	else if (!LWLockConditionalAcquire(&journal->control_lock, LW_EXCLUSIVE))
+		return;
 	if (redo_pos > journal->redo_pos)
 	{
 		JournalPos	durable = pg_atomic_read_u64(&journal->durable_pos);
@@ -640,9 +646,11 @@ reader_get(JournalReader *r, JournalPos pos, char *dst, Size n)
 
 /*
  * Replay the journal from the control file's position: apply every valid
- * record to its file, if the file still exists and its last checkpoint
- * came before the record.  Then checkpoint everything, start the journal
- * afresh past the end, and let backends in.  Runs in the io worker.
+ * record to its file, if the file still exists, its last checkpoint came
+ * before the record, and the record's heap tuple survived.  Then
+ * checkpoint everything, start the journal afresh past the end, and let
+ * backends in.  Runs in the io worker, once PostgreSQL's own recovery is
+ * over.
  */
 void
 journal_recover(void)
@@ -679,6 +687,13 @@ journal_replay(void)
 	uint64		applied = 0;
 	uint64		scanned = 0;
 	uint64		failed = 0;
+	uint64		lost = 0;
+
+	/*
+	 * The end of the WAL that PostgreSQL's crash recovery replayed, or
+	 * invalid if it needed none (a clean shutdown flushed all the WAL).
+	 */
+	XLogRecPtr	wal_end = GetXLogReplayRecPtr(NULL);
 
 	journal->redo_pos = pos;
 	for (;;)
@@ -700,6 +715,13 @@ journal_replay(void)
 		if (!EQ_CRC32C(rec.crc, record_crc(&rec, entry, entrylen)))
 			break;
 		scanned++;
+		if (wal_end != InvalidXLogRecPtr && rec.wal_lsn > wal_end)
+		{
+			/* Its heap tuple's insertion did not survive the crash. */
+			lost++;
+			pos += rec.len;
+			continue;
+		}
 
 		old = MemoryContextSwitchTo(cxt);
 		PG_TRY();
@@ -748,10 +770,11 @@ journal_replay(void)
 	pg_atomic_write_u64(&journal->replayed, applied);
 	if (scanned > 0)
 		ereport(LOG,
-				(errmsg("artrie journal: replayed %llu of %llu records (%llu failed) from position %llu to %llu",
+				(errmsg("artrie journal: replayed %llu of %llu records (%llu failed, %llu past the WAL) from position %llu to %llu",
 						(unsigned long long) applied,
 						(unsigned long long) scanned,
 						(unsigned long long) failed,
+						(unsigned long long) lost,
 						(unsigned long long) journal->redo_pos,
 						(unsigned long long) pos)));
 
@@ -767,6 +790,12 @@ journal_replay(void)
 void
 journal_wait_recovered(void)
 {
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie indexes cannot be used during recovery"),
+				 errdetail("artrie files are not replicated to standby servers."),
+				 errhint("After promotion, REINDEX the artrie indexes.")));
 	if (!journal->recovered)
 	{
 		ConditionVariablePrepareToSleep(&journal->recovered_cv);

@@ -19,6 +19,7 @@
 #include "pager/journal.h"
 #include "pager/pager_internal.h"
 
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -29,6 +30,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 PGDLLEXPORT void artrie_io_worker_main(Datum main_arg);
 
@@ -98,7 +100,16 @@ artrie_io_worker_main(Datum main_arg)
 	pager_backend_init();
 	io_worker_start();
 	pager_shared->worker_latch = MyLatch;
-	journal_recover();
+
+	/* The journal is replayed over the heap that PostgreSQL recovered. */
+	while (RecoveryInProgress() && !shutdown_requested)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	if (!shutdown_requested)
+		journal_recover();
 	last_ckpt = GetCurrentTimestamp();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
