@@ -19,7 +19,8 @@ my $node = artrie_node('files', 'io_uring', 'max_prepared_transactions = 5');
 # Databases with the extension, whose artrie indexes must all have files.
 my @dbs = ('postgres');
 
-# Files named by the artrie indexes of the given databases.
+# Files named by the artrie indexes of the given databases (but not other
+# sessions' temporary ones, which only their session may open).
 sub expected_files
 {
 	my @files;
@@ -28,7 +29,8 @@ sub expected_files
 		my $out = $node->safe_psql($db, q{
 			SELECT artrie_stats(c.oid)->>'file'
 			FROM pg_class c JOIN pg_am a ON a.oid = c.relam
-			WHERE a.amname = 'artrie' AND c.relkind = 'i'});
+			WHERE a.amname = 'artrie' AND c.relkind = 'i'
+			  AND c.relpersistence <> 't'});
 		push @files, grep { $_ ne '' } split /\n/, $out;
 	}
 	return sort map { s{^artrie/}{}r } @files;
@@ -176,6 +178,35 @@ for my $end ('ROLLBACK', 'COMMIT')
 check_queries('postgres', 't1', 'COMMIT PREPARED');
 $node->safe_psql('postgres', 'DROP INDEX t1_kp');
 
+# A temporary table's index: its main fork is t<backend>_<relfilenode>;
+# the file stays while the session lasts and goes with it.
+my ($tin, $tout, $terr) = ('', '', '');
+my $temp = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', $node->host,
+	  '-p', $node->port, '-d', 'postgres' ],
+	'<', \$tin, '>', \$tout, '2>', \$terr);
+$tin .= q{
+	CREATE TEMP TABLE tt (id int, k text COLLATE "C");
+	INSERT INTO tt SELECT g, 'key-' || g FROM generate_series(1, 500) g;
+	CREATE INDEX tt_k ON tt USING artrie (k);
+	SELECT 'built';
+};
+$temp->pump until $tout =~ /built/ || $terr ne '';
+$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+my @with_temp = artrie_files($node);
+my @without_temp = expected_files(@dbs);
+is(scalar(@with_temp), scalar(@without_temp) + 1,
+	'temporary index: its file stays while its session lasts');
+$tin .= q{
+	SET enable_seqscan = off;
+	SELECT count(*) FROM tt WHERE k ^@ 'key-1';
+};
+$temp->pump until $tout =~ /\n111\n/ || $terr ne '';
+like($tout, qr/\n111\n/, 'temporary index: it still answers after the sweep');
+$tin .= "\\q\n";
+$temp->finish;
+check_files('temporary index after its session');
+
 # DROP INDEX.
 $node->safe_psql('postgres', 'CREATE INDEX t1_k4 ON t1 USING artrie (k)');
 check_files('second CREATE INDEX');
@@ -250,6 +281,12 @@ check_queries('postgres', 't1', 'CLUSTER');
 # ALTER INDEX ... SET TABLESPACE: the file follows the new relfilenode.
 my $tsdir = PostgreSQL::Test::Utils::tempdir;
 $node->safe_psql('postgres', "CREATE TABLESPACE ts1 LOCATION '$tsdir'");
+$node->safe_psql('postgres', 'REINDEX (TABLESPACE ts1) INDEX t1_k');
+check_files('REINDEX (TABLESPACE)');
+check_queries('postgres', 't1', 'REINDEX (TABLESPACE)');
+$node->safe_psql('postgres', 'ALTER INDEX t1_k SET TABLESPACE pg_default');
+check_files('ALTER INDEX SET TABLESPACE back to the default');
+check_queries('postgres', 't1', 'ALTER INDEX SET TABLESPACE back to the default');
 my $before = $node->safe_psql('postgres', "SELECT artrie_stats('t1_k')->>'file'");
 $node->safe_psql('postgres', 'ALTER INDEX t1_k SET TABLESPACE ts1');
 my $after = $node->safe_psql('postgres', "SELECT artrie_stats('t1_k')->>'file'");
