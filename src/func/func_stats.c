@@ -14,6 +14,7 @@
 #include "utils/fmgrprotos.h"
 
 #include "func/func.h"
+#include "pager/journal.h"
 
 PG_FUNCTION_INFO_V1(artrie_stats);
 
@@ -77,10 +78,43 @@ stats_append_trie(StringInfo buf, const char *name, const ArtStats *st)
 					 st->nodes[ART_NODE_LEAF]);
 }
 
+/* Append the pool's, I/O backend's and journal's state to buf. */
+static void
+stats_append_server(StringInfo buf, PagerFile *file)
+{
+	PagerPoolStats pool;
+	JournalStats journal;
+	uint64		ckpt_journal_pos;
+	uint64		ckpt_no = pager_file_checkpoint(file, &ckpt_journal_pos);
+
+	pager_pool_stats(&pool);
+	journal_stats(&journal);
+	appendStringInfo(buf,
+					 "\"checkpoint\": {\"number\": " UINT64_FORMAT
+					 ", \"journal_position\": " UINT64_FORMAT "}"
+					 ", \"pool\": {\"hits\": " UINT64_FORMAT
+					 ", \"misses\": " UINT64_FORMAT
+					 ", \"frames\": %u, \"dirty\": %u}"
+					 ", \"io_backend\": \"%s\", \"registered_buffers\": \"%s\""
+					 ", \"journal\": {\"bytes\": " UINT64_FORMAT
+					 ", \"not_durable_bytes\": " UINT64_FORMAT
+					 ", \"records\": " UINT64_FORMAT
+					 ", \"flushes\": " UINT64_FORMAT
+					 ", \"commits_waited\": " UINT64_FORMAT "}",
+					 ckpt_no, ckpt_journal_pos,
+					 pool.hits, pool.misses, pool.frames, pool.dirty,
+					 pager_io_backend(), pager_io_buffer_mode(),
+					 journal.insert_pos - journal.redo_pos,
+					 journal.insert_pos - journal.durable_pos,
+					 journal.records, journal.flushes, journal.commits);
+}
+
 /*
  * artrie_stats(index): entries, distinct keys, pages, bytes on disk (the
- * artrie file plus the main fork's metapage) and the tries' shapes, as
- * jsonb.
+ * artrie file plus the main fork's metapage), the file, the tries' shapes,
+ * and the server-wide state it depends on: the file's last checkpoint, the
+ * buffer pool's hits and misses, the I/O backend in use and its buffer
+ * registration, and the journal (bytes recovery would replay), as jsonb.
  */
 Datum
 artrie_stats(PG_FUNCTION_ARGS)
@@ -116,6 +150,8 @@ artrie_stats(PG_FUNCTION_ARGS)
 	stats_append_trie(&buf, "key_trie", &keys);
 	appendStringInfoString(&buf, ", ");
 	stats_append_trie(&buf, "null_trie", &nulls);
+	appendStringInfoString(&buf, ", ");
+	stats_append_server(&buf, fi.ai.file);
 	appendStringInfoChar(&buf, '}');
 
 	func_close_index(&fi);

@@ -83,6 +83,9 @@ extern void pager_checkpoint(void);
 extern uint32 pager_file_pages(PagerFile *file);
 extern uint64 pager_file_bytes(PagerFile *file);
 
+/* The file's last durable checkpoint: its number and journal position. */
+extern uint64 pager_file_checkpoint(PagerFile *file, uint64 *journal_pos);
+
 /*
  * A few words of the caller's own kept in the file's meta page (the trie's
  * root page, say).  A word set is durable after the next checkpoint of the

@@ -1305,6 +1305,23 @@ pager_file_bytes(PagerFile *file)
 }
 
 /*
+ * The number of the file's last durable checkpoint, and (in *journal_pos)
+ * the journal position its changes would be replayed from.
+ */
+uint64
+pager_file_checkpoint(PagerFile *file, uint64 *journal_pos)
+{
+	PagerFileSlot *fs = pager_slot(file);
+	uint64		ckpt_no;
+
+	LWLockAcquire(&fs->lock, LW_SHARED);
+	ckpt_no = fs->ckpt_no;
+	*journal_pos = fs->journal_pos;
+	LWLockRelease(&fs->lock);
+	return ckpt_no;
+}
+
+/*
  * One of the caller's words in the meta page.
  */
 uint32

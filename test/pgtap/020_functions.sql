@@ -11,7 +11,7 @@ CREATE EXTENSION IF NOT EXISTS artrie;
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
 
 BEGIN;
-SELECT plan(40);
+SELECT plan(43);
 
 -- Words of two languages, one of them multi-byte; every 7th English word
 -- keeps the test quick while leaving long runs of shared prefixes.
@@ -134,6 +134,18 @@ SELECT is(
 	(SELECT count(*) FROM artrie_fuzzy('fn_words_idx', 'x', 1000)),
 	(SELECT count(DISTINCT w) FROM fn_words WHERE w IS NOT NULL),
 	'fuzzy: a huge distance matches every key');
+
+-- Statistics.
+SELECT ok(artrie_stats('fn_words_idx') ?& ARRAY['entries', 'distinct_keys',
+	'pages', 'bytes_on_disk', 'file', 'key_trie', 'checkpoint', 'pool',
+	'io_backend', 'registered_buffers', 'journal'],
+	'stats: every documented key is there');
+SELECT is((artrie_stats('fn_words_idx')->>'entries')::bigint,
+	(SELECT count(*) FROM fn_words),
+	'stats: entries count every row, NULLs included');
+SELECT is((artrie_stats('fn_words_idx')->>'distinct_keys')::bigint,
+	(SELECT count(DISTINCT w) FROM fn_words),
+	'stats: distinct keys');
 
 -- Deleted rows never come back, though their entries stay until VACUUM.
 DELETE FROM fn_words WHERE w IN ('zqxab', 'receive');
