@@ -53,6 +53,7 @@
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 
 #include "pager/journal.h"
@@ -688,12 +689,17 @@ journal_replay(void)
 	uint64		scanned = 0;
 	uint64		failed = 0;
 	uint64		lost = 0;
+	ArtFileId	last_id;
+	PagerFile  *last_file = NULL;
+	uint64		last_from = 0;
+	bool		have_last = false;
 
 	/*
 	 * The end of the WAL that PostgreSQL's crash recovery replayed, or
 	 * invalid if it needed none (a clean shutdown flushed all the WAL).
 	 */
 	XLogRecPtr	wal_end = GetXLogReplayRecPtr(NULL);
+	TimestampTz start = GetCurrentTimestamp();
 
 	journal->redo_pos = pos;
 	for (;;)
@@ -726,7 +732,14 @@ journal_replay(void)
 		old = MemoryContextSwitchTo(cxt);
 		PG_TRY();
 		{
-			file = pager_open_for_redo(&rec.file, pos);
+			/* Records of one file come in runs: open it once a run. */
+			if (!have_last || memcmp(&last_id, &rec.file, sizeof(ArtFileId)) != 0)
+			{
+				last_file = pager_open_for_redo(&rec.file, &last_from);
+				last_id = rec.file;
+				have_last = true;
+			}
+			file = pos >= last_from ? last_file : NULL;
 			if (file != NULL && journal_redo_fn != NULL)
 			{
 				journal_redo_fn(file, (JournalOp) rec.op, rec.root,
@@ -738,6 +751,7 @@ journal_replay(void)
 		{
 			/* A damaged file: say so, and go on with the others. */
 			MemoryContextSwitchTo(old);
+			have_last = false;
 			EmitErrorReport();
 			FlushErrorState();
 			LWLockReleaseAll();
@@ -770,13 +784,14 @@ journal_replay(void)
 	pg_atomic_write_u64(&journal->replayed, applied);
 	if (scanned > 0)
 		ereport(LOG,
-				(errmsg("artrie journal: replayed %llu of %llu records (%llu failed, %llu past the WAL) from position %llu to %llu",
+				(errmsg("artrie journal: replayed %llu of %llu records (%llu failed, %llu past the WAL) from position %llu to %llu in %.3f s",
 						(unsigned long long) applied,
 						(unsigned long long) scanned,
 						(unsigned long long) failed,
 						(unsigned long long) lost,
 						(unsigned long long) journal->redo_pos,
-						(unsigned long long) pos)));
+						(unsigned long long) pos,
+						(double) (GetCurrentTimestamp() - start) / 1000000.0)));
 
 	/* Make the replayed changes durable, then recovery never needs them. */
 	pager_checkpoint();

@@ -1267,11 +1267,12 @@ pager_checkpoint(void)
 }
 
 /*
- * The file of a journal record, if the record must be replayed: the file
- * exists and its last checkpoint began before the record.  NULL otherwise.
+ * The file journal records name, or NULL if it no longer exists; in
+ * *journal_pos, where its last checkpoint began: only records from there
+ * on must be replayed.
  */
 PagerFile *
-pager_open_for_redo(const ArtFileId *id, uint64 pos)
+pager_open_for_redo(const ArtFileId *id, uint64 *journal_pos)
 {
 	char		path[IO_PATH_LEN];
 	struct stat st;
@@ -1281,8 +1282,7 @@ pager_open_for_redo(const ArtFileId *id, uint64 pos)
 	if (stat(path, &st) != 0)
 		return NULL;
 	file = pager_open_file(id, path);
-	if (pos < pager_slot(file)->journal_pos)
-		return NULL;
+	*journal_pos = pager_slot(file)->journal_pos;
 	return file;
 }
 

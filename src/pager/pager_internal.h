@@ -225,7 +225,7 @@ extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno);
 extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
 extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
 extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);
-extern PagerFile *pager_open_for_redo(const ArtFileId *id, uint64 pos);
+extern PagerFile *pager_open_for_redo(const ArtFileId *id, uint64 *journal_pos);
 extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
 
 /* pager_worker.c */
