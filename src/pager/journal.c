@@ -397,7 +397,7 @@ journal_append(JournalOp op, const ArtFileId *file, uint32 root,
 	rec.op = (uint32) op;
 	rec.root = root;
 	rec.file = *file;
-	rec.wal_lsn = GetXLogInsertRecPtr();
+	rec.wal_lsn = pager_wal_end();
 
 	for (;;)
 	{

@@ -33,6 +33,8 @@
 #include "pager/pager_internal.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/ipc.h"
@@ -373,6 +375,24 @@ pager_backend_init(void)
 	RegisterSubXactCallback(pager_subxact_callback, NULL);
 	before_shmem_exit(pager_proc_exit, 0);
 	backend_ready = true;
+}
+
+/*
+ * The end of the last WAL record inserted so far.  GetXLogInsertRecPtr()
+ * gives where the next record will start, which lies past a page header
+ * when the last record ended on a page boundary; XLogFlush() to such a
+ * position fails, and a record ending there would seem not replayed.
+ */
+XLogRecPtr
+pager_wal_end(void)
+{
+	XLogRecPtr	ptr = GetXLogInsertRecPtr();
+
+	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
+		ptr -= SizeOfXLogLongPHD;
+	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
+		ptr -= SizeOfXLogShortPHD;
+	return ptr;
 }
 
 /*

@@ -1016,7 +1016,7 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 
 	/* The heap tuples the pages point to must be durable first. */
 	if (!RecoveryInProgress())
-		XLogFlush(GetXLogInsertRecPtr());
+		XLogFlush(pager_wal_end());
 
 	/*
 	 * Under the gate no page of the file turns dirty or is written back by

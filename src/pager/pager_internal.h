@@ -25,6 +25,7 @@
 
 #include "pager/pager.h"
 
+#include "access/xlogdefs.h"
 #include "io/io.h"
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
@@ -204,6 +205,7 @@ extern dsa_area *pager_dsa(void);
 extern char *pager_frame_data(int frame);
 extern void pager_backend_init(void);
 extern void pager_backend_ready(void);
+extern XLogRecPtr pager_wal_end(void);
 extern int	pager_scratch_get(void);
 extern void pager_scratch_put(int frame);
 extern void pager_unpin(int frame);
