@@ -5,7 +5,10 @@
 # and other sessions stay up), their transaction aborts, and every
 # committed row is still found through the index.  Once the filler is
 # gone everything works again without a restart, and a crash afterwards
-# recovers every committed row.
+# recovers every committed row.  A crash while the disk is full loses no
+# committed row either; its recovery cannot checkpoint, though, so until
+# the server is restarted with space freed, the indexes answer with an
+# ERROR that says so (or, should recovery learn to wait, correctly).
 #
 # The filesystem comes from outside: test/run-all.sh mounts a small ext4
 # image when it runs as root and names it in ARTRIE_FULLDISK_DIR (a TAP
