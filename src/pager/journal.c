@@ -105,8 +105,11 @@ typedef struct JournalShared
 	uint64		control_seq;	/* under control_lock */
 	uint32		epoch;			/* set by recovery, then fixed */
 	JournalPos	segs_ready;		/* segments exist below this; flush_lock */
+	bool		replay_done;	/* records applied; the checkpoint may be due */
+	JournalPos	recovery_redo;	/* what recovery's checkpoint made durable */
 	bool		recovered;
 	bool		recovery_failed;	/* see the server log */
+	bool		recovery_retrying;	/* its checkpoint failed; retried */
 	ConditionVariable recovered_cv;
 	pg_atomic_uint64 records;
 	pg_atomic_uint64 flushes;
@@ -517,6 +520,16 @@ void
 journal_set_redo(JournalPos redo_pos)
 {
 	/*
+	 * Until recovery ends, the control file keeps the old epoch and start:
+	 * recovery itself moves both once everything replayed is durable.
+	 */
+	if (!journal->recovered)
+	{
+		journal->recovery_redo = redo_pos;
+		return;
+	}
+
+	/*
 	 * A backend holding the lock may be waiting for the io worker to write
 	 * the control file: the io worker only tries, and leaves the move to a
 	 * later checkpoint.
@@ -649,27 +662,60 @@ reader_get(JournalReader *r, JournalPos pos, char *dst, Size n)
  * Replay the journal from the control file's position: apply every valid
  * record to its file, if the file still exists, its last checkpoint came
  * before the record, and the record's heap tuple survived.  Then
- * checkpoint everything, start the journal afresh past the end, and let
- * backends in.  Runs in the io worker, once PostgreSQL's own recovery is
- * over.
+ * checkpoint everything, start the journal afresh past the end in a new
+ * epoch, and let backends in.  Runs in the io worker, once PostgreSQL's
+ * own recovery is over; a worker restarted after a failed checkpoint
+ * resumes at the checkpoint.
  */
 void
 journal_recover(void)
 {
 	if (journal->recovered)
 		return;
+	if (!journal->replay_done)
+	{
+		PG_TRY();
+		{
+			journal_replay();
+		}
+		PG_CATCH();
+		{
+			journal->recovery_failed = true;
+			journal->recovered = true;
+			ConditionVariableBroadcast(&journal->recovered_cv);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		journal->replay_done = true;
+	}
+
+	/*
+	 * Make the replayed changes durable, then recovery never needs them.
+	 * If this fails (a full disk, say), backends keep waiting and the
+	 * restarted io worker tries again: the replayed pages stay in the pool.
+	 */
 	PG_TRY();
 	{
-		journal_replay();
+		journal->recovery_redo = 0;
+		pager_checkpoint();
+		if (journal->recovery_redo < journal->insert_pos)
+			ereport(ERROR,
+					(errmsg("artrie journal: not every replayed change could be checkpointed"),
+					 errdetail("The io worker will try again.")));
+		LWLockAcquire(&journal->control_lock, LW_EXCLUSIVE);
+		journal_write_control(journal->insert_pos);
+		journal_remove_segments(journal->insert_pos);
+		LWLockRelease(&journal->control_lock);
 	}
 	PG_CATCH();
 	{
-		journal->recovery_failed = true;
-		journal->recovered = true;
+		journal->recovery_retrying = true;
 		ConditionVariableBroadcast(&journal->recovered_cv);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+
+	journal->recovery_retrying = false;
 	journal->recovered = true;
 	ConditionVariableBroadcast(&journal->recovered_cv);
 }
@@ -792,13 +838,6 @@ journal_replay(void)
 						(unsigned long long) journal->redo_pos,
 						(unsigned long long) pos,
 						(double) (GetCurrentTimestamp() - start) / 1000000.0)));
-
-	/* Make the replayed changes durable, then recovery never needs them. */
-	pager_checkpoint();
-	LWLockAcquire(&journal->control_lock, LW_EXCLUSIVE);
-	journal_write_control(next);
-	journal_remove_segments(next);
-	LWLockRelease(&journal->control_lock);
 }
 
 /* Wait until the io worker has replayed the journal. */
@@ -814,10 +853,16 @@ journal_wait_recovered(void)
 	if (!journal->recovered)
 	{
 		ConditionVariablePrepareToSleep(&journal->recovered_cv);
-		while (!journal->recovered)
+		while (!journal->recovered && !journal->recovery_retrying)
 			ConditionVariableSleep(&journal->recovered_cv, PG_WAIT_EXTENSION);
 		ConditionVariableCancelSleep();
 	}
+	if (!journal->recovered)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie has replayed its journal but cannot checkpoint it yet"),
+				 errdetail("The server log says why; the io worker tries again every second."),
+				 errhint("Free disk space under the data directory; artrie indexes work again as soon as the checkpoint succeeds.")));
 	if (journal->recovery_failed)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
