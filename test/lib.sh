@@ -57,12 +57,14 @@ artrie_install_packages() {
 # linked, so nothing outside the work directory changes.
 artrie_build_install() {
 	say "building artrie"
-	make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" >/dev/null
+	make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" >/dev/null ||
+		{ echo "the build failed" >&2; exit 1; }
 	local pkglibdir sharedir
 	pkglibdir=$($PG_CONFIG --pkglibdir)
 	sharedir=$($PG_CONFIG --sharedir)
 	if [ -w "$pkglibdir" ] && [ -w "$sharedir/extension" ]; then
-		make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" install >/dev/null
+		make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" install >/dev/null ||
+			{ echo "make install failed" >&2; exit 1; }
 		return
 	fi
 	say "no write access to $pkglibdir: installing into a private copy"
@@ -74,7 +76,9 @@ artrie_build_install() {
 		[ "$(basename "$f")" = extension ] || ln -s "$f" "$inst$sharedir/"
 	done
 	for f in "$sharedir"/extension/*; do ln -s "$f" "$inst$sharedir/extension/"; done
-	make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" DESTDIR="$inst" install >/dev/null
+	# The JIT bitcode directory is a link to the system's: no bitcode here.
+	make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" DESTDIR="$inst" with_llvm=no install >/dev/null ||
+		{ echo "make install into $inst failed" >&2; exit 1; }
 	PG_BIN=$inst$PG_BIN
 }
 
