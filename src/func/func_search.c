@@ -60,7 +60,7 @@ artrie_complete(PG_FUNCTION_ARGS)
 	ArtStatus	status = ART_OK;
 	int32		found = 0;
 	uint8	   *skip = NULL;
-	Size		skiplen = 0;
+	Size		skipcap = 0;
 
 	if (max_results < 0)
 		ereport(ERROR,
@@ -98,16 +98,16 @@ artrie_complete(PG_FUNCTION_ARGS)
 		found++;
 
 		/* Jump to the first entry after every key || 0x00 || TID. */
-		if (skip == NULL || skiplen < keylen + 1)
+		if (skipcap < keylen + 1)
 		{
 			if (skip != NULL)
 				pfree(skip);
-			skip = palloc(keylen + 1);
+			skipcap = keylen + 1;
+			skip = palloc(skipcap);
 		}
 		memcpy(skip, entry, keylen);
 		skip[keylen] = 0x01;
-		skiplen = keylen + 1;
-		am_check_status(art_cursor_seek(cursor, skip, skiplen, true, ART_FORWARD),
+		am_check_status(art_cursor_seek(cursor, skip, keylen + 1, true, ART_FORWARD),
 						fi.index, "seeking");
 		am_check_status(art_cursor_set_prefix(cursor,
 											  (const uint8 *) VARDATA_ANY(prefix),

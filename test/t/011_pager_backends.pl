@@ -58,6 +58,9 @@ cmp_ok($direct, '>', 0, 'io_uring: the worker holds the index file open O_DIRECT
 
 my $mm = $nodes{mmap};
 $mm->restart;
+# Wait for the io worker's journal recovery (which reads) without bringing
+# the index's pages into the pool.
+$mm->safe_psql('postgres', 'SELECT artrie_checkpoint()');
 my $worker_reads = io_stats($mm)->{'io worker'}{reads};
 ($cnt, $mapped) = split /\n/, $mm->safe_psql('postgres', "$probe $maps");
 cmp_ok($mapped, '>', 0, 'mmap: the backend maps the index file itself');
