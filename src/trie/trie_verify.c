@@ -57,6 +57,14 @@ typedef struct RecSpan
 	uint16_t	size;
 } RecSpan;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define ART_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define ART_PRINTF(f, a)
+#endif
+
+static ArtStatus fail(Verify *v, ArtPageNo pageno, int slot, const char *fmt,...) ART_PRINTF(4, 5);
+
 /* Record the first violation. */
 static ArtStatus
 fail(Verify *v, ArtPageNo pageno, int slot, const char *fmt,...)
