@@ -172,3 +172,20 @@ func_key_visible(FuncIndex *fi, const uint8 *key, Size keylen)
 	pfree(prefix);
 	return found;
 }
+
+/*
+ * Move a forward cursor past every entry of the key that entry begins
+ * with (key || 0x00 || TID): to the first entry >= key || 0x01.
+ */
+void
+func_seek_past_key(FuncIndex *fi, ArtCursor *cursor, const uint8 *entry,
+				   Size keylen)
+{
+	uint8	   *next = palloc(keylen + 1);
+
+	memcpy(next, entry, keylen);
+	next[keylen] = 0x01;
+	am_check_status(art_cursor_seek(cursor, next, keylen + 1, true, ART_FORWARD),
+					fi->index, "seeking");
+	pfree(next);
+}

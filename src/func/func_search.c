@@ -59,8 +59,6 @@ artrie_complete(PG_FUNCTION_ARGS)
 	size_t		entrylen;
 	ArtStatus	status = ART_OK;
 	int32		found = 0;
-	uint8	   *skip = NULL;
-	Size		skipcap = 0;
 
 	if (max_results < 0)
 		ereport(ERROR,
@@ -97,18 +95,7 @@ artrie_complete(PG_FUNCTION_ARGS)
 		put_key(rsinfo, entry, keylen);
 		found++;
 
-		/* Jump to the first entry after every key || 0x00 || TID. */
-		if (skipcap < keylen + 1)
-		{
-			if (skip != NULL)
-				pfree(skip);
-			skipcap = keylen + 1;
-			skip = palloc(skipcap);
-		}
-		memcpy(skip, entry, keylen);
-		skip[keylen] = 0x01;
-		am_check_status(art_cursor_seek(cursor, skip, keylen + 1, true, ART_FORWARD),
-						fi.index, "seeking");
+		func_seek_past_key(&fi, cursor, entry, keylen);
 		am_check_status(art_cursor_set_prefix(cursor,
 											  (const uint8 *) VARDATA_ANY(prefix),
 											  VARSIZE_ANY_EXHDR(prefix)),

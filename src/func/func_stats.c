@@ -27,7 +27,6 @@ stats_distinct_keys(FuncIndex *fi)
 	size_t		len;
 	ArtStatus	status;
 	uint64		n = 0;
-	uint8	   *next = NULL;
 
 	am_check_status(art_cursor_open(&fi->ai.keys, &cursor), fi->index,
 					"opening a cursor");
@@ -42,14 +41,7 @@ stats_distinct_keys(FuncIndex *fi)
 			break;
 		keylen = len - 1 - ARTRIE_TID_LEN;
 		n++;
-		if (next != NULL)
-			pfree(next);
-		next = palloc(keylen + 1);
-		memcpy(next, entry, keylen);
-		next[keylen] = 0x01;
-		am_check_status(art_cursor_seek(cursor, next, keylen + 1, true,
-										ART_FORWARD),
-						fi->index, "seeking");
+		func_seek_past_key(fi, cursor, entry, keylen);
 	}
 	if (status != ART_OK && status != ART_NOT_FOUND)
 		am_check_status(status, fi->index, "reading");
