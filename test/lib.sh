@@ -51,7 +51,8 @@ artrie_install_packages() {
 # Build artrie and install it where the cluster's server will find it.
 #
 # As root, into the system's PostgreSQL.  As another user who cannot write
-# there, into a private copy of the installation under $ARTRIE_TMP/inst:
+# there, or when ARTRIE_PRIVATE_INSTALL is set (two working trees tested at
+# once), into a private copy of the installation under $ARTRIE_TMP/inst:
 # the server binaries are copied (PostgreSQL finds its share and lib
 # directories relative to its own executable) and everything else is
 # linked, so nothing outside the work directory changes.
@@ -62,12 +63,12 @@ artrie_build_install() {
 	local pkglibdir sharedir
 	pkglibdir=$($PG_CONFIG --pkglibdir)
 	sharedir=$($PG_CONFIG --sharedir)
-	if [ -w "$pkglibdir" ] && [ -w "$sharedir/extension" ]; then
+	if [ -z "${ARTRIE_PRIVATE_INSTALL:-}" ] && [ -w "$pkglibdir" ] && [ -w "$sharedir/extension" ]; then
 		make -C "$ARTRIE_SRC" -s PG_CONFIG="$PG_CONFIG" install >/dev/null ||
 			{ echo "make install failed" >&2; exit 1; }
 		return
 	fi
-	say "no write access to $pkglibdir: installing into a private copy"
+	say "installing into a private copy of $PG_BIN"
 	local inst=$ARTRIE_TMP/inst f
 	mkdir -p "$inst$PG_BIN" "$inst$pkglibdir" "$inst$sharedir/extension"
 	cp -p "$PG_BIN"/* "$inst$PG_BIN/"

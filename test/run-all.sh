@@ -13,7 +13,10 @@
 # "N passed, N failed"; the exit status is non-zero if anything failed.
 #
 # Environment: FUZZ_SECONDS (default 30) bounds the fuzz run;
-# ARTRIE_KEEP=1 keeps the scratch directory for inspection.
+# ARTRIE_KEEP=1 keeps the scratch directory for inspection; ARTRIE_ONLY, a
+# bash regular expression, runs only the tests whose name it matches (say
+# 'tap: 05'); ARTRIE_PRIVATE_INSTALL=1 installs into a private copy of
+# PostgreSQL even as root, so that two working trees can test at once.
 set -u
 
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +43,7 @@ record() {
 run_test() {
 	local name=$1 log
 	shift
+	[[ -n "${ARTRIE_ONLY:-}" && ! "$name" =~ $ARTRIE_ONLY ]] && return 0
 	log=$ARTRIE_TMP/log/$(echo "$name" | tr -c 'A-Za-z0-9._\n-' '_').log
 	"$@" >"$log" 2>&1
 	local rc=$?
@@ -85,12 +89,15 @@ record_regress_log() {
 # Run a pg_regress-style driver over the named tests, if there are any:
 # suite name, driver, input directory, tests.
 run_regress_suite() {
-	local suite=$1 driver=$2 inputdir=$3
+	local suite=$1 driver=$2 inputdir=$3 t tests=()
 	shift 3
-	[ $# -gt 0 ] || return 0
+	for t in "$@"; do
+		[[ -n "${ARTRIE_ONLY:-}" && ! "$suite: $t" =~ $ARTRIE_ONLY ]] || tests+=("$t")
+	done
+	[ ${#tests[@]} -gt 0 ] || return 0
 	as_pg "$driver" --bindir="$PG_BIN" --inputdir="$inputdir" \
 		--outputdir="$ARTRIE_TMP/$suite" --host="$PGHOST" --port="$PGPORT" \
-		--dbname="artrie_$suite" "$@" >"$ARTRIE_TMP/log/$suite.log" 2>&1
+		--dbname="artrie_$suite" "${tests[@]}" >"$ARTRIE_TMP/log/$suite.log" 2>&1
 	record_regress_log "$suite" $? "$ARTRIE_TMP/log/$suite.log"
 	if [ -f "$ARTRIE_TMP/$suite/regression.diffs" ]; then
 		head -n 200 "$ARTRIE_TMP/$suite/regression.diffs"
