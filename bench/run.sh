@@ -40,7 +40,7 @@ if [ "$MODE" = quick ]; then
 	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000 NFUZZ=5 NPOF=200
 	SB_WARM=$((1024 * 1048576))
 else
-	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=0 ROWS_SYNTH=5000000 # 0: all
+	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=1000000 ROWS_SYNTH=5000000 # 0: all
 	NPROBE=50000 NPREF=20 NSEEK=500 DUR=10 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
 	SB_WARM=$((4096 * 1048576))
 fi
@@ -50,7 +50,7 @@ COLD_DS=synth
 KINDS_A="btree-C artrie-io_uring btree-pattern spgist hash trgm-gin"
 
 # ---------------------------------------------------------------- setup
-ARTRIE_PACKAGES="$ARTRIE_PACKAGES gnuplot-nox fio linux-perf postgresql-$PG_MAJOR-prefix bc"
+ARTRIE_PACKAGES="$ARTRIE_PACKAGES gnuplot-nox fio linux-perf postgresql-$PG_MAJOR-prefix bc apt-file"
 artrie_install_packages
 artrie_make_tmp
 BENCH_ERR=$ARTRIE_TMP/psql.err
@@ -71,14 +71,14 @@ fi
 say "preparing the datasets"
 D=$ARTRIE_TMP/data-files
 mkdir -p "$D"
-# sample FILE ROWS: every k-th line so that about ROWS remain (0: all).
+# sample FILE ROWS: ROWS lines evenly spread over FILE (0: all).
 sample() {
 	local n
 	n=$(wc -l <"$1")
 	if [ "$2" = 0 ] || [ "$n" -le "$2" ]; then
 		cat "$1"
 	else
-		awk -v k=$(((n + $2 - 1) / $2)) 'NR % k == 0' "$1"
+		awk -v n="$n" -v r="$2" 'int(NR * r / n) > int((NR - 1) * r / n)' "$1"
 	fi
 }
 # COPY text format: escape backslashes, tabs, carriage returns; drop
@@ -87,7 +87,23 @@ copy_escape() { iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/
 cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
 	copy_escape | LC_ALL=C sort -u >"$D/words.all"
 copy_escape </usr/share/dict/bulgarian >"$D/bulgarian.all"
-find /usr -xdev 2>/dev/null | copy_escape >"$D/paths.all"
+# paths: every file of Debian's packages for this release and architecture,
+# from apt's Contents index (apt-file; about 1.6M paths for bookworm main
+# amd64), else what find /usr gives on this machine.
+contents_index() {
+	ls -S /var/lib/apt/lists/*_main_Contents-"$(dpkg --print-architecture)".lz4 2>/dev/null | head -1
+}
+if [ -z "$(contents_index)" ] && [ "$(id -u)" = 0 ]; then
+	apt-file update >/dev/null 2>&1 || say "apt-file update failed: paths come from find /usr"
+fi
+if [ -n "$(contents_index)" ]; then
+	PATHS_SRC="$(basename "$(contents_index)" .lz4) (apt-file's index of every package's files: the path column, with a leading /)"
+	/usr/lib/apt/apt-helper cat-file "$(contents_index)" |
+		sed -E 's/[[:space:]]+[^[:space:]]+$//; s#^#/#' | copy_escape >"$D/paths.all"
+else
+	PATHS_SRC="find /usr -xdev on this machine"
+	find /usr -xdev 2>/dev/null | copy_escape >"$D/paths.all"
+fi
 sample "$D/words.all" "$ROWS_WORDS" >"$D/words.txt"
 sample "$D/bulgarian.all" "$ROWS_BG" >"$D/bulgarian.txt"
 sample "$D/paths.all" "$ROWS_PATHS" >"$D/paths.txt"
@@ -164,7 +180,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
 	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
 	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
-	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = find /usr -xdev (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; quick scale takes every k-th line"
+	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = $PATHS_SRC (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; a dataset larger than its scale's row count is sampled evenly"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
 	echo "dataset	index	metric	value	unit"
 } >>"$TSV"
