@@ -44,7 +44,6 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
-#include "common/file_perm.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/condition_variable.h"
@@ -261,7 +260,7 @@ journal_create_segment(JournalPos seg)
 	if (stat(path, &st) == 0 && st.st_size >= (off_t) JOURNAL_SEG_SIZE)
 		return;
 	journal_make_dir();
-	fd = BasicOpenFilePerm(path, O_RDWR | O_CREAT | PG_BINARY, PG_FILE_MODE_OWNER);
+	fd = BasicOpenFile(path, O_RDWR | O_CREAT | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -458,8 +457,7 @@ journal_write_control(JournalPos redo_pos)
 	int			fd;
 
 	journal_make_dir();
-	fd = BasicOpenFilePerm(JOURNAL_CONTROL, O_RDWR | O_CREAT | PG_BINARY,
-						   PG_FILE_MODE_OWNER);
+	fd = BasicOpenFile(JOURNAL_CONTROL, O_RDWR | O_CREAT | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
