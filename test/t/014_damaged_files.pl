@@ -7,7 +7,8 @@
 # worker keeps running, its recovery and sweep go on, and a session that
 # uses a healthy index meanwhile keeps getting right answers, including
 # the journaled rows.  REINDEX repairs the index: every committed row is
-# there again.  Then a file removed under a running server.
+# there again.  Then a file removed under a running server, and DROP INDEX
+# of an index whose file is missing.
 use strict;
 use warnings;
 use FindBin;
@@ -169,6 +170,15 @@ for my $backend (backends())
 		"$backend: REINDEX repairs it");
 	unlike(log_since($node, $logpos), qr/PANIC|terminated by signal|was terminated/,
 		"$backend: no process crashed");
+
+	# DROP, the other way out, works on an index whose file is missing.
+	$path = file_of($node, 'wi');
+	$node->stop;
+	unlink($path) or die "unlink $path: $!";
+	$node->start;
+	is($node->psql('postgres', 'DROP INDEX wi'), 0, "$backend: DROP INDEX of a missing file");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM w WHERE t ^@ 'garbage-'"), '300',
+		"$backend: the table answers without the index");
 	$node->stop;
 }
 
