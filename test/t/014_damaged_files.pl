@@ -91,6 +91,7 @@ for my $backend (backends())
 		my $logpos = -s $node->logfile;
 		$node->start;
 		my $worker = worker_pid($node);
+		like($worker, qr/^\d+$/, "$label: the io worker runs");
 
 		# A session on the healthy index, before, between and after the
 		# errors of the damaged one.
