@@ -5,8 +5,9 @@
  *
  * The functions answer with keys, not rows, so they check privileges and
  * visibility themselves: the caller must be able to SELECT the indexed
- * table (or every indexed column), and a key is reported only if a heap
- * tuple visible to the caller's snapshot holds it.
+ * table (or every indexed column), row-level security must not apply to
+ * the caller, and a key is reported only if a heap tuple visible to the
+ * caller's snapshot holds it.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +24,7 @@
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 
 #include "func/func.h"
@@ -97,6 +99,15 @@ func_open_index(Oid indexoid, FuncIndex *fi)
 	if (!func_may_read(fi->heap, fi->index))
 		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE,
 					   RelationGetRelationName(fi->heap));
+
+	/* Keys come straight from the index: no policy could filter them. */
+	if (check_enable_rls(heapoid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("artrie functions cannot read table \"%s\"",
+						RelationGetRelationName(fi->heap)),
+				 errdetail("Row-level security applies to the table, and its policies cannot filter keys read from an index."),
+				 errhint("Query the table instead, or call the function as a role that bypasses row-level security.")));
 
 	if (fi->index->rd_rel->relam != get_index_am_oid("artrie", false))
 		ereport(ERROR,

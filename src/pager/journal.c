@@ -44,7 +44,6 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
-#include "common/file_perm.h"
 #include "miscadmin.h"
 #include "port/pg_crc32c.h"
 #include "storage/condition_variable.h"
@@ -261,7 +260,7 @@ journal_create_segment(JournalPos seg)
 	if (stat(path, &st) == 0 && st.st_size >= (off_t) JOURNAL_SEG_SIZE)
 		return;
 	journal_make_dir();
-	fd = BasicOpenFilePerm(path, O_RDWR | O_CREAT | PG_BINARY, PG_FILE_MODE_OWNER);
+	fd = BasicOpenFile(path, O_RDWR | O_CREAT | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -458,8 +457,7 @@ journal_write_control(JournalPos redo_pos)
 	int			fd;
 
 	journal_make_dir();
-	fd = BasicOpenFilePerm(JOURNAL_CONTROL, O_RDWR | O_CREAT | PG_BINARY,
-						   PG_FILE_MODE_OWNER);
+	fd = BasicOpenFile(JOURNAL_CONTROL, O_RDWR | O_CREAT | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -739,6 +737,8 @@ journal_replay(void)
 	PagerFile  *last_file = NULL;
 	uint64		last_from = 0;
 	bool		have_last = false;
+	bool		last_unusable = false;	/* opening last_id's file failed */
+	volatile bool opening = false;
 
 	/*
 	 * The end of the WAL that PostgreSQL's crash recovery replayed, or
@@ -775,14 +775,26 @@ journal_replay(void)
 			continue;
 		}
 
+		/* The rest of a run of a file that could not be opened fails too. */
+		if (have_last && last_unusable &&
+			memcmp(&last_id, &rec.file, sizeof(ArtFileId)) == 0)
+		{
+			failed++;
+			pos += rec.len;
+			continue;
+		}
+
 		old = MemoryContextSwitchTo(cxt);
 		PG_TRY();
 		{
 			/* Records of one file come in runs: open it once a run. */
 			if (!have_last || memcmp(&last_id, &rec.file, sizeof(ArtFileId)) != 0)
 			{
+				opening = true;
 				last_file = pager_open_for_redo(&rec.file, &last_from);
+				opening = false;
 				last_id = rec.file;
+				last_unusable = false;
 				have_last = true;
 			}
 			file = pos >= last_from ? last_file : NULL;
@@ -795,9 +807,17 @@ journal_replay(void)
 		}
 		PG_CATCH();
 		{
-			/* A damaged file: say so, and go on with the others. */
+			/*
+			 * A damaged file: say so, and go on with the others.  A file that
+			 * could not be opened is not tried again for the rest of the run;
+			 * a record that failed on a page is, since the next may not need
+			 * that page.
+			 */
 			MemoryContextSwitchTo(old);
-			have_last = false;
+			have_last = opening;
+			last_id = rec.file;
+			last_unusable = opening;
+			opening = false;
 			EmitErrorReport();
 			FlushErrorState();
 			LWLockReleaseAll();

@@ -37,7 +37,6 @@
 #include "pager/pager_internal.h"
 
 #include "access/xlog.h"
-#include "common/file_perm.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "utils/hsearch.h"
@@ -608,6 +607,10 @@ slot_load(PagerFileSlot *fs)
 
 			if (phys < PAGER_FIRST_DATA_PHYS || phys >= nphys)
 				pager_corrupt(fs, first + i, "a map page lies past the end of the file");
+			if ((uint64) (phys + 1) * ART_PAGE_SIZE > (uint64) st.st_size)
+				pager_corrupt(fs, first + i,
+							  psprintf("map page at physical page %u lies past the end of the file, which is %lld bytes long",
+									   phys, (long long) st.st_size));
 			frames[i] = pager_scratch_get();
 			pages[i].offset = (uint64) phys * ART_PAGE_SIZE;
 			pages[i].buf = pager_frame_data(frames[i]);
@@ -656,6 +659,13 @@ slot_load(PagerFileSlot *fs)
 		{
 			LWLockRelease(&fs->lock);
 			pager_corrupt(fs, l, psprintf("the page map points past the file (physical page %u)", p));
+		}
+		if ((uint64) (p + 1) * ART_PAGE_SIZE > (uint64) st.st_size)
+		{
+			LWLockRelease(&fs->lock);
+			pager_corrupt(fs, l,
+						  psprintf("physical page %u lies past the end of the file, which is %lld bytes long",
+								   p, (long long) st.st_size));
 		}
 		bit_set(dur, p);
 		bit_set(cur, p);
@@ -736,6 +746,11 @@ slot_open(const ArtFileId *id, const char *relname)
 	slot = slot_find(id);
 	if (slot < 0)
 		slot = slot_new(id, relname);
+	else if (relname)
+	{
+		/* The first opener may have been recovery, or the index renamed. */
+		strlcpy(pager_shared->files[slot].relname, relname, NAMEDATALEN);
+	}
 	LWLockRelease(pager_shared->files_lock);
 	fs = &pager_shared->files[slot];
 
@@ -806,7 +821,7 @@ pager_create_file(const ArtFileId *id, const char *relname)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create directory \"%s\": %m", dir)));
-	fd = BasicOpenFilePerm(path, O_RDWR | O_CREAT | O_EXCL | PG_BINARY, PG_FILE_MODE_OWNER);
+	fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_EXCL | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -854,7 +869,8 @@ pager_open_file(const ArtFileId *id, const char *relname)
 
 			if (relname)
 				strlcpy(lf->file.relname, relname, NAMEDATALEN);
-			if (fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation)
+			if (fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
+				(relname == NULL || strcmp(fs->relname, relname) == 0))
 				return &lf->file;
 		}
 	}

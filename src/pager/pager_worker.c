@@ -89,7 +89,7 @@ artrie_io_worker_main(Datum main_arg)
 	sigjmp_buf	local_sigjmp_buf;
 	MemoryContext ckpt_cxt;
 	TimestampTz last_ckpt;
-	bool		final_done = false;
+	volatile bool final_done = false;
 
 	pqsignal(SIGTERM, worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);

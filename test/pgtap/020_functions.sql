@@ -11,7 +11,7 @@ CREATE EXTENSION IF NOT EXISTS artrie;
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
 
 BEGIN;
-SELECT plan(43);
+SELECT plan(58);
 
 -- Words of two languages, one of them multi-byte; every 7th English word
 -- keeps the test quick while leaving long runs of shared prefixes.
@@ -181,7 +181,52 @@ SELECT throws_ok($$SELECT * FROM artrie_fuzzy('fn_words_idx', 'abc', 1)$$, '4250
 	NULL, 'fuzzy: permission denied without SELECT');
 SELECT throws_ok($$SELECT artrie_verify('fn_words_idx')$$, '42501',
 	NULL, 'verify: permission denied without SELECT');
+SELECT throws_ok($$SELECT artrie_stats('fn_words_idx')$$, '42501',
+	'permission denied for table fn_words', 'stats: permission denied without SELECT');
 RESET ROLE;
+
+-- Column privileges: the indexed column is enough for a plain index, not
+-- for one over an expression or with a predicate (its keys say more), and
+-- another column is not; row-level security refuses every function, since
+-- no policy can filter keys read from the index.  No error says a key.
+CREATE TABLE fn_priv (id int, w text, secret text);
+INSERT INTO fn_priv VALUES (1, 'alpha', 'top'), (2, 'alpine', 'hidden'), (3, 'beta', 'top');
+CREATE INDEX fn_priv_w ON fn_priv USING artrie (w);
+CREATE INDEX fn_priv_secret ON fn_priv USING artrie (secret);
+CREATE INDEX fn_priv_expr ON fn_priv USING artrie (lower(w));
+CREATE INDEX fn_priv_partial ON fn_priv USING artrie (w) WHERE secret = 'top';
+GRANT SELECT (id, w) ON fn_priv TO fn_outsider;
+SET ROLE fn_outsider;
+SELECT results_eq($$SELECT artrie_complete('fn_priv_w', 'al')$$,
+	$$VALUES ('alpha'::text), ('alpine')$$, 'a granted indexed column is enough');
+SELECT throws_ok($$SELECT artrie_prefix_count('fn_priv_secret', 'h')$$, '42501',
+	'permission denied for table fn_priv', 'a column not granted is refused');
+SELECT throws_ok($$SELECT artrie_complete('fn_priv_expr', 'a')$$, '42501',
+	'permission denied for table fn_priv', 'an expression index needs the table');
+SELECT throws_ok($$SELECT artrie_complete('fn_priv_partial', 'a')$$, '42501',
+	'permission denied for table fn_priv', 'a partial index needs the table');
+SELECT throws_ok($$SELECT * FROM artrie_fuzzy('fn_priv_secret', 'hidde', 1)$$, '42501',
+	'permission denied for table fn_priv', 'fuzzy over a column not granted is refused');
+SELECT throws_ok($$SELECT artrie_prefixes_of('fn_priv_secret', 'hidden!')$$, '42501',
+	'permission denied for table fn_priv', 'prefixes_of over a column not granted is refused');
+RESET ROLE;
+GRANT SELECT ON fn_priv TO fn_outsider;
+ALTER TABLE fn_priv ENABLE ROW LEVEL SECURITY;
+CREATE POLICY fn_priv_top ON fn_priv FOR SELECT USING (secret = 'top');
+SET ROLE fn_outsider;
+SELECT results_eq($$SELECT w FROM fn_priv ORDER BY w$$,
+	$$VALUES ('alpha'::text), ('beta')$$, 'the policy hides a row from queries');
+SELECT throws_ok(q, '42501', 'artrie functions cannot read table "fn_priv"',
+		'refused under row-level security: ' || q)
+	FROM (VALUES ($$SELECT artrie_complete('fn_priv_w', 'al')$$),
+				 ($$SELECT artrie_prefix_count('fn_priv_w', 'al')$$),
+				 ($$SELECT artrie_prefixes_of('fn_priv_w', 'alpine')$$),
+				 ($$SELECT * FROM artrie_fuzzy('fn_priv_w', 'alpin', 1)$$),
+				 ($$SELECT artrie_stats('fn_priv_w')$$),
+				 ($$SELECT artrie_verify('fn_priv_w')$$)) v(q);
+RESET ROLE;
+SELECT results_eq($$SELECT artrie_complete('fn_priv_w', 'al')$$,
+	$$VALUES ('alpha'::text), ('alpine')$$, 'a role that bypasses row-level security may');
 
 -- Bad arguments.
 SELECT throws_ok($$SELECT artrie_complete('fn_words_btree', 'a')$$, '42809',

@@ -11,6 +11,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use ArtrieTest;
 use PagerTest;
 
 # The index's artrie file: the one of the highest generation (REINDEX
@@ -23,27 +24,6 @@ sub index_file
 	  glob("$dir/*/*.*");
 	die "no artrie file" unless @files;
 	return $files[0];
-}
-
-# Overwrite a byte of every page of a kind (1 data, 3 meta) in a file.
-sub damage_pages
-{
-	my ($path, $kind) = @_;
-	open(my $fh, '+<:raw', $path) or die "open $path: $!";
-	my $size = -s $path;
-	my $n = 0;
-	for (my $off = 0; $off < $size; $off += 8192)
-	{
-		my $hdr;
-		sysseek($fh, $off, 0);
-		sysread($fh, $hdr, 32) == 32 or die "read: $!";
-		next unless unpack('v', substr($hdr, 20, 2)) == $kind;
-		sysseek($fh, $off + 4000, 0);
-		syswrite($fh, "\xAB\xCD") == 2 or die "write: $!";
-		$n++;
-	}
-	close $fh;
-	return $n;
 }
 
 for my $backend ('io_uring', 'mmap')
@@ -119,14 +99,18 @@ for my $backend ('io_uring', 'mmap')
 	is(index_answers($node), seq_answers($node),
 		"$backend: after REINDEX the index is right again");
 
-	# A file cut short: the reads past its end fail, nothing hangs.
+	# A file cut short: an error that names the index, the page and the
+	# file, before any read past its end; nothing hangs.
 	$node->stop;
 	truncate(index_file($node), 4 * 8192) or die "truncate: $!";
 	$node->start;
 	($ret, $out, $err) = $node->psql('postgres',
 		q{SET enable_seqscan = off; SELECT count(*) FROM w WHERE t > 'a'});
-	like($err, qr/unexpected end of file|is corrupted/,
-		"$backend: reading past the end of a truncated file is an error");
+	like($err, qr/index "wi" is corrupted: page \d+ of file "artrie\/\d+\/\d+\.\d+"/,
+		"$backend: a truncated file is an error naming the index, the page and the file");
+	like($err, qr/DETAIL:  .*physical page \d+ lies past the end of the file, which is 32768 bytes long/,
+		"$backend: and says the file is too short");
+	like($err, qr/HINT:  REINDEX the index/, "$backend: and asks for REINDEX");
 	is($node->safe_psql('postgres', 'SELECT 1'), '1',
 		"$backend: the server is still up");
 	$node->safe_psql('postgres', 'REINDEX INDEX wi');

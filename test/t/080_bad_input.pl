@@ -4,7 +4,8 @@
 # prefix of only 0xFF bytes has no upper bound a range could use), with
 # no encoding to validate them.  Every operator, ORDER BY and the SQL
 # functions answer as a sequential scan or plain SQL over the same rows
-# does.  (0x00 cannot be in a text value at all.)
+# does.  (0x00 cannot be in a text value at all.)  Then one key on 1M
+# rows, before and after a VACUUM that removes half of them.
 use strict;
 use warnings;
 use FindBin;
@@ -171,6 +172,51 @@ for my $f ([ q{chr(255) || 'A' || chr(255)}, 1 ], [ 'repeat(chr(255), 6)', 2 ],
 
 is($node->psql('ascii', "SELECT artrie_verify('t_k', true)"), 0,
 	'artrie_verify: the index is sound, every row in it');
+
+# One key on 1M rows (sql/080_bad_input.sql has 200k): half from the bulk
+# build, half inserted one by one, with neighbours on both sides; then
+# VACUUM removes the entries of half of them.
+$node->safe_psql('postgres', q{
+	CREATE TABLE rep (id int, k text COLLATE "C");
+	INSERT INTO rep SELECT i, 'same' FROM generate_series(1, 500000) i;
+	INSERT INTO rep VALUES (0, 'sam'), (-1, 'samd'), (-2, 'samee'), (-3, 'samf');
+	CREATE INDEX rep_k ON rep USING artrie (k);
+	INSERT INTO rep SELECT i, 'same' FROM generate_series(500001, 1000000) i;
+	ANALYZE rep;
+});
+my $rep_idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
+like($node->safe_psql('postgres',
+		"$rep_idx EXPLAIN (COSTS OFF) SELECT count(*) FROM rep WHERE k = 'same'"),
+	qr/Index Only Scan using rep_k/, '1M duplicates: counted through the index');
+for my $pass ('1M duplicates', 'after VACUUM')
+{
+	my $n = $pass eq '1M duplicates' ? 1000000 : 500000;
+	is($node->safe_psql('postgres', "$rep_idx SELECT count(*) FROM rep WHERE k = 'same'"),
+		$n, "$pass: the count through the index");
+	is($node->safe_psql('postgres',
+			"$rep_idx SELECT string_agg(k, ',') FROM (SELECT k FROM rep "
+			  . "WHERE k > 'sam' ORDER BY k LIMIT 3) s; "
+			  . "SELECT string_agg(k, ',') FROM (SELECT k FROM rep "
+			  . "WHERE k < 'samf' ORDER BY k DESC LIMIT 3) s; "
+			  . "SELECT string_agg(k, ',') FROM rep WHERE k > 'same'"),
+		"samd,same,same
+samee,same,same
+samee,samf",
+		"$pass: the neighbours, past the run of one key both ways");
+	is($node->safe_psql('postgres',
+			"SELECT artrie_prefix_count('rep_k', 'same'), artrie_prefix_count('rep_k', 'samee')"),
+		($n + 1) . '|1', "$pass: artrie_prefix_count");
+	is($node->safe_psql('postgres',
+			"SELECT string_agg(c, ',') FROM artrie_complete('rep_k', 'sa') c; "
+			  . "SELECT string_agg(key || '/' || distance, ',') FROM artrie_fuzzy('rep_k', 'same', 0)"),
+		"sam,samd,same,samee,samf
+same/0", "$pass: each key once from artrie_complete and artrie_fuzzy");
+	is($node->psql('postgres', "SELECT artrie_verify('rep_k', true)"), 0,
+		"$pass: artrie_verify finds the index sound, every row in it");
+	$node->safe_psql('postgres',
+		"DELETE FROM rep WHERE k = 'same' AND id % 2 = 0; VACUUM rep")
+	  if $pass eq '1M duplicates';
+}
 
 $node->stop;
 done_testing();

@@ -9,7 +9,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
-our @EXPORT = qw(artrie_node crash_node artrie_files backends);
+our @EXPORT = qw(artrie_node crash_node artrie_files backends damage_pages);
 
 # The I/O backends every durability test runs on.
 sub backends { return ('io_uring', 'mmap'); }
@@ -81,6 +81,29 @@ sub artrie_files
 		closedir $dh;
 	}
 	return sort @files;
+}
+
+# Overwrite two bytes in the middle of every page of a kind (1 data, 3
+# meta) of an artrie file, as a stray write would; returns how many pages
+# it damaged.
+sub damage_pages
+{
+	my ($path, $kind) = @_;
+	open(my $fh, '+<:raw', $path) or die "open $path: $!";
+	my $size = -s $path;
+	my $n = 0;
+	for (my $off = 0; $off < $size; $off += 8192)
+	{
+		my $hdr;
+		sysseek($fh, $off, 0);
+		sysread($fh, $hdr, 32) == 32 or die "read: $!";
+		next unless unpack('v', substr($hdr, 20, 2)) == $kind;
+		sysseek($fh, $off + 4000, 0);
+		syswrite($fh, "\xAB\xCD") == 2 or die "write: $!";
+		$n++;
+	}
+	close $fh;
+	return $n;
 }
 
 1;

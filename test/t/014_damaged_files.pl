@@ -1,0 +1,191 @@
+# Damaged artrie files (issue 9, item 3): garbage over the data pages, a
+# file cut short, a file that is missing, both meta pages garbled.  Each
+# is found after a crash whose journal still holds committed rows of the
+# damaged index and of a healthy one.  Queries through the damaged index
+# get an ERROR that names the index and the file (and the page, where one
+# is to blame) with a hint to REINDEX; the server never crashes: the io
+# worker keeps running, its recovery and sweep go on, and a session that
+# uses a healthy index meanwhile keeps getting right answers, including
+# the journaled rows.  REINDEX repairs the index: every committed row is
+# there again.  Then a file removed under a running server, and DROP INDEX
+# of an index whose file is missing.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use ArtrieTest;
+use PagerTest;
+
+my $idx = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
+my $seq = 'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
+  . 'SET enable_bitmapscan = off;';
+
+# A query over every key of a table, and one over the rows of a prefix.
+sub probe
+{
+	my ($table, $prefix) = @_;
+	return "SELECT count(*), sum(hashtext(t)) FROM $table WHERE t > ''; "
+	  . "SELECT count(*) FROM $table WHERE t ^@ '$prefix'";
+}
+
+# The server log written since an offset.
+sub log_since
+{
+	my ($node, $offset) = @_;
+	return slurp_file($node->logfile, $offset);
+}
+
+# The absolute path of an index's artrie file.
+sub file_of
+{
+	my ($node, $index) = @_;
+	return $node->data_dir . '/'
+	  . $node->safe_psql('postgres', "SELECT artrie_stats('$index')->>'file'");
+}
+
+# The damage done to the file, and the error it must give.
+my %damage = (
+	garbage => sub { cmp_ok(damage_pages($_[0], 1), '>', 0, 'garbage over the data pages') },
+	truncated => sub { ok(truncate($_[0], 4 * 8192), 'the file cut to 4 pages') },
+	missing => sub { ok(unlink($_[0]), 'the file removed') },
+	meta => sub { is(damage_pages($_[0], 3), 2, 'both meta pages garbled') });
+my %error = (
+	garbage => qr/ERROR:  index "wi" is corrupted: page \d+ of file "(artrie\/\d+\/\d+\.\d+)"\nDETAIL:  checksum mismatch/,
+	truncated => qr/ERROR:  index "wi" is corrupted: page \d+ of file "(artrie\/\d+\/\d+\.\d+)"\nDETAIL:  .*lies past the end of the file/,
+	missing => qr/ERROR:  file "(artrie\/\d+\/\d+\.\d+)" of index "wi" is missing/,
+	meta => qr/ERROR:  index "wi" is corrupted: file "(artrie\/\d+\/\d+\.\d+)" has no valid meta page/);
+
+for my $backend (backends())
+{
+	my $node = artrie_node("damage_$backend", $backend, 'artrie.buffer_pool_size = 4MB');
+	$node->safe_psql('postgres', q{
+		CREATE TABLE w (t text COLLATE "C");
+		INSERT INTO w SELECT md5(i::text) FROM generate_series(1, 20000) i;
+		CREATE INDEX wi ON w USING artrie (t);
+		CREATE TABLE h (t text COLLATE "C");
+		INSERT INTO h SELECT 'h' || md5(i::text) FROM generate_series(1, 20000) i;
+		CREATE INDEX hi ON h USING artrie (t);
+	});
+	like($node->safe_psql('postgres', "$idx EXPLAIN (COSTS OFF) " . (split /;/, probe('h', 'x'))[0]),
+		qr/Index Only Scan using hi/, "$backend: the probe goes through the index");
+
+	for my $case ('garbage', 'truncated', 'missing', 'meta')
+	{
+		my $label = "$backend, $case";
+
+		# Rows committed after the last checkpoint live in the journal only.
+		$node->safe_psql('postgres', qq{
+			SELECT artrie_checkpoint();
+			INSERT INTO w SELECT '$case-' || i FROM generate_series(1, 300) i;
+			INSERT INTO h SELECT '$case-' || i FROM generate_series(1, 300) i;
+		});
+		my $want_w = $node->safe_psql('postgres', "$seq " . probe('w', "$case-"));
+		my $want_h = $node->safe_psql('postgres', "$seq " . probe('h', "$case-"));
+		like($want_h, qr/\n300$/, "$label: 300 new rows");
+		my $path = file_of($node, 'wi');
+		crash_node($node);
+		$damage{$case}->($path);
+		my $logpos = -s $node->logfile;
+		$node->start;
+		my $worker = worker_pid($node);
+		like($worker, qr/^\d+$/, "$label: the io worker runs");
+
+		# A session on the healthy index, before, between and after the
+		# errors of the damaged one.
+		my $bg = $node->background_psql('postgres', on_error_stop => 0);
+		$bg->query_safe($idx);
+		is($bg->query_safe(probe('h', "$case-")), $want_h,
+			"$label: the healthy index answers, its journaled rows replayed");
+
+		my ($ret, $out, $err) = $node->psql('postgres', $idx . probe('w', "$case-"));
+		isnt($ret, 0, "$label: a query through the damaged index fails");
+		like($err, $error{$case}, "$label: the error names the index and the file");
+		my ($named) = $err =~ $error{$case};
+		is($node->data_dir . "/$named", $path, "$label: the file named is the index's");
+		like($err, qr/\nHINT:  REINDEX the index\./, "$label: and asks for REINDEX");
+
+		# The healthy session hits the error itself and goes on.
+		$bg->query(probe('w', "$case-"));
+		like($bg->{stderr}, $error{$case}, "$label: the other session gets the error too");
+		$bg->{stderr} = '';
+		is($bg->query_safe(probe('h', "$case-")), $want_h,
+			"$label: and still gets right answers from the healthy index");
+
+		# The io worker lived through it, and checkpoints and sweeps.
+		is($node->psql('postgres', 'SELECT artrie_checkpoint()'), 0,
+			"$label: a checkpoint (and the sweep) succeeds");
+		is(worker_pid($node), $worker, "$label: the io worker did not restart");
+
+		# REINDEX repairs; every committed row is found through the index.
+		$node->safe_psql('postgres', 'REINDEX INDEX wi');
+		is($node->safe_psql('postgres', $idx . probe('w', "$case-")), $want_w,
+			"$label: after REINDEX the index has every committed row");
+		is($bg->query_safe(probe('w', "$case-")), $want_w,
+			"$label: the other session sees the rebuilt index");
+		for (1 .. 50)
+		{
+			last unless -e $path;
+			$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+			select(undef, undef, undef, 0.1);
+		}
+		ok(!-e $path, "$label: the damaged file is removed");
+		$bg->quit;
+
+		my $log = log_since($node, $logpos);
+		unlike($log, qr/PANIC|terminated by signal|was terminated|server process .* exited/,
+			"$label: no process crashed");
+		my ($applied, $failed) = $log =~ /artrie journal: replayed (\d+) of \d+ records \((\d+) failed/;
+		cmp_ok($applied // 0, '>=', 300, "$label: recovery replayed the healthy index's records");
+		is($failed, $case eq 'missing' ? 0 : 300,
+			"$label: and counted the damaged file's as failed (a missing file's are skipped)");
+		my $tries = () = $log =~ /could not replay the record/g;
+		is($tries, $case eq 'garbage' ? 300 : $case eq 'missing' ? 0 : 1,
+			"$label: a file that cannot be opened is tried once a run, a damaged page once a record");
+	}
+
+	# A file removed while the server runs: queries give right answers or
+	# an error naming the file, never a crash; so does a checkpoint (the io
+	# worker may still hold the file open, or not); the server shuts down;
+	# after a restart the missing-file error; REINDEX repairs.
+	my $named = $node->safe_psql('postgres', "SELECT artrie_stats('wi')->>'file'");
+	my $path = $node->data_dir . "/$named";
+	my $logpos = -s $node->logfile;
+	ok(unlink($path), "$backend: the file removed under the running server");
+	my ($ret, $out, $err);
+	for my $i (1 .. 2)
+	{
+		$node->safe_psql('postgres', "INSERT INTO w VALUES ('live-$i')");
+		($ret, $out, $err) = $node->psql('postgres', $idx . probe('w', 'x'));
+		ok(($ret == 0 && $out eq $node->safe_psql('postgres', "$seq " . probe('w', 'x')))
+			  || $err =~ /ERROR:  .*"\Q$named\E"/,
+			"$backend: a new session gets a right answer or an error naming the file ($i)");
+	}
+	($ret, $out, $err) = $node->psql('postgres', 'SELECT artrie_checkpoint()');
+	ok($ret == 0 || $err =~ /ERROR:  .*"\Q$named\E"/,
+		"$backend: a checkpoint succeeds or names the file");
+	$node->restart;
+	($ret, $out, $err) = $node->psql('postgres', $idx . probe('w', 'x'));
+	like($err, $error{missing}, "$backend: after a restart the missing file is an error");
+	like($err, qr/\nHINT:  REINDEX the index\./, "$backend: with the REINDEX hint");
+	$node->safe_psql('postgres', 'REINDEX INDEX wi');
+	is($node->safe_psql('postgres', $idx . probe('w', 'x')),
+		$node->safe_psql('postgres', "$seq " . probe('w', 'x')),
+		"$backend: REINDEX repairs it");
+	unlike(log_since($node, $logpos), qr/PANIC|terminated by signal|was terminated/,
+		"$backend: no process crashed");
+
+	# DROP, the other way out, works on an index whose file is missing.
+	$path = file_of($node, 'wi');
+	$node->stop;
+	unlink($path) or die "unlink $path: $!";
+	$node->start;
+	is($node->psql('postgres', 'DROP INDEX wi'), 0, "$backend: DROP INDEX of a missing file");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM w WHERE t ^@ 'garbage-'"), '300',
+		"$backend: the table answers without the index");
+	$node->stop;
+}
+
+done_testing();
