@@ -500,6 +500,7 @@ else
 		measure_index "$ds" artrie-mmap
 	done
 	measure_writes artrie-mmap
+	measure_writes btree-C-mmap-phase
 fi
 
 emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
