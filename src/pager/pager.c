@@ -109,6 +109,7 @@ pager_shmem_size(void)
 	size = add_size(size, add_size(mul_size(n, ART_PAGE_SIZE), 4096));
 	size = add_size(size, MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot))));
 	size = add_size(size, PAGER_DSA_PLACE);
+	size = add_size(size, pager_hold_shmem_size());
 	return size;
 }
 
@@ -205,6 +206,8 @@ pager_shmem_startup(void)
 		pager_shared->files = (PagerFileSlot *) p;
 		p += MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot)));
 		pager_shared->dsa_place = p;
+		p += PAGER_DSA_PLACE;
+		pager_hold_shmem_init(p);
 
 		pager_shared->nframes = n;
 		pager_shared->max_files = pager_max_files;
@@ -326,6 +329,10 @@ pager_release_all(void)
 static void
 pager_xact_callback(XactEvent event, void *arg)
 {
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+		pager_hold_release_all();
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 		pager_release_all();
 	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||

@@ -13,6 +13,11 @@
  * it changed they seek again from the last entry returned.  So every call
  * returns exactly the next entry of the trie as it is at that call.
  *
+ * A cursor set to whole batches (art_cursor_set_batched) skips that check:
+ * it returns each batch as it was read, and seeks again only when the
+ * batch is used up.  Each batch is then the trie's content of its range at
+ * the time it was read.
+ *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
@@ -40,6 +45,7 @@ struct ArtCursor
 	bool		batch_ends;		/* nothing follows the batch */
 	uint64_t	version;		/* of the trie when the batch was read */
 	int			batch_max;		/* entries the next fetch may take */
+	bool		batched;		/* return batches without version checks */
 	bool		done;
 };
 
@@ -108,6 +114,21 @@ art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 	if (key == NULL)
 		return ART_OK;
 	return buf_set(cursor->t, &cursor->start, key, len);
+}
+
+/* Return whole batches as read, without checking the version per call. */
+void
+art_cursor_set_batched(ArtCursor *cursor, bool batched)
+{
+	cursor->batched = batched;
+}
+
+/* Whether the next call is answered from the batch, without a fetch. */
+bool
+art_cursor_buffered(const ArtCursor *cursor)
+{
+	return cursor->done || cursor->ibatch < cursor->nbatch ||
+		(cursor->batch_ends && cursor->ibatch > 0 && cursor->batched);
 }
 
 /* Set or clear the bound. */
@@ -287,7 +308,9 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 
 	if (c->done)
 		return ART_NOT_FOUND;
-	if (c->ibatch > 0)
+	if (c->ibatch > 0 && c->batched)
+		valid = true;
+	else if (c->ibatch > 0)
 	{
 		st = batch_valid(c, &valid);
 		if (st != ART_OK)
