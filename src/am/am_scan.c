@@ -92,7 +92,10 @@ typedef struct ArtrieScanOpaqueData
 	uint8	   *last;			/* the last entry returned */
 	Size		lastlen;
 	Size		lastcap;
-	bool		haveLast;		/* last is in segs[cur] */
+	bool		haveLast;		/* entry (or a copy in last) is in segs[cur] */
+	const uint8 *entry;			/* the last entry returned, in the cursor's
+								 * memory until its next call */
+	Size		entrylen;
 	bool		lastIsNull;		/* last came from the NULL trie */
 } ArtrieScanOpaqueData;
 
@@ -518,7 +521,7 @@ am_scan_close_cursor(ArtrieScanOpaque so)
 }
 
 /*
- * Step to the next entry in the scan direction; it is left in so->last.
+ * Step to the next entry in the scan direction; it is left in so->entry.
  */
 static bool
 am_scan_next(IndexScanDesc scan, bool forward)
@@ -535,7 +538,22 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		so->haveLast = false;
 	}
 	else if (so->cursor != NULL && so->cursorForward != forward)
+	{
+		/* reopen past the last entry: keep a copy of it */
+		if (so->haveLast)
+		{
+			if (so->entrylen > so->lastcap)
+			{
+				so->lastcap = Max(so->entrylen, 2 * so->lastcap);
+				if (so->last)
+					pfree(so->last);
+				so->last = palloc(so->lastcap);
+			}
+			memcpy(so->last, so->entry, so->entrylen);
+			so->lastlen = so->entrylen;
+		}
 		am_scan_close_cursor(so);
+	}
 
 	if (forward && so->cur < 0)
 		so->cur = 0;
@@ -556,15 +574,8 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		status = art_cursor_next(so->cursor, &entry, &len);
 		if (status == ART_OK)
 		{
-			if (len > so->lastcap)
-			{
-				so->lastcap = Max(len, 2 * so->lastcap);
-				if (so->last)
-					pfree(so->last);
-				so->last = palloc(so->lastcap);
-			}
-			memcpy(so->last, entry, len);
-			so->lastlen = len;
+			so->entry = entry;
+			so->entrylen = len;
 			so->haveLast = true;
 			so->lastIsNull = so->segs[so->cur].nulls;
 			found = true;
@@ -577,6 +588,8 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		so->haveLast = false;
 		so->cur += step;
 	}
+	if (!found && so->hold >= 0)
+		pager_hold_clear(so->hold);
 	MemoryContextSwitchTo(oldcxt);
 	return found;
 }
@@ -678,7 +691,7 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 	if (!am_scan_next(scan, !ScanDirectionIsBackward(dir)))
 		return false;
 
-	am_entry_tid(so->last, so->lastlen, &scan->xs_heaptid);
+	am_entry_tid(so->entry, so->entrylen, &scan->xs_heaptid);
 	scan->xs_recheck = so->recheck;
 
 	if (scan->xs_want_itup)
@@ -696,8 +709,8 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 			scan->xs_hitup = so->nullTup;
 		}
 		else
-			scan->xs_hitup = am_form_key_tuple(so, scan->xs_hitupdesc, so->last,
-											   so->lastlen - 1 - ARTRIE_TID_LEN);
+			scan->xs_hitup = am_form_key_tuple(so, scan->xs_hitupdesc, so->entry,
+											   so->entrylen - 1 - ARTRIE_TID_LEN);
 	}
 	return true;
 }
@@ -715,7 +728,7 @@ artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		ItemPointerData tid;
 
-		am_entry_tid(so->last, so->lastlen, &tid);
+		am_entry_tid(so->entry, so->entrylen, &tid);
 		tbm_add_tuples(tbm, &tid, 1, so->recheck);
 		if ((++ntids & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();

@@ -38,7 +38,9 @@
 
 #include "access/twophase.h"
 #include "miscadmin.h"
+#include "storage/latch.h"
 #include "storage/proc.h"
+#include "utils/wait_event.h"
 #include "utils/memutils.h"
 
 /* This process's holds. */
@@ -138,19 +140,28 @@ pager_hold_refresh(int hold)
 }
 
 /*
- * A scan's end: its hold no longer keeps bulk deletes waiting.
+ * A scan that returns nothing more from a batch (at its end): its hold no
+ * longer keeps bulk deletes waiting until it reads a batch again.
  */
 void
-pager_hold_drop(int hold)
+pager_hold_clear(int hold)
 {
-	if (hold < 0 || hold >= local_nholds || !local_holds[hold].used)
-		return;
-	local_holds[hold].used = false;
-	if (local_holds[hold].epoch != 0)
+	if (hold >= 0 && hold < local_nholds && local_holds[hold].epoch != 0)
 	{
 		local_holds[hold].epoch = 0;
 		hold_publish();
 	}
+}
+
+/*
+ * A scan's end: give its hold back.
+ */
+void
+pager_hold_drop(int hold)
+{
+	pager_hold_clear(hold);
+	if (hold >= 0 && hold < local_nholds)
+		local_holds[hold].used = false;
 }
 
 /*
@@ -183,8 +194,10 @@ pager_hold_wait(void)
 		while ((held = pg_atomic_read_u64(&pager_shared->holds[i])) != 0 &&
 			   held < epoch)
 		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 1L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
 			CHECK_FOR_INTERRUPTS();
-			pg_usleep(1000L);
 		}
 	}
 }

@@ -37,6 +37,7 @@ struct ArtCursor
 	bool		has_last;
 	ArtBuf		last;			/* the last entry returned, once refetched */
 	ArtBuf		path;			/* the iterator's position */
+	ArtIter		it;				/* kept between fetches for its memory */
 	ArtBuf		batch;			/* entries fetched ahead, back to back */
 	size_t	   *ends;			/* end offset of each batch entry */
 	int			nbatch;
@@ -223,14 +224,16 @@ batch_add(ArtCursor *c, const ArtBuf *path)
 static ArtStatus
 fetch(ArtCursor *c)
 {
-	ArtIter		it;
+	ArtIter    *it = &c->it;
 	ArtStatus	st;
 	bool		found;
 
-	memset(&it, 0, sizeof(it));
-	it.t = c->t;
-	it.fwd = c->dir == ART_FORWARD;
-	it.out = &c->path;
+	it->t = c->t;
+	it->fwd = c->dir == ART_FORWARD;
+	it->out = &c->path;
+	it->stop = c->has_bound ? c->bound.data : NULL;
+	it->stoplen = c->bound.len;
+	it->stop_inclusive = c->bound_inclusive;
 	c->nbatch = c->ibatch = 0;
 	c->batch.len = 0;
 	c->batch_ends = false;
@@ -238,12 +241,12 @@ fetch(ArtCursor *c)
 	if (st != ART_OK)
 		return st;
 	if (c->has_last)
-		st = art_iter_seek(&it, c->last.data, c->last.len, false, false,
+		st = art_iter_seek(it, c->last.data, c->last.len, false, false,
 						   &found);
 	else
-		st = first_seek(c, &it, &found);
+		st = first_seek(c, it, &found);
 	if (st == ART_OK)
-		c->version = art_page_version(it.ps.refs[0].data);
+		c->version = art_page_version(it->ps.refs[0].data);
 	while (st == ART_OK)
 	{
 		if (!found || !in_range(c, c->path.data, c->path.len))
@@ -255,9 +258,9 @@ fetch(ArtCursor *c)
 		if (st != ART_OK || c->nbatch >= c->batch_max ||
 			c->batch.len >= BATCH_BYTES)
 			break;
-		st = art_iter_next(&it, &found);
+		st = art_iter_next(it, &found);
 	}
-	art_iter_end(&it);
+	art_iter_end(it);
 	if (c->batch_max < BATCH_ENTRIES)
 		c->batch_max *= 2;
 	return st;
@@ -349,6 +352,8 @@ art_cursor_close(ArtCursor *cursor)
 	art_buf_free(t, &cursor->last);
 	art_buf_free(t, &cursor->path);
 	art_buf_free(t, &cursor->batch);
+	if (cursor->it.t != NULL)
+		art_iter_free(&cursor->it);
 	art_free(t, cursor->ends);
 	art_free(t, cursor);
 }

@@ -33,24 +33,20 @@ push(ArtIter *it, uint16_t slot, ArtNode *node)
 			return st;
 		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
 	}
-	st = art_grow(it->t, (void **) &it->frames, &it->cap, it->nframes + 1,
-				  sizeof(ArtIterFrame));
-	if (st != ART_OK)
-		return st;
-	art_node_decode(rec, node);
+	if (it->nframes >= it->cap)
+	{
+		st = art_grow(it->t, (void **) &it->frames, &it->cap, it->nframes + 1,
+					  sizeof(ArtIterFrame));
+		if (st != ART_OK)
+			return st;
+	}
 	f = &it->frames[it->nframes++];
+	art_node_decode(rec, &f->node);
+	*node = f->node;
 	f->pidx = it->ps.n - 1;
-	f->slot = slot;
 	f->lastkey = -1;
 	f->outlen = it->out->len;
 	return ART_OK;
-}
-
-/* Decode the node of a frame. */
-static void
-frame_node(ArtIter *it, ArtIterFrame *f, ArtNode *node)
-{
-	art_node_decode(art_rec(it->ps.refs[f->pidx].data, f->slot), node);
 }
 
 /* Pop the top frame, releasing the pages only it used. */
@@ -67,7 +63,29 @@ pop(ArtIter *it)
 	}
 }
 
-/* Enter child slot under key byte k of the top frame. */
+/*
+ * Whether every entry beginning with the current path lies past the stop
+ * bound (forward only): then the iteration is over.
+ */
+static bool
+past_stop(const ArtIter *it)
+{
+	const ArtBuf *o = it->out;
+	size_t		n = o->len < it->stoplen ? o->len : it->stoplen;
+	int			c = n ? memcmp(o->data, it->stop, n) : 0;
+
+	if (c != 0)
+		return c > 0;
+	if (o->len < it->stoplen)
+		return false;
+	return o->len > it->stoplen || !it->stop_inclusive;
+}
+
+/*
+ * Enter child slot under key byte k of the top frame; with a stop bound,
+ * only if something there may lie before it (else it->past is set and
+ * node is left alone).
+ */
 static ArtStatus
 enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
 {
@@ -77,12 +95,20 @@ enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
 	f->lastkey = k;
 	it->out->len = f->outlen;
 	st = art_buf_append(it->t, it->out, &k, 1);
+	if (st == ART_OK && it->stop != NULL && it->fwd && past_stop(it))
+	{
+		/* not even the child's page is needed */
+		it->past = true;
+		return ART_OK;
+	}
 	if (st == ART_OK)
 		st = push(it, slot, node);
 	if (st == ART_OK)
 		st = art_buf_append(it->t, it->out, node->prefix, node->plen);
 	if (st == ART_OK)
 		it->frames[it->nframes - 1].outlen = it->out->len;
+	if (st == ART_OK && it->stop != NULL && it->fwd && past_stop(it))
+		it->past = true;
 	return st;
 }
 
@@ -100,6 +126,11 @@ extreme(ArtIter *it, ArtNode *node, bool *found)
 		uint16_t	slot;
 		ArtStatus	st;
 
+		if (it->past)
+		{
+			*found = false;
+			return ART_OK;
+		}
 		if (it->fwd && node->terminal)
 		{
 			*found = true;
@@ -124,14 +155,13 @@ static ArtStatus
 advance(ArtIter *it, bool *found)
 {
 	*found = false;
-	while (it->nframes > 0)
+	while (it->nframes > 0 && !it->past)
 	{
 		ArtIterFrame *f = &it->frames[it->nframes - 1];
-		ArtNode		node;
+		ArtNode		node = f->node;
 		uint8_t		k;
 		uint16_t	slot;
 
-		frame_node(it, f, &node);
 		if (it->fwd)
 		{
 			if (art_node_next(&node, f->lastkey, &k, &slot))
@@ -254,9 +284,19 @@ art_iter_next(ArtIter *it, bool *found)
 	return advance(it, found);
 }
 
-/* Release every page and the frames. */
+/* Release every page; the iterator's memory stays for another seek. */
 void
 art_iter_end(ArtIter *it)
+{
+	while (it->ps.n > 0)
+		art_pin_pop(it->t, &it->ps);
+	it->nframes = 0;
+	it->past = false;
+}
+
+/* Free the iterator's memory (its pages are released). */
+void
+art_iter_free(ArtIter *it)
 {
 	art_pin_release_all(it->t, &it->ps);
 	art_free(it->t, it->frames);
