@@ -34,6 +34,8 @@ BENCH_ERR=$ARTRIE_TMP/psql.err
 : >"$BENCH_ERR"
 [ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
 
+# (a kept build tree would keep objects older than the headers they use)
+rm -rf "$ARTRIE_TMP/src"
 bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
 
 if [ -f "$PGDATA/PG_VERSION" ]; then

@@ -249,7 +249,10 @@ fetch(ArtCursor *c)
 		c->version = art_page_version(it->ps.refs[0].data);
 	while (st == ART_OK)
 	{
-		if (!found || !in_range(c, c->path.data, c->path.len))
+		/* past the first entry, the iterator itself stops at the bound */
+		if (!found ||
+			(c->nbatch == 0 || !it->fwd || c->has_prefix ?
+			 !in_range(c, c->path.data, c->path.len) : false))
 		{
 			c->batch_ends = true;
 			break;

@@ -278,6 +278,7 @@ typedef struct ArtIterFrame
 								 * entry (before its children), 256: after
 								 * them */
 	size_t		outlen;			/* path length at the end of the prefix */
+	bool		below;			/* the path sorts below the stop bound */
 } ArtIterFrame;
 
 typedef struct ArtIter
@@ -294,6 +295,7 @@ typedef struct ArtIter
 	size_t		stoplen;
 	bool		stop_inclusive;
 	bool		past;			/* the rest lies past stop */
+	bool		stepping;		/* art_iter_next was called since the seek */
 } ArtIter;
 
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,

@@ -15,6 +15,23 @@
  */
 #include "trie_internal.h"
 
+/*
+ * Ask the CPU for a whole page at once.  An iterator stepping through a
+ * page visits most of its records, in an order the hardware cannot
+ * predict, each behind two dependent loads (slot, then record); loading
+ * the page's lines in parallel first turns those into cache hits.
+ */
+static inline void
+prefetch_page(const uint8_t *page)
+{
+#if defined(__GNUC__)
+	for (size_t off = 0; off < ART_PAGE_SIZE; off += 64)
+		__builtin_prefetch(page + off);
+#else
+	(void) page;
+#endif
+}
+
 /* Push a frame for the node at slot of the top page (following a stub). */
 static ArtStatus
 push(ArtIter *it, uint16_t slot, ArtNode *node)
@@ -31,6 +48,8 @@ push(ArtIter *it, uint16_t slot, ArtNode *node)
 		st = art_pin_push(it->t, &it->ps, pg, ART_LOCK_SHARE);
 		if (st != ART_OK)
 			return st;
+		if (it->stepping)
+			prefetch_page(it->ps.refs[it->ps.n - 1].data);
 		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
 	}
 	if (it->nframes >= it->cap)
@@ -46,6 +65,7 @@ push(ArtIter *it, uint16_t slot, ArtNode *node)
 	f->pidx = it->ps.n - 1;
 	f->lastkey = -1;
 	f->outlen = it->out->len;
+	f->below = false;
 	return ART_OK;
 }
 
@@ -64,21 +84,23 @@ pop(ArtIter *it)
 }
 
 /*
- * Whether every entry beginning with the current path lies past the stop
- * bound (forward only): then the iteration is over.
+ * The current path against the stop bound (forward only): 1 if every
+ * entry beginning with it lies past the bound (the iteration is over), -1
+ * if every such entry lies before it (the path sorts below the bound at a
+ * byte it has), 0 if that depends on the bytes that follow.
  */
-static bool
-past_stop(const ArtIter *it)
+static int
+stop_cmp(const ArtIter *it)
 {
 	const ArtBuf *o = it->out;
 	size_t		n = o->len < it->stoplen ? o->len : it->stoplen;
 	int			c = n ? memcmp(o->data, it->stop, n) : 0;
 
 	if (c != 0)
-		return c > 0;
+		return c > 0 ? 1 : -1;
 	if (o->len < it->stoplen)
-		return false;
-	return o->len > it->stoplen || !it->stop_inclusive;
+		return 0;
+	return o->len > it->stoplen || !it->stop_inclusive ? 1 : 0;
 }
 
 /*
@@ -92,24 +114,34 @@ enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
 	ArtIterFrame *f = &it->frames[it->nframes - 1];
 	ArtStatus	st;
 
+	int			cmp = -1;		/* below the stop bound, or none */
+
 	f->lastkey = k;
 	it->out->len = f->outlen;
 	st = art_buf_append(it->t, it->out, &k, 1);
-	if (st == ART_OK && it->stop != NULL && it->fwd && past_stop(it))
+	if (st != ART_OK)
+		return st;
+	if (it->stop != NULL && it->fwd && !f->below)
+		cmp = stop_cmp(it);
+	if (cmp > 0)
 	{
 		/* not even the child's page is needed */
 		it->past = true;
 		return ART_OK;
 	}
-	if (st == ART_OK)
-		st = push(it, slot, node);
+	st = push(it, slot, node);
 	if (st == ART_OK)
 		st = art_buf_append(it->t, it->out, node->prefix, node->plen);
-	if (st == ART_OK)
-		it->frames[it->nframes - 1].outlen = it->out->len;
-	if (st == ART_OK && it->stop != NULL && it->fwd && past_stop(it))
+	if (st != ART_OK)
+		return st;
+	f = &it->frames[it->nframes - 1];
+	f->outlen = it->out->len;
+	if (cmp == 0)
+		cmp = stop_cmp(it);
+	if (cmp > 0)
 		it->past = true;
-	return st;
+	f->below = cmp < 0;
+	return ART_OK;
 }
 
 /*
@@ -281,6 +313,7 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 ArtStatus
 art_iter_next(ArtIter *it, bool *found)
 {
+	it->stepping = true;
 	return advance(it, found);
 }
 
@@ -292,6 +325,7 @@ art_iter_end(ArtIter *it)
 		art_pin_pop(it->t, &it->ps);
 	it->nframes = 0;
 	it->past = false;
+	it->stepping = false;
 }
 
 /* Free the iterator's memory (its pages are released). */
