@@ -277,6 +277,8 @@ typedef struct ArtIterFrame
 	int			lastkey;		/* child being visited; -1: the node's own
 								 * entry (before its children), 256: after
 								 * them */
+	int			lastidx;		/* N4/N16 forward: lastkey's index in the
+								 * node's key list, or -1 when unknown */
 	size_t		outlen;			/* path length at the end of the prefix */
 	bool		below;			/* the path sorts below the stop bound */
 } ArtIterFrame;

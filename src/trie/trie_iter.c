@@ -32,9 +32,12 @@ prefetch_page(const uint8_t *page)
 #endif
 }
 
-/* Push a frame for the node at slot of the top page (following a stub). */
+/*
+ * Push a frame for the node at slot of the top page (following a stub);
+ * the node is decoded into the frame.
+ */
 static ArtStatus
-push(ArtIter *it, uint16_t slot, ArtNode *node)
+push(ArtIter *it, uint16_t slot)
 {
 	uint8_t    *rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
 	ArtStatus	st;
@@ -61,9 +64,9 @@ push(ArtIter *it, uint16_t slot, ArtNode *node)
 	}
 	f = &it->frames[it->nframes++];
 	art_node_decode(rec, &f->node);
-	*node = f->node;
 	f->pidx = it->ps.n - 1;
 	f->lastkey = -1;
+	f->lastidx = -1;
 	f->outlen = it->out->len;
 	f->below = false;
 	return ART_OK;
@@ -105,15 +108,14 @@ stop_cmp(const ArtIter *it)
 
 /*
  * Enter child slot under key byte k of the top frame; with a stop bound,
- * only if something there may lie before it (else it->past is set and
- * node is left alone).
+ * only if something there may lie before it (else it->past is set and no
+ * frame is pushed).
  */
 static ArtStatus
-enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
+enter(ArtIter *it, uint8_t k, uint16_t slot)
 {
 	ArtIterFrame *f = &it->frames[it->nframes - 1];
 	ArtStatus	st;
-
 	int			cmp = -1;		/* below the stop bound, or none */
 
 	f->lastkey = k;
@@ -129,12 +131,13 @@ enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
 		it->past = true;
 		return ART_OK;
 	}
-	st = push(it, slot, node);
-	if (st == ART_OK)
-		st = art_buf_append(it->t, it->out, node->prefix, node->plen);
+	st = push(it, slot);
 	if (st != ART_OK)
 		return st;
 	f = &it->frames[it->nframes - 1];
+	st = art_buf_append(it->t, it->out, f->node.prefix, f->node.plen);
+	if (st != ART_OK)
+		return st;
 	f->outlen = it->out->len;
 	if (cmp == 0)
 		cmp = stop_cmp(it);
@@ -149,11 +152,12 @@ enter(ArtIter *it, uint8_t k, uint16_t slot, ArtNode *node)
  * or last entry of its subtree.
  */
 static ArtStatus
-extreme(ArtIter *it, ArtNode *node, bool *found)
+extreme(ArtIter *it, bool *found)
 {
 	for (;;)
 	{
 		ArtIterFrame *f = &it->frames[it->nframes - 1];
+		const ArtNode *node = &f->node;
 		uint8_t		k;
 		uint16_t	slot;
 		ArtStatus	st;
@@ -168,15 +172,21 @@ extreme(ArtIter *it, ArtNode *node, bool *found)
 			*found = true;
 			return ART_OK;
 		}
-		if (it->fwd ? !art_node_next(node, -1, &k, &slot) :
-			!art_node_prev(node, 256, &k, &slot))
+		if (it->fwd && node->kind <= ART_NODE_16 && node->n > 0)
+		{
+			k = node->body[0];
+			slot = art_get16(node->body + node->n);
+			f->lastidx = 0;
+		}
+		else if (it->fwd ? !art_node_next(node, -1, &k, &slot) :
+				 !art_node_prev(node, 256, &k, &slot))
 		{
 			/* a leaf; childless and not an entry only as the empty root */
 			f->lastkey = -1;
 			*found = node->terminal;
 			return ART_OK;
 		}
-		st = enter(it, k, slot, node);
+		st = enter(it, k, slot);
 		if (st != ART_OK)
 			return st;
 	}
@@ -190,28 +200,44 @@ advance(ArtIter *it, bool *found)
 	while (it->nframes > 0 && !it->past)
 	{
 		ArtIterFrame *f = &it->frames[it->nframes - 1];
-		ArtNode		node = f->node;
+		const ArtNode *node = &f->node;
 		uint8_t		k;
 		uint16_t	slot;
 
-		if (it->fwd)
+		if (it->fwd && node->kind <= ART_NODE_16 && f->lastidx >= 0)
 		{
-			if (art_node_next(&node, f->lastkey, &k, &slot))
-			{
-				ArtStatus	st = enter(it, k, slot, &node);
+			/* a sorted list whose position is known: the next one */
+			int			i = f->lastidx + 1;
 
-				return st != ART_OK ? st : extreme(it, &node, found);
+			if (i < node->n)
+			{
+				ArtStatus	st;
+
+				k = node->body[i];
+				slot = art_get16(node->body + node->n + 2 * i);
+				f->lastidx = i;
+				st = enter(it, k, slot);
+				return st != ART_OK ? st : extreme(it, found);
+			}
+		}
+		else if (it->fwd)
+		{
+			if (art_node_next(node, f->lastkey, &k, &slot))
+			{
+				ArtStatus	st = enter(it, k, slot);
+
+				return st != ART_OK ? st : extreme(it, found);
 			}
 		}
 		else if (f->lastkey >= 0)
 		{
-			if (art_node_prev(&node, f->lastkey, &k, &slot))
+			if (art_node_prev(node, f->lastkey, &k, &slot))
 			{
-				ArtStatus	st = enter(it, k, slot, &node);
+				ArtStatus	st = enter(it, k, slot);
 
-				return st != ART_OK ? st : extreme(it, &node, found);
+				return st != ART_OK ? st : extreme(it, found);
 			}
-			if (node.terminal)
+			if (node->terminal)
 			{
 				f->lastkey = -1;
 				it->out->len = f->outlen;
@@ -247,46 +273,47 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 		return st;
 	for (;;)
 	{
-		ArtNode		node;
+		const ArtNode *node;
 		ArtIterFrame *f;
 		size_t		m = 0;
 		uint16_t	child;
 
-		st = push(it, slot, &node);
+		st = push(it, slot);
 		if (st != ART_OK)
 			return st;
 		f = &it->frames[it->nframes - 1];
+		node = &f->node;
 		if (key == NULL)
 		{
-			st = art_buf_append(it->t, it->out, node.prefix, node.plen);
+			st = art_buf_append(it->t, it->out, node->prefix, node->plen);
 			f->outlen = it->out->len;
-			return st != ART_OK ? st : extreme(it, &node, found);
+			return st != ART_OK ? st : extreme(it, found);
 		}
-		while (m < node.plen && d + m < len && key[d + m] == node.prefix[m])
+		while (m < node->plen && d + m < len && key[d + m] == node->prefix[m])
 			m++;
-		if (m < node.plen)
+		if (m < node->plen)
 		{
 			/* does the whole subtree sort after key? */
 			bool		above = d + m == len ? !upper_inf :
-				key[d + m] < node.prefix[m];
+				key[d + m] < node->prefix[m];
 
 			if (above == it->fwd)
 			{
-				st = art_buf_append(it->t, it->out, node.prefix, node.plen);
+				st = art_buf_append(it->t, it->out, node->prefix, node->plen);
 				f->outlen = it->out->len;
-				return st != ART_OK ? st : extreme(it, &node, found);
+				return st != ART_OK ? st : extreme(it, found);
 			}
 			pop(it);
 			return advance(it, found);
 		}
-		st = art_buf_append(it->t, it->out, node.prefix, node.plen);
+		st = art_buf_append(it->t, it->out, node->prefix, node->plen);
 		if (st != ART_OK)
 			return st;
 		f->outlen = it->out->len;
-		d += node.plen;
+		d += node->plen;
 		if (d == len)
 		{
-			if (node.terminal && inclusive && !(upper_inf && !it->fwd))
+			if (node->terminal && inclusive && !(upper_inf && !it->fwd))
 			{
 				*found = true;
 				return ART_OK;
@@ -298,7 +325,7 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 			return advance(it, found);
 		}
 		f->lastkey = key[d];
-		child = art_node_find(&node, key[d]);
+		child = art_node_find(node, key[d]);
 		if (child == 0)
 			return advance(it, found);
 		st = art_buf_append(it->t, it->out, &key[d], 1);
