@@ -53,19 +53,31 @@ sub run_until
 	return;
 }
 
-# VACUUM in the background; returns once it finished or waits for a hold.
+# VACUUM in the background; returns once it finished, or once it has
+# been waiting in its index phase for a while (a wait for the io worker's
+# flush is brief; a wait for a scan hold lasts until the scan moves on).
 sub start_vacuum
 {
 	my $v = session();
+	my $waiting = 0;
 	$v->{in} .= "VACUUM h;\nSELECT 'vacuumed';\n";
 	$v->{h}->pump_nb;
 	for (1 .. 600)
 	{
 		$v->{h}->pump_nb;
 		last if $v->{out} =~ /vacuumed/;
-		last if $node->safe_psql('postgres', q{
-			SELECT count(*) FROM pg_stat_activity
-			WHERE query = 'VACUUM h;' AND wait_event_type = 'Extension'}) eq '1';
+		if ($node->safe_psql('postgres', q{
+			SELECT count(*) FROM pg_stat_activity a
+				JOIN pg_stat_progress_vacuum p USING (pid)
+			WHERE a.query = 'VACUUM h;' AND a.wait_event_type = 'Extension'
+				AND p.phase = 'vacuuming indexes'}) eq '1')
+		{
+			last if ++$waiting >= 10;
+		}
+		else
+		{
+			$waiting = 0;
+		}
 		select(undef, undef, undef, 0.1);
 	}
 	return $v;
