@@ -24,6 +24,23 @@
  * scan direction changes, reopens the cursor strictly past that entry in
  * the new direction.
  *
+ * The cursor returns whole batches (art_cursor_set_batched), as btree
+ * returns the items it copied from a leaf page: each batch is the trie's
+ * content of its range when it was read, under one set of page locks.
+ * That gives an MVCC scan every entry it may need: an entry inserted
+ * after the scan started belongs to a tuple its snapshot cannot see, and
+ * an entry removed since the batch was read belongs to a tuple dead to
+ * every snapshot, whose TID the heap can reuse only after VACUUM's bulk
+ * delete returns; a tuple stored later at that TID is again invisible to
+ * the snapshot.  Two kinds of scan need more, as btree keeps its leaf
+ * page pinned for them: an index-only scan takes the key from the entry
+ * and may skip the heap (the visibility map may call the page all-visible
+ * once the TID is unused), and a scan under a non-MVCC snapshot may see a
+ * tuple stored later at a reused TID.  Those take a scan hold (see
+ * pager_hold.c): the bulk delete waits until they have used up every
+ * batch read before its deletions.  Bitmap scans collect every TID before
+ * the heap is read, as with any index, and need nothing more.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -35,6 +52,7 @@
 #include "nodes/tidbitmap.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "am/am.h"
 
@@ -58,7 +76,9 @@ typedef struct ArtrieScanOpaqueData
 	ArtrieIndex ai;
 	MemoryContext scanCxt;		/* lives as long as the scan */
 	MemoryContext keyCxt;		/* segments; reset at each rescan */
-	MemoryContext tupCxt;		/* the index-only tuple; reset per tuple */
+	HeapTuple	tup;			/* the index-only tuple, reused */
+	HeapTuple	nullTup;		/* the index-only tuple of a NULL */
+	Size		tupcap;			/* bytes allocated at tup */
 	ArtrieSegment *segs;
 	int			nsegs;
 	bool		recheck;		/* some qual was not applied exactly */
@@ -66,11 +86,16 @@ typedef struct ArtrieScanOpaqueData
 	bool		started;
 	int			cur;			/* current segment; may be -1 or nsegs */
 	ArtCursor  *cursor;			/* open on segs[cur], or NULL */
+	ArtCursor  *spare[2];		/* closed cursors kept for reuse: keys, NULLs */
+	int			hold;			/* scan hold (pager_hold.c), or -1 */
 	bool		cursorForward;	/* the scan direction it was opened for */
 	uint8	   *last;			/* the last entry returned */
 	Size		lastlen;
 	Size		lastcap;
-	bool		haveLast;		/* last is in segs[cur] */
+	bool		haveLast;		/* entry (or a copy in last) is in segs[cur] */
+	const uint8 *entry;			/* the last entry returned, in the cursor's
+								 * memory until its next call */
+	Size		entrylen;
 	bool		lastIsNull;		/* last came from the NULL trie */
 } ArtrieScanOpaqueData;
 
@@ -439,7 +464,16 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 	ArtTrie    *trie = seg->nulls ? &so->ai.nulls : &so->ai.keys;
 	bool		triefwd = (so->desc && !seg->nulls) ? !forward : forward;
 
-	am_check_status(art_cursor_open(trie, &so->cursor), index, "scanning");
+	if (so->spare[seg->nulls] != NULL)
+	{
+		so->cursor = so->spare[seg->nulls];
+		so->spare[seg->nulls] = NULL;
+	}
+	else
+	{
+		am_check_status(art_cursor_open(trie, &so->cursor), index, "scanning");
+		art_cursor_set_batched(so->cursor, true);
+	}
 	so->cursorForward = forward;
 	if (triefwd)
 	{
@@ -471,25 +505,31 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 	}
 }
 
-/* Close the scan's cursor, if open. */
+/* Close the scan's cursor, if open, keeping it for reuse. */
 static void
 am_scan_close_cursor(ArtrieScanOpaque so)
 {
 	if (so->cursor != NULL)
 	{
-		art_cursor_close(so->cursor);
+		bool		nulls = so->segs[so->cur].nulls;
+
+		if (so->spare[nulls] != NULL)
+			art_cursor_close(so->spare[nulls]);
+		so->spare[nulls] = so->cursor;
 		so->cursor = NULL;
 	}
 }
 
 /*
- * Step to the next entry in the scan direction; it is left in so->last.
+ * Step to the next entry in the scan direction; it is left in so->entry.
  */
 static bool
 am_scan_next(IndexScanDesc scan, bool forward)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 	int			step = forward ? 1 : -1;
+	MemoryContext oldcxt = MemoryContextSwitchTo(so->scanCxt);
+	bool		found = false;
 
 	if (!so->started)
 	{
@@ -498,7 +538,22 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		so->haveLast = false;
 	}
 	else if (so->cursor != NULL && so->cursorForward != forward)
+	{
+		/* reopen past the last entry: keep a copy of it */
+		if (so->haveLast)
+		{
+			if (so->entrylen > so->lastcap)
+			{
+				so->lastcap = Max(so->entrylen, 2 * so->lastcap);
+				if (so->last)
+					pfree(so->last);
+				so->last = palloc(so->lastcap);
+			}
+			memcpy(so->last, so->entry, so->entrylen);
+			so->lastlen = so->entrylen;
+		}
 		am_scan_close_cursor(so);
+	}
 
 	if (forward && so->cur < 0)
 		so->cur = 0;
@@ -513,22 +568,18 @@ am_scan_next(IndexScanDesc scan, bool forward)
 
 		if (so->cursor == NULL)
 			am_scan_open_cursor(scan, forward);
+		if (so->hold >= 0 && !art_cursor_buffered(so->cursor))
+			pager_hold_refresh(so->hold);
 
 		status = art_cursor_next(so->cursor, &entry, &len);
 		if (status == ART_OK)
 		{
-			if (len > so->lastcap)
-			{
-				so->lastcap = Max(len, 2 * so->lastcap);
-				if (so->last)
-					pfree(so->last);
-				so->last = MemoryContextAlloc(so->scanCxt, so->lastcap);
-			}
-			memcpy(so->last, entry, len);
-			so->lastlen = len;
+			so->entry = entry;
+			so->entrylen = len;
 			so->haveLast = true;
 			so->lastIsNull = so->segs[so->cur].nulls;
-			return true;
+			found = true;
+			break;
 		}
 		if (status != ART_NOT_FOUND)
 			am_check_status(status, scan->indexRelation, "scanning");
@@ -537,7 +588,47 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		so->haveLast = false;
 		so->cur += step;
 	}
-	return false;
+	if (!found && so->hold >= 0)
+		pager_hold_clear(so->hold);
+	MemoryContextSwitchTo(oldcxt);
+	return found;
+}
+
+/*
+ * The index-only tuple for a key: one text attribute, built in a buffer
+ * the scan reuses (the executor copies the value out before the next
+ * call), as heap_form_tuple would build it.
+ */
+static HeapTuple
+am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
+				  Size keylen)
+{
+	Size		hoff = MAXALIGN(SizeofHeapTupleHeader);
+	Size		len = hoff + VARHDRSZ + keylen;
+	HeapTupleHeader td;
+
+	if (HEAPTUPLESIZE + len > so->tupcap)
+	{
+		so->tupcap = Max(HEAPTUPLESIZE + len, 2 * so->tupcap);
+		if (so->tup)
+			pfree(so->tup);
+		so->tup = MemoryContextAlloc(so->scanCxt, so->tupcap);
+	}
+	td = (HeapTupleHeader) ((char *) so->tup + HEAPTUPLESIZE);
+	so->tup->t_len = len;
+	ItemPointerSetInvalid(&so->tup->t_self);
+	so->tup->t_tableOid = InvalidOid;
+	so->tup->t_data = td;
+	memset(td, 0, hoff);
+	HeapTupleHeaderSetDatumLength(td, len);
+	HeapTupleHeaderSetTypeId(td, desc->tdtypeid);
+	HeapTupleHeaderSetTypMod(td, desc->tdtypmod);
+	HeapTupleHeaderSetNatts(td, 1);
+	td->t_hoff = hoff;
+	td->t_infomask = HEAP_HASVARWIDTH;
+	SET_VARSIZE((char *) td + hoff, VARHDRSZ + keylen);
+	memcpy((char *) td + hoff + VARHDRSZ, key, keylen);
+	return so->tup;
 }
 
 /*
@@ -554,9 +645,7 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
 	so->keyCxt = AllocSetContextCreate(CurrentMemoryContext,
 									   "artrie scan keys",
 									   ALLOCSET_SMALL_SIZES);
-	so->tupCxt = AllocSetContextCreate(CurrentMemoryContext,
-									   "artrie scan tuple",
-									   ALLOCSET_DEFAULT_SIZES);
+	so->hold = -1;
 	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	scan->xs_hitupdesc = RelationGetDescr(index);
 	scan->opaque = so;
@@ -594,25 +683,34 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 
+	/* see the file header: which scans take a hold */
+	if (so->hold < 0 &&
+		(scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot)))
+		so->hold = pager_hold_create();
+
 	if (!am_scan_next(scan, !ScanDirectionIsBackward(dir)))
 		return false;
 
-	am_entry_tid(so->last, so->lastlen, &scan->xs_heaptid);
+	am_entry_tid(so->entry, so->entrylen, &scan->xs_heaptid);
 	scan->xs_recheck = so->recheck;
 
 	if (scan->xs_want_itup)
 	{
-		MemoryContext oldcxt;
-		Datum		value = (Datum) 0;
-		bool		isnull = so->lastIsNull;
+		if (so->lastIsNull)
+		{
+			Datum		value = (Datum) 0;
+			bool		isnull = true;
+			MemoryContext oldcxt = MemoryContextSwitchTo(so->scanCxt);
 
-		MemoryContextReset(so->tupCxt);
-		oldcxt = MemoryContextSwitchTo(so->tupCxt);
-		if (!isnull)
-			value = PointerGetDatum(cstring_to_text_with_len((char *) so->last,
-															 so->lastlen - 1 - ARTRIE_TID_LEN));
-		scan->xs_hitup = heap_form_tuple(scan->xs_hitupdesc, &value, &isnull);
-		MemoryContextSwitchTo(oldcxt);
+			if (so->nullTup == NULL)
+				so->nullTup = heap_form_tuple(scan->xs_hitupdesc, &value,
+											  &isnull);
+			MemoryContextSwitchTo(oldcxt);
+			scan->xs_hitup = so->nullTup;
+		}
+		else
+			scan->xs_hitup = am_form_key_tuple(so, scan->xs_hitupdesc, so->entry,
+											   so->entrylen - 1 - ARTRIE_TID_LEN);
 	}
 	return true;
 }
@@ -630,7 +728,7 @@ artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 	{
 		ItemPointerData tid;
 
-		am_entry_tid(so->last, so->lastlen, &tid);
+		am_entry_tid(so->entry, so->entrylen, &tid);
 		tbm_add_tuples(tbm, &tid, 1, so->recheck);
 		if ((++ntids & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -647,10 +745,18 @@ artrie_endscan(IndexScanDesc scan)
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 
 	am_scan_close_cursor(so);
+	for (int i = 0; i < 2; i++)
+		if (so->spare[i] != NULL)
+			art_cursor_close(so->spare[i]);
+	if (so->hold >= 0)
+		pager_hold_drop(so->hold);
 	MemoryContextDelete(so->keyCxt);
-	MemoryContextDelete(so->tupCxt);
 	if (so->last)
 		pfree(so->last);
+	if (so->tup)
+		pfree(so->tup);
+	if (so->nullTup)
+		pfree(so->nullTup);
 	pfree(so);
 	scan->opaque = NULL;
 }

@@ -8,7 +8,8 @@
  * and resumes strictly past the entry it returned, so deleting that entry
  * (and concurrent inserts and scans) leave the walk correct.  The
  * deletions are flushed before returning: the heap reuses those line
- * pointers next.
+ * pointers next, and no scan that must not return a removed entry (see
+ * am_scan.c) may still hold a batch read before the deletions.
  *
  *-------------------------------------------------------------------------
  */
@@ -97,7 +98,11 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	am_bulkdelete_trie(index, &ai.nulls, callback, callback_state, stats);
 
 	if (stats->tuples_removed > removed)
+	{
 		pager_flush_file(ai.file);
+		/* no scan may return a removed entry once the heap reuses TIDs */
+		pager_hold_wait();
+	}
 
 	stats->num_pages = pager_file_pages(ai.file) + 1;
 	stats->estimated_count = false;

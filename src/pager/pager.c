@@ -86,6 +86,7 @@ static dsa_area *my_dsa = NULL;
 
 static void pager_shmem_request(void);
 static void pager_shmem_startup(void);
+static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 
 /*
  * Frames in the pool.
@@ -109,6 +110,7 @@ pager_shmem_size(void)
 	size = add_size(size, add_size(mul_size(n, ART_PAGE_SIZE), 4096));
 	size = add_size(size, MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot))));
 	size = add_size(size, PAGER_DSA_PLACE);
+	size = add_size(size, pager_hold_shmem_size());
 	return size;
 }
 
@@ -205,6 +207,8 @@ pager_shmem_startup(void)
 		pager_shared->files = (PagerFileSlot *) p;
 		p += MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot)));
 		pager_shared->dsa_place = p;
+		p += PAGER_DSA_PLACE;
+		pager_hold_shmem_init(p);
 
 		pager_shared->nframes = n;
 		pager_shared->max_files = pager_max_files;
@@ -326,6 +330,10 @@ pager_release_all(void)
 static void
 pager_xact_callback(XactEvent event, void *arg)
 {
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+		pager_hold_release_all();
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 		pager_release_all();
 	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
@@ -970,10 +978,80 @@ pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 }
 
 /*
+ * This process's guesses of where pages are: frame + 1 (0: none) by a
+ * cheap hash of (file slot, page).  A guess is only a hint: it is used
+ * after checking, under the frame's spinlock, that the frame still holds
+ * that page; a frame changes its tag only under that spinlock and only
+ * when nobody else has it pinned.  It spares the page table's partition
+ * lock and hash lookup for the pages a backend keeps coming back to.
+ */
+#define PAGER_HINTS			4096
+
+static int	local_hints[PAGER_HINTS];
+
+/* The hint slot for a page. */
+static inline int
+pager_hint_index(int slot, ArtPageNo pageno)
+{
+	return (int) (((uint32) slot * 0x9E3779B1u ^ pageno * 0x85EBCA77u) >> 20) %
+		PAGER_HINTS;
+}
+
+/*
+ * Pin the frame a hint names if it holds the page, valid; -1 otherwise.
+ */
+static int
+pager_pin_hinted(int slot, ArtPageNo pageno, int hint)
+{
+	int			frame = local_hints[hint] - 1;
+	PagerFrame *f;
+	bool		ok;
+
+	if (frame < 0)
+		return -1;
+	f = &pager_shared->frames[frame];
+	local_pin_reserve();
+	SpinLockAcquire(&f->hdr);
+	ok = (f->flags & (FRAME_TAG_VALID | FRAME_VALID)) ==
+		(FRAME_TAG_VALID | FRAME_VALID) &&
+		f->fileslot == slot && f->pageno == pageno;
+	if (ok)
+	{
+		f->refcount++;
+		if (f->usage < PAGER_MAX_USAGE)
+			f->usage++;
+	}
+	SpinLockRelease(&f->hdr);
+	if (!ok)
+		return -1;
+	local_pin_add(frame);
+	pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
+	return frame;
+}
+
+/*
  * Pin page pageno of a file, reading it if it is not in the pool.
  */
 static int
 pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno)
+{
+	int			hint = pager_hint_index(slot, pageno);
+	int			frame = pager_pin_hinted(slot, pageno, hint);
+
+	if (frame < 0)
+	{
+		frame = pager_get_page_mapped(fs, slot, pageno);
+		local_hints[hint] = frame + 1;
+	}
+	return frame;
+}
+
+/*
+ * Pin page pageno of a file through the page table, reading it if it is
+ * not in the pool.
+ */
+static int
+pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 {
 	PagerTag	tag;
 	uint32		hash;

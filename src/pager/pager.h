@@ -96,6 +96,19 @@ extern uint64 pager_file_checkpoint(PagerFile *file, uint64 *journal_pos);
 extern uint32 pager_get_user_word(PagerFile *file, int word);
 extern void pager_set_user_word(PagerFile *file, int word, uint32 value);
 
+/*
+ * Scan holds (pager_hold.c): a scan that returns entries from copied
+ * batches and must never return one that VACUUM removed meanwhile creates
+ * a hold, refreshes it before reading each batch and drops it at its end;
+ * clears it when it has returned everything; a bulk delete that removed
+ * entries calls pager_hold_wait before it returns.  Holds end at the end of the transaction.
+ */
+extern int	pager_hold_create(void);
+extern void pager_hold_refresh(int hold);
+extern void pager_hold_clear(int hold);
+extern void pager_hold_drop(int hold);
+extern void pager_hold_wait(void);
+
 /* Statistics of the buffer pool, for artrie_io_stats() and friends. */
 typedef struct PagerPoolStats
 {

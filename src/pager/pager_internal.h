@@ -182,6 +182,9 @@ typedef struct PagerShared
 	char	   *data;			/* nframes pages, 4 KiB aligned */
 	PagerFileSlot *files;
 	void	   *dsa_place;
+	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
+	int			nholds;
+	pg_atomic_uint64 *holds;	/* per PGPROC */
 } PagerShared;
 
 /* A backend's handle on a file. */
@@ -217,6 +220,11 @@ extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
 extern const char *pager_page_check(PagerFileSlot *fs, const char *page,
 									uint32 pageno, uint16 kind);
 extern void pager_forget_frames(int slot);
+
+/* pager_hold.c */
+extern Size pager_hold_shmem_size(void);
+extern void pager_hold_shmem_init(void *place);
+extern void pager_hold_release_all(void);
 
 /* pager_file.c */
 extern PagerFileSlot *pager_slot(PagerFile *file);

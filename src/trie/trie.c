@@ -114,9 +114,9 @@ art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len)
 	return ART_OK;
 }
 
-/* Append bytes to buf. */
+/* Append bytes to buf, growing it (art_buf_append's slow path). */
 ArtStatus
-art_buf_append(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
+art_buf_append_slow(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 {
 	ArtStatus	st = art_buf_reserve(t, buf, buf->len + len);
 

@@ -105,6 +105,23 @@ extern ArtStatus art_cursor_seek(ArtCursor *cursor, const uint8_t *key,
 extern ArtStatus art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound,
 									  size_t len, bool inclusive);
 
+/*
+ * With batched, the cursor returns the entries it fetched ahead (a batch,
+ * read under one set of page locks) without checking, at each call, that
+ * the trie is unchanged: every entry it returns was present when its batch
+ * was read, and an entry inserted behind the position of the batch's read
+ * is not returned.  Without (the default), every call returns exactly the
+ * next entry of the trie as it is at that call.
+ */
+extern void art_cursor_set_batched(ArtCursor *cursor, bool batched);
+
+/*
+ * Whether the next art_cursor_next is answered from the cursor's memory
+ * alone (no page is read): for a caller that must know when a batch is
+ * read.
+ */
+extern bool art_cursor_buffered(const ArtCursor *cursor);
+
 /* Stop the cursor at the end of the entries beginning with prefix. */
 extern ArtStatus art_cursor_set_prefix(ArtCursor *cursor,
 									   const uint8_t *prefix, size_t len);

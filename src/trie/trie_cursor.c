@@ -13,6 +13,11 @@
  * it changed they seek again from the last entry returned.  So every call
  * returns exactly the next entry of the trie as it is at that call.
  *
+ * A cursor set to whole batches (art_cursor_set_batched) skips that check:
+ * it returns each batch as it was read, and seeks again only when the
+ * batch is used up.  Each batch is then the trie's content of its range at
+ * the time it was read.
+ *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
@@ -32,6 +37,7 @@ struct ArtCursor
 	bool		has_last;
 	ArtBuf		last;			/* the last entry returned, once refetched */
 	ArtBuf		path;			/* the iterator's position */
+	ArtIter		it;				/* kept between fetches for its memory */
 	ArtBuf		batch;			/* entries fetched ahead, back to back */
 	size_t	   *ends;			/* end offset of each batch entry */
 	int			nbatch;
@@ -40,6 +46,7 @@ struct ArtCursor
 	bool		batch_ends;		/* nothing follows the batch */
 	uint64_t	version;		/* of the trie when the batch was read */
 	int			batch_max;		/* entries the next fetch may take */
+	bool		batched;		/* return batches without version checks */
 	bool		done;
 };
 
@@ -108,6 +115,21 @@ art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 	if (key == NULL)
 		return ART_OK;
 	return buf_set(cursor->t, &cursor->start, key, len);
+}
+
+/* Return whole batches as read, without checking the version per call. */
+void
+art_cursor_set_batched(ArtCursor *cursor, bool batched)
+{
+	cursor->batched = batched;
+}
+
+/* Whether the next call is answered from the batch, without a fetch. */
+bool
+art_cursor_buffered(const ArtCursor *cursor)
+{
+	return cursor->done || cursor->ibatch < cursor->nbatch ||
+		(cursor->batch_ends && cursor->ibatch > 0 && cursor->batched);
 }
 
 /* Set or clear the bound. */
@@ -202,14 +224,16 @@ batch_add(ArtCursor *c, const ArtBuf *path)
 static ArtStatus
 fetch(ArtCursor *c)
 {
-	ArtIter		it;
+	ArtIter    *it = &c->it;
 	ArtStatus	st;
 	bool		found;
 
-	memset(&it, 0, sizeof(it));
-	it.t = c->t;
-	it.fwd = c->dir == ART_FORWARD;
-	it.out = &c->path;
+	it->t = c->t;
+	it->fwd = c->dir == ART_FORWARD;
+	it->out = &c->path;
+	it->stop = c->has_bound ? c->bound.data : NULL;
+	it->stoplen = c->bound.len;
+	it->stop_inclusive = c->bound_inclusive;
 	c->nbatch = c->ibatch = 0;
 	c->batch.len = 0;
 	c->batch_ends = false;
@@ -217,15 +241,18 @@ fetch(ArtCursor *c)
 	if (st != ART_OK)
 		return st;
 	if (c->has_last)
-		st = art_iter_seek(&it, c->last.data, c->last.len, false, false,
+		st = art_iter_seek(it, c->last.data, c->last.len, false, false,
 						   &found);
 	else
-		st = first_seek(c, &it, &found);
+		st = first_seek(c, it, &found);
 	if (st == ART_OK)
-		c->version = art_page_version(it.ps.refs[0].data);
+		c->version = art_page_version(it->ps.refs[0].data);
 	while (st == ART_OK)
 	{
-		if (!found || !in_range(c, c->path.data, c->path.len))
+		/* past the first entry, the iterator itself stops at the bound */
+		if (!found ||
+			(c->nbatch == 0 || !it->fwd || c->has_prefix ?
+			 !in_range(c, c->path.data, c->path.len) : false))
 		{
 			c->batch_ends = true;
 			break;
@@ -234,9 +261,9 @@ fetch(ArtCursor *c)
 		if (st != ART_OK || c->nbatch >= c->batch_max ||
 			c->batch.len >= BATCH_BYTES)
 			break;
-		st = art_iter_next(&it, &found);
+		st = art_iter_next(it, &found);
 	}
-	art_iter_end(&it);
+	art_iter_end(it);
 	if (c->batch_max < BATCH_ENTRIES)
 		c->batch_max *= 2;
 	return st;
@@ -287,7 +314,9 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 
 	if (c->done)
 		return ART_NOT_FOUND;
-	if (c->ibatch > 0)
+	if (c->ibatch > 0 && c->batched)
+		valid = true;
+	else if (c->ibatch > 0)
 	{
 		st = batch_valid(c, &valid);
 		if (st != ART_OK)
@@ -326,6 +355,8 @@ art_cursor_close(ArtCursor *cursor)
 	art_buf_free(t, &cursor->last);
 	art_buf_free(t, &cursor->path);
 	art_buf_free(t, &cursor->batch);
+	if (cursor->it.t != NULL)
+		art_iter_free(&cursor->it);
 	art_free(t, cursor->ends);
 	art_free(t, cursor);
 }

@@ -247,11 +247,23 @@ extern void art_pin_pop(ArtTrie *t, ArtPinStack *ps);
 extern void art_pin_release_all(ArtTrie *t, ArtPinStack *ps);
 extern void art_pin_dirty_all(ArtTrie *t, ArtPinStack *ps);
 extern ArtStatus art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len);
-extern ArtStatus art_buf_append(ArtTrie *t, ArtBuf *buf, const uint8_t *data,
-								size_t len);
+extern ArtStatus art_buf_append_slow(ArtTrie *t, ArtBuf *buf,
+									 const uint8_t *data, size_t len);
 extern void art_buf_free(ArtTrie *t, ArtBuf *buf);
 extern ArtStatus art_grow(ArtTrie *t, void **array, int *cap, int need,
 						  size_t elem);
+
+/* Append bytes to buf (growing it through art_buf_append_slow). */
+static inline ArtStatus
+art_buf_append(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
+{
+	if (buf->len + len > buf->cap)
+		return art_buf_append_slow(t, buf, data, len);
+	if (len)
+		memcpy(buf->data + buf->len, data, len);
+	buf->len += len;
+	return ART_OK;
+}
 
 /*
  * trie_iter.c: an ordered iterator over pinned pages, for cursors.  It
@@ -260,12 +272,15 @@ extern ArtStatus art_grow(ArtTrie *t, void **array, int *cap, int need,
  */
 typedef struct ArtIterFrame
 {
+	ArtNode		node;			/* decoded; points into its pinned page */
 	int			pidx;			/* page of the node in the pin stack */
-	uint16_t	slot;
 	int			lastkey;		/* child being visited; -1: the node's own
 								 * entry (before its children), 256: after
 								 * them */
+	int			lastidx;		/* N4/N16 forward: lastkey's index in the
+								 * node's key list, or -1 when unknown */
 	size_t		outlen;			/* path length at the end of the prefix */
+	bool		below;			/* the path sorts below the stop bound */
 } ArtIterFrame;
 
 typedef struct ArtIter
@@ -277,12 +292,19 @@ typedef struct ArtIter
 	int			nframes;
 	int			cap;
 	ArtBuf	   *out;
+	/* forward only: stop before the entries past stop (NULL: none) */
+	const uint8_t *stop;
+	size_t		stoplen;
+	bool		stop_inclusive;
+	bool		past;			/* the rest lies past stop */
+	bool		stepping;		/* art_iter_next was called since the seek */
 } ArtIter;
 
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 							   bool inclusive, bool upper_inf, bool *found);
 extern ArtStatus art_iter_next(ArtIter *it, bool *found);
 extern void art_iter_end(ArtIter *it);
+extern void art_iter_free(ArtIter *it);
 
 /* trie_split.c: make room in a full page */
 extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,

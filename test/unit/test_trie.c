@@ -338,6 +338,40 @@ test_cursors(void)
 	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
 		  memcmp(e, "c0103", 5) == 0, "continues past the deleted entry");
 	art_cursor_close(c);
+
+	/*
+	 * Batched: the batch is returned as read (a deleted entry included, an
+	 * entry inserted behind it not); past the batch, the cursor reads the
+	 * trie as it is then.  The first batch is 32 entries.
+	 */
+	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open batched");
+	art_cursor_set_batched(c, true);
+	CHECK(art_cursor_set_bound(c, S("c0200"), false) == ART_OK, "bound");
+	art_cursor_seek(c, S("c0110"), true, ART_FORWARD);
+	CHECK(!art_cursor_buffered(c), "nothing buffered before the first call");
+	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+		  memcmp(e, "c0110", 5) == 0, "batched: first");
+	CHECK(art_cursor_buffered(c), "the batch is buffered");
+	CHECK(del(&f, S("c0112")) && put(&f, S("c0111")) &&
+		  del(&f, S("c0180")) && put(&f, S("c0181")), "modify");
+	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+		  memcmp(e, "c0112", 5) == 0, "batched: the deleted entry is in the batch");
+	for (i = 114; i < 110 + 2 * 32; i += 2)
+	{
+		snprintf((char *) key, sizeof(key), "c%04d", i);
+		CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+			  memcmp(e, key, 5) == 0, "batched: %s", (char *) key);
+	}
+	CHECK(!art_cursor_buffered(c), "the batch is used up");
+	for (i = 174; i < 200; i += 2)
+	{
+		snprintf((char *) key, sizeof(key), "c%04d", i == 180 ? 181 : i);
+		CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+			  memcmp(e, key, 5) == 0, "batched, next batch: %s", (char *) key);
+	}
+	CHECK(art_cursor_next(c, &e, &len) == ART_NOT_FOUND, "batched: bound");
+	CHECK(art_cursor_buffered(c), "the end is known");
+	art_cursor_close(c);
 	fixture_done(&f);
 	return true;
 }

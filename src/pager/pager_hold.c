@@ -1,0 +1,203 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_hold.c
+ *	  Scan holds: the interlock between scans that return entries from a
+ *	  copied batch and VACUUM, which removes entries and then lets the
+ *	  heap reuse their TIDs.
+ *
+ * A btree index-only scan keeps its leaf page pinned while it returns the
+ * page's items, and VACUUM waits for that pin before it removes items from
+ * the page; so the heap cannot mark a TID unused (and the visibility map
+ * cannot call its page all-visible) while a scan may still return that
+ * TID with its old key.  artrie's scans hold no page between calls: they
+ * copy a batch of entries and return them one by one.  A scan that must
+ * not return an entry removed since (an index-only scan, or any scan not
+ * under an MVCC snapshot) takes a hold instead:
+ *
+ *	- a global epoch counter, bumped by every bulk delete that removed
+ *	  something, once its deletions are done;
+ *	- one slot per process: the least epoch of the batches its scans still
+ *	  return from, 0 for none.  A scan publishes the current epoch in its
+ *	  slot before it reads a batch (rereading the epoch after a barrier, so
+ *	  that a bump it missed makes it publish again);
+ *	- the bulk delete, after bumping the epoch to E, waits until no other
+ *	  process's slot holds an epoch below E.  A batch read after the bump
+ *	  is published with E or later and already lacks the removed entries;
+ *	  a batch read before is waited for until its scan has returned all of
+ *	  it (and its caller has used those entries) and read the next one.
+ *
+ * As with btree's pins, an idle cursor in the middle of a batch makes
+ * VACUUM wait (interruptibly) until it moves on or closes.  Holds end with
+ * their scan, and all of them at the end of the transaction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "pager/pager_internal.h"
+
+#include "access/twophase.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/wait_event.h"
+#include "utils/memutils.h"
+
+/* This process's holds. */
+typedef struct LocalHold
+{
+	bool		used;
+	uint64		epoch;			/* of the batch it returns from; 0: none */
+} LocalHold;
+
+static LocalHold *local_holds = NULL;
+static int	local_nholds = 0;
+
+/* Processes that may scan: every PGPROC. */
+static int
+hold_nslots(void)
+{
+	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
+}
+
+/* Shared memory the holds need. */
+Size
+pager_hold_shmem_size(void)
+{
+	return MAXALIGN(mul_size(hold_nslots(), sizeof(pg_atomic_uint64)));
+}
+
+/* Set up the holds in the shared memory at place (first start only). */
+void
+pager_hold_shmem_init(void *place)
+{
+	pager_shared->holds = (pg_atomic_uint64 *) place;
+	pager_shared->nholds = hold_nslots();
+	pg_atomic_init_u64(&pager_shared->hold_epoch, 1);
+	for (int i = 0; i < pager_shared->nholds; i++)
+		pg_atomic_init_u64(&pager_shared->holds[i], 0);
+}
+
+/* Publish the least epoch of this process's holds (0: none). */
+static void
+hold_publish(void)
+{
+	uint64		least = 0;
+
+	for (int i = 0; i < local_nholds; i++)
+		if (local_holds[i].epoch != 0 &&
+			(least == 0 || local_holds[i].epoch < least))
+			least = local_holds[i].epoch;
+	pg_atomic_write_u64(&pager_shared->holds[MyProc->pgprocno], least);
+}
+
+/*
+ * A new hold for a scan, holding nothing yet; returns its number.
+ */
+int
+pager_hold_create(void)
+{
+	int			i;
+
+	for (i = 0; i < local_nholds; i++)
+		if (!local_holds[i].used)
+			break;
+	if (i == local_nholds)
+	{
+		int			n = local_nholds ? local_nholds * 2 : 8;
+
+		if (local_holds == NULL)
+			local_holds = MemoryContextAlloc(TopMemoryContext,
+											 sizeof(LocalHold) * n);
+		else
+			local_holds = repalloc(local_holds, sizeof(LocalHold) * n);
+		memset(local_holds + local_nholds, 0,
+			   sizeof(LocalHold) * (n - local_nholds));
+		local_nholds = n;
+	}
+	local_holds[i].used = true;
+	local_holds[i].epoch = 0;
+	return i;
+}
+
+/*
+ * Before a scan reads a batch: hold the current epoch.  The batch then
+ * lacks every entry removed by a bulk delete that is not waiting for it.
+ */
+void
+pager_hold_refresh(int hold)
+{
+	for (;;)
+	{
+		uint64		epoch = pg_atomic_read_u64(&pager_shared->hold_epoch);
+
+		local_holds[hold].epoch = epoch;
+		hold_publish();
+		pg_memory_barrier();
+		if (pg_atomic_read_u64(&pager_shared->hold_epoch) == epoch)
+			return;
+	}
+}
+
+/*
+ * A scan that returns nothing more from a batch (at its end): its hold no
+ * longer keeps bulk deletes waiting until it reads a batch again.
+ */
+void
+pager_hold_clear(int hold)
+{
+	if (hold >= 0 && hold < local_nholds && local_holds[hold].epoch != 0)
+	{
+		local_holds[hold].epoch = 0;
+		hold_publish();
+	}
+}
+
+/*
+ * A scan's end: give its hold back.
+ */
+void
+pager_hold_drop(int hold)
+{
+	pager_hold_clear(hold);
+	if (hold >= 0 && hold < local_nholds)
+		local_holds[hold].used = false;
+}
+
+/*
+ * The end of the transaction: no scan is left.
+ */
+void
+pager_hold_release_all(void)
+{
+	if (local_nholds == 0)
+		return;
+	memset(local_holds, 0, sizeof(LocalHold) * local_nholds);
+	pg_atomic_write_u64(&pager_shared->holds[MyProc->pgprocno], 0);
+}
+
+/*
+ * After a bulk delete removed entries: wait until no other process's scan
+ * may still return one of them from a batch read before.
+ */
+void
+pager_hold_wait(void)
+{
+	uint64		epoch = pg_atomic_add_fetch_u64(&pager_shared->hold_epoch, 1);
+
+	for (int i = 0; i < pager_shared->nholds; i++)
+	{
+		uint64		held;
+
+		if (i == MyProc->pgprocno)
+			continue;
+		while ((held = pg_atomic_read_u64(&pager_shared->holds[i])) != 0 &&
+			   held < epoch)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 1L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+}
