@@ -136,8 +136,13 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 	size_t		sum = 0;
 	int			s;
 
-	if (!art_page_check_header(page))
-		return fail(v, pageno, 0, "bad page header");
+	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC)
+		return fail(v, pageno, 0, "bad page magic 0x%04x",
+					art_get16(page + ART_HDR_OFF));
+	if (art_page_upper(page) > ART_PAGE_SIZE ||
+		ART_SLOTS_OFF + 2 * (size_t) nslots > art_page_upper(page))
+		return fail(v, pageno, 0, "%d slots do not fit before the record area at %u",
+					nslots, art_page_upper(page));
 	if (nslots == 0)
 		return fail(v, pageno, 0, "page in the trie has no records");
 	if (art_slot_off(page, nslots) == 0)
@@ -152,10 +157,12 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 
 		if (off == 0)
 			continue;
-		if (off < ART_SLOTS_OFF + 2 * (size_t) nslots || off + 2 > ART_PAGE_SIZE)
-			return fail(v, pageno, s, "record offset %zu out of range", off);
+		if (off < art_page_upper(page) || off + 2 > ART_PAGE_SIZE)
+			return fail(v, pageno, s, "record offset %zu outside the record area [%u, %d)",
+						off, art_page_upper(page), ART_PAGE_SIZE);
 		kind = rec[0] & ART_KIND_MASK;
-		if (kind > ART_KIND_STUB || (rec[0] & 0xE0) != 0)
+		if (kind > ART_KIND_STUB || (rec[0] & 0xE0) != 0 ||
+			(kind == ART_KIND_STUB && rec[0] != ART_KIND_STUB))
 			return fail(v, pageno, s, "bad record flags 0x%02x", rec[0]);
 		hdr = (rec[0] & ART_FLAG_LONGPLEN) ? 3 : 2;
 		if (kind == ART_KIND_STUB)
