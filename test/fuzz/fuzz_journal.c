@@ -16,13 +16,13 @@
  * the journal from there.  The harness runs recovery's loop over it and
  * checks every record the decoder accepts: its position and epoch are the
  * expected ones, its length lies within the input, its operation is
- * valid, its CRC verifies with an independent bitwise CRC32C over the
+ * valid, its CRC verifies with an independent reference CRC32C over the
  * input's own bytes, its entry is those bytes, and the decoder read
  * nothing outside [position, position + length).
  *
  * Generated: the input describes records (operation, entry length and
  * bytes), which the harness writes as a valid journal (sealed with the
- * bitwise CRC32C), then damages one of them (a flipped bit, a cut, a
+ * reference CRC32C), then damages one of them (a flipped bit, a cut, a
  * stale epoch, a wrong position) or none.  The decoder must accept
  * exactly the records before the damaged one, and all of them if none is.
  *
@@ -63,7 +63,7 @@ stream_read(void *arg, uint64_t pos, void *dst, size_t n)
 	return true;
 }
 
-/* The CRC a record's bytes should carry, computed bit by bit. */
+/* The CRC a record's bytes should carry, by the reference CRC32C. */
 static uint32_t
 ref_record_crc(const uint8_t *rec, size_t len)
 {

@@ -14,7 +14,7 @@
  * input is the page image; with bit 1 set the harness first stores the
  * right checksum, so that the fuzzer gets past it to the other fields.
  * The result must agree with an independent evaluation of the header
- * (with a bitwise CRC32C), and whatever the meta decoder accepts must keep
+ * (with the reference CRC32C), and whatever the meta decoder accepts must keep
  * the bounds slot_load relies on.
  *
  * Odd: the trie's page and node decoder.  Bits 1-2 pick one of a few
@@ -32,9 +32,9 @@
  * a bug, and art_verify (artrie_verify()) is the decoder that must stand
  * any bytes.  What it accepts must then be safe for every operation: the
  * harness reads the accepted trie into a model through a cursor, checks
- * stats, lookups, counts and backward scans against it, applies inserts
- * and deletes made of the remaining input, and checks the whole content
- * and art_verify again.  An acceptance that lets an operation crash or
+ * lookups, counts, prefixes and a backward scan against it, applies up to
+ * 16 inserts and deletes made of the remaining input, and checks the whole
+ * content, stats and art_verify again.  An acceptance that lets an operation crash or
  * corrupt the trie is a hole in art_verify.
  *
  *-------------------------------------------------------------------------
@@ -313,8 +313,9 @@ exercise(ArtTrie *t, ArtMemStore *ms, Input *in)
 {
 	Model		m = {0};
 	ScanSpec	s;
-	uint8_t		key[16];
+	uint8_t		key[256];
 	size_t		len;
+	bool		ok;
 	int			i;
 
 	read_model(t, &m);
@@ -331,7 +332,17 @@ exercise(ArtTrie *t, ArtMemStore *ms, Input *in)
 		FAIL("verified trie: backward scan disagrees");
 	check_store(ms, "reads");
 
-	while (in->n > 0)
+	/* Prefixes of a stored entry (the shapes' keys hold '-'), or of input. */
+	len = next_key(in, key);
+	if (m.n > 0 && len % 2 == 0)
+		ok = check_prefixes_of(t, &m, m.keys[m.n / 2].data,
+							   m.keys[m.n / 2].len, len % 4 ? -1 : '-');
+	else
+		ok = check_prefixes_of(t, &m, key, len, len % 4 == 1 ? -1 : 0);
+	if (!ok)
+		FAIL("verified trie: prefixes_of disagrees");
+
+	for (i = 0; i < 16 && in->n > 0; i++)
 	{
 		uint8_t		op = next_byte(in);
 		bool		ins = (op & 1) != 0;
@@ -345,8 +356,6 @@ exercise(ArtTrie *t, ArtMemStore *ms, Input *in)
 			len = k->len < sizeof(key) ? k->len : sizeof(key);
 			memcpy(key, k->data, len);
 		}
-		if (!check_prefixes_of(t, &m, key, len, (op & 4) ? -1 : 0))
-			FAIL("verified trie: prefixes_of disagrees");
 		st = ins ? art_insert(t, key, len) : art_delete(t, key, len);
 		if (ins ? st != (model_insert(&m, key, len) ? ART_OK : ART_EXISTS) :
 			st != (model_delete(&m, key, len) ? ART_OK : ART_NOT_FOUND))
