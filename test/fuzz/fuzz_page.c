@@ -14,17 +14,18 @@
  * input is the page image; with bit 1 set the harness first stores the
  * right checksum, so that the fuzzer gets past it to the other fields.
  * The result must agree with an independent evaluation of the header
- * (with the reference CRC32C), and whatever the meta decoder accepts must keep
- * the bounds slot_load relies on.
+ * (with the reference CRC32C), and whatever the meta decoder accepts must
+ * keep the bounds slot_load relies on.
  *
- * Odd: the trie's page and node decoder.  Bits 1-2 pick one of a few
+ * Odd: the trie's page and node decoder.  Bits 1-7 pick one of a few
  * valid tries (one page with every node kind, several pages with stubs, a
- * bulk-loaded one, the empty trie) built once in the in-memory store; the
- * input then lists patches (page, offset, bytes) applied to a copy of its
- * pages, and art_verify must answer OK or an error (ART_CORRUPT with a
- * message, or the store's error for a stub to a page that does not
- * exist), leaving no page pinned.  The in-memory store keeps no checksum,
- * so nothing needs recomputing after a patch.
+ * bulk-loaded one, long entries over chains of pages, the empty trie)
+ * built once in the in-memory store; the input then lists patches (page,
+ * offset, bytes) applied to a copy of its pages, and art_verify must
+ * answer OK or an error (ART_CORRUPT with a message, or the store's error
+ * for a stub to a page that does not exist), leaving no page pinned.  The
+ * in-memory store keeps no checksum, so nothing needs recomputing after a
+ * patch.
  *
  * Lookups, cursors and changes run only on tries that art_verify
  * accepted.  The server runs them only on pages that passed the pager's
@@ -45,7 +46,7 @@
 #include "trie/trie_memstore.h"
 #include "trie_check.h"
 
-#define NSHAPES		4
+#define NSHAPES		5
 
 typedef struct Shape
 {
@@ -133,6 +134,22 @@ build_large(ArtTrie *t)
 	}
 }
 
+/* Long entries: chains of nodes over pages, five pages deep. */
+static void
+build_deep(ArtTrie *t)
+{
+	static uint8_t key[4001];
+	int			i;
+
+	memset(key, 'd', sizeof(key));
+	for (i = 0; i < 8; i++)
+	{
+		key[100 + (i % 4) * 900] = (uint8_t) ('a' + i);
+		key[4000] = (uint8_t) ('A' + i);
+		build_insert(t, key, sizeof(key) - (i % 3) * 50);
+	}
+}
+
 /* A bulk-loaded trie. */
 static void
 build_bulk(ArtTrie *t)
@@ -176,6 +193,8 @@ get_shape(int which)
 		build_large(&t);
 	else if (which == 2)
 		build_bulk(&t);
+	else if (which == 3)
+		build_deep(&t);
 	if (art_verify(&t, msg, sizeof(msg)) != ART_OK)
 		FAIL("shape %d does not verify: %s", which, msg);
 	s->root = t.root;

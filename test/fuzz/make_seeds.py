@@ -53,8 +53,8 @@ write('page', 'meta-slot0', b'\x00' + sealed(0, 3, 7, meta_body(7, 1)))
 write('page', 'meta-slot1', b'\x00' + sealed(1, 3, 8, meta_body(8, 3)))
 write('page', 'map-page', b'\x00' + sealed(0, 2, 7, struct.pack('<4I', 2, 3, 0, 0xFFFFFFFF)))
 write('page', 'data-page-reseal', b'\x02' + sealed(42, 1, 0, b'\x7e\xa2\x01\x00')[:64])
-# fuzz_page, odd modes: the four tries, no patch, then a few changes.
-for shape in range(4):
+# fuzz_page, odd modes: the five tries, no patch, then a few changes.
+for shape in range(5):
     write('page', 'trie-shape%d' % shape,
           bytes([1 + 2 * shape, 0]) + b'\x01\x02xy\x00\x00\x03\x03abc\x06\x01z')
 # ...and with one patch into the record of slot 1 of page 0.
