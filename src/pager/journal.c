@@ -13,7 +13,9 @@
  * after the CRC field, total length, its own position, operation, file,
  * trie root) followed by the entry's bytes.  Its own position is what tells
  * a record from stale bytes of an earlier use of the same place, so
- * replay stops at the first record that is torn, garbled or stale.
+ * replay stops at the first record that is torn, garbled or stale (that
+ * check is journal_record_read, plain C in journal_record.c, which the
+ * journal fuzzer runs too).
  *
  * In memory.  Records are copied into a ring of pages in shared memory
  * under the insert lock.  A flush writes the pages between the durable
