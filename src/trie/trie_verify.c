@@ -5,10 +5,11 @@
  *
  * Both walk every node depth first with an explicit stack, share-locking
  * the pages of the current path like art_walk.  The check validates each
- * page the first time it is reached (header, record bounds, no overlap,
- * live bytes), each node (kind for its fan-out, prefix length, sorted
- * keys, valid child slots, count = own entry + children's counts), and
- * finally that every record of every page was reached exactly once.
+ * page the first time it is reached (header, records inside the record
+ * area, no overlap, live bytes), each stub (not to a page already on the
+ * path), each node (kind for its fan-out, prefix length, sorted keys,
+ * valid child slots, count = own entry + children's counts), and finally
+ * that every record of every page was reached exactly once.
  *
  *-------------------------------------------------------------------------
  */
