@@ -287,6 +287,7 @@ one_child_node(uint8_t key, uint16_t slot, uint8_t *rec)
 	ArtNodeBuild b;
 
 	memset(&b, 0, sizeof(b));
+	b.prefix = (const uint8_t *) "";
 	b.count = 1;
 	art_build_add(&b, key, slot);
 	return art_build_encode(&b, rec);
