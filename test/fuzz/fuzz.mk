@@ -11,8 +11,9 @@
 #
 # Harnesses: trie (operations against a model), page (the pager's page
 # and meta checks, and art_verify over damaged trie pages), journal (the
-# journal's record decoder).  A crash leaves its input in build/fuzz/;
-# after the fix, it goes under test/fuzz/regress/<name>/.
+# journal's record decoder).  A crash, or an input that runs over 10 s,
+# leaves its input in build/fuzz/; after the fix, it goes under
+# test/fuzz/regress/<name>/.
 
 FUZZ_SECONDS ?= 20
 FUZZ_NAMES = trie page journal
@@ -53,7 +54,7 @@ fuzz-run: fuzz-build
 		echo "fuzz_$$h: $(FUZZ_SECONDS) s"; \
 		$(FUZZ_BUILD)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) \
 			-max_len=$$(case $$h in trie) echo $(FUZZ_MAXLEN_trie);; page) echo $(FUZZ_MAXLEN_page);; *) echo $(FUZZ_MAXLEN_journal);; esac) \
-			-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ \
+			-timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ \
 			$(FUZZ_BUILD)/corpus/$$h $(srcdir)/test/fuzz/corpus/$$h; \
 	done
 
@@ -64,5 +65,5 @@ fuzz-regress: fuzz-build
 			if [ -d $$d ]; then dirs="$$dirs $$d"; fi; \
 		done; \
 		echo "fuzz_$$h: replaying$$dirs"; \
-		$(FUZZ_BUILD)/fuzz_$$h -runs=0 $$dirs; \
+		$(FUZZ_BUILD)/fuzz_$$h -runs=0 -timeout=10 $$dirs; \
 	done
