@@ -32,5 +32,8 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# The trie core's own build: unit tests, sanitizers, fuzzing, benchmark.
+# The trie core's own build: unit tests, sanitizers, benchmark.
 include $(srcdir)/src/trie/trie.mk
+
+# The libFuzzer harnesses (trie core, page and journal decoders).
+include $(srcdir)/test/fuzz/fuzz.mk

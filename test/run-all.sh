@@ -5,14 +5,15 @@
 #
 # As root it installs the Debian packages it needs; as another user they
 # must be there already.  It builds and installs artrie, runs the trie
-# core's unit tests (plain, under ASan/UBSan, and a bounded fuzz run),
-# then on a throwaway cluster (temporary directory, free port, run as the
+# core's unit tests (plain and under ASan/UBSan) and the fuzzers (every
+# committed input, then a bounded run of each harness), then on a
+# throwaway cluster (temporary directory, free port, run as the
 # postgres OS user) pg_regress over sql/, pgTAP files under test/pgtap
 # through pg_prove, isolation specs under test/specs and TAP tests under
 # test/t.  It removes the cluster whatever happens and ends with
 # "N passed, N failed"; the exit status is non-zero if anything failed.
 #
-# Environment: FUZZ_SECONDS (default 30) bounds the fuzz run;
+# Environment: FUZZ_SECONDS (default 20) bounds each harness's fuzz run;
 # ARTRIE_KEEP=1 keeps the scratch directory for inspection; ARTRIE_ONLY, a
 # bash regular expression, runs only the tests whose name it matches (say
 # 'tap: 05'); ARTRIE_PRIVATE_INSTALL=1 installs into a private copy of
@@ -56,10 +57,11 @@ artrie_make_tmp
 mkdir -p "$ARTRIE_TMP/log"
 artrie_build_install
 
-say "trie core unit tests (no server)"
+say "trie core unit tests and fuzzers (no server)"
 run_test "unit: trie core" make -C "$ARTRIE_SRC" -s unittest
 run_test "unit: trie core under ASan+UBSan" make -C "$ARTRIE_SRC" -s unittest-sanitize
-run_test "unit: trie fuzz run (${FUZZ_SECONDS:-30} s)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+run_test "unit: fuzz regression inputs" make -C "$ARTRIE_SRC" -s fuzz-regress
+run_test "unit: fuzz run (trie, page, journal: ${FUZZ_SECONDS:-20} s each)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 
 # The tests read their inputs from a copy the postgres user owns, and run
 # from the scratch directory.

@@ -13,7 +13,9 @@
  * after the CRC field, total length, its own position, operation, file,
  * trie root) followed by the entry's bytes.  Its own position is what tells
  * a record from stale bytes of an earlier use of the same place, so
- * replay stops at the first record that is torn, garbled or stale.
+ * replay stops at the first record that is torn, garbled or stale (that
+ * check is journal_record_read, plain C in journal_record.c, which the
+ * journal fuzzer runs too).
  *
  * In memory.  Records are copied into a ring of pages in shared memory
  * under the insert lock.  A flush writes the pages between the durable
@@ -45,7 +47,6 @@
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
-#include "port/pg_crc32c.h"
 #include "storage/condition_variable.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -69,24 +70,9 @@
 #define JOURNAL_READ_PAGES	64		/* pages recovery reads at a time */
 #define JOURNAL_CONTROL_MAGIC	0x4A524E4C	/* "JRNL" */
 
-/* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
-#define JOURNAL_MAX_ENTRY	((Size) 2 * 1024 * 1024)
-
-typedef struct JournalRecord
-{
-	pg_crc32c	crc;			/* of the bytes after this field */
-	uint32		len;			/* header and entry */
-	uint64		pos;			/* where the record starts */
-	uint32		epoch;			/* the control file's, when appended */
-	uint32		op;				/* JournalOp */
-	uint32		root;			/* the trie's root page */
-	ArtFileId	file;
-	XLogRecPtr	wal_lsn;		/* WAL insert position at the append */
-} JournalRecord;
-
 typedef struct JournalControl
 {
-	pg_crc32c	crc;			/* of the bytes after this field */
+	uint32		crc;			/* CRC32C of the bytes after this field */
 	uint32		magic;
 	uint64		seq;
 	uint64		redo_pos;
@@ -213,18 +199,13 @@ ring_get(JournalPos pos, char *dst, Size n)
 	}
 }
 
-/* CRC of a record: its header after the CRC field, then its entry. */
-static pg_crc32c
-record_crc(const JournalRecord *rec, const char *entry, Size entrylen)
+/* CRC of the control data after its CRC field. */
+static uint32
+control_crc(const JournalControl *ctl)
 {
-	pg_crc32c	crc;
-
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, (const char *) rec + sizeof(pg_crc32c),
-				sizeof(JournalRecord) - sizeof(pg_crc32c));
-	COMP_CRC32C(crc, entry, entrylen);
-	FIN_CRC32C(crc);
-	return crc;
+	return PAGER_CRC32C_FIN(pager_crc32c_extend(PAGER_CRC32C_INIT,
+												(const char *) ctl + sizeof(ctl->crc),
+												sizeof(JournalControl) - sizeof(ctl->crc)));
 }
 
 /* Make sure the journal directory exists. */
@@ -413,7 +394,7 @@ journal_append(JournalOp op, const ArtFileId *file, uint32 root,
 		journal_flush(pos);
 	}
 	rec.pos = pos;
-	rec.crc = record_crc(&rec, (const char *) entry, len);
+	rec.crc = journal_record_crc(&rec, entry, len);
 	ring_put(pos, (const char *) &rec, sizeof(rec));
 	ring_put(pos + sizeof(rec), (const char *) entry, len);
 	journal->insert_pos = pos + total;
@@ -469,10 +450,7 @@ journal_write_control(JournalPos redo_pos)
 	ctl->seq = ++journal->control_seq;
 	ctl->redo_pos = redo_pos;
 	ctl->epoch = journal->epoch;
-	INIT_CRC32C(ctl->crc);
-	COMP_CRC32C(ctl->crc, (char *) ctl + sizeof(pg_crc32c),
-				sizeof(JournalControl) - sizeof(pg_crc32c));
-	FIN_CRC32C(ctl->crc);
+	ctl->crc = control_crc(ctl);
 	page.offset = (ctl->seq % 2) * JOURNAL_PAGE;
 	page.buf = journal->control_page;
 	io_write_sync(JOURNAL_CONTROL, &page, 1);
@@ -567,18 +545,13 @@ journal_read_control(void)
 	{
 		JournalControl *ctl = (JournalControl *) journal->control_page;
 		IoPage		page;
-		pg_crc32c	crc;
 
 		page.offset = (uint64) slot * JOURNAL_PAGE;
 		page.buf = journal->control_page;
 		io_read_pages(JOURNAL_CONTROL, &page, 1);
-		INIT_CRC32C(crc);
-		COMP_CRC32C(crc, (char *) ctl + sizeof(pg_crc32c),
-					sizeof(JournalControl) - sizeof(pg_crc32c));
-		FIN_CRC32C(crc);
 		if (ctl->magic == 0 && ctl->seq == 0)
 			continue;			/* never written */
-		if (ctl->magic != JOURNAL_CONTROL_MAGIC || !EQ_CRC32C(crc, ctl->crc))
+		if (ctl->magic != JOURNAL_CONTROL_MAGIC || ctl->crc != control_crc(ctl))
 		{
 			ereport(LOG,
 					(errmsg("artrie journal control slot %d is not valid; using the other one",
@@ -634,10 +607,16 @@ reader_load(JournalReader *r, JournalPos pos)
 	return true;
 }
 
-/* Copy n bytes at pos into dst, loading chunks as needed; false at the end. */
+/*
+ * Copy n bytes at pos into dst, loading chunks as needed; false at the end.
+ * A JournalReadFn over a JournalReader.
+ */
 static bool
-reader_get(JournalReader *r, JournalPos pos, char *dst, Size n)
+reader_get(void *arg, uint64 pos, void *dst, size_t n)
 {
+	JournalReader *r = arg;
+	char	   *out = dst;
+
 	while (n > 0)
 	{
 		Size		chunk;
@@ -648,9 +627,9 @@ reader_get(JournalReader *r, JournalPos pos, char *dst, Size n)
 				return false;
 		}
 		chunk = Min(n, r->loaded_to - pos);
-		ring_get(pos, dst, chunk);
+		ring_get(pos, out, chunk);
 		pos += chunk;
-		dst += chunk;
+		out += chunk;
 		n -= chunk;
 	}
 	return true;
@@ -755,16 +734,8 @@ journal_replay(void)
 		MemoryContext old;
 		PagerFile  *file;
 
-		if (!reader_get(&reader, pos, (char *) &rec, sizeof(rec)))
-			break;
-		if (rec.pos != pos || rec.epoch != journal->epoch || rec.len < sizeof(rec) ||
-			rec.len - sizeof(rec) > JOURNAL_MAX_ENTRY ||
-			(rec.op != JOURNAL_INSERT && rec.op != JOURNAL_DELETE))
-			break;
-		entrylen = rec.len - sizeof(rec);
-		if (!reader_get(&reader, pos + sizeof(rec), entry, entrylen))
-			break;
-		if (!EQ_CRC32C(rec.crc, record_crc(&rec, entry, entrylen)))
+		if (!journal_record_read(reader_get, &reader, pos, journal->epoch,
+								 &rec, (uint8 *) entry, &entrylen))
 			break;
 		scanned++;
 		if (wal_end != InvalidXLogRecPtr && rec.wal_lsn > wal_end)

@@ -29,15 +29,10 @@
 #define ARTRIE_JOURNAL_H
 
 #include "pager/pager.h"
+#include "pager/journal_record.h"
 
 /* A byte position in the journal; 0 means none. */
 typedef uint64 JournalPos;
-
-typedef enum JournalOp
-{
-	JOURNAL_INSERT = 1,
-	JOURNAL_DELETE = 2
-} JournalOp;
 
 /* Applies one record during recovery; registered by the access method. */
 typedef void (*JournalRedoFn) (PagerFile *file, JournalOp op, uint32 root,

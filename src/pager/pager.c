@@ -36,7 +36,6 @@
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "miscadmin.h"
-#include "port/pg_crc32c.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
@@ -593,20 +592,7 @@ void
 pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno, uint16 kind,
 				uint64 ckpt_no)
 {
-	PagerPageHeader *h = (PagerPageHeader *) page;
-	pg_crc32c	crc;
-
-	h->pageno = pageno;
-	h->dbOid = fs->id.dbOid;
-	h->relNumber = fs->id.relNumber;
-	h->generation = fs->id.generation;
-	h->kind = kind;
-	h->version = PAGER_FORMAT_VERSION;
-	h->ckpt_no = ckpt_no;
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, page + sizeof(uint32), ART_PAGE_SIZE - sizeof(uint32));
-	FIN_CRC32C(crc);
-	h->crc = crc;
+	pager_page_seal_header((uint8 *) page, &fs->id, pageno, kind, ckpt_no);
 }
 
 /*
@@ -616,24 +602,12 @@ const char *
 pager_page_check(PagerFileSlot *fs, const char *page, uint32 pageno,
 				 uint16 kind)
 {
-	const PagerPageHeader *h = (const PagerPageHeader *) page;
-	pg_crc32c	crc;
+	char		msg[128];
 
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, page + sizeof(uint32), ART_PAGE_SIZE - sizeof(uint32));
-	FIN_CRC32C(crc);
-	if (!EQ_CRC32C(crc, h->crc))
-		return psprintf("checksum mismatch: stored %08X, computed %08X", h->crc, crc);
-	if (h->dbOid != fs->id.dbOid || h->relNumber != fs->id.relNumber ||
-		h->generation != fs->id.generation)
-		return psprintf("page belongs to file %u/%u.%u",
-						h->dbOid, h->relNumber, h->generation);
-	if (h->kind != kind || h->version != PAGER_FORMAT_VERSION)
-		return psprintf("page kind %u version %u, expected kind %u version %u",
-						h->kind, h->version, kind, PAGER_FORMAT_VERSION);
-	if (h->pageno != pageno)
-		return psprintf("page carries number %u", h->pageno);
-	return NULL;
+	if (pager_page_check_header((const uint8 *) page, &fs->id, pageno, kind,
+								msg, sizeof(msg)))
+		return NULL;
+	return pstrdup(msg);
 }
 
 /*

@@ -21,19 +21,8 @@
 #include "postgres.h"
 
 #include "io/io.h"
+#include "pager/pager_page.h"
 #include "trie/trie_page.h"
-
-/*
- * What names an artrie file: the database, the index's relfilenode and a
- * generation that changes whenever the index gets a new file (REINDEX,
- * TRUNCATE), so that an old and a new file never share a name.
- */
-typedef struct ArtFileId
-{
-	Oid			dbOid;
-	Oid			relNumber;
-	uint32		generation;
-} ArtFileId;
 
 /* A backend's handle on one open artrie file. */
 typedef struct PagerFile PagerFile;
@@ -88,11 +77,10 @@ extern uint64 pager_file_checkpoint(PagerFile *file, uint64 *journal_pos);
 
 /*
  * A few words of the caller's own kept in the file's meta page (the trie's
- * root page, say).  A word set is durable after the next checkpoint of the
- * file (pager_flush_file); a fresh file has them all zero.
+ * root page, say), PAGER_USER_WORDS of them (pager_page.h).  A word set is
+ * durable after the next checkpoint of the file (pager_flush_file); a
+ * fresh file has them all zero.
  */
-#define PAGER_USER_WORDS	4
-
 extern uint32 pager_get_user_word(PagerFile *file, int word);
 extern void pager_set_user_word(PagerFile *file, int word, uint32 value);
 

@@ -456,44 +456,17 @@ meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
 		  uint64 journal_pos, uint32 nlogical, uint32 nphys, uint32 nused,
 		  const uint32 *user, uint32 nmap, const uint32 *mappages)
 {
-	PagerMeta  *m = (PagerMeta *) (page + ART_PAGE_RESERVED);
+	PagerMeta	m;
 
-	memset(page, 0, ART_PAGE_SIZE);
-	m->magic = PAGER_META_MAGIC;
-	m->format_version = PAGER_FORMAT_VERSION;
-	m->page_size = ART_PAGE_SIZE;
-	m->ckpt_no = ckpt_no;
-	m->journal_pos = journal_pos;
-	m->nlogical = nlogical;
-	m->nphys = nphys;
-	m->nused = nused;
-	m->nmap = nmap;
-	memcpy(m->user, user, sizeof(m->user));
-	if (nmap > 0)
-		memcpy(m->mappages, mappages, sizeof(uint32) * nmap);
-	pager_page_seal(fs, page, (uint32) slot, PAGER_KIND_META, ckpt_no);
-}
-
-/*
- * Is a meta page good?  NULL if so, else what is wrong.
- */
-static const char *
-meta_check(PagerFileSlot *fs, const char *page, int slot)
-{
-	const PagerMeta *m = (const PagerMeta *) (page + ART_PAGE_RESERVED);
-	const char *problem = pager_page_check(fs, page, (uint32) slot, PAGER_KIND_META);
-
-	if (problem)
-		return problem;
-	if (m->magic != PAGER_META_MAGIC || m->format_version != PAGER_FORMAT_VERSION ||
-		m->page_size != ART_PAGE_SIZE)
-		return "bad magic number, format version or page size";
-	if (m->nmap > PAGER_MAX_MAP_PAGES ||
-		(uint64) m->nlogical > (uint64) m->nmap * PAGER_MAP_PER_PAGE ||
-		m->nphys < PAGER_FIRST_DATA_PHYS || m->nused > m->nlogical ||
-		m->ckpt_no != ((const PagerPageHeader *) page)->ckpt_no)
-		return "inconsistent counts";
-	return NULL;
+	memset(&m, 0, sizeof(m));
+	m.ckpt_no = ckpt_no;
+	m.journal_pos = journal_pos;
+	m.nlogical = nlogical;
+	m.nphys = nphys;
+	m.nused = nused;
+	m.nmap = nmap;
+	memcpy(m.user, user, sizeof(m.user));
+	pager_meta_encode((uint8 *) page, &fs->id, slot, &m, mappages);
 }
 
 /*
@@ -505,7 +478,9 @@ slot_load(PagerFileSlot *fs)
 	struct stat st;
 	int			scratch[2];
 	IoPage		pages[PAGER_SCRATCH_BATCH];
-	const char *problem[2];
+	char		problem[2][128];
+	PagerMeta	meta[2];
+	const uint8 *meta_map[2];
 	int			best = -1;
 	PagerMeta  *m;
 	uint32		nlogical,
@@ -548,12 +523,14 @@ slot_load(PagerFileSlot *fs)
 	io_read_pages(fs->path, pages, 2);
 	for (int i = 0; i < 2; i++)
 	{
-		problem[i] = meta_check(fs, pages[i].buf, i);
-		if (problem[i] == NULL &&
-			(best < 0 ||
-			 ((PagerMeta *) (pages[i].buf + ART_PAGE_RESERVED))->ckpt_no >
-			 ((PagerMeta *) (pages[best].buf + ART_PAGE_RESERVED))->ckpt_no))
-			best = i;
+		if (pager_meta_decode((const uint8 *) pages[i].buf, &fs->id, i,
+							  &meta[i], &meta_map[i], problem[i],
+							  sizeof(problem[i])))
+		{
+			problem[i][0] = '\0';
+			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no)
+				best = i;
+		}
 	}
 	if (best < 0)
 		ereport(ERROR,
@@ -563,13 +540,13 @@ slot_load(PagerFileSlot *fs)
 				 errdetail("Meta slot 0: %s.  Meta slot 1: %s.", problem[0], problem[1]),
 				 errhint("REINDEX the index.")));
 
-	m = (PagerMeta *) (pages[best].buf + ART_PAGE_RESERVED);
+	m = &meta[best];
 
 	/*
 	 * With one slot damaged, the other may be the older checkpoint: usable
 	 * only if the journal still holds every change since it.
 	 */
-	if (problem[best ^ 1] != NULL && m->journal_pos < journal_redo_pos())
+	if (problem[best ^ 1][0] != '\0' && m->journal_pos < journal_redo_pos())
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
@@ -581,7 +558,7 @@ slot_load(PagerFileSlot *fs)
 	nphys = m->nphys;
 	nmap = m->nmap;
 	mappages = palloc(sizeof(uint32) * Max(nmap, 1));
-	memcpy(mappages, m->mappages, sizeof(uint32) * nmap);
+	memcpy(mappages, meta_map[best], sizeof(uint32) * nmap);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
 	fs->journal_pos = m->journal_pos;

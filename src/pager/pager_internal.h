@@ -10,7 +10,8 @@
  * holds either a data page (one logical page of the trie) or a map page (a
  * slice of the page map, logical -> physical, written anew by each
  * checkpoint).  A meta page lists its checkpoint's map pages.  Every page
- * starts with PagerPageHeader: CRC32C, page number, file identity.
+ * starts with PagerPageHeader: CRC32C, page number, file identity
+ * (pager_page.h has the page formats).
  *
  * Space.  Two bitmaps over physical pages, in dynamic shared memory with
  * the page map: "durable" (used by the last durable checkpoint, or by the
@@ -35,56 +36,12 @@
 #include "utils/dsa.h"
 #include "utils/hsearch.h"
 
-/* The store-reserved bytes at the start of every page. */
-typedef struct PagerPageHeader
-{
-	uint32		crc;			/* CRC32C of bytes [4, ART_PAGE_SIZE) */
-	uint32		pageno;			/* logical page, map page index, meta slot */
-	uint32		dbOid;
-	uint32		relNumber;
-	uint32		generation;
-	uint16		kind;			/* PAGER_KIND_* */
-	uint16		version;		/* PAGER_FORMAT_VERSION */
-	uint64		ckpt_no;		/* checkpoint that wrote a meta or map page */
-} PagerPageHeader;
-
 StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 				 "page header must fill the store-reserved bytes");
-
-#define PAGER_KIND_DATA		1
-#define PAGER_KIND_MAP		2
-#define PAGER_KIND_META		3
-
-#define PAGER_FORMAT_VERSION	1
-#define PAGER_META_MAGIC	UINT64CONST(0x41525452494D4554)	/* "ARTRIMET" */
 
 /* Page map values besides physical page numbers. */
 #define PAGER_PHYS_NONE		0	/* allocated, never written */
 #define PAGER_PHYS_FREE		0xFFFFFFFF	/* logical page is free */
-
-#define PAGER_FIRST_DATA_PHYS	2
-
-/* Map entries per map page. */
-#define PAGER_MAP_PER_PAGE	((ART_PAGE_SIZE - ART_PAGE_RESERVED) / sizeof(uint32))
-
-/* The meta page after its header. */
-typedef struct PagerMeta
-{
-	uint64		magic;
-	uint32		format_version;
-	uint32		page_size;
-	uint64		ckpt_no;
-	uint64		journal_pos;	/* where recovery starts; 0 until the journal */
-	uint32		nlogical;		/* logical pages, used or free */
-	uint32		nphys;			/* physical pages, the file's extent */
-	uint32		nused;			/* logical pages in use */
-	uint32		nmap;			/* map pages listed below */
-	uint32		user[PAGER_USER_WORDS];
-	uint32		mappages[FLEXIBLE_ARRAY_MEMBER];
-} PagerMeta;
-
-#define PAGER_MAX_MAP_PAGES \
-	((ART_PAGE_SIZE - ART_PAGE_RESERVED - offsetof(PagerMeta, mappages)) / sizeof(uint32))
 
 /* Frame flags. */
 #define FRAME_TAG_VALID		0x01	/* in the page table */

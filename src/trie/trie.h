@@ -200,9 +200,12 @@ typedef struct ArtStats
 extern ArtStatus art_stats(ArtTrie *t, ArtStats *stats);
 
 /*
- * Check every structural invariant (node kinds, subtree counts, order,
- * page ownership, free space).  On the first violation, returns
- * ART_CORRUPT and writes a message naming the page and what is wrong.
+ * Check every structural invariant (page headers, record bounds, node
+ * kinds, subtree counts, order, page ownership, no page twice on a path,
+ * free space).  On the first violation, returns ART_CORRUPT and writes a
+ * message naming the page and what is wrong.  It stands pages of any
+ * bytes, and what it accepts must be safe for every operation (the page
+ * fuzzer, test/fuzz/fuzz_page.c, checks both).
  */
 extern ArtStatus art_verify(ArtTrie *t, char *msg, size_t msglen);
 

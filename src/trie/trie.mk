@@ -6,8 +6,9 @@
 #                           tests, then run them (ART_TEST_SCALE=n for n
 #                           times more property-test operations)
 #   make unittest-sanitize  the same under clang ASan + UBSan
-#   make fuzz-run           libFuzzer harness, FUZZ_SECONDS (default 60)
 #   make trie-bench         the microbenchmark (BENCH_ARGS passed through)
+#
+# The fuzzers (the trie harness among them) are in test/fuzz/fuzz.mk.
 
 TRIE_CORE_SRCS = $(filter-out $(srcdir)/src/trie/trie_memstore.c,$(wildcard $(srcdir)/src/trie/trie*.c)) \
 	$(srcdir)/src/trie/trie_memstore.c
@@ -22,10 +23,9 @@ TRIE_GCC_FLAGS = $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -Wmissing-prototypes \
 	-Wdeclaration-after-statement -Werror=vla -Wpointer-arith
 TRIE_SAN_FLAGS = $(TRIE_STD) -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_SECONDS ?= 60
 CLANG ?= clang-14
 
-.PHONY: unittest unittest-sanitize fuzz-run trie-bench
+.PHONY: unittest unittest-sanitize trie-bench
 
 $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
@@ -34,12 +34,6 @@ $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE
 $(TRIE_BUILD)/test_trie_san: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
 	$(CLANG) $(TRIE_SAN_FLAGS) $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(TRIE_TEST_SRCS)
-
-$(TRIE_BUILD)/fuzz_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/test/fuzz/fuzz_trie.c $(srcdir)/test/unit/trie_check.c $(TRIE_TEST_HDRS)
-	@mkdir -p $(TRIE_BUILD)
-	$(CLANG) $(TRIE_STD) -O1 -g -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) \
-		$(srcdir)/test/fuzz/fuzz_trie.c $(srcdir)/test/unit/trie_check.c
 
 $(TRIE_BUILD)/trie_bench: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_bench.c
 	@mkdir -p $(TRIE_BUILD)
@@ -65,11 +59,6 @@ unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san
 		ASAN_OPTIONS=detect_leaks=1 $(TRIE_BUILD)/test_trie_san
 	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
 		$(TRIE_BUILD)/test_fuzzy_san
-
-fuzz-run: $(TRIE_BUILD)/fuzz_trie
-	@mkdir -p $(TRIE_BUILD)/corpus
-	$(TRIE_BUILD)/fuzz_trie -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-		-print_final_stats=1 $(TRIE_BUILD)/corpus
 
 trie-bench: $(TRIE_BUILD)/trie_bench
 	$(TRIE_BUILD)/trie_bench $(BENCH_ARGS)

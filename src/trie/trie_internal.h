@@ -151,6 +151,13 @@ art_page_nslots(const uint8_t *page)
 	return art_get16(page + ART_HDR_OFF + 2);
 }
 
+/* Start of the record area: bytes between the slots and it are free. */
+static inline uint16_t
+art_page_upper(const uint8_t *page)
+{
+	return art_get16(page + ART_HDR_OFF + 4);
+}
+
 static inline uint16_t
 art_page_used(const uint8_t *page)
 {
@@ -208,7 +215,6 @@ art_is_stub(const uint8_t *rec)
 /* trie_node.c: pages and records */
 extern void art_page_init(uint8_t *page);
 extern void art_root_reset(uint8_t *page);
-extern bool art_page_check_header(const uint8_t *page);
 extern size_t art_rec_size(const uint8_t *rec);
 extern int	art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size);
 extern void art_rec_free(uint8_t *page, int slot);

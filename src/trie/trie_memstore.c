@@ -282,3 +282,54 @@ art_memstore_violation(const ArtMemStore *ms)
 {
 	return ms->violation;
 }
+
+/* A copy of a store that holds no pins; NULL if out of memory. */
+ArtMemStore *
+art_memstore_clone(const ArtMemStore *ms)
+{
+	ArtMemStore *c = art_memstore_new();
+	uint32_t	i;
+
+	if (c == NULL)
+		return NULL;
+	c->cap = ms->npages ? ms->npages : 1;
+	c->pages = calloc(c->cap, sizeof(MemPage));
+	c->freelist = malloc(sizeof(uint32_t) * c->cap);
+	if (c->pages == NULL || c->freelist == NULL)
+	{
+		art_memstore_destroy(c);
+		return NULL;
+	}
+	for (i = 0; i < ms->npages; i++)
+	{
+		c->pages[i].data = malloc(ART_PAGE_SIZE);
+		if (c->pages[i].data == NULL)
+		{
+			art_memstore_destroy(c);
+			return NULL;
+		}
+		c->npages++;
+		memcpy(c->pages[i].data, ms->pages[i].data, ART_PAGE_SIZE);
+		c->pages[i].allocated = ms->pages[i].allocated;
+	}
+	memcpy(c->freelist, ms->freelist, sizeof(uint32_t) * ms->nfree);
+	c->nfree = ms->nfree;
+	c->live = ms->live;
+	return c;
+}
+
+/* Pages ever created: every page number lies below. */
+uint32_t
+art_memstore_npages(const ArtMemStore *ms)
+{
+	return ms->npages;
+}
+
+/* The bytes of an allocated page, or NULL. */
+uint8_t *
+art_memstore_page(ArtMemStore *ms, ArtPageNo pageno)
+{
+	if (pageno >= ms->npages || !ms->pages[pageno].allocated)
+		return NULL;
+	return ms->pages[pageno].data;
+}

@@ -47,4 +47,14 @@ extern bool art_memstore_failed(const ArtMemStore *ms);
 /* The first locking-rule violation seen, or NULL. */
 extern const char *art_memstore_violation(const ArtMemStore *ms);
 
+/*
+ * For the fuzzers, which damage pages behind the trie's back: a copy of
+ * the store (pages, free list; no pins may be held), the number of pages
+ * ever created (page numbers lie below it), and a page's bytes, NULL if
+ * the page is not allocated.
+ */
+extern ArtMemStore *art_memstore_clone(const ArtMemStore *ms);
+extern uint32_t art_memstore_npages(const ArtMemStore *ms);
+extern uint8_t *art_memstore_page(ArtMemStore *ms, ArtPageNo pageno);
+
 #endif							/* ARTRIE_TRIE_MEMSTORE_H */

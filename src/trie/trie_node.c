@@ -19,12 +19,6 @@ set_nslots(uint8_t *page, uint16_t v)
 	art_put16(page + ART_HDR_OFF + 2, v);
 }
 
-static uint16_t
-get_upper(const uint8_t *page)
-{
-	return art_get16(page + ART_HDR_OFF + 4);
-}
-
 static void
 set_upper(uint8_t *page, uint16_t v)
 {
@@ -71,20 +65,6 @@ art_root_reset(uint8_t *page)
 	art_page_set_version(page, version + 1);
 	art_rec_alloc(page, rec, art_leaf_encode((const uint8_t *) "", 0, false,
 											 rec));
-}
-
-/* Whether a page's header is sane enough to read its slots. */
-bool
-art_page_check_header(const uint8_t *page)
-{
-	uint16_t	nslots = art_page_nslots(page);
-	uint16_t	upper = get_upper(page);
-
-	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC)
-		return false;
-	if (ART_SLOTS_OFF + 2 * (size_t) nslots > upper || upper > ART_PAGE_SIZE)
-		return false;
-	return art_page_used(page) <= ART_PAGE_SIZE - upper;
 }
 
 /* Size in bytes of the record at rec. */
@@ -161,12 +141,12 @@ static void
 place_in_slot(uint8_t *page, int slot, const uint8_t *rec, size_t size)
 {
 	uint16_t	nslots = art_page_nslots(page);
-	size_t		upper = get_upper(page);
+	size_t		upper = art_page_upper(page);
 
 	if (upper - (ART_SLOTS_OFF + 2 * (size_t) nslots) < size)
 	{
 		page_compact(page);
-		upper = get_upper(page);
+		upper = art_page_upper(page);
 	}
 	upper -= size;
 	memcpy(page + upper, rec, size);
@@ -195,7 +175,7 @@ art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size)
 	else
 	{
 		/* The new slot entry may overlap the record area: compact first. */
-		if (get_upper(page) < ART_SLOTS_OFF + 2 * ((size_t) nslots + 1))
+		if (art_page_upper(page) < ART_SLOTS_OFF + 2 * ((size_t) nslots + 1))
 			page_compact(page);
 		set_nslots(page, (uint16_t) (nslots + 1));
 		set_slot(page, slot, 0);

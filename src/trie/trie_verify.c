@@ -5,10 +5,11 @@
  *
  * Both walk every node depth first with an explicit stack, share-locking
  * the pages of the current path like art_walk.  The check validates each
- * page the first time it is reached (header, record bounds, no overlap,
- * live bytes), each node (kind for its fan-out, prefix length, sorted
- * keys, valid child slots, count = own entry + children's counts), and
- * finally that every record of every page was reached exactly once.
+ * page the first time it is reached (header, records inside the record
+ * area, no overlap, live bytes), each stub (not to a page already on the
+ * path), each node (kind for its fan-out, prefix length, sorted keys,
+ * valid child slots, count = own entry + children's counts), and finally
+ * that every record of every page was reached exactly once.
  *
  *-------------------------------------------------------------------------
  */
@@ -136,8 +137,13 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 	size_t		sum = 0;
 	int			s;
 
-	if (!art_page_check_header(page))
-		return fail(v, pageno, 0, "bad page header");
+	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC)
+		return fail(v, pageno, 0, "bad page magic 0x%04x",
+					art_get16(page + ART_HDR_OFF));
+	if (art_page_upper(page) > ART_PAGE_SIZE ||
+		ART_SLOTS_OFF + 2 * (size_t) nslots > art_page_upper(page))
+		return fail(v, pageno, 0, "%d slots do not fit before the record area at %u",
+					nslots, art_page_upper(page));
 	if (nslots == 0)
 		return fail(v, pageno, 0, "page in the trie has no records");
 	if (art_slot_off(page, nslots) == 0)
@@ -152,10 +158,12 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 
 		if (off == 0)
 			continue;
-		if (off < ART_SLOTS_OFF + 2 * (size_t) nslots || off + 2 > ART_PAGE_SIZE)
-			return fail(v, pageno, s, "record offset %zu out of range", off);
+		if (off < art_page_upper(page) || off + 2 > ART_PAGE_SIZE)
+			return fail(v, pageno, s, "record offset %zu outside the record area [%u, %d)",
+						off, art_page_upper(page), ART_PAGE_SIZE);
 		kind = rec[0] & ART_KIND_MASK;
-		if (kind > ART_KIND_STUB || (rec[0] & 0xE0) != 0)
+		if (kind > ART_KIND_STUB || (rec[0] & 0xE0) != 0 ||
+			(kind == ART_KIND_STUB && rec[0] != ART_KIND_STUB))
 			return fail(v, pageno, s, "bad record flags 0x%02x", rec[0]);
 		hdr = (rec[0] & ART_FLAG_LONGPLEN) ? 3 : 2;
 		if (kind == ART_KIND_STUB)
@@ -356,11 +364,19 @@ enter_child(Verify *v, VFrame *f, uint16_t slot)
 	if (art_is_stub(rec))
 	{
 		ArtPageNo	pg;
-		ArtPageNo	from = ref->pageno;
+		uint16_t	stub = slot;
+		int			i;
 
 		art_stub_target(rec, &pg, &slot);
-		if (pg == from || pg == v->t->root)
-			return fail(v, from, slot, "stub points to page %u", pg);
+
+		/*
+		 * Pages are convex and their graph acyclic: no page twice on a path
+		 * (an insert would lock it twice).
+		 */
+		for (i = 0; i < v->ps.n; i++)
+			if (v->ps.refs[i].pageno == pg)
+				return fail(v, ref->pageno, stub,
+							"stub points to page %u, which is on its own path", pg);
 		st = art_pin_push(v->t, &v->ps, pg, ART_LOCK_SHARE);
 		if (st != ART_OK)
 			return st;

@@ -5,7 +5,7 @@
  *	  against the trie (in-memory store) and the sorted-set model.  Any
  *	  disagreement, verify failure or store-rule violation aborts.
  *
- * Build and run: make fuzz-run [FUZZ_SECONDS=n] (see src/trie/trie.mk).
+ * Build and run: make fuzz-run [FUZZ_SECONDS=n] (see test/fuzz/fuzz.mk).
  *
  * Encoding: each operation is one opcode byte followed by its operands; a
  * key is a length byte (low 5 bits: 0-31 bytes taken from the input; 0xFF:
@@ -13,28 +13,9 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <stdio.h>
-
+#include "fuzz_common.h"
 #include "trie/trie_memstore.h"
 #include "trie_check.h"
-
-typedef struct Input
-{
-	const uint8_t *p;
-	size_t		n;
-} Input;
-
-static uint8_t
-next_byte(Input *in)
-{
-	uint8_t		b;
-
-	if (in->n == 0)
-		return 0;
-	b = *in->p++;
-	in->n--;
-	return b;
-}
 
 /* Decode a key into buf (at least 12 KiB + 32); returns its length. */
 static size_t
@@ -60,13 +41,6 @@ next_key(Input *in, uint8_t *buf)
 		buf[i] = next_byte(in);
 	return len;
 }
-
-#define FAIL(...) \
-	do { \
-		fprintf(stderr, __VA_ARGS__); \
-		fprintf(stderr, "\n"); \
-		abort(); \
-	} while (0)
 
 static void
 check(bool ok, const char *what)

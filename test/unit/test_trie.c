@@ -280,6 +280,68 @@ test_verify_detects(void)
 	return true;
 }
 
+/* Encode a node of one child (key, slot) with count 1 into rec. */
+static size_t
+one_child_node(uint8_t key, uint16_t slot, uint8_t *rec)
+{
+	ArtNodeBuild b;
+
+	memset(&b, 0, sizeof(b));
+	b.prefix = (const uint8_t *) "";
+	b.count = 1;
+	art_build_add(&b, key, slot);
+	return art_build_encode(&b, rec);
+}
+
+/*
+ * verify rejects a page met again below itself: root page -> page A ->
+ * page B -> back to another record of page A.  Every record is reached
+ * once, but an insert of "abc" would lock page A twice.
+ */
+static bool
+test_verify_page_cycle(void)
+{
+	Fixture		f;
+	const ArtPageStoreOps *ops;
+	ArtPageRef	root;
+	ArtPageRef	a;
+	ArtPageRef	b;
+	uint8_t		rec[ART_MAX_RECORD];
+	char		msg[256];
+
+	CHECK(fixture_init(&f), "create");
+	ops = f.t.store.ops;
+	CHECK(ops->pin(f.ms, f.t.root, ART_LOCK_EXCLUSIVE, &root) == ART_OK &&
+		  ops->alloc(f.ms, &a) == ART_OK && ops->alloc(f.ms, &b) == ART_OK,
+		  "pages");
+	art_page_init(a.data);
+	art_page_init(b.data);
+
+	art_stub_encode(a.pageno, 1, rec);
+	CHECK(art_rec_alloc(root.data, rec, ART_STUB_SIZE) == 2, "root stub");
+	art_rec_replace(root.data, ART_ROOT_SLOT, rec, one_child_node('a', 2, rec));
+
+	CHECK(art_rec_alloc(a.data, rec, one_child_node('b', 2, rec)) == 1, "A:1");
+	art_stub_encode(b.pageno, 1, rec);
+	CHECK(art_rec_alloc(a.data, rec, ART_STUB_SIZE) == 2, "A:2");
+	CHECK(art_rec_alloc(a.data, rec, art_leaf_encode((const uint8_t *) "", 0, true, rec)) == 3,
+		  "A:3");
+
+	CHECK(art_rec_alloc(b.data, rec, one_child_node('c', 2, rec)) == 1, "B:1");
+	art_stub_encode(a.pageno, 3, rec);
+	CHECK(art_rec_alloc(b.data, rec, ART_STUB_SIZE) == 2, "B:2");
+	ops->release(f.ms, &b);
+	ops->release(f.ms, &a);
+	ops->release(f.ms, &root);
+
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_CORRUPT,
+		  "page cycle accepted");
+	CHECK(strstr(msg, "on its own path") != NULL, "message: %s", msg);
+	CHECK(art_memstore_pinned(f.ms) == 0, "pins left");
+	fixture_done(&f);
+	return true;
+}
+
 /* Cursors with bounds and prefixes, and across modifications. */
 static bool
 test_cursors(void)
@@ -941,6 +1003,7 @@ main(int argc, char **argv)
 		{"many", test_many},
 		{"long_keys", test_long_keys},
 		{"verify_detects", test_verify_detects},
+		{"verify_cycle", test_verify_page_cycle},
 		{"cursors", test_cursors},
 		{"bulk", test_bulk},
 		{"failures", test_failures},

@@ -1,0 +1,202 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_page.c
+ *	  CRC32C, and sealing and checking the pages of artrie files.
+ *
+ * Plain C (see pager_page.h): the server and the fuzzers run this same
+ * code.  Header fields are read and written with memcpy, so a page
+ * buffer needs no particular alignment.
+ *
+ * CRC32C uses the SSE 4.2 instruction where the CPU has it (like
+ * PostgreSQL's own pg_comp_crc32c) and a table otherwise; both give
+ * PostgreSQL's result, so files written before this code stay valid.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pager/pager_page.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PAGER_CRC_SSE42 1
+#include <nmmintrin.h>
+#endif
+
+/* Reflected CRC32C polynomial. */
+#define CRC32C_POLY		0x82F63B78u
+
+static uint32_t crc_table[256];
+static bool crc_table_ready = false;
+
+/* Fill the byte-at-a-time table on first use. */
+static void
+crc_table_init(void)
+{
+	for (uint32_t i = 0; i < 256; i++)
+	{
+		uint32_t	c = i;
+
+		for (int k = 0; k < 8; k++)
+			c = (c & 1) ? (c >> 1) ^ CRC32C_POLY : c >> 1;
+		crc_table[i] = c;
+	}
+	crc_table_ready = true;
+}
+
+/* Extend a CRC32C a byte at a time, through the table. */
+static uint32_t
+crc_extend_table(uint32_t crc, const uint8_t *p, size_t len)
+{
+	if (!crc_table_ready)
+		crc_table_init();
+	while (len-- > 0)
+		crc = crc_table[(crc ^ *p++) & 0xFF] ^ (crc >> 8);
+	return crc;
+}
+
+#ifdef PAGER_CRC_SSE42
+/* Extend a CRC32C with the SSE 4.2 instruction, 8 bytes at a time. */
+__attribute__((target("sse4.2")))
+static uint32_t
+crc_extend_sse42(uint32_t crc, const uint8_t *p, size_t len)
+{
+	uint64_t	c = crc;
+
+	while (len >= 8)
+	{
+		uint64_t	w;
+
+		memcpy(&w, p, 8);
+		c = _mm_crc32_u64(c, w);
+		p += 8;
+		len -= 8;
+	}
+	crc = (uint32_t) c;
+	while (len-- > 0)
+		crc = _mm_crc32_u8(crc, *p++);
+	return crc;
+}
+#endif
+
+/* Extend a CRC32C by len bytes (see PAGER_CRC32C_INIT). */
+uint32_t
+pager_crc32c_extend(uint32_t crc, const void *data, size_t len)
+{
+#ifdef PAGER_CRC_SSE42
+	static int	have_sse42 = -1;
+
+	if (have_sse42 < 0)
+		have_sse42 = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	if (have_sse42)
+		return crc_extend_sse42(crc, data, len);
+#endif
+	return crc_extend_table(crc, data, len);
+}
+
+/* The CRC32C of a page's bytes after its CRC field. */
+uint32_t
+pager_page_crc(const uint8_t *page)
+{
+	return PAGER_CRC32C_FIN(pager_crc32c_extend(PAGER_CRC32C_INIT,
+												page + sizeof(uint32_t),
+												ART_PAGE_SIZE - sizeof(uint32_t)));
+}
+
+/* Fill a page's header and checksum. */
+void
+pager_page_seal_header(uint8_t *page, const ArtFileId *id, uint32_t pageno,
+					   uint16_t kind, uint64_t ckpt_no)
+{
+	PagerPageHeader h;
+
+	h.crc = 0;
+	h.pageno = pageno;
+	h.dbOid = id->dbOid;
+	h.relNumber = id->relNumber;
+	h.generation = id->generation;
+	h.kind = kind;
+	h.version = PAGER_FORMAT_VERSION;
+	h.ckpt_no = ckpt_no;
+	memcpy(page, &h, sizeof(h));
+	h.crc = pager_page_crc(page);
+	memcpy(page, &h.crc, sizeof(h.crc));
+}
+
+/* Check a page's checksum and header; describe a problem in msg. */
+bool
+pager_page_check_header(const uint8_t *page, const ArtFileId *id,
+						uint32_t pageno, uint16_t kind, char *msg,
+						size_t msglen)
+{
+	PagerPageHeader h;
+	uint32_t	crc = pager_page_crc(page);
+
+	memcpy(&h, page, sizeof(h));
+	if (crc != h.crc)
+		snprintf(msg, msglen, "checksum mismatch: stored %08X, computed %08X",
+				 h.crc, crc);
+	else if (h.dbOid != id->dbOid || h.relNumber != id->relNumber ||
+			 h.generation != id->generation)
+		snprintf(msg, msglen, "page belongs to file %u/%u.%u",
+				 h.dbOid, h.relNumber, h.generation);
+	else if (h.kind != kind || h.version != PAGER_FORMAT_VERSION)
+		snprintf(msg, msglen, "page kind %u version %u, expected kind %u version %u",
+				 h.kind, h.version, kind, PAGER_FORMAT_VERSION);
+	else if (h.pageno != pageno)
+		snprintf(msg, msglen, "page carries number %u", h.pageno);
+	else
+		return true;
+	return false;
+}
+
+/* Fill and seal a meta page. */
+void
+pager_meta_encode(uint8_t *page, const ArtFileId *id, int slot,
+				  const PagerMeta *meta, const uint32_t *mappages)
+{
+	PagerMeta	m = *meta;
+
+	memset(page, 0, ART_PAGE_SIZE);
+	m.magic = PAGER_META_MAGIC;
+	m.format_version = PAGER_FORMAT_VERSION;
+	m.page_size = ART_PAGE_SIZE;
+	memcpy(page + ART_PAGE_RESERVED, &m, sizeof(m));
+	if (m.nmap > 0)
+		memcpy(page + ART_PAGE_RESERVED + offsetof(PagerMeta, mappages),
+			   mappages, sizeof(uint32_t) * m.nmap);
+	pager_page_seal_header(page, id, (uint32_t) slot, PAGER_KIND_META,
+						   m.ckpt_no);
+}
+
+/* Check and decode a meta page; describe a problem in msg. */
+bool
+pager_meta_decode(const uint8_t *page, const ArtFileId *id, int slot,
+				  PagerMeta *meta, const uint8_t **mappages, char *msg,
+				  size_t msglen)
+{
+	PagerPageHeader h;
+
+	if (!pager_page_check_header(page, id, (uint32_t) slot, PAGER_KIND_META,
+								 msg, msglen))
+		return false;
+	memcpy(&h, page, sizeof(h));
+	memcpy(meta, page + ART_PAGE_RESERVED, sizeof(PagerMeta));
+	if (meta->magic != PAGER_META_MAGIC ||
+		meta->format_version != PAGER_FORMAT_VERSION ||
+		meta->page_size != ART_PAGE_SIZE)
+	{
+		snprintf(msg, msglen, "bad magic number, format version or page size");
+		return false;
+	}
+	if (meta->nmap > PAGER_MAX_MAP_PAGES ||
+		(uint64_t) meta->nlogical > (uint64_t) meta->nmap * PAGER_MAP_PER_PAGE ||
+		meta->nphys < PAGER_FIRST_DATA_PHYS || meta->nused > meta->nlogical ||
+		meta->ckpt_no != h.ckpt_no)
+	{
+		snprintf(msg, msglen, "inconsistent counts");
+		return false;
+	}
+	*mappages = page + ART_PAGE_RESERVED + offsetof(PagerMeta, mappages);
+	return true;
+}

@@ -1,0 +1,125 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_page.h
+ *	  The on-disk page formats of artrie files, and the functions that seal
+ *	  and check them: CRC32C, page header, meta page.
+ *
+ * Plain C, like the trie core: it must never include a PostgreSQL header,
+ * so that the fuzzers (test/fuzz) can run the very checks the server runs
+ * on every page it reads.  The pager (pager.c, pager_file.c) and the
+ * journal (journal_record.c) call these functions; nothing else does.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_PAGER_PAGE_H
+#define ARTRIE_PAGER_PAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trie/trie_page.h"
+
+/*
+ * What names an artrie file: the database, the index's relfilenode and a
+ * generation that changes whenever the index gets a new file (REINDEX,
+ * TRUNCATE), so that an old and a new file never share a name.
+ */
+typedef struct ArtFileId
+{
+	uint32_t	dbOid;
+	uint32_t	relNumber;
+	uint32_t	generation;
+} ArtFileId;
+
+/*
+ * The store-reserved bytes at the start of every page (ART_PAGE_RESERVED
+ * of them).
+ */
+typedef struct PagerPageHeader
+{
+	uint32_t	crc;			/* CRC32C of bytes [4, ART_PAGE_SIZE) */
+	uint32_t	pageno;			/* logical page, map page index, meta slot */
+	uint32_t	dbOid;
+	uint32_t	relNumber;
+	uint32_t	generation;
+	uint16_t	kind;			/* PAGER_KIND_* */
+	uint16_t	version;		/* PAGER_FORMAT_VERSION */
+	uint64_t	ckpt_no;		/* checkpoint that wrote a meta or map page */
+} PagerPageHeader;
+
+#define PAGER_KIND_DATA		1
+#define PAGER_KIND_MAP		2
+#define PAGER_KIND_META		3
+
+#define PAGER_FORMAT_VERSION	1
+#define PAGER_META_MAGIC	((uint64_t) 0x41525452494D4554)	/* "ARTRIMET" */
+
+/* Physical pages 0 and 1 are the meta slots. */
+#define PAGER_FIRST_DATA_PHYS	2
+
+/* Map entries per map page. */
+#define PAGER_MAP_PER_PAGE	((ART_PAGE_SIZE - ART_PAGE_RESERVED) / sizeof(uint32_t))
+
+/* The caller's own words kept in the meta page (pager_get_user_word). */
+#define PAGER_USER_WORDS	4
+
+/* The meta page after its header. */
+typedef struct PagerMeta
+{
+	uint64_t	magic;
+	uint32_t	format_version;
+	uint32_t	page_size;
+	uint64_t	ckpt_no;
+	uint64_t	journal_pos;	/* where recovery starts; 0 until the journal */
+	uint32_t	nlogical;		/* logical pages, used or free */
+	uint32_t	nphys;			/* physical pages, the file's extent */
+	uint32_t	nused;			/* logical pages in use */
+	uint32_t	nmap;			/* map pages listed in mappages */
+	uint32_t	user[PAGER_USER_WORDS];
+	uint32_t	mappages[];
+} PagerMeta;
+
+#define PAGER_MAX_MAP_PAGES \
+	((ART_PAGE_SIZE - ART_PAGE_RESERVED - offsetof(PagerMeta, mappages)) / sizeof(uint32_t))
+
+/*
+ * CRC32C (Castagnoli), the same checksum as PostgreSQL's pg_crc32c:
+ * start with PAGER_CRC32C_INIT, extend, finish with PAGER_CRC32C_FIN.
+ */
+#define PAGER_CRC32C_INIT		0xFFFFFFFFu
+#define PAGER_CRC32C_FIN(crc)	((crc) ^ 0xFFFFFFFFu)
+
+extern uint32_t pager_crc32c_extend(uint32_t crc, const void *data, size_t len);
+
+/* The CRC32C a page's header should carry. */
+extern uint32_t pager_page_crc(const uint8_t *page);
+
+/* Fill a page's header and checksum. */
+extern void pager_page_seal_header(uint8_t *page, const ArtFileId *id,
+								   uint32_t pageno, uint16_t kind,
+								   uint64_t ckpt_no);
+
+/*
+ * Check a page read from disk: its checksum, file, kind, format version
+ * and number.  Returns true if good, else false with what is wrong in msg.
+ */
+extern bool pager_page_check_header(const uint8_t *page, const ArtFileId *id,
+									uint32_t pageno, uint16_t kind,
+									char *msg, size_t msglen);
+
+/* Fill and seal a meta page for checkpoint ckpt_no. */
+extern void pager_meta_encode(uint8_t *page, const ArtFileId *id, int slot,
+							  const PagerMeta *meta, const uint32_t *mappages);
+
+/*
+ * Check a meta page and decode it: true with *meta set (its mappages are
+ * those of the page, meta->nmap of them), else false with what is wrong
+ * in msg.
+ */
+extern bool pager_meta_decode(const uint8_t *page, const ArtFileId *id,
+							  int slot, PagerMeta *meta,
+							  const uint8_t **mappages,
+							  char *msg, size_t msglen);
+
+#endif							/* ARTRIE_PAGER_PAGE_H */
