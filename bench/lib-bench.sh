@@ -195,6 +195,48 @@ multi_sql() {
 	emit "$ds" "$idx" "$metric" "${SQL_OUT#*$'\t'}" check
 }
 
+# bench_load_dataset DS FILE: table ds_DS (id, k COLLATE "C") from FILE (COPY
+# text format; synth is generated, FILE unused), its probes (probe_DS, and
+# pb_DS with a primary key), prefixes (pref_DS), seek points (seek_DS) and
+# the pgbench lookup script lookup_DS.sql.  Uses ROWS_SYNTH, NPROBE, NPREF,
+# NSEEK.  Exits on an error.
+bench_load_dataset() {
+	local ds=$1 file=$2
+	q -c "CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
+	if [ "$ds" = synth ]; then
+		q -c "INSERT INTO ds_synth (k) SELECT 'user/' || ((g::bigint * 48271) % ($ROWS_SYNTH / 20 + 7)) || '/item/' || g FROM generate_series(1, $ROWS_SYNTH) g" || { last_err; exit 1; }
+	else
+		q -c "COPY ds_$ds (k) FROM '$file'" || { last_err; exit 1; }
+	fi
+	q <<SQL || { last_err; exit 1; }
+VACUUM ANALYZE ds_$ds;
+-- Probes: NPROBE keys in a hash order, 10% of them changed into misses.
+CREATE TABLE probe_$ds AS
+	SELECT row_number() OVER ()::int AS pid,
+		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
+	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
+		FROM ds_$ds ORDER BY md5(k) LIMIT $NPROBE) s;
+-- The same probes with a primary key, for pgbench's lookups by number (the
+-- probe table itself has no index, so that every join plan is the same).
+CREATE TABLE pb_$ds AS SELECT * FROM probe_$ds;
+ALTER TABLE pb_$ds ADD PRIMARY KEY (pid);
+-- Prefixes of length 1, 2, 3, 5, 8 of the probe keys, NPREF of each.
+CREATE TABLE pref_$ds AS
+	SELECT n, p, row_number() OVER (PARTITION BY n ORDER BY md5(p)) AS ord
+	FROM (SELECT DISTINCT n, left(k, n) AS p
+		FROM probe_$ds, unnest('{1,2,3,5,8}'::int[]) n
+		WHERE length(k) >= n) s;
+DELETE FROM pref_$ds WHERE ord > $NPREF;
+-- Seek points for ORDER BY k LIMIT 10: halves of probe keys.
+CREATE TABLE seek_$ds AS
+	SELECT left(k, length(k) / 2 + 1) AS s FROM probe_$ds WHERE pid <= $NSEEK;
+VACUUM ANALYZE probe_$ds, pb_$ds, pref_$ds, seek_$ds;
+SQL
+	printf '\\set p random(1, %s)\nSELECT id FROM ds_%s WHERE k = (SELECT k FROM pb_%s WHERE pid = :p);\n' \
+		"$NPROBE" "$ds" "$ds" >"$ARTRIE_TMP/lookup_$ds.sql"
+	chmod a+r "$ARTRIE_TMP/lookup_$ds.sql"
+}
+
 # run_pgbench DATASET INDEX METRIC CLIENTS DURATION SCRIPT_ARGS...
 run_pgbench() {
 	local ds=$1 idx=$2 metric=$3 c=$4 dur=$5 out tps fail j

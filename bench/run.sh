@@ -207,41 +207,10 @@ rm -f "$ARTRIE_TMP"/b.*
 # ---------------------------------------------------------------- load
 say "loading the datasets"
 for ds in $DATASETS; do
-	q -c "CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
-	if [ "$ds" = synth ]; then
-		q -c "INSERT INTO ds_synth (k) SELECT 'user/' || ((g::bigint * 48271) % ($ROWS_SYNTH / 20 + 7)) || '/item/' || g FROM generate_series(1, $ROWS_SYNTH) g" || { last_err; exit 1; }
-	else
-		q -c "COPY ds_$ds (k) FROM '$D/$ds.txt'" || { last_err; exit 1; }
-	fi
-	q <<SQL || { last_err; exit 1; }
-VACUUM ANALYZE ds_$ds;
--- Probes: NPROBE keys in a hash order, 10% of them changed into misses.
-CREATE TABLE probe_$ds AS
-	SELECT row_number() OVER ()::int AS pid,
-		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
-	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
-		FROM ds_$ds ORDER BY md5(k) LIMIT $NPROBE) s;
--- The same probes with a primary key, for pgbench's lookups by number (the
--- probe table itself has no index, so that every join plan is the same).
-CREATE TABLE pb_$ds AS SELECT * FROM probe_$ds;
-ALTER TABLE pb_$ds ADD PRIMARY KEY (pid);
--- Prefixes of length 1, 2, 3, 5, 8 of the probe keys, NPREF of each.
-CREATE TABLE pref_$ds AS
-	SELECT n, p, row_number() OVER (PARTITION BY n ORDER BY md5(p)) AS ord
-	FROM (SELECT DISTINCT n, left(k, n) AS p
-		FROM probe_$ds, unnest('{1,2,3,5,8}'::int[]) n
-		WHERE length(k) >= n) s;
-DELETE FROM pref_$ds WHERE ord > $NPREF;
--- Seek points for ORDER BY k LIMIT 10: halves of probe keys.
-CREATE TABLE seek_$ds AS
-	SELECT left(k, length(k) / 2 + 1) AS s FROM probe_$ds WHERE pid <= $NSEEK;
-VACUUM ANALYZE probe_$ds, pb_$ds, pref_$ds, seek_$ds;
-SQL
+	bench_load_dataset "$ds" "$D/$ds.txt"
 	emit "$ds" - rows "$(q -c "SELECT count(*) FROM ds_$ds")" rows
 	emit "$ds" - key_bytes_avg "$(q -c "SELECT round(avg(octet_length(k)), 1) FROM ds_$ds")" B
 	emit "$ds" - heap_size "$(q -c "SELECT round(pg_relation_size('ds_$ds') / 1048576.0, 2)")" MiB
-	printf '\\set p random(1, %s)\nSELECT id FROM ds_%s WHERE k = (SELECT k FROM pb_%s WHERE pid = :p);\n' \
-		"$NPROBE" "$ds" "$ds" >"$ARTRIE_TMP/lookup_$ds.sql"
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
 

@@ -21,6 +21,7 @@ ROWS_SYNTH=${SCAN_ROWS_SYNTH:-300000}
 REPS=${SCAN_REPS:-5}
 NPROBE=5000
 NPREF=10
+NSEEK=100
 
 if [ -n "${SCAN_DIR:-}" ]; then
 	ARTRIE_TMP=$SCAN_DIR
@@ -57,34 +58,9 @@ else
 	awk -v k=$(((n + ROWS_PATHS - 1) / ROWS_PATHS)) 'NR % k == 0' "$ARTRIE_TMP/paths.all" >"$ARTRIE_TMP/paths.txt"
 	chmod a+r "$ARTRIE_TMP/paths.txt"
 	for ds in paths synth; do
-		q -c "CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
-		if [ "$ds" = synth ]; then
-			q -c "INSERT INTO ds_synth (k) SELECT 'user/' || ((g::bigint * 48271) % ($ROWS_SYNTH / 20 + 7)) || '/item/' || g FROM generate_series(1, $ROWS_SYNTH) g" || { last_err; exit 1; }
-		else
-			q -c "COPY ds_paths (k) FROM '$ARTRIE_TMP/paths.txt'" || { last_err; exit 1; }
-		fi
-		q <<SQL || { last_err; exit 1; }
-VACUUM ANALYZE ds_$ds;
-CREATE TABLE probe_$ds AS
-	SELECT row_number() OVER ()::int AS pid,
-		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
-	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
-		FROM ds_$ds ORDER BY md5(k) LIMIT $NPROBE) s;
-CREATE TABLE pb_$ds AS SELECT * FROM probe_$ds;
-ALTER TABLE pb_$ds ADD PRIMARY KEY (pid);
-CREATE TABLE pref_$ds AS
-	SELECT n, p, row_number() OVER (PARTITION BY n ORDER BY md5(p)) AS ord
-	FROM (SELECT DISTINCT n, left(k, n) AS p
-		FROM probe_$ds, unnest('{1,2,3,5,8}'::int[]) n
-		WHERE length(k) >= n) s;
-DELETE FROM pref_$ds WHERE ord > $NPREF;
-VACUUM ANALYZE probe_$ds, pb_$ds, pref_$ds;
-CREATE INDEX ds_${ds}_btree ON ds_$ds (k);
-CREATE INDEX ds_${ds}_artrie ON ds_$ds USING artrie (k);
-SQL
-		printf '\\set p random(1, %s)\nSELECT id FROM ds_%s WHERE k = (SELECT k FROM pb_%s WHERE pid = :p);\n' \
-			"$NPROBE" "$ds" "$ds" >"$ARTRIE_TMP/lookup_$ds.sql"
-		chmod a+r "$ARTRIE_TMP/lookup_$ds.sql"
+		bench_load_dataset "$ds" "$ARTRIE_TMP/paths.txt"
+		q -c "CREATE INDEX ds_${ds}_btree ON ds_$ds (k)" || { last_err; exit 1; }
+		q -c "CREATE INDEX ds_${ds}_artrie ON ds_$ds USING artrie (k)" || { last_err; exit 1; }
 	done
 fi
 
