@@ -9,7 +9,7 @@ PGFILEDESC = "artrie - adaptive radix trie index access method"
 # The PostgreSQL side: SQL surface, pager, I/O backends, and the trie core
 # without its in-memory test store.
 TRIE_SRCS = $(filter-out src/trie/trie_memstore.c,$(wildcard src/trie/*.c))
-PG_SRCS = $(wildcard src/*.c src/am/*.c src/func/*.c src/pager/*.c src/io/*.c)
+PG_SRCS = $(wildcard src/*.c src/am/*.c src/func/*.c src/wal/*.c src/pager/*.c src/io/*.c)
 OBJS = $(patsubst %.c,%.o,$(PG_SRCS) $(TRIE_SRCS))
 
 PG_CPPFLAGS = -I$(srcdir)/src

@@ -18,6 +18,7 @@
 
 #include "am/am.h"
 #include "pager/pager.h"
+#include "wal/wal.h"
 
 PG_MODULE_MAGIC;
 
@@ -37,4 +38,5 @@ _PG_init(void)
 
 	am_init();
 	pager_init();
+	wal_init();
 }

@@ -16,8 +16,8 @@
  * Scans present the NULL trie after (ASC, NULLS LAST) or before (NULLS
  * FIRST) the key trie, so that the index order is btree's.
  *
- * Layer rule: this code calls the trie (trie/trie.h) and the pager
- * (pager/pager.h), never the I/O backends.
+ * Layer rule: this code calls the WAL layer (wal/wal.h), the trie
+ * (trie/trie.h) and the pager (pager/pager.h), never the I/O backends.
  *
  *-------------------------------------------------------------------------
  */
@@ -30,10 +30,10 @@
 #include "access/genam.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
-#include "pager/journal.h"
 #include "pager/pager.h"
 #include "trie/trie.h"
 #include "utils/rel.h"
+#include "wal/wal.h"
 
 /* Strategy numbers of the operator class. */
 #define ARTRIE_LESS_STRATEGY			1
@@ -138,12 +138,13 @@ extern bytea *artrie_options(Datum reloptions, bool validate);
 extern bool artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
 							const char *propname, bool *res, bool *isnull);
 
-/* Journal records (am_journal.c). */
-extern void am_journal(ArtrieIndex *ai, JournalOp op, ArtTrie *trie,
-					   const uint8 *entry, Size len);
-extern void am_journal_init(void);
+/* WAL records of a logged index (am_wal.c). */
+extern bool am_needs_wal(Relation index);
+extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
+						 const uint8 *entry, Size len);
+extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
 
-/* Planner hook and journal replay, installed from _PG_init. */
+/* Planner hook and file lifecycle hooks, installed from _PG_init. */
 extern void am_init(void);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */

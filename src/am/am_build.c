@@ -243,6 +243,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	MemoryContextDelete(bs.tmpCxt);
 
 	pager_flush_file(file);
+	am_wal_file(index, file, &meta.file);
 	am_meta_init(index, MAIN_FORKNUM, &meta);
 
 	result = palloc(sizeof(IndexBuildResult));

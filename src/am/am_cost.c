@@ -271,6 +271,5 @@ am_init(void)
 {
 	prev_get_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = am_get_relation_info;
-	am_journal_init();
 	am_lifecycle_init();
 }

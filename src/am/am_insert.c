@@ -53,7 +53,7 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 		am_tid_encode(ht_ctid, entry);
 		status = art_insert(&ai->nulls, entry, ARTRIE_TID_LEN);
 		if (status == ART_OK)
-			am_journal(ai, JOURNAL_INSERT, &ai->nulls, entry, ARTRIE_TID_LEN);
+			am_wal_entry(ai, WAL_ARTRIE_INSERT, &ai->nulls, entry, ARTRIE_TID_LEN);
 	}
 	else
 	{
@@ -66,7 +66,7 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 		entry = am_key_entry(VARDATA_ANY(key), keylen, ht_ctid, &entrylen);
 		status = art_insert(&ai->keys, entry, entrylen);
 		if (status == ART_OK)
-			am_journal(ai, JOURNAL_INSERT, &ai->keys, entry, entrylen);
+			am_wal_entry(ai, WAL_ARTRIE_INSERT, &ai->keys, entry, entrylen);
 		pfree(entry);
 		if ((Pointer) key != DatumGetPointer(values[0]))
 			pfree(key);

@@ -115,7 +115,11 @@ am_lifecycle_post_alter(Oid relid)
 
 	/* An UNLOGGED index due for reset after a crash gets a new file anyway. */
 	if (!(meta.flags & ARTRIE_META_RESET))
+	{
 		pager_copy_file(&meta.file, &newid, RelationGetRelationName(index));
+		am_wal_file(index, pager_open_file(&newid, RelationGetRelationName(index)),
+					&newid);
+	}
 	meta.file = newid;
 	am_meta_rewrite(index, MAIN_FORKNUM, &meta);
 	if (am_meta_peek(index, INIT_FORKNUM, &initmeta))

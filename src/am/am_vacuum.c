@@ -24,10 +24,11 @@
  * Delete the dead entries of one trie; count what is removed and kept.
  */
 static void
-am_bulkdelete_trie(Relation index, ArtTrie *trie,
+am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 				   IndexBulkDeleteCallback callback, void *callback_state,
 				   IndexBulkDeleteResult *stats)
 {
+	Relation	index = ai->index;
 	ArtCursor  *cursor;
 	const uint8 *entry;
 	size_t		len;
@@ -65,7 +66,9 @@ am_bulkdelete_trie(Relation index, ArtTrie *trie,
 		}
 		memcpy(copy, entry, len);
 		status = art_delete(trie, copy, len);
-		if (status != ART_NOT_FOUND)
+		if (status == ART_OK)
+			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, copy, len);
+		else if (status != ART_NOT_FOUND)
 			am_check_status(status, index, "vacuuming");
 		stats->tuples_removed += 1;
 	}
@@ -94,15 +97,16 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	am_open(index, &ai);
 	removed = stats->tuples_removed;
 	stats->num_index_tuples = 0;
-	am_bulkdelete_trie(index, &ai.keys, callback, callback_state, stats);
-	am_bulkdelete_trie(index, &ai.nulls, callback, callback_state, stats);
+	am_bulkdelete_trie(&ai, &ai.keys, callback, callback_state, stats);
+	am_bulkdelete_trie(&ai, &ai.nulls, callback, callback_state, stats);
 
+	/*
+	 * No scan may return a removed entry once the heap reuses TIDs.  The
+	 * deletions need no flush: their WAL records come before the heap's
+	 * records that free the TIDs.
+	 */
 	if (stats->tuples_removed > removed)
-	{
-		pager_flush_file(ai.file);
-		/* no scan may return a removed entry once the heap reuses TIDs */
 		pager_hold_wait();
-	}
 
 	stats->num_pages = pager_file_pages(ai.file) + 1;
 	stats->estimated_count = false;

@@ -60,7 +60,7 @@ artrie_checkpoint(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("permission denied to run artrie_checkpoint()"),
 				 errdetail("Only roles with privileges of the \"pg_checkpoint\" role may run a checkpoint.")));
-	pager_checkpoint();
+	pager_checkpoint(true);
 	pager_sweep_orphans();
 	PG_RETURN_VOID();
 }

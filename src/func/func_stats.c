@@ -12,9 +12,10 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "utils/fmgrprotos.h"
+#include "utils/json.h"
 
 #include "func/func.h"
-#include "pager/journal.h"
+#include "wal/wal.h"
 
 PG_FUNCTION_INFO_V1(artrie_stats);
 
@@ -49,6 +50,17 @@ stats_distinct_keys(FuncIndex *fi)
 	return n;
 }
 
+/* A C string as a JSON string literal, palloc'd. */
+static char *
+quote_json_string(const char *s)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	escape_json(&buf, s);
+	return buf.data;
+}
+
 /* Append "name": {trie statistics} to buf. */
 static void
 stats_append_trie(StringInfo buf, const char *name, const ArtStats *st)
@@ -70,35 +82,39 @@ stats_append_trie(StringInfo buf, const char *name, const ArtStats *st)
 					 st->nodes[ART_NODE_LEAF]);
 }
 
-/* Append the pool's, I/O backend's and journal's state to buf. */
+/* Append the pool's, I/O backend's and WAL layer's state to buf. */
 static void
 stats_append_server(StringInfo buf, PagerFile *file)
 {
 	PagerPoolStats pool;
-	JournalStats journal;
-	uint64		ckpt_journal_pos;
-	uint64		ckpt_no = pager_file_checkpoint(file, &ckpt_journal_pos);
+	WalStats	wal;
+	XLogRecPtr	ckpt_redo;
+	uint64		ckpt_no = pager_file_checkpoint(file, &ckpt_redo);
 
 	pager_pool_stats(&pool);
-	journal_stats(&journal);
+	wal_stats(&wal);
 	appendStringInfo(buf,
 					 "\"checkpoint\": {\"number\": " UINT64_FORMAT
-					 ", \"journal_position\": " UINT64_FORMAT "}"
+					 ", \"redo_lsn\": \"%X/%X\"}"
 					 ", \"pool\": {\"hits\": " UINT64_FORMAT
 					 ", \"misses\": " UINT64_FORMAT
 					 ", \"frames\": %u, \"dirty\": %u}"
 					 ", \"io_backend\": \"%s\", \"registered_buffers\": \"%s\""
-					 ", \"journal\": {\"bytes\": " UINT64_FORMAT
-					 ", \"not_durable_bytes\": " UINT64_FORMAT
+					 ", \"wal\": {\"replay_from\": \"%X/%X\""
+					 ", \"retained_bytes\": " UINT64_FORMAT
 					 ", \"records\": " UINT64_FORMAT
-					 ", \"flushes\": " UINT64_FORMAT
-					 ", \"commits_waited\": " UINT64_FORMAT "}",
-					 ckpt_no, ckpt_journal_pos,
+					 ", \"bytes\": " UINT64_FORMAT
+					 ", \"replayed\": " UINT64_FORMAT
+					 ", \"replay_failures\": " UINT64_FORMAT
+					 ", \"slot\": %s}",
+					 ckpt_no, LSN_FORMAT_ARGS(ckpt_redo),
 					 pool.hits, pool.misses, pool.frames, pool.dirty,
 					 pager_io_backend(), pager_io_buffer_mode(),
-					 journal.insert_pos - journal.redo_pos,
-					 journal.insert_pos - journal.durable_pos,
-					 journal.records, journal.flushes, journal.commits);
+					 LSN_FORMAT_ARGS(wal.replay_from),
+					 wal.wal_end > wal.replay_from ? (uint64) (wal.wal_end - wal.replay_from) : 0,
+					 wal.records, wal.bytes, wal.replayed, wal.failed,
+					 wal.slot_ok ? "\"ok\"" :
+					 quote_json_string(wal.slot_problem[0] ? wal.slot_problem : "not yet created"));
 }
 
 /*
@@ -106,7 +122,8 @@ stats_append_server(StringInfo buf, PagerFile *file)
  * artrie file plus the main fork's metapage), the file, the tries' shapes,
  * and the server-wide state it depends on: the file's last checkpoint, the
  * buffer pool's hits and misses, the I/O backend in use and its buffer
- * registration, and the journal (bytes recovery would replay), as jsonb.
+ * registration, and the WAL that recovery would replay (from where, how
+ * many bytes, whether artrie's replication slot keeps it), as jsonb.
  */
 Datum
 artrie_stats(PG_FUNCTION_ARGS)

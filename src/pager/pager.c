@@ -29,12 +29,12 @@
  */
 #include "postgres.h"
 
-#include "pager/journal.h"
 #include "pager/pager_internal.h"
 
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
+#include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
@@ -173,7 +173,6 @@ pager_shmem_request(void)
 	RequestAddinShmemSpace(pager_shmem_size());
 	RequestAddinShmemSpace(hash_estimate_size(pager_nframes(), sizeof(PagerLookup)));
 	RequestAddinShmemSpace(io_shmem_size());
-	RequestAddinShmemSpace(journal_shmem_size());
 	RequestNamedLWLockTranche("artrie_page_table", PAGER_PARTITIONS);
 	RequestNamedLWLockTranche("artrie_files", 1);
 }
@@ -224,6 +223,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->counters.checkpoints, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoint_pages, 0);
 		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))->lock;
+		ConditionVariableInit(&pager_shared->ready_cv);
 		pager_shared->partition_locks = GetNamedLWLockTranche("artrie_page_table");
 
 		for (int i = 0; i < n; i++)
@@ -264,7 +264,6 @@ pager_shmem_startup(void)
 								HASH_ELEM | HASH_BLOBS | HASH_PARTITION);
 
 	io_shmem_init();
-	journal_shmem_init();
 	if (!found)
 		io_set_buffer_region(pager_shared->data, mul_size(n, ART_PAGE_SIZE));
 	LWLockRelease(AddinShmemInitLock);
@@ -385,16 +384,19 @@ pager_backend_init(void)
 }
 
 /*
- * The end of the last WAL record inserted so far.  GetXLogInsertRecPtr()
- * gives where the next record will start, which lies past a page header
- * when the last record ended on a page boundary; XLogFlush() to such a
- * position fails, and a record ending there would seem not replayed.
+ * The end of the last WAL record inserted so far (in recovery: replayed).
+ * GetXLogInsertRecPtr() gives where the next record will start, which
+ * lies past a page header when the last record ended on a page boundary;
+ * XLogFlush() to such a position fails.
  */
 XLogRecPtr
 pager_wal_end(void)
 {
-	XLogRecPtr	ptr = GetXLogInsertRecPtr();
+	XLogRecPtr	ptr;
 
+	if (RecoveryInProgress())
+		return GetXLogReplayRecPtr(NULL);
+	ptr = GetXLogInsertRecPtr();
 	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
 		ptr -= SizeOfXLogLongPHD;
 	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
@@ -403,15 +405,77 @@ pager_wal_end(void)
 }
 
 /*
- * Set up this backend, and make sure the io worker has replayed the
- * journal: nobody else may touch a file before.
+ * Where a checkpoint that starts now begins: every WAL record that starts
+ * before it describes a change already made to the pages (changes are
+ * logged after they are made), so redo of a file it leaves may start
+ * there.  In recovery, the end of the last record replayed.
+ */
+XLogRecPtr
+pager_redo_now(void)
+{
+	if (RecoveryInProgress())
+		return GetXLogReplayRecPtr(NULL);
+	return GetXLogInsertRecPtr();
+}
+
+/*
+ * Set up this backend, and wait until recovery has brought artrie's files
+ * up to date: only the startup process (which does it) and the io worker
+ * may touch a file before.
  */
 void
 pager_backend_ready(void)
 {
 	pager_backend_init();
-	if (!io_in_worker())
-		journal_wait_recovered();
+	if (io_in_worker() || AmStartupProcess() || pager_shared->ready)
+		return;
+	ConditionVariablePrepareToSleep(&pager_shared->ready_cv);
+	while (!pager_shared->ready)
+		ConditionVariableSleep(&pager_shared->ready_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+}
+
+/* Recovery is over (or not needed): backends may use files. */
+void
+pager_set_ready(void)
+{
+	pager_shared->ready = true;
+	ConditionVariableBroadcast(&pager_shared->ready_cv);
+}
+
+/* Whether backends may use files yet. */
+bool
+pager_is_ready(void)
+{
+	return pager_shared->ready;
+}
+
+/* Refuse files whose last checkpoint began before lsn. */
+void
+pager_set_min_redo(XLogRecPtr lsn)
+{
+	pager_shared->min_redo = lsn;
+}
+
+/* Where files checkpointed earlier start being refused. */
+XLogRecPtr
+pager_min_redo(void)
+{
+	return pager_shared->min_redo;
+}
+
+/* WAL from lsn on will be replayed at the next start. */
+void
+pager_set_replay_from(XLogRecPtr lsn)
+{
+	pager_shared->replay_from = lsn;
+}
+
+/* Where the WAL replayed at the next start begins. */
+XLogRecPtr
+pager_replay_from(void)
+{
+	return pager_shared->replay_from;
 }
 
 /*

@@ -10,8 +10,10 @@
  * nothing of what is inside a page: to the trie it is an ArtPageStore
  * (src/trie/trie_page.h).
  *
- * Layer rule: the SQL surface (src/am, src/func, src/artrie.c) calls this
- * header; the pager calls src/io; nothing here calls upward.
+ * Layer rule: the SQL surface (src/am, src/func, src/artrie.c) and the
+ * WAL layer (src/wal) call this header; the pager calls src/io; nothing
+ * here calls upward.  The WAL layer hears of checkpoints through the hook
+ * it registers (pager_set_checkpoint_hook).
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +22,7 @@
 
 #include "postgres.h"
 
+#include "access/xlogdefs.h"
 #include "io/io.h"
 #include "pager/pager_page.h"
 #include "trie/trie_page.h"
@@ -65,15 +68,21 @@ extern ArtPageStore pager_page_store(PagerFile *file);
 /* Make every page of one file durable (a checkpoint of that file). */
 extern void pager_flush_file(PagerFile *file);
 
-/* Make every dirty page of every file durable. */
-extern void pager_checkpoint(void);
+/*
+ * Make every dirty page of every file durable; with restamp, give every
+ * open file a new checkpoint even if it did not change.
+ */
+extern void pager_checkpoint(bool restamp);
 
 /* Pages in use in the file, and its size on disk in bytes. */
 extern uint32 pager_file_pages(PagerFile *file);
 extern uint64 pager_file_bytes(PagerFile *file);
 
-/* The file's last durable checkpoint: its number and journal position. */
-extern uint64 pager_file_checkpoint(PagerFile *file, uint64 *journal_pos);
+/*
+ * The file's last durable checkpoint: its number, and in *redo_lsn the WAL
+ * position it began at (its image holds every change logged before).
+ */
+extern uint64 pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn);
 
 /*
  * A few words of the caller's own kept in the file's meta page (the trie's
@@ -83,6 +92,56 @@ extern uint64 pager_file_checkpoint(PagerFile *file, uint64 *journal_pos);
  */
 extern uint32 pager_get_user_word(PagerFile *file, int word);
 extern void pager_set_user_word(PagerFile *file, int word, uint32 value);
+
+/*
+ * Filling a file page by page (pager_copy.c), as a copy or WAL redo does:
+ * pager_copy_in_page writes logical page pageno (body is the page after
+ * its store-reserved bytes; NULL leaves a new page zeroed), allocating
+ * the logical pages up to it; pager_free_page frees one if it is in use.
+ * pager_copy_out_page copies page pageno's body out, or returns false if
+ * the page is free.
+ */
+extern void pager_copy_in_page(PagerFile *file, ArtPageNo pageno,
+							   const char *body);
+extern void pager_free_page(PagerFile *file, ArtPageNo pageno);
+extern bool pager_copy_out_page(PagerFile *file, ArtPageNo pageno, char *body);
+extern uint32 pager_file_nlogical(PagerFile *file);
+
+/*
+ * Recovery (src/wal).  Until pager_set_ready, only the startup process and
+ * the io worker may use files; backends wait.  pager_open_for_redo opens
+ * a file that WAL redo names, or returns NULL if it does not exist or is
+ * marked damaged; *redo_lsn is where its last checkpoint began.
+ * pager_mark_damaged records durably that a file lacks changes (a failed
+ * redo): it is refused until REINDEX gives the index a new file.  Files
+ * whose last checkpoint began before pager_set_min_redo's position are
+ * refused too (a copy that cannot be proven current);
+ * pager_set_replay_from says where the WAL replayed at the next start
+ * begins.
+ *
+ * The hooks: checkpoint_done is called after every checkpoint of all
+ * files, with the WAL position from which recovery would need records;
+ * recovery_done once in the io worker, when PostgreSQL's recovery is over
+ * (at once if there was none).
+ */
+typedef struct PagerHooks
+{
+	void		(*checkpoint_done) (XLogRecPtr redo);
+	void		(*recovery_done) (void);
+} PagerHooks;
+
+extern void pager_set_hooks(const PagerHooks *hooks);
+
+/* After an error caught outside a transaction: drop this process's pins. */
+extern void pager_release_all(void);
+extern void pager_set_ready(void);
+extern bool pager_is_ready(void);
+extern PagerFile *pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn);
+extern void pager_mark_damaged(const ArtFileId *id, const char *reason);
+extern void pager_set_min_redo(XLogRecPtr lsn);
+extern XLogRecPtr pager_min_redo(void);
+extern void pager_set_replay_from(XLogRecPtr lsn);
+extern XLogRecPtr pager_replay_from(void);
 
 /*
  * Scan holds (pager_hold.c): a scan that returns entries from copied

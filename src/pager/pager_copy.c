@@ -1,14 +1,17 @@
 /*-------------------------------------------------------------------------
  *
  * pager_copy.c
- *	  Copying an artrie file to a new name, and the names of files.
+ *	  Filling a file page by page, copying a file to a new name, and the
+ *	  names of files.
  *
- * A copy keeps every logical page number, since the pages point at each
- * other by logical page number: the new file gets as many logical pages
- * as the old one, the used ones filled through the pool from the old
- * file's current contents, and then the ones free in the old file are
- * freed again.  The caller keeps everyone else away from the old file
- * (ALTER INDEX ... SET TABLESPACE holds an AccessExclusiveLock).
+ * Pages point at each other by logical page number, so a file is filled
+ * at the same logical page numbers as its source: a copy (ALTER INDEX ...
+ * SET TABLESPACE) reads the old file's pages through the pool, and WAL
+ * redo takes them from the image records of a file just built or copied
+ * (src/wal).  Pages free in the source are allocated like the others and
+ * freed at the end, so that every later page keeps its number.  The
+ * caller keeps everyone else away from both files (ALTER INDEX ... SET
+ * TABLESPACE holds an AccessExclusiveLock; nobody else knows a new file).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +22,89 @@
 #include "miscadmin.h"
 
 /*
+ * Write logical page pageno of a file being filled, allocating the pages
+ * before it that it does not have yet.
+ */
+void
+pager_copy_in_page(PagerFile *file, ArtPageNo pageno, const char *body)
+{
+	ArtPageStore store = pager_page_store(file);
+	ArtPageRef	ref;
+
+	while (pager_file_nlogical(file) <= pageno)
+	{
+		store.ops->alloc(store.store, &ref);
+		if (ref.pageno != pager_file_nlogical(file) - 1)
+			elog(ERROR, "artrie: filling file \"%s\" got page %u, expected %u",
+				 pager_slot(file)->path, ref.pageno,
+				 pager_file_nlogical(file) - 1);
+		if (ref.pageno == pageno && body != NULL)
+		{
+			memcpy(ref.data + ART_PAGE_RESERVED, body, ART_PAGE_SIZE - ART_PAGE_RESERVED);
+			store.ops->mark_dirty(store.store, &ref);
+		}
+		store.ops->release(store.store, &ref);
+		if (ref.pageno == pageno)
+			return;
+	}
+	if (body == NULL || pager_map_get(pager_slot(file), pageno) == PAGER_PHYS_FREE)
+		return;
+	store.ops->pin(store.store, pageno, ART_LOCK_EXCLUSIVE, &ref);
+	memcpy(ref.data + ART_PAGE_RESERVED, body, ART_PAGE_SIZE - ART_PAGE_RESERVED);
+	store.ops->mark_dirty(store.store, &ref);
+	store.ops->release(store.store, &ref);
+}
+
+/*
+ * Free logical page pageno, if the file has it in use.
+ */
+void
+pager_free_page(PagerFile *file, ArtPageNo pageno)
+{
+	ArtPageStore store = pager_page_store(file);
+	ArtPageRef	ref;
+
+	if (pageno >= pager_file_nlogical(file) ||
+		pager_map_get(pager_slot(file), pageno) == PAGER_PHYS_FREE)
+		return;
+	store.ops->pin(store.store, pageno, ART_LOCK_EXCLUSIVE, &ref);
+	store.ops->free(store.store, &ref);
+}
+
+/*
+ * Copy logical page pageno's body into body; false if the page is free.
+ */
+bool
+pager_copy_out_page(PagerFile *file, ArtPageNo pageno, char *body)
+{
+	ArtPageStore store = pager_page_store(file);
+	ArtPageRef	ref;
+
+	if (pageno >= pager_file_nlogical(file) ||
+		pager_map_get(pager_slot(file), pageno) == PAGER_PHYS_FREE)
+		return false;
+	store.ops->pin(store.store, pageno, ART_LOCK_SHARE, &ref);
+	memcpy(body, ref.data + ART_PAGE_RESERVED, ART_PAGE_SIZE - ART_PAGE_RESERVED);
+	store.ops->release(store.store, &ref);
+	return true;
+}
+
+/*
+ * The file's logical pages, used or free.
+ */
+uint32
+pager_file_nlogical(PagerFile *file)
+{
+	PagerFileSlot *fs = pager_slot(file);
+	uint32		n;
+
+	LWLockAcquire(&fs->lock, LW_SHARED);
+	n = fs->nlogical;
+	LWLockRelease(&fs->lock);
+	return n;
+}
+
+/*
  * Copy file src to a new file dst, and make the copy durable.
  */
 void
@@ -27,44 +113,20 @@ pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
 {
 	PagerFile  *from = pager_open_file(src, relname);
 	PagerFile  *to = pager_create_file(dst, relname);
-	ArtPageStore fstore = pager_page_store(from);
-	ArtPageStore tstore = pager_page_store(to);
-	PagerFileSlot *fs = pager_slot(from);
-	uint32		nlogical;
-
-	LWLockAcquire(&fs->lock, LW_SHARED);
-	nlogical = fs->nlogical;
-	LWLockRelease(&fs->lock);
+	uint32		nlogical = pager_file_nlogical(from);
+	char	   *body = palloc(ART_PAGE_SIZE);
 
 	for (ArtPageNo l = 0; l < nlogical; l++)
 	{
-		ArtPageRef out;
-		ArtPageRef in;
-
 		CHECK_FOR_INTERRUPTS();
-		tstore.ops->alloc(tstore.store, &out);
-		if (out.pageno != l)
-			elog(ERROR, "artrie: copy of file \"%s\" got page %u for page %u",
-				 pager_slot(to)->path, out.pageno, l);
-		if (pager_map_get(pager_slot(from), l) != PAGER_PHYS_FREE)
-		{
-			fstore.ops->pin(fstore.store, l, ART_LOCK_SHARE, &in);
-			memcpy(out.data + ART_PAGE_RESERVED, in.data + ART_PAGE_RESERVED,
-				   ART_PAGE_SIZE - ART_PAGE_RESERVED);
-			fstore.ops->release(fstore.store, &in);
-		}
-		tstore.ops->release(tstore.store, &out);
+		pager_copy_in_page(to, l, pager_copy_out_page(from, l, body) ? body : NULL);
 	}
-
 	for (ArtPageNo l = 0; l < nlogical; l++)
 	{
-		ArtPageRef out;
-
-		if (pager_map_get(pager_slot(from), l) != PAGER_PHYS_FREE)
-			continue;
-		tstore.ops->pin(tstore.store, l, ART_LOCK_EXCLUSIVE, &out);
-		tstore.ops->free(tstore.store, &out);
+		if (!pager_copy_out_page(from, l, body))
+			pager_free_page(to, l);
 	}
+	pfree(body);
 
 	for (int w = 0; w < PAGER_USER_WORDS; w++)
 		pager_set_user_word(to, w, pager_get_user_word(from, w));

@@ -33,10 +33,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pager/journal.h"
 #include "pager/pager_internal.h"
 
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "utils/hsearch.h"
@@ -62,7 +62,7 @@ typedef struct CkptSnapshot
 	uint32		nmap;
 	uint32	   *mappages;
 	uint32		user[PAGER_USER_WORDS];
-	uint64		journal_pos;	/* replay this file's records from here */
+	uint64		redo_lsn;	/* replay this file's records from here */
 } CkptSnapshot;
 
 /* This backend's handles, by file identity. */
@@ -73,6 +73,8 @@ typedef struct LocalFile
 } LocalFile;
 
 static HTAB *local_files = NULL;
+
+static PagerHooks pager_hooks;
 
 /*
  * Raise the ERROR for a corrupted page.
@@ -91,7 +93,7 @@ pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail)
 /*
  * A file's path relative to the data directory.
  */
-static void
+void
 pager_file_path(const ArtFileId *id, char *path)
 {
 	snprintf(path, IO_PATH_LEN, "artrie/%u/%u.%u",
@@ -453,20 +455,92 @@ slot_reset(PagerFileSlot *fs)
  */
 static void
 meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
-		  uint64 journal_pos, uint32 nlogical, uint32 nphys, uint32 nused,
+		  XLogRecPtr redo_lsn, uint32 nlogical, uint32 nphys, uint32 nused,
 		  const uint32 *user, uint32 nmap, const uint32 *mappages)
 {
 	PagerMeta	m;
 
 	memset(&m, 0, sizeof(m));
 	m.ckpt_no = ckpt_no;
-	m.journal_pos = journal_pos;
+	m.redo_lsn = redo_lsn;
+	m.sysid = GetSystemIdentifier();
 	m.nlogical = nlogical;
 	m.nphys = nphys;
 	m.nused = nused;
 	m.nmap = nmap;
 	memcpy(m.user, user, sizeof(m.user));
 	pager_meta_encode((uint8 *) page, &fs->id, slot, &m, mappages);
+}
+
+/*
+ * Refuse a file marked damaged (pager_mark_damaged), with the reason the
+ * marker holds.
+ */
+static void
+slot_check_damaged(PagerFileSlot *fs)
+{
+	char		path[IO_PATH_LEN + 16];
+	char		reason[512];
+	int			fd;
+	ssize_t		n;
+
+	snprintf(path, sizeof(path), "%s%s", fs->path, PAGER_DAMAGED_SUFFIX);
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+			return;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	}
+	n = read(fd, reason, sizeof(reason) - 1);
+	CloseTransientFile(fd);
+	reason[Max(n, 0)] = '\0';
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("index \"%s\" cannot be used: file \"%s\" lacks changes that recovery could not apply",
+					fs->relname, fs->path),
+			 errdetail("%s", reason),
+			 errhint("REINDEX the index.")));
+}
+
+/*
+ * Refuse a file that cannot be proven current: one of another cluster, or
+ * whose last checkpoint began before the WAL that recovery could replay
+ * (a copy restored from a backup taken before its checkpoint), or after
+ * the WAL that exists here (a copy from elsewhere).
+ */
+static void
+slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
+{
+	if (m->sysid != GetSystemIdentifier())
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" cannot be used: file \"%s\" belongs to another database cluster",
+						fs->relname, fs->path),
+				 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", this one is " UINT64_FORMAT ".",
+						   (uint64) m->sysid, GetSystemIdentifier()),
+				 errhint("REINDEX the index.")));
+	if (m->redo_lsn < pager_shared->min_redo)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" cannot be used: file \"%s\" may lack changes that the WAL here no longer holds",
+						fs->relname, fs->path),
+				 errdetail("The file's last checkpoint began at %X/%X, before %X/%X, where the WAL that artrie replayed at server start began.",
+						   LSN_FORMAT_ARGS(m->redo_lsn),
+						   LSN_FORMAT_ARGS(pager_shared->min_redo)),
+				 errhint("REINDEX the index.")));
+	if (m->redo_lsn > pager_redo_now() && pager_shared->ready &&
+		(!RecoveryInProgress() || HotStandbyActive()))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" cannot be used: file \"%s\" is newer than this server's WAL",
+						fs->relname, fs->path),
+				 errdetail("The file's last checkpoint began at %X/%X, past the end of the WAL at %X/%X.",
+						   LSN_FORMAT_ARGS(m->redo_lsn),
+						   LSN_FORMAT_ARGS(pager_redo_now())),
+				 errhint("REINDEX the index.")));
 }
 
 /*
@@ -492,6 +566,7 @@ slot_load(PagerFileSlot *fs)
 	uint8	   *cur;
 	uint32		nused = 0;
 
+	slot_check_damaged(fs);
 	if (stat(fs->path, &st) != 0)
 	{
 		if (errno == ENOENT)
@@ -544,16 +619,17 @@ slot_load(PagerFileSlot *fs)
 
 	/*
 	 * With one slot damaged, the other may be the older checkpoint: usable
-	 * only if the journal still holds every change since it.
+	 * only if the WAL replayed at start still holds every change since it.
 	 */
-	if (problem[best ^ 1][0] != '\0' && m->journal_pos < journal_redo_pos())
+	if (problem[best ^ 1][0] != '\0' && m->redo_lsn < pager_shared->replay_from)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
 						fs->relname, fs->path),
-				 errdetail("Meta slot %d: %s.  The other slot's checkpoint is older than the journal.",
+				 errdetail("Meta slot %d: %s.  The other slot's checkpoint is older than the WAL artrie replays.",
 						   best ^ 1, problem[best ^ 1]),
 				 errhint("REINDEX the index.")));
+	slot_check_current(fs, m);
 	nlogical = m->nlogical;
 	nphys = m->nphys;
 	nmap = m->nmap;
@@ -561,7 +637,7 @@ slot_load(PagerFileSlot *fs)
 	memcpy(mappages, meta_map[best], sizeof(uint32) * nmap);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
-	fs->journal_pos = m->journal_pos;
+	fs->redo_lsn = m->redo_lsn;
 	fs->meta_slot = best;
 	memcpy(fs->user, m->user, sizeof(fs->user));
 	fs->nphys = nphys;
@@ -665,13 +741,13 @@ slot_init_file(PagerFileSlot *fs)
 	IoPage		pages[2];
 
 	slot_reset(fs);
-	fs->journal_pos = journal_insert_pos();
+	fs->redo_lsn = pager_redo_now();
 	for (int i = 0; i < 2; i++)
 	{
 		scratch[i] = pager_scratch_get();
 		pages[i].offset = (uint64) i * ART_PAGE_SIZE;
 		pages[i].buf = pager_frame_data(scratch[i]);
-		meta_fill(fs, pages[i].buf, i, 0, fs->journal_pos, 0,
+		meta_fill(fs, pages[i].buf, i, 0, fs->redo_lsn, 0,
 				  PAGER_FIRST_DATA_PHYS, 0, fs->user, 0, NULL);
 	}
 	io_write_sync(fs->path, pages, 2);
@@ -856,12 +932,37 @@ pager_open_file(const ArtFileId *id, const char *relname)
 }
 
 /*
+ * Forget slot's file (if it is still id): its pages leave the pool and the
+ * slot is free.
+ */
+static void
+slot_release(int slot, const ArtFileId *id)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+
+	ckpt_lock_acquire(fs);
+	if (fs->in_use && fs->id.dbOid == id->dbOid &&
+		fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
+	{
+		pager_forget_frames(slot);
+		if (fs->loaded)
+			slot_reset(fs);
+		LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+		fs->in_use = false;
+		fs->loaded = false;
+		fs->incarnation++;
+		LWLockRelease(pager_shared->files_lock);
+	}
+	LWLockRelease(&fs->ckpt_lock);
+}
+
+/*
  * Forget a file's pages and remove it from disk.
  */
 void
 pager_drop_file(const ArtFileId *id)
 {
-	char		path[IO_PATH_LEN];
+	char		path[IO_PATH_LEN + 16];
 	int			slot;
 
 	pager_backend_ready();
@@ -871,27 +972,15 @@ pager_drop_file(const ArtFileId *id)
 	slot = slot_find(id);
 	LWLockRelease(pager_shared->files_lock);
 	if (slot >= 0)
-	{
-		PagerFileSlot *fs = &pager_shared->files[slot];
-
-		ckpt_lock_acquire(fs);
-		if (fs->in_use && fs->id.dbOid == id->dbOid &&
-			fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
-		{
-			pager_forget_frames(slot);
-			if (fs->loaded)
-				slot_reset(fs);
-			LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-			fs->in_use = false;
-			fs->loaded = false;
-			fs->incarnation++;
-			LWLockRelease(pager_shared->files_lock);
-		}
-		LWLockRelease(&fs->ckpt_lock);
-	}
+		slot_release(slot, id);
 	if (local_files)
 		hash_search(local_files, id, HASH_REMOVE, NULL);
 	io_forget_file(path);
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
 	if (unlink(path) != 0 && errno != ENOENT)
 		ereport(WARNING,
 				(errcode_for_file_access(),
@@ -1007,9 +1096,12 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	uint32	   *map;
 	uint8	   *dur;
 
-	/* The heap tuples the pages point to must be durable first. */
-	if (!RecoveryInProgress())
-		XLogFlush(pager_wal_end());
+	/*
+	 * The heap tuples the pages point to, and the WAL records of the
+	 * changes, must be durable first (in recovery: the minimum recovery
+	 * point moves past the changes).
+	 */
+	XLogFlush(pager_wal_end());
 
 	/*
 	 * Under the gate no page of the file turns dirty or is written back by
@@ -1115,7 +1207,7 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 		frames[0] = pager_scratch_get();
 		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
 		pages[0].buf = pager_frame_data(frames[0]);
-		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->journal_pos,
+		meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->redo_lsn,
 				  snap->nlogical, snap->nphys, snap->nused, snap->user,
 				  snap->nmap, snap->mappages);
 		io_write_sync(fs->path, pages, 1);
@@ -1140,7 +1232,7 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 	for (uint32 i = 0; i < snap->nmap; i++)
 		bit_set(dur, snap->mappages[i]);
 	fs->ckpt_no = ckpt_no;
-	fs->journal_pos = snap->journal_pos;
+	fs->redo_lsn = snap->redo_lsn;
 	fs->meta_slot = meta_slot;
 	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
 	LWLockRelease(&fs->lock);
@@ -1189,7 +1281,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	}
 
 	map = ckpt_write_dirty(fs, slot, &snap);
-	snap.journal_pos = journal_insert_pos();
+	snap.redo_lsn = pager_redo_now();
 	LWLockRelease(&fs->gate);
 	ckpt_commit(fs, &snap, map);
 	LWLockRelease(&fs->ckpt_lock);
@@ -1227,56 +1319,117 @@ pager_slot_has_changes(int slot)
 }
 
 /*
- * Checkpoint every open file.
+ * Checkpoint every open file, then tell the checkpoint hook where the WAL
+ * that recovery would need now begins.  With restamp, also the files
+ * without changes, so that every open file's last checkpoint begins past
+ * PostgreSQL's current redo pointer (a base backup starting there can
+ * then use them).
  */
 void
-pager_checkpoint(void)
+pager_checkpoint(bool restamp)
 {
-	JournalPos	redo;
+	XLogRecPtr	redo;
 
 	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
-	redo = journal_insert_pos();
+	redo = pager_redo_now();
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
-			pager_checkpoint_slot(i, false, io_in_worker());
+			pager_checkpoint_slot(i, restamp, io_in_worker());
 	}
 
 	/*
 	 * Recovery must start where the oldest change not yet durable may be:
 	 * at a file's own position if it still has one (its checkpoint was
 	 * skipped, or it changed since), else where this checkpoint began,
-	 * since every later change appends its record after that.
+	 * since every later change logs its record after that.
 	 */
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		PagerFileSlot *fs = &pager_shared->files[i];
 
 		if (fs->in_use && fs->loaded && pager_slot_has_changes(i))
-			redo = Min(redo, fs->journal_pos);
+			redo = Min(redo, fs->redo_lsn);
 	}
-	journal_set_redo(redo);
+	if (pager_hooks.checkpoint_done)
+		pager_hooks.checkpoint_done(redo);
+}
+
+/* Register the functions told of checkpoints and of recovery's end. */
+void
+pager_set_hooks(const PagerHooks *hooks)
+{
+	pager_hooks = *hooks;
+}
+
+/* In the io worker, once PostgreSQL's recovery is over. */
+void
+pager_recovery_done(void)
+{
+	if (pager_hooks.recovery_done)
+		pager_hooks.recovery_done();
 }
 
 /*
- * The file journal records name, or NULL if it no longer exists; in
- * *journal_pos, where its last checkpoint began: only records from there
- * on must be replayed.
+ * The file WAL redo names, or NULL if it does not exist or is marked
+ * damaged; in *redo_lsn, where its last checkpoint began: only records
+ * from there on must be applied.
  */
 PagerFile *
-pager_open_for_redo(const ArtFileId *id, uint64 *journal_pos)
+pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn)
 {
-	char		path[IO_PATH_LEN];
+	char		path[IO_PATH_LEN + 16];
 	struct stat st;
 	PagerFile  *file;
 
 	pager_file_path(id, path);
 	if (stat(path, &st) != 0)
 		return NULL;
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	if (stat(path, &st) == 0)
+		return NULL;
+	pager_file_path(id, path);
 	file = pager_open_file(id, path);
-	*journal_pos = pager_slot(file)->journal_pos;
+	*redo_lsn = pager_slot(file)->redo_lsn;
 	return file;
+}
+
+/*
+ * Record durably that a file lacks changes: a marker file beside it holds
+ * the reason, and every later load of the file fails with it.  The file's
+ * pages leave the pool.
+ */
+void
+pager_mark_damaged(const ArtFileId *id, const char *reason)
+{
+	char		path[IO_PATH_LEN + 16];
+	int			fd;
+	int			slot;
+
+	pager_file_path(id, path);
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	fd = OpenTransientFile(path, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", path)));
+	if (write(fd, reason, strlen(reason)) != (ssize_t) strlen(reason) ||
+		pg_fsync(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", path)));
+	CloseTransientFile(fd);
+	snprintf(path, sizeof(path), "artrie/%u", id->dbOid);
+	fsync_fname(path, true);
+
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	slot = slot_find(id);
+	LWLockRelease(pager_shared->files_lock);
+	if (slot >= 0)
+		slot_release(slot, id);
+	if (local_files)
+		hash_search(local_files, id, HASH_REMOVE, NULL);
 }
 
 /*
@@ -1298,18 +1451,18 @@ pager_file_bytes(PagerFile *file)
 }
 
 /*
- * The number of the file's last durable checkpoint, and (in *journal_pos)
+ * The number of the file's last durable checkpoint, and (in *redo_lsn)
  * the journal position its changes would be replayed from.
  */
 uint64
-pager_file_checkpoint(PagerFile *file, uint64 *journal_pos)
+pager_file_checkpoint(PagerFile *file, uint64 *redo_lsn)
 {
 	PagerFileSlot *fs = pager_slot(file);
 	uint64		ckpt_no;
 
 	LWLockAcquire(&fs->lock, LW_SHARED);
 	ckpt_no = fs->ckpt_no;
-	*journal_pos = fs->journal_pos;
+	*redo_lsn = fs->redo_lsn;
 	LWLockRelease(&fs->lock);
 	return ckpt_no;
 }

@@ -51,6 +51,9 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 
 #define PAGER_MAX_USAGE		5
 
+/* A file's marker of failed recovery: its path and this suffix. */
+#define PAGER_DAMAGED_SUFFIX	".damaged"
+
 /* A frame's descriptor. */
 typedef struct PagerFrame
 {
@@ -104,7 +107,7 @@ typedef struct PagerFileSlot
 	dsa_pointer durable;		/* bitmap */
 	dsa_pointer current;		/* bitmap */
 	uint64		ckpt_no;		/* of the last durable checkpoint */
-	uint64		journal_pos;	/* its journal position: replay from there */
+	uint64		redo_lsn;	/* its journal position: replay from there */
 	int			meta_slot;		/* meta slot it used */
 	bool		changed;		/* anything to checkpoint */
 	uint32		user[PAGER_USER_WORDS];
@@ -139,6 +142,11 @@ typedef struct PagerShared
 	char	   *data;			/* nframes pages, 4 KiB aligned */
 	PagerFileSlot *files;
 	void	   *dsa_place;
+	/* Recovery's state (see pager_set_ready and pager_set_min_redo). */
+	bool		ready;			/* files may be used */
+	ConditionVariable ready_cv;
+	XLogRecPtr	min_redo;		/* files checkpointed before it are refused */
+	XLogRecPtr	replay_from;	/* WAL from here on is replayed at start */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	int			nholds;
 	pg_atomic_uint64 *holds;	/* per PGPROC */
@@ -166,12 +174,12 @@ extern char *pager_frame_data(int frame);
 extern void pager_backend_init(void);
 extern void pager_backend_ready(void);
 extern XLogRecPtr pager_wal_end(void);
+extern XLogRecPtr pager_redo_now(void);
 extern int	pager_scratch_get(void);
 extern void pager_scratch_put(int frame);
 extern void pager_unpin(int frame);
 extern bool pager_pin_take_dirty(int frame, int slot);
 extern void pager_request_checkpoint(void);
-extern void pager_release_all(void);
 extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
 							uint16 kind, uint64 ckpt_no);
 extern const char *pager_page_check(PagerFileSlot *fs, const char *page,
@@ -192,7 +200,8 @@ extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno);
 extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
 extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
 extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);
-extern PagerFile *pager_open_for_redo(const ArtFileId *id, uint64 *journal_pos);
+extern void pager_file_path(const ArtFileId *id, char *path);
+extern void pager_recovery_done(void);
 extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
 
 /* pager_worker.c */

@@ -7,7 +7,7 @@
  * Plain C, like the trie core: it must never include a PostgreSQL header,
  * so that the fuzzers (test/fuzz) can run the very checks the server runs
  * on every page it reads.  The pager (pager.c, pager_file.c) and the
- * journal (journal_record.c) call these functions; nothing else does.
+ * fuzzers call these functions; nothing else does.
  *
  *-------------------------------------------------------------------------
  */
@@ -52,7 +52,7 @@ typedef struct PagerPageHeader
 #define PAGER_KIND_MAP		2
 #define PAGER_KIND_META		3
 
-#define PAGER_FORMAT_VERSION	1
+#define PAGER_FORMAT_VERSION	2
 #define PAGER_META_MAGIC	((uint64_t) 0x41525452494D4554)	/* "ARTRIMET" */
 
 /* Physical pages 0 and 1 are the meta slots. */
@@ -71,7 +71,8 @@ typedef struct PagerMeta
 	uint32_t	format_version;
 	uint32_t	page_size;
 	uint64_t	ckpt_no;
-	uint64_t	journal_pos;	/* where recovery starts; 0 until the journal */
+	uint64_t	redo_lsn;		/* WAL records from here on may be missing */
+	uint64_t	sysid;			/* the cluster's system identifier */
 	uint32_t	nlogical;		/* logical pages, used or free */
 	uint32_t	nphys;			/* physical pages, the file's extent */
 	uint32_t	nused;			/* logical pages in use */

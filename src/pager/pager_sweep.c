@@ -21,8 +21,8 @@
  * catches ALTER DATABASE ... SET TABLESPACE, which copies a database's
  * directory before it removes the old one.  No catalog is read, so the
  * sweep works for every database from the io worker, which runs it every
- * few seconds once PostgreSQL's own recovery is over; artrie_checkpoint()
- * runs it too.
+ * few seconds once PostgreSQL's own recovery is over (or a hot standby
+ * is consistent); artrie_checkpoint() runs it too.
  *
  * A dead file leaves the pool only if nothing has a page of it pinned and
  * no checkpoint or change of it is under way, else it waits for the next
@@ -41,6 +41,7 @@
 
 #include "access/transam.h"
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "common/relpath.h"
 #include "storage/fd.h"
 #include "storage/procarray.h"
@@ -285,6 +286,18 @@ sweep_release_slot(const ArtFileId *id)
 }
 
 /*
+ * Whether main forks are as PostgreSQL will keep them: not while its
+ * recovery may still recreate some, except on a consistent hot standby.
+ */
+static bool
+sweep_allowed(void)
+{
+	if (!RecoveryInProgress())
+		return true;
+	return HotStandbyActive() && pager_is_ready();
+}
+
+/*
  * Sweep one database's directory under artrie/; returns the files
  * removed.
  */
@@ -308,7 +321,8 @@ sweep_database(Oid db, const char *dbpath)
 		const char *p;
 
 		if (!sweep_parse_oid(de->d_name, &p, &id.relNumber) || *p != '.' ||
-			!sweep_parse_oid(p + 1, &p, &id.generation) || *p != '\0')
+			!sweep_parse_oid(p + 1, &p, &id.generation) ||
+			(*p != '\0' && strcmp(p, PAGER_DAMAGED_SUFFIX) != 0))
 			continue;
 		id.dbOid = db;
 		if (sweep_fork_live(&places, db, id.relNumber) ||
@@ -349,9 +363,10 @@ sweep_database(Oid db, const char *dbpath)
 }
 
 /*
- * Remove every artrie file whose index is gone; returns how many.  Not
- * during recovery: a standby has no files, and PostgreSQL's redo may yet
- * recreate main forks.
+ * Remove every artrie file whose index is gone (and its marker of failed
+ * recovery, if any); returns how many.  During recovery only on a hot
+ * standby that is consistent: before, PostgreSQL's redo may yet recreate
+ * main forks.
  */
 int
 pager_sweep_orphans(void)
@@ -360,7 +375,7 @@ pager_sweep_orphans(void)
 	struct dirent *de;
 	int			removed = 0;
 
-	if (RecoveryInProgress())
+	if (!sweep_allowed())
 		return 0;
 	pager_backend_ready();
 
@@ -398,7 +413,7 @@ pager_sweep_tick(void)
 	if (last_sweep != 0 &&
 		!TimestampDifferenceExceeds(last_sweep, now, PAGER_SWEEP_INTERVAL_MS))
 		return;
-	if (RecoveryInProgress())
+	if (!sweep_allowed())
 		return;
 	last_sweep = now;
 

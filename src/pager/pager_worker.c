@@ -4,11 +4,15 @@
  *	  The io worker: a background worker that serves the I/O queue and
  *	  runs checkpoints.
  *
- * It starts with the postmaster and is restarted a second after it dies.
- * Its loop serves I/O requests (src/io) and, between them, runs a
- * checkpoint of every file when artrie.checkpoint_timeout has passed, when
- * a backend asks (too many dirty frames) and at SIGTERM, after which it
- * exits.  An ERROR in a checkpoint is logged and the loop goes on.
+ * It starts with the postmaster (before PostgreSQL's recovery, whose WAL
+ * redo reads artrie's pages through it) and is restarted a second after
+ * it dies.  Its loop serves I/O requests (src/io) and, between them, runs
+ * a checkpoint of every file when PostgreSQL's redo pointer has moved (a
+ * checkpoint or restartpoint began: the WAL before it may soon go), when
+ * artrie.checkpoint_timeout has passed, when a backend asks (too many
+ * dirty frames) and at SIGTERM, after which it exits.  Once PostgreSQL's
+ * recovery is over it tells the WAL layer (pager_recovery_done).  An
+ * ERROR in a checkpoint is logged and the loop goes on.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,7 +20,6 @@
 
 #include <signal.h>
 
-#include "pager/journal.h"
 #include "pager/pager_internal.h"
 
 #include "access/xlog.h"
@@ -33,6 +36,9 @@
 #include "utils/wait_event.h"
 
 PGDLLEXPORT void artrie_io_worker_main(Datum main_arg);
+
+/* How often the loop looks whether PostgreSQL's redo pointer moved. */
+#define PAGER_REDO_POLL_MS	100
 
 static volatile sig_atomic_t shutdown_requested = false;
 
@@ -90,6 +96,8 @@ artrie_io_worker_main(Datum main_arg)
 	MemoryContext ckpt_cxt;
 	TimestampTz last_ckpt;
 	volatile bool final_done = false;
+	volatile bool recovery_seen = false;
+	XLogRecPtr	last_redo;
 
 	pqsignal(SIGTERM, worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -101,16 +109,8 @@ artrie_io_worker_main(Datum main_arg)
 	io_worker_start();
 	pager_shared->worker_latch = MyLatch;
 
-	/* The journal is replayed over the heap that PostgreSQL recovered. */
-	while (RecoveryInProgress() && !shutdown_requested)
-	{
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 100, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-	}
-	if (!shutdown_requested)
-		journal_recover();
 	last_ckpt = GetCurrentTimestamp();
+	last_redo = GetRedoRecPtr();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
 	{
@@ -131,6 +131,7 @@ artrie_io_worker_main(Datum main_arg)
 	for (;;)
 	{
 		bool		due;
+		bool		restamp;
 
 		if (shutdown_requested)
 		{
@@ -138,7 +139,7 @@ artrie_io_worker_main(Datum main_arg)
 			{
 				final_done = true;
 				MemoryContextSwitchTo(ckpt_cxt);
-				pager_checkpoint();
+				pager_checkpoint(true);
 				MemoryContextSwitchTo(TopMemoryContext);
 			}
 			pager_shared->worker_latch = NULL;
@@ -151,14 +152,29 @@ artrie_io_worker_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		io_worker_serve(Min(worker_timeout(last_ckpt), 1000));
+		if (!recovery_seen && !RecoveryInProgress())
+		{
+			MemoryContextSwitchTo(ckpt_cxt);
+			pager_recovery_done();
+			MemoryContextSwitchTo(TopMemoryContext);
+			MemoryContextReset(ckpt_cxt);
+			recovery_seen = true;
+		}
+
+		io_worker_serve(Min(worker_timeout(last_ckpt), PAGER_REDO_POLL_MS));
 		pager_sweep_tick();
 
 		due = worker_timeout(last_ckpt) == 0;
+		restamp = false;
+		if (GetRedoRecPtr() != last_redo && pager_is_ready())
+		{
+			last_redo = GetRedoRecPtr();
+			due = restamp = true;
+		}
 		if (due || pg_atomic_read_u32(&pager_shared->ckpt_requested) != 0)
 		{
 			MemoryContextSwitchTo(ckpt_cxt);
-			pager_checkpoint();
+			pager_checkpoint(restamp);
 			MemoryContextSwitchTo(TopMemoryContext);
 			MemoryContextReset(ckpt_cxt);
 			last_ckpt = GetCurrentTimestamp();

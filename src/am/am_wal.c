@@ -1,0 +1,42 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_wal.c
+ *	  Which changes of an index go to PostgreSQL's WAL.
+ *
+ * Every change to a permanent index is logged (src/wal): entries inserted
+ * and deleted, and the whole file after a build or a copy.  UNLOGGED and
+ * temporary indexes log nothing: after a crash the former come back
+ * empty, like their tables, and the latter are gone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "am/am.h"
+
+/* Whether the index's changes are logged. */
+bool
+am_needs_wal(Relation index)
+{
+	return index->rd_rel->relpersistence == RELPERSISTENCE_PERMANENT;
+}
+
+/*
+ * Log an entry just inserted into (WAL_ARTRIE_INSERT) or deleted from
+ * (WAL_ARTRIE_DELETE) one of the index's tries.
+ */
+void
+am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie, const uint8 *entry,
+			 Size len)
+{
+	if (am_needs_wal(ai->index))
+		wal_log_entry(kind, &ai->meta.file, trie->root, entry, len);
+}
+
+/* Log the whole file of an index just built or copied, made durable. */
+void
+am_wal_file(Relation index, PagerFile *file, const ArtFileId *id)
+{
+	if (am_needs_wal(index))
+		wal_log_file(file, id);
+}

@@ -1,0 +1,67 @@
+/*-------------------------------------------------------------------------
+ *
+ * wal.h
+ *	  artrie's changes in PostgreSQL's WAL, and recovery.
+ *
+ * Every change to a logged artrie index is a record of artrie's own
+ * resource manager in PostgreSQL's WAL: an entry inserted or deleted
+ * (wal_log_entry), or the image of a file just built or copied
+ * (wal_log_file).  A commit's WAL flush makes its records durable with
+ * it: one sync per commit.  Redo applies the records to artrie's files,
+ * at crash recovery and continuously on a standby; the io worker's
+ * checkpoints bound the WAL that redo needs, and artrie keeps that WAL
+ * with a replication slot of its own.  docs/DESIGN.md has the whole
+ * argument.
+ *
+ * Layer rule: the SQL surface (src/am, src/func, src/artrie.c) calls this
+ * header; the WAL layer calls the trie (to apply records) and the pager.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_WAL_H
+#define ARTRIE_WAL_H
+
+#include "postgres.h"
+
+#include "access/xlogdefs.h"
+#include "pager/pager.h"
+#include "wal/wal_record.h"
+
+/* artrie's resource manager ID (in the range for extensions). */
+#define ARTRIE_RMGR_ID		147
+
+/* The replication slot that keeps the WAL redo may need. */
+#define ARTRIE_SLOT_NAME	"artrie"
+
+/* What artrie_stats() and artrie_io_stats() show of the WAL layer. */
+typedef struct WalStats
+{
+	XLogRecPtr	replay_from;	/* redo after a crash would start here */
+	XLogRecPtr	wal_end;		/* the WAL's end now (or replay point) */
+	uint64		records;		/* logged since start */
+	uint64		bytes;			/* their payload bytes */
+	uint64		replayed;		/* applied by redo since start */
+	uint64		failed;			/* redo failures (files marked damaged) */
+	bool		slot_ok;		/* the slot exists and holds replay_from */
+	char		slot_problem[128];	/* if not, why */
+} WalStats;
+
+/* From _PG_init: register the resource manager and the hooks. */
+extern void wal_init(void);
+
+/* Log an insert or delete (WAL_ARTRIE_INSERT or _DELETE) of one entry. */
+extern void wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
+						  const uint8 *entry, Size len);
+
+/* Log the image of a whole file, just built or copied and flushed. */
+extern void wal_log_file(PagerFile *file, const ArtFileId *id);
+
+/*
+ * In the io worker: bring files up to date if PostgreSQL's recovery did
+ * not (it replayed no WAL), then let backends use them.
+ */
+extern void wal_recover_at_start(void);
+
+extern void wal_stats(WalStats *stats);
+
+#endif							/* ARTRIE_WAL_H */

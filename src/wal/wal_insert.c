@@ -1,0 +1,140 @@
+/*-------------------------------------------------------------------------
+ *
+ * wal_insert.c
+ *	  Writing artrie's WAL records.
+ *
+ * An entry record is logged after the change it describes is made to the
+ * pages, while the change's transaction runs: so a checkpoint that began
+ * at WAL position P holds the change of every record that starts before
+ * P (see pager_redo_now), and its transaction's commit record, which
+ * comes later in the WAL, is durable only with it.  No wait of artrie's
+ * own happens at commit.
+ *
+ * A file just built or copied is logged whole, after it was made durable,
+ * as image records of WAL_IMAGE_PAGES logical pages each; nobody else
+ * knows the file yet, so the pages do not change meanwhile.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xloginsert.h"
+#include "miscadmin.h"
+
+#include "wal/wal.h"
+#include "wal/wal_internal.h"
+
+/*
+ * Log one entry inserted into (WAL_ARTRIE_INSERT) or deleted from
+ * (WAL_ARTRIE_DELETE) the trie with root page root of a file.
+ */
+void
+wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
+			  const uint8 *entry, Size len)
+{
+	WalEntryRecord rec;
+
+	Assert(kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE);
+	memset(&rec, 0, sizeof(rec));
+	rec.file = *file;
+	rec.root = root;
+	rec.len = (uint32) len;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &rec, sizeof(rec));
+	XLogRegisterData((char *) entry, len);
+	(void) XLogInsert(ARTRIE_RMGR_ID, kind);
+	wal_count_logged(sizeof(rec) + len);
+}
+
+/*
+ * Log one image record: pages [first, first + npages) whose bodies are in
+ * bodies (the used ones only), and with WAL_IMAGE_LAST the free list and
+ * user words.
+ */
+static void
+wal_log_image_record(const ArtFileId *id, uint32 flags, uint32 first,
+					 uint32 npages, uint32 used, const char *bodies,
+					 const uint32 *freelist, uint32 nfree, const uint32 *user)
+{
+	WalImageRecord rec;
+	Size		nbytes = (Size) wal_image_used_count(used, npages) * WAL_IMAGE_BODY;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.file = *id;
+	rec.flags = flags;
+	rec.first = first;
+	rec.npages = npages;
+	rec.used = used;
+	rec.nfree = nfree;
+	if (flags & WAL_IMAGE_LAST)
+		memcpy(rec.user, user, sizeof(rec.user));
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &rec, sizeof(rec));
+	if (nbytes > 0)
+		XLogRegisterData((char *) bodies, nbytes);
+	if (nfree > 0)
+		XLogRegisterData((char *) freelist, sizeof(uint32) * nfree);
+	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_IMAGE);
+	wal_count_logged(sizeof(rec) + nbytes + sizeof(uint32) * nfree);
+}
+
+/*
+ * Log the whole of a file (id names it) that was just built or copied and
+ * made durable: on a standby and in redo, it is filled anew from these
+ * records at the same logical page numbers.
+ */
+void
+wal_log_file(PagerFile *file, const ArtFileId *id)
+{
+	uint32		nlogical = pager_file_nlogical(file);
+	char	   *bodies = palloc((Size) WAL_IMAGE_PAGES * WAL_IMAGE_BODY);
+	uint32		user[PAGER_USER_WORDS];
+	uint32	   *freelist;
+	uint32		nfree = 0;
+	uint32		freecap = 64;
+	uint32		first = 0;
+
+	freelist = palloc(sizeof(uint32) * freecap);
+	for (int w = 0; w < PAGER_USER_WORDS; w++)
+		user[w] = pager_get_user_word(file, w);
+
+	do
+	{
+		uint32		npages = Min(WAL_IMAGE_PAGES, nlogical - first);
+		uint32		used = 0;
+		char	   *next = bodies;
+		uint32		flags = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		for (uint32 i = 0; i < npages; i++)
+		{
+			if (pager_copy_out_page(file, first + i, next))
+			{
+				used |= (uint32) 1 << i;
+				next += WAL_IMAGE_BODY;
+			}
+			else
+			{
+				if (nfree == freecap)
+				{
+					freecap *= 2;
+					freelist = repalloc(freelist, sizeof(uint32) * freecap);
+				}
+				freelist[nfree++] = first + i;
+			}
+		}
+		if (first == 0)
+			flags |= WAL_IMAGE_FIRST;
+		if (first + npages >= nlogical)
+			flags |= WAL_IMAGE_LAST;
+		wal_log_image_record(id, flags, first, npages, used, bodies,
+							 freelist, (flags & WAL_IMAGE_LAST) ? nfree : 0,
+							 user);
+		first += npages;
+	} while (first < nlogical);
+
+	pfree(freelist);
+	pfree(bodies);
+}

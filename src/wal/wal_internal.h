@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * wal_internal.h
+ *	  The WAL layer's shared state and the calls between its files.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_WAL_INTERNAL_H
+#define ARTRIE_WAL_INTERNAL_H
+
+#include "wal/wal.h"
+
+#include "access/xlogreader.h"
+#include "port/atomics.h"
+#include "storage/lwlock.h"
+
+typedef struct WalShared
+{
+	bool		recovered;		/* files are up to date with the WAL */
+	LWLock	   *control_lock;	/* the control file and the slot */
+	uint64		control_seq;	/* under control_lock */
+	bool		slot_ok;		/* under control_lock */
+	char		slot_problem[128];
+	pg_atomic_uint64 records;
+	pg_atomic_uint64 bytes;
+	pg_atomic_uint64 replayed;
+	pg_atomic_uint64 failed;
+} WalShared;
+
+extern WalShared *wal_shared;
+
+/* wal_insert.c */
+extern void wal_count_logged(Size bytes);
+
+/* wal_redo.c */
+extern void wal_rmgr_register(void);
+extern void wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn);
+extern void wal_redo_forget(void);
+
+/* wal_recovery.c */
+extern void wal_recover(bool in_startup);
+extern void wal_checkpoint_done(XLogRecPtr redo);
+extern void wal_recovery_done(void);
+
+#endif							/* ARTRIE_WAL_INTERNAL_H */

@@ -1,0 +1,91 @@
+/*-------------------------------------------------------------------------
+ *
+ * wal_record.h
+ *	  The payloads of artrie's WAL records, and the checks redo runs on
+ *	  each before it applies it.
+ *
+ * Plain C (no PostgreSQL header), so that the WAL record fuzzer
+ * (test/fuzz/fuzz_wal.c) runs the very decoder redo runs.
+ *
+ * Two kinds of record:
+ *
+ *	- an entry record: one entry inserted into, or deleted from, one trie
+ *	  (named by its root page) of one artrie file; applying it is
+ *	  idempotent (an entry already present is not inserted again, an
+ *	  absent one is not deleted);
+ *	- an image record: a run of up to WAL_IMAGE_PAGES logical pages of a
+ *	  file just built or copied, which redo writes at the same logical
+ *	  page numbers; the first of a file's run of image records starts the
+ *	  file afresh, the last one also carries the file's free logical pages
+ *	  and its user words.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_WAL_RECORD_H
+#define ARTRIE_WAL_RECORD_H
+
+#include "pager/pager_page.h"
+
+/* Record kinds, in the high bits of the WAL record's info byte. */
+#define WAL_ARTRIE_INSERT	0x00
+#define WAL_ARTRIE_DELETE	0x10
+#define WAL_ARTRIE_IMAGE	0x20
+#define WAL_ARTRIE_KIND_MASK	0x70
+
+/* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
+#define WAL_MAX_ENTRY		((size_t) 2 * 1024 * 1024)
+
+/* Logical pages per image record. */
+#define WAL_IMAGE_PAGES		32
+
+/* The bytes of a page an image carries: all but the store-reserved ones. */
+#define WAL_IMAGE_BODY		(ART_PAGE_SIZE - ART_PAGE_RESERVED)
+
+/* Image record flags. */
+#define WAL_IMAGE_FIRST		0x01	/* start the file afresh */
+#define WAL_IMAGE_LAST		0x02	/* free pages and user words follow */
+
+/* An entry record; the entry's bytes follow it. */
+typedef struct WalEntryRecord
+{
+	ArtFileId	file;
+	uint32_t	root;			/* the trie's root page */
+	uint32_t	len;			/* of the entry */
+} WalEntryRecord;
+
+/*
+ * An image record; then the bodies of the pages in used (bit i for page
+ * first + i), in order; then, with WAL_IMAGE_LAST, nfree logical page
+ * numbers that are free in the file.
+ */
+typedef struct WalImageRecord
+{
+	ArtFileId	file;
+	uint32_t	flags;
+	uint32_t	first;			/* first logical page */
+	uint32_t	npages;			/* at most WAL_IMAGE_PAGES */
+	uint32_t	used;			/* bitmap over the npages */
+	uint32_t	nfree;			/* free pages listed, with LAST */
+	uint32_t	user[PAGER_USER_WORDS];
+} WalImageRecord;
+
+/*
+ * Check and decode an entry record's payload of len bytes: true with *rec
+ * and *entry pointing into data, false if the payload is malformed.
+ */
+extern bool wal_entry_decode(const uint8_t *data, size_t len,
+							 WalEntryRecord *rec, const uint8_t **entry);
+
+/*
+ * Check and decode an image record's payload: true with *rec, *bodies
+ * (the used pages' bodies, one after another) and *freelist (rec->nfree
+ * page numbers, unaligned), false if the payload is malformed.
+ */
+extern bool wal_image_decode(const uint8_t *data, size_t len,
+							 WalImageRecord *rec, const uint8_t **bodies,
+							 const uint8_t **freelist);
+
+/* The number of pages an image record's used bitmap names. */
+extern int	wal_image_used_count(uint32_t used, uint32_t npages);
+
+#endif							/* ARTRIE_WAL_RECORD_H */

@@ -1,0 +1,558 @@
+/*-------------------------------------------------------------------------
+ *
+ * wal_recovery.c
+ *	  Which WAL artrie's files need at start, keeping it, and replaying it.
+ *
+ * PostgreSQL's checkpoints do not write artrie's pages, yet they move the
+ * redo pointer past artrie's records: crash recovery would begin after
+ * changes that artrie's files lack.  So:
+ *
+ *	- after every checkpoint of all files (pager_checkpoint, which the io
+ *	  worker runs whenever PostgreSQL's redo pointer moves) artrie writes
+ *	  its control file, $PGDATA/artrie/control, with the position from
+ *	  which its files need WAL (replay_from: every change logged before it
+ *	  is in the files), and moves its replication slot ("artrie") there,
+ *	  so that PostgreSQL keeps that WAL;
+ *	- at the start of PostgreSQL's redo (rm_startup), artrie first replays
+ *	  its own records in [replay_from, PostgreSQL's redo pointer) from
+ *	  pg_wal, then PostgreSQL's redo applies the rest in order.  If
+ *	  PostgreSQL replays nothing (a clean shutdown), the io worker does the
+ *	  same once PostgreSQL's recovery is over, before any backend may use
+ *	  a file.
+ *
+ * Files that cannot be proven current are refused (pager_set_min_redo):
+ * when the WAL artrie needs is gone (the slot was dropped or invalidated),
+ * every file whose last checkpoint began before PostgreSQL's redo pointer;
+ * when the data directory was restored from a base backup (pg_control
+ * names a backup start), every file whose last checkpoint began before
+ * the backup's start, since the backup holds no WAL before it and the
+ * file may have been copied before artrie's next checkpoint.  The control
+ * file keeps that bound, and the cluster's system identifier: a control
+ * file or data file of another cluster is not trusted.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xlogreader.h"
+#include "access/xlogrecovery.h"
+#include "access/xlogutils.h"
+#include "catalog/pg_control.h"
+#include "common/controldata_utils.h"
+#include "common/file_perm.h"
+#include "miscadmin.h"
+#include "port/pg_crc32c.h"
+#include "replication/slot.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "wal/wal_internal.h"
+
+#define WAL_CONTROL_FILE	"artrie/control"
+#define WAL_CONTROL_SLOT	512		/* bytes per slot; two slots */
+#define WAL_CONTROL_MAGIC	0x41525743	/* "ARWC" */
+
+/* One slot of the control file. */
+typedef struct WalControl
+{
+	pg_crc32c	crc;			/* of the bytes after this field */
+	uint32		magic;
+	uint64		seq;
+	uint64		sysid;
+	XLogRecPtr	replay_from;	/* files need WAL from here */
+	XLogRecPtr	min_redo;		/* files checkpointed before are refused */
+} WalControl;
+
+WalShared  *wal_shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* The timeline the replay reader opens segments up to. */
+static TimeLineID reader_max_tli = 1;
+
+/* The CRC of a control slot. */
+static pg_crc32c
+control_crc(const WalControl *ctl)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, (const char *) ctl + sizeof(pg_crc32c),
+				sizeof(WalControl) - sizeof(pg_crc32c));
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+/*
+ * Read the control file's newest valid slot of this cluster into *ctl;
+ * false if there is none.
+ */
+static bool
+control_read(WalControl *ctl)
+{
+	char		buf[2 * WAL_CONTROL_SLOT];
+	int			fd;
+	int			n;
+	bool		found = false;
+
+	fd = OpenTransientFile(WAL_CONTROL_FILE, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+			return false;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", WAL_CONTROL_FILE)));
+	}
+	n = read(fd, buf, sizeof(buf));
+	CloseTransientFile(fd);
+	for (int i = 0; i < 2; i++)
+	{
+		WalControl	c;
+
+		if (n < (i + 1) * WAL_CONTROL_SLOT)
+			break;
+		memcpy(&c, buf + i * WAL_CONTROL_SLOT, sizeof(c));
+		if (c.magic != WAL_CONTROL_MAGIC || !EQ_CRC32C(c.crc, control_crc(&c)) ||
+			c.sysid != GetSystemIdentifier())
+			continue;
+		if (!found || c.seq > ctl->seq)
+			*ctl = c;
+		found = true;
+	}
+	if (found)
+		wal_shared->control_seq = Max(wal_shared->control_seq, ctl->seq);
+	return found;
+}
+
+/*
+ * Write the control file's next slot, durably (control_lock held, or the
+ * only process that could write it).
+ */
+static void
+control_write(XLogRecPtr replay_from, XLogRecPtr min_redo)
+{
+	char		buf[WAL_CONTROL_SLOT];
+	WalControl	c;
+	int			fd;
+
+	memset(buf, 0, sizeof(buf));
+	memset(&c, 0, sizeof(c));
+	c.magic = WAL_CONTROL_MAGIC;
+	c.seq = ++wal_shared->control_seq;
+	c.sysid = GetSystemIdentifier();
+	c.replay_from = replay_from;
+	c.min_redo = min_redo;
+	c.crc = control_crc(&c);
+	memcpy(buf, &c, sizeof(c));
+
+	if (mkdir("artrie", pg_dir_create_mode) != 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"artrie\": %m")));
+	fd = OpenTransientFile(WAL_CONTROL_FILE, O_RDWR | O_CREAT | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", WAL_CONTROL_FILE)));
+	if (pg_pwrite(fd, buf, sizeof(buf), (off_t) (c.seq % 2) * WAL_CONTROL_SLOT) != sizeof(buf))
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", WAL_CONTROL_FILE)));
+	}
+	if (pg_fsync(fd) != 0)
+		ereport(data_sync_elevel(ERROR),
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", WAL_CONTROL_FILE)));
+	CloseTransientFile(fd);
+	fsync_fname("artrie", true);
+}
+
+/*
+ * Open WAL segment segno for the replay reader: the one of the newest
+ * timeline up to reader_max_tli that pg_wal has.
+ */
+static void
+reader_segment_open(XLogReaderState *state, XLogSegNo segno, TimeLineID *tli_p)
+{
+	char		path[MAXPGPATH];
+
+	for (TimeLineID tli = reader_max_tli; tli >= 1; tli--)
+	{
+		XLogFilePath(path, tli, segno, state->segcxt.ws_segsize);
+		state->seg.ws_file = BasicOpenFile(path, O_RDONLY | PG_BINARY);
+		if (state->seg.ws_file >= 0)
+		{
+			*tli_p = tli;
+			return;
+		}
+		if (errno != ENOENT)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not open file \"%s\": %m", path)));
+	}
+	XLogFilePath(path, reader_max_tli, segno, state->segcxt.ws_segsize);
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_FILE),
+			 errmsg("WAL segment \"%s\" that artrie needs has been removed", path)));
+}
+
+/* Read one WAL page for the replay reader. */
+static int
+reader_page_read(XLogReaderState *state, XLogRecPtr page, int reqlen,
+				 XLogRecPtr target, char *buf)
+{
+	WALReadError errinfo;
+
+	if (!WALRead(state, buf, page, XLOG_BLCKSZ, reader_max_tli, &errinfo))
+		WALReadRaiseError(&errinfo);
+	return XLOG_BLCKSZ;
+}
+
+/*
+ * Apply artrie's records in [from, to) from pg_wal.  Returns false if that
+ * WAL is not all there (the reason is logged).
+ */
+static bool
+replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
+{
+	XLogReaderState *reader;
+	XLogRecPtr	first;
+	uint64		applied = 0;
+	TimestampTz start = GetCurrentTimestamp();
+	volatile bool ok = true;
+
+	reader_max_tli = tli;
+	reader = XLogReaderAllocate(wal_segment_size, NULL,
+								XL_ROUTINE(.page_read = reader_page_read,
+										   .segment_open = reader_segment_open,
+										   .segment_close = wal_segment_close),
+								NULL);
+	if (reader == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+
+	PG_TRY();
+	{
+		first = XLogFindNextRecord(reader, from);
+		if (XLogRecPtrIsInvalid(first))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FILE),
+					 errmsg("could not find a valid WAL record at %X/%X",
+							LSN_FORMAT_ARGS(from))));
+		XLogBeginRead(reader, first);
+		for (;;)
+		{
+			char	   *errormsg = NULL;
+			XLogRecord *rec = XLogReadRecord(reader, &errormsg);
+
+			if (rec == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_FILE),
+						 errmsg("could not read WAL at %X/%X: %s",
+								LSN_FORMAT_ARGS(reader->EndRecPtr),
+								errormsg ? errormsg : "end of WAL")));
+			if (reader->ReadRecPtr >= to)
+				break;
+			if (XLogRecGetRmid(reader) == ARTRIE_RMGR_ID)
+			{
+				wal_apply(XLogRecGetInfo(reader) & WAL_ARTRIE_KIND_MASK,
+						  XLogRecGetData(reader), XLogRecGetDataLen(reader),
+						  reader->ReadRecPtr);
+				applied++;
+			}
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_UNDEFINED_FILE)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(WARNING,
+				(errmsg("artrie cannot replay the WAL from %X/%X to %X/%X: %s",
+						LSN_FORMAT_ARGS(from), LSN_FORMAT_ARGS(to),
+						edata->message),
+				 errdetail("Indexes whose files were last checkpointed before %X/%X will be refused until REINDEX.",
+						   LSN_FORMAT_ARGS(to))));
+		ok = false;
+	}
+	PG_END_TRY();
+	XLogReaderFree(reader);
+	wal_redo_forget();
+
+	if (ok)
+		ereport(LOG,
+				(errmsg("artrie replayed %llu WAL records from %X/%X to %X/%X in %.3f s",
+						(unsigned long long) applied, LSN_FORMAT_ARGS(from),
+						LSN_FORMAT_ARGS(to),
+						(double) (GetCurrentTimestamp() - start) / 1000000.0)));
+	return ok;
+}
+
+/*
+ * Bring artrie's files up to PostgreSQL's redo pointer: from the startup
+ * process before PostgreSQL's redo (in_startup), or from the io worker
+ * when PostgreSQL replayed nothing.  Then files may be used.
+ */
+void
+wal_recover(bool in_startup)
+{
+	ControlFileData *pgctl;
+	bool		crc_ok;
+	WalControl	ctl;
+	XLogRecPtr	redo;
+	XLogRecPtr	replay_from;
+	XLogRecPtr	min_redo;
+	bool		from_backup;
+	TimeLineID	tli;
+
+	if (wal_shared->recovered)
+		return;
+
+	pgctl = get_controlfile(DataDir, &crc_ok);
+	if (!crc_ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("artrie could not read pg_control: bad checksum")));
+	redo = pgctl->checkPointCopy.redo;
+	tli = pgctl->checkPointCopy.ThisTimeLineID;
+	from_backup = !XLogRecPtrIsInvalid(pgctl->backupStartPoint);
+	pfree(pgctl);
+
+	if (control_read(&ctl))
+	{
+		replay_from = ctl.replay_from;
+		min_redo = ctl.min_redo;
+	}
+	else
+	{
+		/*
+		 * No control file of this cluster: any file here was not written
+		 * by it since its WAL began, or its WAL is lost with the control
+		 * file.  Files made from now on are fine.
+		 */
+		replay_from = redo;
+		min_redo = redo;
+	}
+
+	if (from_backup)
+	{
+		/* The backup holds no WAL before its start. */
+		min_redo = Max(min_redo, redo);
+		replay_from = redo;
+		ereport(LOG,
+				(errmsg("artrie: starting from a base backup; indexes whose files were last checkpointed before %X/%X will be refused until REINDEX",
+						LSN_FORMAT_ARGS(redo))));
+	}
+	else if (replay_from < redo && !replay_window(replay_from, redo, tli))
+	{
+		min_redo = Max(min_redo, redo);
+		replay_from = redo;
+	}
+
+	/*
+	 * The control file keeps the bound; replay_from moves only once a
+	 * checkpoint has made what was replayed durable.
+	 */
+	control_write(replay_from, min_redo);
+	pager_set_min_redo(min_redo);
+	pager_set_replay_from(replay_from);
+	wal_shared->recovered = true;
+	pager_set_ready();
+	if (!in_startup)
+		ereport(DEBUG1,
+				(errmsg_internal("artrie: files brought up to %X/%X by the io worker",
+								 LSN_FORMAT_ARGS(redo))));
+}
+
+/*
+ * In the io worker, once PostgreSQL's recovery is over: if its redo did
+ * not run artrie's recovery (it replayed nothing), run it now.
+ */
+void
+wal_recovery_done(void)
+{
+	wal_recover(false);
+}
+
+/*
+ * Point artrie's slot at redo, creating it if need be, so that PostgreSQL
+ * keeps the WAL from there.  A slot that cannot be kept is reported in
+ * artrie_stats() and the log, once per reason.
+ */
+static void
+slot_keep(XLogRecPtr redo)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (max_replication_slots == 0 || wal_level < WAL_LEVEL_REPLICA)
+	{
+		if (wal_shared->slot_ok || wal_shared->slot_problem[0] == '\0')
+			ereport(WARNING,
+					(errmsg("artrie cannot keep the WAL its files need: %s",
+							max_replication_slots == 0 ? "max_replication_slots is 0" :
+							"wal_level is minimal"),
+					 errdetail("After a crash, indexes whose WAL was removed are refused until REINDEX."),
+					 errhint("Set max_replication_slots above 0 and wal_level to replica or logical.")));
+		wal_shared->slot_ok = false;
+		strlcpy(wal_shared->slot_problem,
+				max_replication_slots == 0 ? "max_replication_slots is 0" :
+				"wal_level is minimal", sizeof(wal_shared->slot_problem));
+		return;
+	}
+
+	PG_TRY();
+	{
+		ReplicationSlot *slot = SearchNamedReplicationSlot(ARTRIE_SLOT_NAME, true);
+
+		if (slot == NULL)
+			ReplicationSlotCreate(ARTRIE_SLOT_NAME, false, RS_PERSISTENT, false);
+		else
+			ReplicationSlotAcquire(ARTRIE_SLOT_NAME, true);
+		SpinLockAcquire(&MyReplicationSlot->mutex);
+		MyReplicationSlot->data.restart_lsn = redo;
+		MyReplicationSlot->data.invalidated_at = InvalidXLogRecPtr;
+		SpinLockRelease(&MyReplicationSlot->mutex);
+		ReplicationSlotMarkDirty();
+		ReplicationSlotSave();
+		ReplicationSlotRelease();
+		ReplicationSlotsComputeRequiredLSN();
+		wal_shared->slot_ok = true;
+		wal_shared->slot_problem[0] = '\0';
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (MyReplicationSlot != NULL)
+			ReplicationSlotRelease();
+		LWLockReleaseAll();
+		if (wal_shared->slot_ok || strcmp(wal_shared->slot_problem, edata->message) != 0)
+			ereport(WARNING,
+					(errmsg("artrie cannot keep the WAL its files need: %s",
+							edata->message),
+					 errdetail("After a crash, indexes whose WAL was removed are refused until REINDEX.")));
+		wal_shared->slot_ok = false;
+		strlcpy(wal_shared->slot_problem, edata->message,
+				sizeof(wal_shared->slot_problem));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * After a checkpoint of all files: recovery needs WAL only from redo on.
+ * Nothing moves before artrie's own recovery is done.
+ */
+void
+wal_checkpoint_done(XLogRecPtr redo)
+{
+	if (!wal_shared->recovered)
+		return;
+	LWLockAcquire(wal_shared->control_lock, LW_EXCLUSIVE);
+	if (redo > pager_replay_from())
+	{
+		control_write(redo, pager_min_redo());
+		pager_set_replay_from(redo);
+	}
+	slot_keep(pager_replay_from());
+	LWLockRelease(wal_shared->control_lock);
+}
+
+/* Shared memory the WAL layer needs. */
+static void
+wal_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(WalShared)));
+	RequestNamedLWLockTranche("artrie_wal_control", 1);
+}
+
+/* Set up the WAL layer's shared memory. */
+static void
+wal_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	wal_shared = ShmemInitStruct("artrie wal", sizeof(WalShared), &found);
+	if (!found)
+	{
+		memset(wal_shared, 0, sizeof(WalShared));
+		wal_shared->control_lock = &(GetNamedLWLockTranche("artrie_wal_control"))->lock;
+		pg_atomic_init_u64(&wal_shared->records, 0);
+		pg_atomic_init_u64(&wal_shared->bytes, 0);
+		pg_atomic_init_u64(&wal_shared->replayed, 0);
+		pg_atomic_init_u64(&wal_shared->failed, 0);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * From _PG_init: the resource manager, shared memory, and the pager's
+ * hooks.
+ */
+void
+wal_init(void)
+{
+	static const PagerHooks hooks = {
+		.checkpoint_done = wal_checkpoint_done,
+		.recovery_done = wal_recovery_done,
+	};
+
+	wal_rmgr_register();
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = wal_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = wal_shmem_startup;
+	pager_set_hooks(&hooks);
+}
+
+/* Count a record logged. */
+void
+wal_count_logged(Size bytes)
+{
+	pg_atomic_fetch_add_u64(&wal_shared->records, 1);
+	pg_atomic_fetch_add_u64(&wal_shared->bytes, bytes);
+}
+
+/* The WAL layer's state and counters. */
+void
+wal_stats(WalStats *stats)
+{
+	stats->replay_from = pager_replay_from();
+	stats->wal_end = pager_is_ready() ? (RecoveryInProgress() ?
+										 GetXLogReplayRecPtr(NULL) :
+										 GetXLogInsertRecPtr()) : InvalidXLogRecPtr;
+	stats->records = pg_atomic_read_u64(&wal_shared->records);
+	stats->bytes = pg_atomic_read_u64(&wal_shared->bytes);
+	stats->replayed = pg_atomic_read_u64(&wal_shared->replayed);
+	stats->failed = pg_atomic_read_u64(&wal_shared->failed);
+	LWLockAcquire(wal_shared->control_lock, LW_SHARED);
+	stats->slot_ok = wal_shared->slot_ok;
+	strlcpy(stats->slot_problem, wal_shared->slot_problem, sizeof(stats->slot_problem));
+	LWLockRelease(wal_shared->control_lock);
+}

@@ -1,0 +1,339 @@
+/*-------------------------------------------------------------------------
+ *
+ * wal_redo.c
+ *	  artrie's resource manager: applying its WAL records to artrie's
+ *	  files, at crash recovery and on a standby.
+ *
+ * Redo runs in the startup process and goes through the buffer pool like
+ * any writer, so that hot standby queries see each record applied whole.
+ * A record is applied only to a file that still exists and whose last
+ * checkpoint began at or before the record: the file's image holds every
+ * earlier change.  Entry records are idempotent, image records write
+ * pages at fixed logical page numbers, so a record applied twice (a
+ * checkpoint raced with it) does no harm.
+ *
+ * A record that cannot be applied because its file is damaged (a checksum
+ * failure, a truncated file, a trie that does not hold together) must not
+ * stop PostgreSQL's recovery: the file is marked damaged, which refuses it
+ * to every user with a hint to REINDEX, and redo goes on.  Any other
+ * failure (out of memory, an I/O error, a full disk) stops recovery, as it
+ * does for PostgreSQL's own pages: the server restarts it once the cause
+ * is fixed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog_internal.h"
+#include "miscadmin.h"
+#include "storage/condition_variable.h"
+#include "utils/memutils.h"
+
+#include "trie/trie.h"
+#include "wal/wal_internal.h"
+
+/* The file redo applied its last record to, opened once per run. */
+static ArtFileId last_id;
+static PagerFile *last_file = NULL;
+static XLogRecPtr last_redo_lsn = InvalidXLogRecPtr;
+static bool have_last = false;
+
+static MemoryContext redo_cxt = NULL;
+
+/* Forget the cached file (it may be dropped or recreated). */
+void
+wal_redo_forget(void)
+{
+	have_last = false;
+	last_file = NULL;
+}
+
+/*
+ * The file a record names, or NULL if the record must not be applied to
+ * it (the file is gone, damaged, or its checkpoint is past the record).
+ */
+static PagerFile *
+redo_file(const ArtFileId *id, XLogRecPtr lsn)
+{
+	if (!have_last || memcmp(&last_id, id, sizeof(ArtFileId)) != 0)
+	{
+		have_last = false;
+		last_file = pager_open_for_redo(id, &last_redo_lsn);
+		last_id = *id;
+		have_last = true;
+	}
+	if (last_file == NULL || lsn < last_redo_lsn)
+		return NULL;
+	return last_file;
+}
+
+/* Apply an entry record. */
+static void
+redo_entry(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
+		   XLogRecPtr lsn)
+{
+	PagerFile  *file = redo_file(&rec->file, lsn);
+	ArtTrie		trie;
+	ArtStatus	status;
+
+	if (file == NULL)
+		return;
+	art_open(&trie, pager_page_store(file), rec->root);
+	if (kind == WAL_ARTRIE_INSERT)
+		status = art_insert(&trie, entry, rec->len);
+	else
+		status = art_delete(&trie, entry, rec->len);
+	if (status != ART_OK && status != ART_EXISTS && status != ART_NOT_FOUND)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not apply an artrie WAL record to file \"%s\": %s",
+						pager_file_name(file), art_status_string(status))));
+	pg_atomic_fetch_add_u64(&wal_shared->replayed, 1);
+}
+
+/* Apply an image record. */
+static void
+redo_image(const WalImageRecord *rec, const uint8 *bodies,
+		   const uint8 *freelist, XLogRecPtr lsn)
+{
+	PagerFile  *file;
+	char		path[MAXPGPATH];
+
+	if (rec->flags & WAL_IMAGE_FIRST)
+	{
+		/*
+		 * Start the file afresh unless its last checkpoint is past the
+		 * record: an older file of that name is a leftover.
+		 */
+		(void) redo_file(&rec->file, lsn);
+		if (last_file == NULL || lsn >= last_redo_lsn)
+		{
+			snprintf(path, sizeof(path), "artrie/%u/%u.%u", rec->file.dbOid,
+					 rec->file.relNumber, rec->file.generation);
+			wal_redo_forget();
+			pager_drop_file(&rec->file);
+			(void) pager_create_file(&rec->file, path);
+			wal_redo_forget();
+		}
+	}
+	file = redo_file(&rec->file, lsn);
+	if (file == NULL)
+		return;
+
+	for (uint32 i = 0; i < rec->npages; i++)
+	{
+		if (!(rec->used & ((uint32) 1 << i)))
+		{
+			pager_copy_in_page(file, rec->first + i, NULL);
+			continue;
+		}
+		pager_copy_in_page(file, rec->first + i, (const char *) bodies);
+		bodies += WAL_IMAGE_BODY;
+	}
+	if (rec->flags & WAL_IMAGE_LAST)
+	{
+		for (uint32 i = 0; i < rec->nfree; i++)
+		{
+			uint32		pageno;
+
+			memcpy(&pageno, freelist + i * sizeof(uint32), sizeof(uint32));
+			pager_free_page(file, pageno);
+		}
+		for (int w = 0; w < PAGER_USER_WORDS; w++)
+			pager_set_user_word(file, w, rec->user[w]);
+	}
+	pg_atomic_fetch_add_u64(&wal_shared->replayed, 1);
+}
+
+/* Decode a record and apply it; ERROR if it is malformed. */
+static void
+redo_record(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
+{
+	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE)
+	{
+		WalEntryRecord rec;
+		const uint8 *entry;
+
+		if (!wal_entry_decode((const uint8 *) data, len, &rec, &entry))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("malformed artrie WAL entry record at %X/%X",
+							LSN_FORMAT_ARGS(lsn))));
+		redo_entry(kind, &rec, entry, lsn);
+	}
+	else if (kind == WAL_ARTRIE_IMAGE)
+	{
+		WalImageRecord rec;
+		const uint8 *bodies;
+		const uint8 *freelist;
+
+		if (!wal_image_decode((const uint8 *) data, len, &rec, &bodies, &freelist))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("malformed artrie WAL image record at %X/%X",
+							LSN_FORMAT_ARGS(lsn))));
+		redo_image(&rec, bodies, freelist, lsn);
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("unknown artrie WAL record kind 0x%02X at %X/%X",
+						kind, LSN_FORMAT_ARGS(lsn))));
+}
+
+/*
+ * Whether a failed record is the file's fault (its pages or the record do
+ * not hold together), not the server's.
+ */
+static bool
+redo_error_is_damage(int sqlerrcode)
+{
+	return sqlerrcode == ERRCODE_DATA_CORRUPTED ||
+		sqlerrcode == ERRCODE_INDEX_CORRUPTED ||
+		sqlerrcode == ERRCODE_UNDEFINED_FILE;
+}
+
+/*
+ * Apply one artrie WAL record (kind from its info byte, its payload, its
+ * position); mark its file damaged if the file cannot take it.
+ */
+void
+wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
+{
+	MemoryContext old;
+	ArtFileId	id;
+
+	if (redo_cxt == NULL)
+		redo_cxt = AllocSetContextCreate(TopMemoryContext, "artrie redo",
+										 ALLOCSET_DEFAULT_SIZES);
+	memset(&id, 0, sizeof(id));
+	if (len >= sizeof(ArtFileId))
+		memcpy(&id, data, sizeof(ArtFileId));
+
+	old = MemoryContextSwitchTo(redo_cxt);
+	PG_TRY();
+	{
+		redo_record(kind, data, len, lsn);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+		char	   *reason;
+
+		MemoryContextSwitchTo(redo_cxt);
+		edata = CopyErrorData();
+		if (!redo_error_is_damage(edata->sqlerrcode) || len < sizeof(ArtFileId))
+			PG_RE_THROW();
+		FlushErrorState();
+		LWLockReleaseAll();
+		ConditionVariableCancelSleep();
+		pager_release_all();
+		wal_redo_forget();
+
+		reason = psprintf("Redo of the WAL record at %X/%X failed: %s",
+						  LSN_FORMAT_ARGS(lsn), edata->message);
+		ereport(WARNING,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("artrie file \"artrie/%u/%u.%u\" is damaged and will be refused until REINDEX",
+						id.dbOid, id.relNumber, id.generation),
+				 errdetail("%s", reason),
+				 errhint("REINDEX the index that uses this file.")));
+		pager_mark_damaged(&id, reason);
+		pg_atomic_fetch_add_u64(&wal_shared->failed, 1);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(redo_cxt);
+}
+
+/* rm_redo: apply one record during PostgreSQL's recovery. */
+static void
+artrie_rm_redo(XLogReaderState *record)
+{
+	wal_apply(XLogRecGetInfo(record) & WAL_ARTRIE_KIND_MASK,
+			  XLogRecGetData(record), XLogRecGetDataLen(record),
+			  record->ReadRecPtr);
+}
+
+/* rm_desc: describe a record, for pg_waldump and error contexts. */
+static void
+artrie_rm_desc(StringInfo buf, XLogReaderState *record)
+{
+	uint8		kind = XLogRecGetInfo(record) & WAL_ARTRIE_KIND_MASK;
+	const uint8 *data = (const uint8 *) XLogRecGetData(record);
+	Size		len = XLogRecGetDataLen(record);
+
+	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE)
+	{
+		WalEntryRecord rec;
+		const uint8 *entry;
+
+		if (wal_entry_decode(data, len, &rec, &entry))
+			appendStringInfo(buf, "file %u/%u.%u, root %u, entry of %u bytes",
+							 rec.file.dbOid, rec.file.relNumber,
+							 rec.file.generation, rec.root, rec.len);
+	}
+	else if (kind == WAL_ARTRIE_IMAGE)
+	{
+		WalImageRecord rec;
+		const uint8 *bodies;
+		const uint8 *freelist;
+
+		if (wal_image_decode(data, len, &rec, &bodies, &freelist))
+			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s",
+							 rec.file.dbOid, rec.file.relNumber,
+							 rec.file.generation, rec.first,
+							 rec.first + rec.npages,
+							 (rec.flags & WAL_IMAGE_FIRST) ? ", first" : "",
+							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "");
+	}
+}
+
+/* rm_identify: the name of a record kind. */
+static const char *
+artrie_rm_identify(uint8 info)
+{
+	switch (info & WAL_ARTRIE_KIND_MASK)
+	{
+		case WAL_ARTRIE_INSERT:
+			return "INSERT";
+		case WAL_ARTRIE_DELETE:
+			return "DELETE";
+		case WAL_ARTRIE_IMAGE:
+			return "IMAGE";
+	}
+	return NULL;
+}
+
+/*
+ * rm_startup: before PostgreSQL replays from its redo pointer, replay the
+ * older WAL that artrie's files still need.
+ */
+static void
+artrie_rm_startup(void)
+{
+	wal_recover(true);
+}
+
+/* rm_cleanup: redo is over; the cached file handle goes. */
+static void
+artrie_rm_cleanup(void)
+{
+	wal_redo_forget();
+}
+
+static RmgrData artrie_rmgr = {
+	.rm_name = "artrie",
+	.rm_redo = artrie_rm_redo,
+	.rm_desc = artrie_rm_desc,
+	.rm_identify = artrie_rm_identify,
+	.rm_startup = artrie_rm_startup,
+	.rm_cleanup = artrie_rm_cleanup,
+};
+
+/* Register the resource manager (from _PG_init, in the postmaster). */
+void
+wal_rmgr_register(void)
+{
+	RegisterCustomRmgr(ARTRIE_RMGR_ID, &artrie_rmgr);
+}
