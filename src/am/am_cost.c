@@ -240,12 +240,6 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 		if (info->relam != amoid)
 			continue;
 
-		if (RecoveryInProgress())
-		{
-			rel->indexlist = foreach_delete_current(rel->indexlist, lc);
-			continue;
-		}
-
 		if (!am_collation_is_bytewise(info->indexcollations[0]))
 		{
 			info->sortopfamily = NULL;

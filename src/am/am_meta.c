@@ -228,14 +228,6 @@ am_open(Relation index, ArtrieIndex *ai)
 {
 	ArtPageStore store;
 
-	if (RecoveryInProgress())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("artrie index \"%s\" cannot be used during recovery",
-						RelationGetRelationName(index)),
-				 errdetail("artrie files are not replicated to standby servers."),
-				 errhint("Query without the index here; after promotion, REINDEX it.")));
-
 	ai->index = index;
 	am_meta_read(index, &ai->meta);
 
