@@ -435,10 +435,14 @@ pager_backend_ready(void)
 	ConditionVariableCancelSleep();
 }
 
-/* Recovery is over (or not needed): backends may use files. */
+/*
+ * Files are up to date with the WAL replayed so far: backends may use
+ * them, and checkpoints may run once recovery has replayed past barrier.
+ */
 void
-pager_set_ready(void)
+pager_set_ready(XLogRecPtr barrier)
 {
+	pager_shared->ckpt_barrier = barrier;
 	pager_shared->ready = true;
 	ConditionVariableBroadcast(&pager_shared->ready_cv);
 }

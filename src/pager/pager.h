@@ -109,7 +109,10 @@ extern uint32 pager_file_nlogical(PagerFile *file);
 
 /*
  * Recovery (src/wal).  Until pager_set_ready, only the startup process and
- * the io worker may use files; backends wait.  pager_open_for_redo opens
+ * the io worker may use files; backends wait, and no checkpoint runs.
+ * While PostgreSQL's recovery has not replayed past the barrier given
+ * there (the end of the checkpoint record it started from: the WAL before
+ * it is not all replayed yet), no checkpoint runs either.  pager_open_for_redo opens
  * a file that WAL redo names, or returns NULL if it does not exist or is
  * marked damaged; *redo_lsn is where its last checkpoint began.
  * pager_mark_damaged records durably that a file lacks changes (a failed
@@ -121,23 +124,25 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  *
  * The hooks: checkpoint_done is called after every checkpoint of all
  * files, with the WAL position from which recovery would need records;
- * recovery_done once in the io worker, when PostgreSQL's recovery is over
- * (at once if there was none).
+ * connections_allowed once in the io worker, when backends may connect:
+ * PostgreSQL's recovery is over (at once if there was none), or a hot
+ * standby accepts queries.
  */
 typedef struct PagerHooks
 {
 	void		(*checkpoint_done) (XLogRecPtr redo);
-	void		(*recovery_done) (void);
+	void		(*connections_allowed) (void);
 } PagerHooks;
 
 extern void pager_set_hooks(const PagerHooks *hooks);
 
 /* After an error caught outside a transaction: drop this process's pins. */
 extern void pager_release_all(void);
-extern void pager_set_ready(void);
+extern void pager_set_ready(XLogRecPtr barrier);
 extern bool pager_is_ready(void);
 extern PagerFile *pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn);
 extern void pager_mark_damaged(const ArtFileId *id, const char *reason);
+extern void pager_forget_files_before(XLogRecPtr lsn);
 extern void pager_set_min_redo(XLogRecPtr lsn);
 extern XLogRecPtr pager_min_redo(void);
 extern void pager_set_replay_from(XLogRecPtr lsn);

@@ -1333,6 +1333,16 @@ pager_checkpoint(bool restamp)
 	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
 	redo = pager_redo_now();
+
+	/*
+	 * A file's checkpoint claims every change logged before redo: not
+	 * before artrie's recovery is done, nor while PostgreSQL's redo has
+	 * not yet replayed up to the checkpoint record it started from (the
+	 * replay position then lies past records still to be replayed).
+	 */
+	if (!pager_shared->ready ||
+		(RecoveryInProgress() && redo <= pager_shared->ckpt_barrier))
+		return;
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
@@ -1363,12 +1373,12 @@ pager_set_hooks(const PagerHooks *hooks)
 	pager_hooks = *hooks;
 }
 
-/* In the io worker, once PostgreSQL's recovery is over. */
+/* In the io worker, once backends may connect. */
 void
-pager_recovery_done(void)
+pager_connections_allowed(void)
 {
-	if (pager_hooks.recovery_done)
-		pager_hooks.recovery_done();
+	if (pager_hooks.connections_allowed)
+		pager_hooks.connections_allowed();
 }
 
 /*
@@ -1393,6 +1403,34 @@ pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn)
 	file = pager_open_file(id, path);
 	*redo_lsn = pager_slot(file)->redo_lsn;
 	return file;
+}
+
+/*
+ * Forget every loaded file whose last checkpoint began before lsn, so
+ * that its next load refuses it (pager_set_min_redo): recovery loaded it
+ * before it knew.
+ */
+void
+pager_forget_files_before(XLogRecPtr lsn)
+{
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+		ArtFileId	id;
+		bool		old;
+
+		LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+		old = fs->in_use && fs->loaded && fs->redo_lsn < lsn;
+		id = fs->id;
+		LWLockRelease(pager_shared->files_lock);
+		if (old)
+			slot_release(i, &id);
+	}
+	if (local_files)
+	{
+		hash_destroy(local_files);
+		local_files = NULL;
+	}
 }
 
 /*

@@ -147,6 +147,7 @@ typedef struct PagerShared
 	ConditionVariable ready_cv;
 	XLogRecPtr	min_redo;		/* files checkpointed before it are refused */
 	XLogRecPtr	replay_from;	/* WAL from here on is replayed at start */
+	XLogRecPtr	ckpt_barrier;	/* in recovery, no checkpoint until past it */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	int			nholds;
 	pg_atomic_uint64 *holds;	/* per PGPROC */
@@ -201,7 +202,7 @@ extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
 extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
 extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);
 extern void pager_file_path(const ArtFileId *id, char *path);
-extern void pager_recovery_done(void);
+extern void pager_connections_allowed(void);
 extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
 
 /* pager_worker.c */

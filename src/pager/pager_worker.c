@@ -10,8 +10,9 @@
  * a checkpoint of every file when PostgreSQL's redo pointer has moved (a
  * checkpoint or restartpoint began: the WAL before it may soon go), when
  * artrie.checkpoint_timeout has passed, when a backend asks (too many
- * dirty frames) and at SIGTERM, after which it exits.  Once PostgreSQL's
- * recovery is over it tells the WAL layer (pager_recovery_done).  An
+ * dirty frames) and at SIGTERM, after which it exits.  Once backends may
+ * connect (PostgreSQL's recovery is over, or a hot standby accepts
+ * queries) it tells the WAL layer (pager_connections_allowed).  An
  * ERROR in a checkpoint is logged and the loop goes on.
  *
  *-------------------------------------------------------------------------
@@ -23,6 +24,7 @@
 #include "pager/pager_internal.h"
 
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -152,10 +154,10 @@ artrie_io_worker_main(Datum main_arg)
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 
-		if (!recovery_seen && !RecoveryInProgress())
+		if (!recovery_seen && (!RecoveryInProgress() || HotStandbyActive()))
 		{
 			MemoryContextSwitchTo(ckpt_cxt);
-			pager_recovery_done();
+			pager_connections_allowed();
 			MemoryContextSwitchTo(TopMemoryContext);
 			MemoryContextReset(ckpt_cxt);
 			recovery_seen = true;

@@ -40,6 +40,6 @@ extern void wal_redo_forget(void);
 /* wal_recovery.c */
 extern void wal_recover(bool in_startup);
 extern void wal_checkpoint_done(XLogRecPtr redo);
-extern void wal_recovery_done(void);
+extern void wal_connections_allowed(void);
 
 #endif							/* ARTRIE_WAL_INTERNAL_H */

@@ -309,7 +309,9 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 /*
  * Bring artrie's files up to PostgreSQL's redo pointer: from the startup
  * process before PostgreSQL's redo (in_startup), or from the io worker
- * when PostgreSQL replayed nothing.  Then files may be used.
+ * when PostgreSQL replayed nothing before letting backends in (a clean
+ * shutdown; a standby that has received nothing yet).  Then files may be
+ * used.  Whichever comes first does it; the other finds it done.
  */
 void
 wal_recover(bool in_startup)
@@ -323,8 +325,12 @@ wal_recover(bool in_startup)
 	bool		from_backup;
 	TimeLineID	tli;
 
+	LWLockAcquire(wal_shared->control_lock, LW_EXCLUSIVE);
 	if (wal_shared->recovered)
+	{
+		LWLockRelease(wal_shared->control_lock);
 		return;
+	}
 
 	pgctl = get_controlfile(DataDir, &crc_ok);
 	if (!crc_ok)
@@ -373,9 +379,11 @@ wal_recover(bool in_startup)
 	 */
 	control_write(replay_from, min_redo);
 	pager_set_min_redo(min_redo);
+	pager_forget_files_before(min_redo);
 	pager_set_replay_from(replay_from);
 	wal_shared->recovered = true;
-	pager_set_ready();
+	pager_set_ready(RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : InvalidXLogRecPtr);
+	LWLockRelease(wal_shared->control_lock);
 	if (!in_startup)
 		ereport(DEBUG1,
 				(errmsg_internal("artrie: files brought up to %X/%X by the io worker",
@@ -383,11 +391,11 @@ wal_recover(bool in_startup)
 }
 
 /*
- * In the io worker, once PostgreSQL's recovery is over: if its redo did
- * not run artrie's recovery (it replayed nothing), run it now.
+ * In the io worker, once backends may connect: if PostgreSQL's redo did
+ * not run artrie's recovery (it has replayed nothing), run it now.
  */
 void
-wal_recovery_done(void)
+wal_connections_allowed(void)
 {
 	wal_recover(false);
 }
@@ -520,7 +528,7 @@ wal_init(void)
 {
 	static const PagerHooks hooks = {
 		.checkpoint_done = wal_checkpoint_done,
-		.recovery_done = wal_recovery_done,
+		.connections_allowed = wal_connections_allowed,
 	};
 
 	wal_rmgr_register();
