@@ -8,7 +8,9 @@
  * index whose collation does not order strings as their bytes, removes
  * the ordering the planner would otherwise take from amcanorder, so no
  * ordered scan or merge join ever relies on the trie's byte order there.
- * On a standby, where artrie files do not exist, it hides artrie indexes.
+ * An index whose file cannot be used (refused until REINDEX, damaged,
+ * missing) is hidden from the plan, so that only statements that must
+ * maintain it fail; the others run without it.
  *
  * The estimate counts entries exactly where it can: the trie keeps
  * subtree counts, so "=" and "^@" with a constant (and "= ANY" of a
@@ -21,6 +23,7 @@
 #include <math.h>
 
 #include "access/relation.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
@@ -29,6 +32,7 @@
 #include "optimizer/plancat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/resowner.h"
 #include "utils/selfuncs.h"
 
 #include "am/am.h"
@@ -213,6 +217,62 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 }
 
 /*
+ * The index's size in pages, its file's and its metapage's; false if the
+ * file cannot be used now: the error becomes a WARNING, and the ERROR is
+ * left for the statements that must maintain the index.  The file is
+ * opened in a subtransaction, which an error rolls back with whatever the
+ * pager held.
+ */
+static bool
+am_plan_pages(Relation irel, BlockNumber *pages)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ok = true;
+	ArtrieIndex ai;
+
+	if (IsInParallelMode())
+	{
+		am_open(irel, &ai);
+		*pages = pager_file_pages(ai.file) + 1;
+		return true;
+	}
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		am_open(irel, &ai);
+		*pages = pager_file_pages(ai.file) + 1;
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("%s", edata->message),
+				 edata->detail ? errdetail("%s", edata->detail) : 0,
+				 edata->hint ? errhint("%s", edata->hint) : 0,
+				 errcontext("the plan leaves out index \"%s\"",
+							RelationGetRelationName(irel))));
+		FreeErrorData(edata);
+		ok = false;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return ok;
+}
+
+/*
  * Planner hook: fix up what the planner knows of artrie indexes.
  */
 static void
@@ -235,7 +295,8 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 	{
 		IndexOptInfo *info = (IndexOptInfo *) lfirst(lc);
 		Relation	irel;
-		ArtrieIndex ai;
+		BlockNumber pages = 0;
+		bool		usable = true;
 
 		if (info->relam != amoid)
 			continue;
@@ -250,10 +311,12 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 		irel = index_open(info->indexoid, NoLock);
 		if (irel->rd_rel->relkind == RELKIND_INDEX)
 		{
-			am_open(irel, &ai);
-			info->pages = pager_file_pages(ai.file) + 1;
+			usable = am_plan_pages(irel, &pages);
+			info->pages = pages;
 		}
 		index_close(irel, NoLock);
+		if (!usable)
+			rel->indexlist = foreach_delete_current(rel->indexlist, lc);
 	}
 }
 

@@ -77,6 +77,8 @@ WalShared  *wal_shared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
+static uint64 wal_retained_bytes(void);
+
 /* The timeline the replay reader opens segments up to. */
 static TimeLineID reader_max_tli = 1;
 
@@ -475,6 +477,8 @@ slot_keep(XLogRecPtr redo)
 void
 wal_checkpoint_done(XLogRecPtr redo)
 {
+	uint64		retained;
+
 	if (!wal_shared->recovered)
 		return;
 	LWLockAcquire(wal_shared->control_lock, LW_EXCLUSIVE);
@@ -484,7 +488,26 @@ wal_checkpoint_done(XLogRecPtr redo)
 		pager_set_replay_from(redo);
 	}
 	slot_keep(pager_replay_from());
+	retained = wal_retained_bytes();
 	LWLockRelease(wal_shared->control_lock);
+
+	/* Files that keep failing to checkpoint hold WAL back: say so. */
+	if (retained > (uint64) max_wal_size_mb * 1024 * 1024)
+		ereport(WARNING,
+				(errmsg("artrie keeps %llu MB of WAL that its files still need",
+						(unsigned long long) (retained / (1024 * 1024))),
+				 errdetail("Recovery would replay the WAL from %X/%X; some files could not be checkpointed since.",
+						   LSN_FORMAT_ARGS(pager_replay_from())),
+				 errhint("The server log says why their checkpoints fail; max_slot_wal_keep_size bounds the WAL kept, after which those indexes need REINDEX after a crash.")));
+}
+
+/* Bytes of WAL from where recovery would start to the WAL's end. */
+static uint64
+wal_retained_bytes(void)
+{
+	XLogRecPtr	end = RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
+
+	return end > pager_replay_from() ? end - pager_replay_from() : 0;
 }
 
 /* Shared memory the WAL layer needs. */
