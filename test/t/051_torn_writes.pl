@@ -88,7 +88,7 @@ my $new = newest_slot(@slots);
 # not match, so the slot is ignored and nothing is refused.
 my $fake = $slots[$new]{raw};
 substr($fake, 8, 8) = pack('Q<', $slots[$new]{seq} + 100);
-substr($fake, 32, 8) = pack('Q<', 0xFFFFFFFF00000000);
+substr($fake, 32, 8) = pack('V V', 0, 0xFFFFFFFF);
 scribble($control, (1 - $new) * 512, $fake);
 $node->start;
 agrees('a control slot with a bad CRC');
