@@ -256,7 +256,8 @@ run_pgbench() {
 
 # Bytes of an index: pg_total_relation_size, and for artrie its own files
 # (artrie_stats' bytes_on_disk, which already includes the main fork; or,
-# before artrie_stats exists, du of $PGDATA/artrie without the journal).
+# before artrie_stats exists, du of $PGDATA/artrie without its control
+# file).
 index_bytes() {
 	local idx=$1 kind=$2
 	if [ "${kind%%-*}" = artrie ]; then
@@ -265,7 +266,7 @@ index_bytes() {
 		fi
 		local fork files
 		fork=$(q -c "SELECT pg_total_relation_size('$idx'::regclass)") || return 1
-		files=$(du -sb --exclude=journal "$PGDATA/artrie" 2>/dev/null | cut -f1)
+		files=$(du -sb --exclude=control "$PGDATA/artrie" 2>/dev/null | cut -f1)
 		echo $((fork + ${files:-0}))
 	else
 		q -c "SELECT pg_total_relation_size('$idx'::regclass)"

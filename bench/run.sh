@@ -266,7 +266,7 @@ measure_index() {
 		skip "$ds" "$kind" size "$(last_err)"
 	fi
 	if [ "${kind%%-*}" = artrie ] && [ -d "$PGDATA/artrie" ]; then
-		emit "$ds" "$kind" size "$(du -sb --exclude=journal "$PGDATA/artrie" | cut -f1)" "check (bytes: du -b of \$PGDATA/artrie without the journal)"
+		emit "$ds" "$kind" size "$(du -sb --exclude=control "$PGDATA/artrie" | cut -f1)" "check (bytes: du -b of \$PGDATA/artrie without its control file)"
 	fi
 
 	export PGOPTIONS="$NOSEQ"

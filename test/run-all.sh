@@ -61,7 +61,7 @@ say "trie core unit tests and fuzzers (no server)"
 run_test "unit: trie core" make -C "$ARTRIE_SRC" -s unittest
 run_test "unit: trie core under ASan+UBSan" make -C "$ARTRIE_SRC" -s unittest-sanitize
 run_test "unit: fuzz regression inputs" make -C "$ARTRIE_SRC" -s fuzz-regress
-run_test "unit: fuzz run (trie, page, journal: ${FUZZ_SECONDS:-20} s each)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+run_test "unit: fuzz run (trie, page, wal: ${FUZZ_SECONDS:-20} s each)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 
 # The tests read their inputs from a copy the postgres user owns, and run
 # from the scratch directory.

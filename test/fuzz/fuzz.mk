@@ -10,25 +10,28 @@
 #                       so far, test/fuzz/regress/<name>) once
 #
 # Harnesses: trie (operations against a model), page (the pager's page
-# and meta checks, and art_verify over damaged trie pages), journal (the
-# journal's record decoder).  A crash, or an input that runs over 10 s,
+# and meta checks, and art_verify over damaged trie pages), wal (the
+# decoders of artrie's WAL record payloads).  A crash, or an input that runs over 10 s,
 # leaves its input in build/fuzz/; after the fix, it goes under
 # test/fuzz/regress/<name>/.
 
 FUZZ_SECONDS ?= 20
-FUZZ_NAMES = trie page journal
+FUZZ_NAMES = trie page wal
 FUZZ_BUILD = build/fuzz
 FUZZ_FLAGS = $(TRIE_STD) -O1 -g -Wall -Wextra -Werror -Wmissing-prototypes \
 	-fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(TRIE_INC)
-PAGER_PURE_SRCS = $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/journal_record.c
-PAGER_PURE_HDRS = $(srcdir)/src/pager/pager_page.h $(srcdir)/src/pager/journal_record.h
-FUZZ_HDRS = $(TRIE_HDRS) $(TRIE_TEST_HDRS) $(PAGER_PURE_HDRS) $(srcdir)/test/fuzz/fuzz_common.h
+PAGER_PURE_SRCS = $(srcdir)/src/pager/pager_page.c
+PAGER_PURE_HDRS = $(srcdir)/src/pager/pager_page.h
+WAL_PURE_SRCS = $(srcdir)/src/wal/wal_record.c
+WAL_PURE_HDRS = $(srcdir)/src/wal/wal_record.h
+FUZZ_HDRS = $(TRIE_HDRS) $(TRIE_TEST_HDRS) $(PAGER_PURE_HDRS) $(WAL_PURE_HDRS) \
+	$(srcdir)/test/fuzz/fuzz_common.h
 
 # Longest input per harness.
 FUZZ_MAXLEN_trie = 4096
 FUZZ_MAXLEN_page = 8200
-FUZZ_MAXLEN_journal = 8192
+FUZZ_MAXLEN_wal = 16500
 
 .PHONY: fuzz-build fuzz-run fuzz-regress
 
@@ -42,9 +45,9 @@ $(FUZZ_BUILD)/fuzz_page: $(TRIE_CORE_SRCS) $(PAGER_PURE_SRCS) $(srcdir)/test/fuz
 	$(CLANG) $(FUZZ_FLAGS) -o $@ $(TRIE_CORE_SRCS) $(PAGER_PURE_SRCS) \
 		$(srcdir)/test/fuzz/fuzz_page.c $(srcdir)/test/unit/trie_check.c
 
-$(FUZZ_BUILD)/fuzz_journal: $(PAGER_PURE_SRCS) $(srcdir)/test/fuzz/fuzz_journal.c $(FUZZ_HDRS)
+$(FUZZ_BUILD)/fuzz_wal: $(WAL_PURE_SRCS) $(srcdir)/test/fuzz/fuzz_wal.c $(FUZZ_HDRS)
 	@mkdir -p $(FUZZ_BUILD)
-	$(CLANG) $(FUZZ_FLAGS) -o $@ $(PAGER_PURE_SRCS) $(srcdir)/test/fuzz/fuzz_journal.c
+	$(CLANG) $(FUZZ_FLAGS) -o $@ $(WAL_PURE_SRCS) $(srcdir)/test/fuzz/fuzz_wal.c
 
 fuzz-build: $(addprefix $(FUZZ_BUILD)/fuzz_,$(FUZZ_NAMES))
 
@@ -53,7 +56,7 @@ fuzz-run: fuzz-build
 		mkdir -p $(FUZZ_BUILD)/corpus/$$h; \
 		echo "fuzz_$$h: $(FUZZ_SECONDS) s"; \
 		$(FUZZ_BUILD)/fuzz_$$h -max_total_time=$(FUZZ_SECONDS) \
-			-max_len=$$(case $$h in trie) echo $(FUZZ_MAXLEN_trie);; page) echo $(FUZZ_MAXLEN_page);; *) echo $(FUZZ_MAXLEN_journal);; esac) \
+			-max_len=$$(case $$h in trie) echo $(FUZZ_MAXLEN_trie);; page) echo $(FUZZ_MAXLEN_page);; wal) echo $(FUZZ_MAXLEN_wal);; esac) \
 			-timeout=10 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/ \
 			$(FUZZ_BUILD)/corpus/$$h $(srcdir)/test/fuzz/corpus/$$h; \
 	done

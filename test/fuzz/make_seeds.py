@@ -3,13 +3,15 @@
 
 The seeds are committed under test/fuzz/corpus/<harness>/; run this again
 (from the repository root) only if their formats change.  The input formats
-are described at the top of fuzz_trie.c, fuzz_page.c and fuzz_journal.c.
+are described at the top of fuzz_trie.c, fuzz_page.c and fuzz_wal.c.
 """
 import os
 import struct
 
 PAGE = 8192
 FILE_ID = (5, 16384, 3)         # fuzz_page.c's file_id
+VERSION = 2                     # PAGER_FORMAT_VERSION
+BODY = PAGE - 32                # WAL_IMAGE_BODY
 
 
 def crc32c(data, crc=0xFFFFFFFF):
@@ -22,22 +24,32 @@ def crc32c(data, crc=0xFFFFFFFF):
 
 def sealed(pageno, kind, ckpt_no, body):
     """A page with a valid header and checksum."""
-    hdr = struct.pack('<IIIIIHHQ', 0, pageno, *FILE_ID, kind, 1, ckpt_no)
+    hdr = struct.pack('<IIIIIHHQ', 0, pageno, *FILE_ID, kind, VERSION, ckpt_no)
     page = bytearray((hdr + body).ljust(PAGE, b'\0'))
     struct.pack_into('<I', page, 0, crc32c(page[4:]))
     return bytes(page)
 
 
 def meta_body(ckpt_no, nmap):
-    body = struct.pack('<QIIQQIIII4I', 0x41525452494D4554, 1, PAGE, ckpt_no,
-                       4096, 10, 12, 9, nmap, 1, 0, 0, 0)
+    body = struct.pack('<QIIQQQIIII4I', 0x41525452494D4554, VERSION, PAGE,
+                       ckpt_no, 0x3000028, 7301234567890123456, 10, 12, 9,
+                       nmap, 1, 0, 0, 0)
     return body + b''.join(struct.pack('<I', 5 + i) for i in range(nmap))
 
 
-def record(pos, epoch, op, entry, file_id=FILE_ID, root=1, lsn=0x1000):
-    length = 48 + len(entry)
-    rest = struct.pack('<IQIII3IQ', length, pos, epoch, op, root, *file_id, lsn)
-    return struct.pack('<I', crc32c(rest + entry)) + rest + entry
+def entry_record(entry, file_id=FILE_ID, root=1):
+    """An entry record's payload."""
+    return struct.pack('<3III', *file_id, root, len(entry)) + entry
+
+
+def image_record(flags, first, npages, used, free=(), user=(0, 0, 0, 0),
+                 file_id=FILE_ID):
+    """An image record's payload, the pages' bodies filled with their number."""
+    hdr = struct.pack('<3IIIIII4I', *file_id, flags, first, npages, used,
+                      len(free), *user)
+    bodies = b''.join(bytes([first + i & 0xFF]) * BODY
+                      for i in range(npages) if used >> i & 1)
+    return hdr + bodies + b''.join(struct.pack('<I', p) for p in free)
 
 
 def write(harness, name, data):
@@ -60,22 +72,28 @@ for shape in range(5):
 # ...and with one patch into the record of slot 1 of page 0.
 write('page', 'trie-shape0-patch', bytes([1, 1, 2, 0, 0, 1, 0x11]))
 
-# fuzz_journal, raw mode: three records of epoch 3 from position 4096.
-pos = 4096
-raw = b''
-for i, entry in enumerate([b'hello\x00' + bytes(6), b'', b'x' * 300]):
-    r = record(pos, 3, 1 + i % 2, entry)
-    raw += r
-    pos += len(r)
-write('journal', 'raw-three', b'\x00\x00\x00\x03' + raw)
-# ...then a record of an earlier epoch, and zeros (a fresh segment).
-write('journal', 'raw-stale', b'\x00\x00\x00\x03' + raw + record(pos, 2, 1, b'old') + bytes(64))
-# fuzz_journal, generated mode: 5 records, no damage; a bit flipped in
-# record 2; record 3 cut.
-gen = b''.join(bytes([op, n, 0, op * 7]) for op, n in [(1, 10), (2, 0), (3, 200), (4, 1), (5, 33)])
-write('journal', 'gen-clean', b'\x01\x10\x00\x05\x04\x00\x00\x00\x00' + gen)
-write('journal', 'gen-flip', b'\x01\x10\x00\x05\x04\x01\x02\x21\x03' + gen)
-write('journal', 'gen-cut', b'\x01\x10\x00\x05\x04\x02\x03\x50\x00' + gen)
+# fuzz_wal, raw mode: entry records (an index entry, one byte, one a byte
+# short), image records (no page and a free list; one page; the used
+# bitmap with a bit past npages).
+write('wal', 'raw-entry', b'\x00' + entry_record(b'hello\x00' + bytes(6), root=7))
+write('wal', 'raw-entry-1', b'\x00' + entry_record(b'x'))
+write('wal', 'raw-entry-short', b'\x00' + entry_record(b'abcdef')[:-1])
+write('wal', 'raw-image-free', b'\x00' + image_record(3, 0, 0, 0, free=(4, 9, 2),
+                                                     user=(1, 2, 3, 4)))
+write('wal', 'raw-image-page', b'\x00' + image_record(1, 64, 2, 2))
+write('wal', 'raw-image-stray', b'\x00' + image_record(0, 64, 2, 4))
+# fuzz_wal, generated mode: an entry (kind 0) and images (kind 1) of a
+# few pages, a whole run and the last of a file, broken in different ways
+# by their damage byte.
+ids = struct.pack('<3I', *FILE_ID)
+write('wal', 'gen-entry', b'\x01\x00' + ids + b'\x01\x00\x00\x00\x10\x30\x00\x05\x00' + b'key')
+write('wal', 'gen-entry-long', b'\x01\x00' + ids + b'\x01\x00\x00\x00\xf5\x61\x01\x02\x00\x00\x04')
+write('wal', 'gen-image-few', b'\x01\x01' + ids + b'\x01\x04\x00\x00\x00\x00\x0b\x00\x00\x00'
+      + bytes(16) + b'\x55\x00')
+write('wal', 'gen-image-run', b'\x01\x01' + ids + b'\x00\x20\x20\x00\x00\x00\xff\xff\xff\x7f'
+      + bytes(16) + b'\x33\x14')
+write('wal', 'gen-image-last', b'\x01\x01' + ids + b'\x02\x05\x40\x00\x00\x00\x15\x00\x00\x00'
+      + b'\x09\x00' + b'\x01\x00\x00\x00' * 4 + b'\x77\x06')
 
 # fuzz_trie: inserts (opcode 0) of a few keys, a long one (0xFF), a delete
 # (4), a scan (9), verify (12), bulk rebuild (13).

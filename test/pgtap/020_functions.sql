@@ -11,7 +11,7 @@ CREATE EXTENSION IF NOT EXISTS artrie;
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
 
 BEGIN;
-SELECT plan(58);
+SELECT plan(63);
 
 -- Words of two languages, one of them multi-byte; every 7th English word
 -- keeps the test quick while leaving long runs of shared prefixes.
@@ -138,8 +138,31 @@ SELECT is(
 -- Statistics.
 SELECT ok(artrie_stats('fn_words_idx') ?& ARRAY['entries', 'distinct_keys',
 	'pages', 'bytes_on_disk', 'file', 'key_trie', 'checkpoint', 'pool',
-	'io_backend', 'registered_buffers', 'journal'],
+	'io_backend', 'registered_buffers', 'wal'],
 	'stats: every documented key is there');
+SELECT ok(artrie_stats('fn_words_idx')->'wal' ?& ARRAY['replay_from',
+	'retained_bytes', 'records', 'bytes', 'replayed', 'replay_failures', 'slot'],
+	'stats: every documented WAL key is there');
+SELECT ok(artrie_stats('fn_words_idx')->'checkpoint' ?& ARRAY['number', 'redo_lsn'],
+	'stats: every documented checkpoint key is there');
+
+-- An insert into a logged index writes a WAL record (its header alone is
+-- 20 bytes); a checkpoint of its file begins at the WAL written so far.
+CREATE TEMP TABLE fn_before AS
+	SELECT artrie_stats('fn_words_idx') AS s, pg_current_wal_insert_lsn() AS lsn;
+INSERT INTO fn_words (w) VALUES ('a-logged-word');
+SELECT ok((artrie_stats('fn_words_idx')->'wal'->>'records')::bigint >
+	(SELECT (s->'wal'->>'records')::bigint FROM fn_before),
+	'stats: an insert counts a WAL record');
+SELECT ok((artrie_stats('fn_words_idx')->'wal'->>'bytes')::bigint >
+	(SELECT (s->'wal'->>'bytes')::bigint + 20 FROM fn_before),
+	'stats: and its bytes');
+SELECT artrie_checkpoint();
+SELECT ok((artrie_stats('fn_words_idx')->'checkpoint'->>'number')::bigint >
+	(SELECT (s->'checkpoint'->>'number')::bigint FROM fn_before)
+	AND (artrie_stats('fn_words_idx')->'checkpoint'->>'redo_lsn')::pg_lsn >
+	(SELECT lsn FROM fn_before),
+	'stats: a checkpoint after it has a new number and begins past the insert');
 SELECT is((artrie_stats('fn_words_idx')->>'entries')::bigint,
 	(SELECT count(*) FROM fn_words),
 	'stats: entries count every row, NULLs included');

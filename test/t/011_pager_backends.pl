@@ -58,8 +58,9 @@ cmp_ok($direct, '>', 0, 'io_uring: the worker holds the index file open O_DIRECT
 
 my $mm = $nodes{mmap};
 $mm->restart;
-# Wait for the io worker's journal recovery (which reads) without bringing
-# the index's pages into the pool.
+# Wait for artrie's recovery at start (after a clean stop the io worker
+# replays the WAL its files need, which reads) without bringing the
+# index's pages into the pool.
 $mm->safe_psql('postgres', 'SELECT artrie_checkpoint()');
 my $worker_reads = io_stats($mm)->{'io worker'}{reads};
 ($cnt, $mapped) = split /\n/, $mm->safe_psql('postgres', "$probe $maps");

@@ -1,9 +1,10 @@
-# Torn and damaged writes: a journal whose last record is cut in half, a
-# journal with garbage after its last record, and an index file with one
-# meta page garbled.  Recovery stops at the first bad record and never
-# applies garbage; the index then answers as a sequential scan does; a meta
-# page that cannot be trusted is an error naming the file, never wrong
-# answers.
+# Torn and damaged writes: garbage in a slot of artrie's control file
+# ($PGDATA/artrie/control, which says from where artrie's files need WAL
+# and which files to refuse), and an index file with one meta page
+# garbled.  A control slot that does not check out is ignored in favour
+# of the other slot, whatever it claims; the index then answers as a
+# sequential scan does; a meta page that cannot be trusted is an error
+# naming the file, never wrong answers.
 use strict;
 use warnings;
 use FindBin;
@@ -13,41 +14,35 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
 
-my $node = artrie_node('torn', 'io_uring', 'max_prepared_transactions = 5');
-my $seg = $node->data_dir . '/artrie/journal/0000000000000000';
+my $node = artrie_node('torn', 'io_uring');
+my $control = $node->data_dir . '/artrie/control';
 
-# The records recovery would read: from the control file's start position
-# (its newest slot: crc, magic, seq, redo position, epoch), each record's
-# header holding its length (bytes 4-7), its own position (8-15) and its
-# epoch (16-19).  Returns [position, length] pairs.
-sub journal_records
+# The control file's two 512-byte slots, each a hash of its fields (CRC,
+# magic, seq, system identifier, replay_from, min_redo) and its raw bytes.
+sub control_slots
 {
-	my $ctl = $node->data_dir . '/artrie/journal/control';
-	open(my $ch, '<:raw', $ctl) or die "$ctl: $!";
-	my ($seq, $redo, $epoch) = (-1, 0, 0);
+	open(my $fh, '<:raw', $control) or die "$control: $!";
+	my @slots;
 	for my $slot (0, 1)
 	{
-		seek($ch, $slot * 8192, 0);
-		read($ch, my $b, 28);
-		my ($crc, $magic, $sl, $sh, $rl, $rh, $ep) = unpack('V7', $b);
-		next unless $magic == 0x4A524E4C && $sl + $sh * 2**32 > $seq;
-		($seq, $redo, $epoch) = ($sl + $sh * 2**32, $rl + $rh * 2**32, $ep);
-	}
-	close $ch;
-	open(my $fh, '<:raw', $seg) or die "$seg: $!";
-	my @recs;
-	my $pos = $redo;
-	while (1)
-	{
-		seek($fh, $pos, 0);
-		last if read($fh, my $hdr, 20) != 20;
-		my ($crc, $len, $lo, $hi, $ep) = unpack('V5', $hdr);
-		last if $len == 0 || $lo + $hi * 2**32 != $pos || $ep != $epoch;
-		push @recs, [ $pos, $len ];
-		$pos += $len;
+		seek($fh, $slot * 512, 0);
+		read($fh, my $raw, 512) == 512 or die "short read of $control";
+		my ($crc, $magic, $seq, $sysid, $replay_from, $min_redo) =
+		  unpack('V V Q< Q< Q< Q<', $raw);
+		push @slots, {
+			crc => $crc, magic => $magic, seq => $seq, sysid => $sysid,
+			replay_from => $replay_from, min_redo => $min_redo, raw => $raw };
 	}
 	close $fh;
-	return @recs;
+	return @slots;
+}
+
+# The index of the newest slot with the right magic number.
+sub newest_slot
+{
+	my @slots = @_;
+	my @ok = grep { $slots[$_]{magic} == 0x41525743 } (0, 1);
+	return (sort { $slots[$b]{seq} <=> $slots[$a]{seq} } @ok)[0];
 }
 
 # Overwrite bytes of a file at an offset.
@@ -78,51 +73,53 @@ $node->safe_psql('postgres', q{
 });
 $node->safe_psql('postgres', "INSERT INTO t VALUES ($_, 'committed-$_')") for 1 .. 200;
 
-# A prepared transaction's record is flushed and is the journal's last;
-# cut it in half, then roll the transaction back: nothing committed is
-# lost and the half record is never applied.
-$node->safe_psql('postgres', q{
-	BEGIN;
-	INSERT INTO t VALUES (-1, 'torn-' || repeat('x', 3000));
-	PREPARE TRANSACTION 'torn';
-});
-crash_node($node);
-my @recs = journal_records();
-cmp_ok(scalar(@recs), '>=', 2, 'the journal holds committed rows and the prepared one');
-my ($last, $len) = @{ $recs[-1] };
-scribble($seg, $last + int($len / 2), "\0" x ($len - int($len / 2)));
-$node->start;
-is($node->safe_psql('postgres', "SELECT artrie_prefix_count('t_k', 'torn-')"), '0',
-	'recovery stopped before the torn record: its entry is not in the index');
-$node->safe_psql('postgres', "ROLLBACK PREPARED 'torn'");
-is($node->safe_psql('postgres',
-		"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM t WHERE k ^@ 'committed-'"),
-	'200', 'every committed row is found through the index');
-agrees('torn last record');
+# Both control slots hold a checkpoint: artrie checkpoints, a row, again,
+# and at the stop.
+$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+$node->safe_psql('postgres', "INSERT INTO t VALUES (0, 'between')");
+$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+$node->stop;
+my @slots = control_slots();
+is(scalar(grep { $_->{magic} == 0x41525743 } @slots), 2, 'both control slots are written');
+my $new = newest_slot(@slots);
 
-# Garbage after the last record: recovery stops there, and the journal
-# goes on in a new epoch past it; a second crash loses nothing either.
+# The older slot overwritten with the newest one claiming a later seq and
+# that every file is to be refused, its CRC left as it was: the CRC does
+# not match, so the slot is ignored and nothing is refused.
+my $fake = $slots[$new]{raw};
+substr($fake, 8, 8) = pack('Q<', $slots[$new]{seq} + 100);
+substr($fake, 32, 8) = pack('V V', 0, 0xFFFFFFFF);
+scribble($control, (1 - $new) * 512, $fake);
+$node->start;
+agrees('a control slot with a bad CRC');
+
+# Rows only in the WAL since a PostgreSQL checkpoint, a crash, and the
+# newest control slot garbled: the older slot is used, so recovery keeps
+# its bound on files to refuse (not, as with no valid slot, PostgreSQL's
+# redo pointer) and the rows are there.
+$node->safe_psql('postgres', 'CHECKPOINT');
 $node->safe_psql('postgres', "INSERT INTO t VALUES ($_, 'second-$_')") for 1 .. 50;
 crash_node($node);
-@recs = journal_records();
-($last, $len) = @{ $recs[-1] };
-my $garbage = join('', map { chr(int(rand(256))) } 1 .. 6000);
-scribble($seg, $last + $len, $garbage);
+@slots = control_slots();
+$new = newest_slot(@slots);
+my $older = $slots[1 - $new];
+is($older->{magic}, 0x41525743, 'the older control slot is valid');
+my $garbage = join('', map { chr(int(rand(256))) } 1 .. 512);
+scribble($control, $new * 512, $garbage);
 $node->start;
 is($node->safe_psql('postgres',
 		"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM t WHERE k ^@ 'second-'"),
-	'50', 'rows committed before the garbage are found');
-$node->safe_psql('postgres', "INSERT INTO t VALUES ($_, 'third-$_')") for 1 .. 50;
-crash_node($node);
-$node->start;
-is($node->safe_psql('postgres',
-		"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM t WHERE k ^@ 'third-'"),
-	'50', 'rows committed after the garbage are found after another crash');
-agrees('garbage after the last record');
+	'50', 'with the newest control slot garbled, rows committed before the crash are found');
+agrees('newest control slot garbled');
+@slots = control_slots();
+my $now = $slots[newest_slot(@slots)];
+cmp_ok($now->{seq}, '>', $older->{seq}, 'recovery wrote a newer control slot');
+is($now->{min_redo}, $older->{min_redo}, 'with the older slot\'s bound on files to refuse');
 
 # One meta page garbled.  After a clean stop the newest checkpoint is in
 # one slot: garbling the other changes nothing; garbling the newest leaves
-# an older checkpoint that the journal may no longer cover, which must be
+# an older checkpoint that the WAL artrie replays may no longer cover,
+# which must be
 # an error with a hint, not silently older data.
 $node->stop;
 my @files = artrie_files($node);
@@ -156,7 +153,7 @@ my ($ret, $out, $err) = $node->psql('postgres',
 if ($ret == 0)
 {
 	is($out, $node->safe_psql('postgres', 'SELECT count(*) FROM t WHERE k IS NOT NULL'),
-		'with the newest meta garbled, the older checkpoint and the journal still give every row');
+		'with the newest meta garbled, the older checkpoint and the WAL still give every row');
 }
 else
 {

@@ -1,6 +1,6 @@
 # File modes (issue 9, item 6): every file artrie creates under
-# $PGDATA/artrie (index files, journal segments, the journal's control
-# file) belongs to the server's OS user and has the mode PostgreSQL gives
+# $PGDATA/artrie (index files, the control file that says which WAL they
+# need) belongs to the server's OS user and has the mode PostgreSQL gives
 # its own files: 0600, or 0640 in a cluster initdb'ed with group access
 # (-g), where directories are 0750 instead of 0700.
 use strict;
@@ -50,13 +50,12 @@ for my $group (0, 1)
 				push @bad, sprintf('%s: mode %04o uid %d', $rel, $st[2] & 07777, $st[4])
 				  if ($st[2] & 07777) != $want || $st[4] != $owner || -l _;
 				$kinds{ -d _ ? 'dir'
-					  : $rel =~ m{/journal/control$} ? 'control'
-					  : $rel =~ m{/journal/} ? 'segment'
+					  : $rel eq 'artrie/control' ? 'control'
 					  : 'index file' }++;
 			}
 		},
 		$node->data_dir . '/artrie');
-	for my $kind ('dir', 'control', 'segment', 'index file')
+	for my $kind ('dir', 'control', 'index file')
 	{
 		ok($kinds{$kind}, "$label: artrie made at least one $kind");
 	}

@@ -53,8 +53,9 @@ sub crash_node
 	return;
 }
 
-# The regular files under $PGDATA/artrie outside the journal, sorted, with
-# paths relative to that directory.
+# The regular files under $PGDATA/artrie but its control file, sorted,
+# with paths relative to that directory: the index files, and the
+# markers (<file>.damaged) of files that recovery found damaged.
 sub artrie_files
 {
 	my ($node) = @_;
@@ -71,9 +72,9 @@ sub artrie_files
 			my $p = "$d/$e";
 			if (-d $p)
 			{
-				push @todo, $p unless $e eq 'journal';
+				push @todo, $p;
 			}
-			else
+			elsif ($p ne "$dir/control")
 			{
 				push @files, substr($p, length($dir) + 1);
 			}
