@@ -71,12 +71,35 @@ sub answers_or_refuses
 
 for my $backend (backends())
 {
-	# --- pg_basebackup under load, and when idle ---
 	my $dir = PostgreSQL::Test::Utils::tempdir;
-	my $primary = artrie_primary("primary_$backend", $backend);
+	my $primary = artrie_primary("primary_$backend", $backend, has_archiving => 1);
 	make_wtable($primary, 't', 't_k', 1, 4000);
 	make_wtable($primary, 't2', 't2_k', 1000001, 1002000);
+	make_wtable($primary, 'p', 'p_k', 1, 2000);
 
+	# --- Point-in-time recovery: the base backup, two batches around a
+	# restore point, all WAL archived (restored further down) ---
+	$primary->backup('base');
+	# Batch 1: bulk and single-row inserts, deletes of older rows.
+	$primary->safe_psql('postgres', q{
+		INSERT INTO p SELECT g, wkey(g) FROM generate_series(3000001, 3000400) g;
+		DELETE FROM p WHERE id BETWEEN 1 AND 100;
+	});
+	$primary->safe_psql('postgres', join('', map { "INSERT INTO p VALUES ($_, wkey($_));\n" } 3000401 .. 3000420));
+	$primary->safe_psql('postgres', "SELECT pg_create_restore_point('between')");
+	# Batch 2: new rows, and deletes of batch 1's.
+	$primary->safe_psql('postgres', q{
+		INSERT INTO p SELECT g, wkey(g) FROM generate_series(4000001, 4000400) g;
+		DELETE FROM p WHERE id BETWEEN 3000001 AND 3000050;
+	});
+	$primary->safe_psql('postgres', join('', map { "INSERT INTO p VALUES ($_, wkey($_));\n" } 4000401 .. 4000420));
+	my $seg = $primary->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
+	$primary->safe_psql('postgres', 'SELECT pg_switch_wal()');
+	ok($primary->poll_query_until('postgres',
+		"SELECT last_archived_wal >= '$seg' FROM pg_stat_archiver"),
+		"$backend: the WAL of both batches is archived");
+
+	# --- pg_basebackup under load, and when idle ---
 	my $w = start_writers($primary, 't', $dir, 1);
 	my $n = writers_wait($w, 500, 60);
 	cmp_ok($n, '>=', 500, "$backend: the writers run when the backup starts");
@@ -89,6 +112,7 @@ for my $backend (backends())
 	# (a) Restored as a primary: crash recovery to the end of the backup.
 	my $restored = PostgreSQL::Test::Cluster->new("restored_$backend");
 	$restored->init_from_backup($primary, 'hot');
+	$restored->append_conf('postgresql.conf', 'archive_mode = off');
 	if (start_ok($restored, "$backend: hot backup restored as a primary"))
 	{
 		answers_or_refuses($restored, "$backend: hot backup restored as a primary", undef,
@@ -119,6 +143,7 @@ for my $backend (backends())
 	my %idle = map { $_ => index_answers($primary, $_, 'seq') } ('t', 't2');
 	my $quiet = PostgreSQL::Test::Cluster->new("idle_$backend");
 	$quiet->init_from_backup($primary, 'idle');
+	$quiet->append_conf('postgresql.conf', 'archive_mode = off');
 	if (start_ok($quiet, "$backend: idle backup restored"))
 	{
 		for my $p ([ 't', 't_k' ], [ 't2', 't2_k' ])
@@ -129,35 +154,11 @@ for my $backend (backends())
 		}
 		$quiet->stop;
 	}
-	$primary->stop;
 
-	# --- Point-in-time recovery to a restore point between two batches ---
-	my $arch = artrie_primary("archiver_$backend", $backend, has_archiving => 1);
-	make_wtable($arch, 'p', 'p_k', 1, 2000);
-	$arch->backup('base');
-	# Batch 1: bulk and single-row inserts, deletes of older rows.
-	$arch->safe_psql('postgres', q{
-		INSERT INTO p SELECT g, wkey(g) FROM generate_series(3000001, 3000400) g;
-		DELETE FROM p WHERE id BETWEEN 1 AND 100;
-	});
-	$arch->safe_psql('postgres', "INSERT INTO p VALUES ($_, wkey($_))") for 3000401 .. 3000420;
-	$arch->safe_psql('postgres', "SELECT pg_create_restore_point('between')");
-	# Batch 2: new rows, and deletes of batch 1's.
-	$arch->safe_psql('postgres', q{
-		INSERT INTO p SELECT g, wkey(g) FROM generate_series(4000001, 4000400) g;
-		DELETE FROM p WHERE id BETWEEN 3000001 AND 3000050;
-	});
-	$arch->safe_psql('postgres', "INSERT INTO p VALUES ($_, wkey($_))") for 4000401 .. 4000420;
-	my $seg = $arch->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
-	$arch->safe_psql('postgres', 'SELECT pg_switch_wal()');
-	ok($arch->poll_query_until('postgres',
-		"SELECT last_archived_wal >= '$seg' FROM pg_stat_archiver"),
-		"$backend: the WAL of both batches is archived");
-	$arch->stop;
-
+	# --- Point-in-time recovery to the restore point ---
 	my $pitr = PostgreSQL::Test::Cluster->new("pitr_$backend");
-	$pitr->init_from_backup($arch, 'base', has_restoring => 1, standby => 0);
-	$pitr->append_conf('postgresql.conf', join("\n",
+	$pitr->init_from_backup($primary, 'base', has_restoring => 1, standby => 0);
+	$pitr->append_conf('postgresql.conf', join("\n", 'archive_mode = off',
 		"recovery_target_name = 'between'",
 		"recovery_target_action = 'promote'"));
 	if (start_ok($pitr, "$backend: PITR") && wait_promoted($pitr, "$backend: PITR"))
@@ -206,44 +207,41 @@ for my $backend (backends())
 	}
 
 	# --- An artrie file, then directory, from another cluster ---
-	my $one = artrie_node("one_$backend", $backend);
+	# Cluster two repeats the primary's first DDL (so its indexes likely
+	# get the same relfilenodes) with other rows.
 	my $two = artrie_node("two_$backend", $backend);
-	for my $p ([ $one, 1 ], [ $two, 1000001 ])
-	{
-		my ($node, $from) = @$p;
-		make_wtable($node, 'c', 'c_k', $from, $from + 2999);
-		make_wtable($node, 'd', 'd_k', $from + 10, $from + 3009);
-	}
-	my %file1 = map { $_ => $one->safe_psql('postgres', "SELECT artrie_stats('$_')->>'file'") } ('c_k', 'd_k');
-	my %file2 = map { $_ => $two->safe_psql('postgres', "SELECT artrie_stats('$_')->>'file'") } ('c_k', 'd_k');
-	note("cluster one's files: @file1{qw(c_k d_k)}; cluster two's: @file2{qw(c_k d_k)}");
-	isnt($one->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()'),
+	make_wtable($two, 't', 't_k', 5000001, 5004000);
+	make_wtable($two, 't2', 't2_k', 6000001, 6002000);
+	my %file1 = map { $_ => $primary->safe_psql('postgres', "SELECT artrie_stats('$_')->>'file'") } ('t_k', 't2_k');
+	my %file2 = map { $_ => $two->safe_psql('postgres', "SELECT artrie_stats('$_')->>'file'") } ('t_k', 't2_k');
+	note("the primary's files: @file1{qw(t_k t2_k)}; cluster two's: @file2{qw(t_k t2_k)}");
+	isnt($primary->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()'),
 		$two->safe_psql('postgres', 'SELECT system_identifier FROM pg_control_system()'),
 		"$backend: the two clusters have distinct system identifiers");
-	$one->stop;
+	$primary->stop;
 	$two->stop;
 
-	# The file of c_k alone.
-	copy($one->data_dir . "/$file1{c_k}", $two->data_dir . "/$file2{c_k}")
+	# The file of t2_k alone.
+	copy($primary->data_dir . "/$file1{t2_k}", $two->data_dir . "/$file2{t2_k}")
 	  or die "copy: $!";
 	if (start_ok($two, "$backend: another cluster's file"))
 	{
-		is(index_or_refusal($two, 'c', 'c_k', "$backend: another cluster's file"), 'refused',
-			"$backend: c_k refuses another cluster's file");
-		check_index($two, 'd', 'd_k', "$backend: another cluster's file, the untouched index");
-		sql_ok($two, 'REINDEX INDEX c_k', "$backend: REINDEX c_k");
-		check_index($two, 'c', 'c_k', "$backend: another cluster's file, after REINDEX");
-		verify_ok($two, 'c_k', "$backend: another cluster's file, after REINDEX");
+		is(index_or_refusal($two, 't2', 't2_k', "$backend: another cluster's file"), 'refused',
+			"$backend: t2_k refuses another cluster's file");
+		check_index($two, 't', 't_k', "$backend: another cluster's file, the untouched index");
+		sql_ok($two, 'REINDEX INDEX t2_k', "$backend: REINDEX t2_k");
+		check_index($two, 't2', 't2_k', "$backend: another cluster's file, after REINDEX");
+		verify_ok($two, 't2_k', "$backend: another cluster's file, after REINDEX");
 		$two->stop;
 	}
 
 	# The whole artrie directory, journal included.
 	rmtree($two->data_dir . '/artrie');
-	PostgreSQL::Test::RecursiveCopy::copypath($one->data_dir . '/artrie',
+	PostgreSQL::Test::RecursiveCopy::copypath($primary->data_dir . '/artrie',
 		$two->data_dir . '/artrie');
 	if (start_ok($two, "$backend: another cluster's artrie directory"))
 	{
-		for my $p ([ 'c', 'c_k' ], [ 'd', 'd_k' ])
+		for my $p ([ 't', 't_k' ], [ 't2', 't2_k' ])
 		{
 			is(index_or_refusal($two, $p->[0], $p->[1],
 				"$backend: another cluster's artrie directory"), 'refused',

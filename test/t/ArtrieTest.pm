@@ -388,9 +388,10 @@ my %mode_sql = (
 );
 
 # Run the queries of index_queries($table) on $node in one session, in
-# mode index (plain, index-only and ordered scans), bitmap or seq, with
-# EXPLAIN when $explain.  Returns (answers: label => value for each query
-# that answered, stderr).  Errors do not stop the later queries.
+# mode index (plain, index-only and ordered scans), bitmap or seq, each
+# after its EXPLAIN when $explain.  Returns (answers: label => value for
+# each query that answered, plans: label => plan text, stderr).  Errors
+# do not stop the later queries.
 sub _run_queries
 {
 	my ($node, $db, $table, $mode, $explain) = @_;
@@ -399,44 +400,33 @@ sub _run_queries
 	for (my $i = 0; $i < @q; $i += 2)
 	{
 		my ($label, $query) = @q[ $i, $i + 1 ];
-		if ($explain)
-		{
-			$sql .= "\\echo ==$label\nEXPLAIN (COSTS OFF) $query;\n";
-		}
-		else
-		{
-			$sql .= "SELECT '$label=' || coalesce(($query)::text, 'NULL');\n";
-		}
+		$sql .= "\\echo ==$label\nEXPLAIN (COSTS OFF) $query;\n" if $explain;
+		$sql .= "SELECT '\@\@$label=' || coalesce(($query)::text, 'NULL');\n";
 	}
 	my ($ret, $out, $err) = $node->psql($db, $sql, on_error_stop => 0);
-	my %ans;
-	if ($explain)
+	my (%ans, %plans, $cur);
+	for my $l (split /\n/, $out)
 	{
-		my $cur;
-		for my $l (split /\n/, $out)
-		{
-			if ($l =~ /^==(\w+)$/) { $cur = $1; $ans{$cur} = ''; next; }
-			$ans{$cur} .= "$l\n" if defined $cur;
-		}
-		delete $ans{$_} for grep { $ans{$_} eq '' } keys %ans;
+		if ($l =~ /^==(\w+)$/) { $cur = $1; next; }
+		if ($l =~ /^\@\@(\w+)=(.*)$/s) { $ans{$1} = $2; undef $cur; next; }
+		$plans{$cur} .= "$l\n" if defined $cur;
 	}
-	else
-	{
-		for my $l (split /\n/, $out)
-		{
-			$ans{$1} = $2 if $l =~ /^(\w+)=(.*)$/s;
-		}
-	}
-	return (\%ans, $err);
+	return (\%ans, \%plans, $err);
 }
 
 # The answers of the index queries on $table forced through the index
 # (mode index or bitmap) or by a sequential scan (seq), as one string
-# (label=value per line); dies if a query fails.
+# (label=value per line, ERROR for a query that failed, then stderr).
 sub index_answers
 {
 	my ($node, $table, $mode, %opt) = @_;
-	my ($ans, $err) = _run_queries($node, $opt{db} // 'postgres', $table, $mode, 0);
+	my ($ans, undef, $err) = _run_queries($node, $opt{db} // 'postgres', $table, $mode, 0);
+	return _answers_string($table, $ans, $err);
+}
+
+sub _answers_string
+{
+	my ($table, $ans, $err) = @_;
 	my @q = index_queries($table);
 	my @labels = @q[ grep { $_ % 2 == 0 } 0 .. $#q ];
 	return join("\n", map { "$_=" . ($ans->{$_} // "ERROR") } @labels) . ($err ne '' ? "\nstderr: $err" : '');
@@ -489,12 +479,12 @@ sub check_index
 	my $all = 1;
 	for my $mode ('index', 'bitmap')
 	{
-		my ($plans, $perr) = _run_queries($node, $db, $table, $mode, 1);
+		my ($ans, $plans, $err) = _run_queries($node, $db, $table, $mode, 1);
 		my @bad = _plans_ok($plans, $mode, $index, $table);
-		$all &= Test::More::ok(!@bad && $perr eq '',
+		$all &= Test::More::ok(!@bad,
 			"$label: every query plans a $mode scan of $index")
-		  or Test::More::diag(_short(join("\n", @bad) . $perr));
-		my $got = index_answers($node, $table, $mode, db => $db);
+		  or Test::More::diag(_short(join("\n", @bad)));
+		my $got = _answers_string($table, $ans, $err);
 		$all &= _same($got, $seq,
 			"$label: $index ($mode scans) answers like a sequential scan");
 		if (defined $opt{want})
@@ -549,8 +539,7 @@ sub index_or_refusal
 	my $refused = 0;
 	for my $mode ('index', 'bitmap')
 	{
-		my ($plans, $perr) = _run_queries($node, $db, $table, $mode, 1);
-		my ($ans, $err) = _run_queries($node, $db, $table, $mode, 0);
+		my ($ans, $plans, $errs) = _run_queries($node, $db, $table, $mode, 1);
 		my @wrong;
 		my $answered = 0;
 		for my $l (@labels)
@@ -571,7 +560,6 @@ sub index_or_refusal
 		  _plans_ok($plans, $mode, $index, $table);
 		_same(join("\n", @bad), '',
 			"$label: the queries that answered planned $mode scans of $index");
-		my $errs = $err . $perr;
 		if ($answered < @labels || $errs ne '')
 		{
 			$refused = 1;
