@@ -105,7 +105,7 @@ for my $backend (backends())
 	stop_writers($primary, $w, "$backend: round 3", crashed => 1);
 	$standby->promote;
 	wait_promoted($standby, "$backend: promotion");
-	acked_found($standby, "$backend: promoted (rows acknowledged before the first crash)");
+	acked_found($standby, "$backend: promoted (rows acknowledged in round 2, which it had replayed)");
 	check_index($standby, 't', 't_k', "$backend: promoted");
 	verify_ok($standby, 't_k', "$backend: promoted");
 

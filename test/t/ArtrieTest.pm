@@ -1,6 +1,9 @@
 # Helpers shared by artrie's TAP tests: a node with artrie preloaded, a
 # real crash (SIGKILL of the postmaster and every child at once), and the
-# files under $PGDATA/artrie.
+# files under $PGDATA/artrie; for the WAL tests (10x_wal_*.pl) also
+# primaries and standbys, writers that log what was acknowledged, and
+# comparisons of an index's answers with a sequential scan's (or with a
+# refusal that names the index and hints at REINDEX).
 package ArtrieTest;
 
 use strict;
