@@ -1,15 +1,22 @@
 # Helpers shared by artrie's TAP tests: a node with artrie preloaded, a
 # real crash (SIGKILL of the postmaster and every child at once), and the
-# files under $PGDATA/artrie.
+# files under $PGDATA/artrie; for the WAL tests (10x_wal_*.pl) also
+# primaries and standbys, writers that log what was acknowledged, and
+# comparisons of an index's answers with a sequential scan's (or with a
+# refusal that names the index and hints at REINDEX).
 package ArtrieTest;
 
 use strict;
 use warnings;
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
-our @EXPORT = qw(artrie_node crash_node artrie_files backends damage_pages);
+our @EXPORT = qw(artrie_node crash_node artrie_files backends damage_pages
+  artrie_primary artrie_standby start_ok wait_replayed wait_promoted
+  make_wtable start_writers stop_writers writers_wait acked_ids
+  index_queries check_index index_answers index_or_refusal verify_ok sql_ok);
 
 # The I/O backends every durability test runs on.
 sub backends { return ('io_uring', 'mmap'); }
@@ -105,6 +112,472 @@ sub damage_pages
 	}
 	close $fh;
 	return $n;
+}
+
+# ---------------------------------------------------------------------
+# WAL, standbys and backups (test/t/10x_wal_*.pl)
+# ---------------------------------------------------------------------
+
+# The postgresql.conf lines every node of the WAL tests gets.
+sub _conf_lines
+{
+	my ($backend, @conf) = @_;
+	return join("\n",
+		"shared_preload_libraries = 'artrie'",
+		"artrie.io_backend = '$backend'",
+		"artrie.buffer_pool_size = '32MB'",
+		'max_connections = 40',
+		'shared_buffers = 16MB',
+		'allow_in_place_tablespaces = on', @conf);
+}
+
+# A started primary that allows streaming replication (and archives its
+# WAL with has_archiving => 1), with artrie preloaded and the extension
+# created in database postgres.
+sub artrie_primary
+{
+	my ($name, $backend, %opt) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => 1,
+		has_archiving => ($opt{has_archiving} ? 1 : 0));
+	$node->append_conf('postgresql.conf',
+		_conf_lines($backend, @{ $opt{conf} // [] }));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION artrie');
+	return $node;
+}
+
+# A new node made from a fresh base backup of $primary (or of the named
+# backup already taken), streaming from it and open to queries (hot
+# standby); started unless start => 0.
+sub artrie_standby
+{
+	my ($primary, $name, %opt) = @_;
+	my $backup = $opt{backup};
+	unless (defined $backup)
+	{
+		$backup = "for_$name";
+		$primary->backup($backup);
+	}
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init_from_backup($primary, $backup, has_streaming => 1);
+	$node->append_conf('postgresql.conf', 'hot_standby = on');
+	$node->start unless defined $opt{start} && !$opt{start};
+	return $node;
+}
+
+# Start a node, as a test: a node that does not come up fails the
+# assertion (and shows the end of its log) instead of ending the script.
+sub start_ok
+{
+	my ($node, $label) = @_;
+	my $ok = $node->start(fail_ok => 1);
+	Test::More::ok($ok, "$label: the server starts")
+	  or Test::More::diag(_log_tail($node));
+	return $ok;
+}
+
+sub _log_tail
+{
+	my ($node) = @_;
+	my @lines = split /\n/, PostgreSQL::Test::Utils::slurp_file($node->logfile);
+	splice(@lines, 0, @lines - 30) if @lines > 30;
+	return join("\n", @lines);
+}
+
+# Wait until $standby has replayed $primary's WAL up to its current
+# insert position (or the given LSN); bounded by the framework's timeout.
+# Returns the LSN it waited for.
+sub wait_replayed
+{
+	my ($primary, $standby, $lsn) = @_;
+	$lsn //= $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+	my $ok = $standby->poll_query_until('postgres',
+		"SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn");
+	Test::More::ok($ok, $standby->name . " replayed the primary's WAL up to $lsn")
+	  or Test::More::diag(_log_tail($standby));
+	return $lsn;
+}
+
+# Wait until a node has left recovery (promotion, or the end of a
+# point-in-time recovery with recovery_target_action = 'promote').
+sub wait_promoted
+{
+	my ($node, $label) = @_;
+	my $ok = $node->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
+	Test::More::ok($ok, "$label: the node left recovery")
+	  or Test::More::diag(_log_tail($node));
+	return $ok;
+}
+
+# The key of row id, as the writers and the preloads insert it:
+# id = client * 1000000 + i; every 97th i is NULL, every 53rd a long key
+# (over 2500 bytes, past btree's limit), the others "w<client>/<id % 40>/<id>".
+my $wkey_sql = q{
+CREATE FUNCTION wkey(id int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+	SELECT CASE
+		WHEN id % 1000000 % 97 = 0 THEN NULL
+		WHEN id % 1000000 % 53 = 0
+			THEN 'long/' || repeat(chr(97 + id / 1000000), 2500) || '/' || id
+		ELSE 'w' || id / 1000000 || '/' || lpad((id % 40)::text, 2, '0') || '/' || id
+	END $$;
+CREATE TABLE IF NOT EXISTS ctl (stop bool);
+INSERT INTO ctl SELECT false WHERE NOT EXISTS (SELECT FROM ctl);
+};
+
+# A table (id int, k text COLLATE "C") with an artrie index on k, rows
+# $from .. $to keyed by wkey(); creates wkey() and the writers' control
+# table on first use in a database.
+sub make_wtable
+{
+	my ($node, $table, $index, $from, $to, %opt) = @_;
+	my $db = $opt{db} // 'postgres';
+	my $have = $node->safe_psql($db,
+		"SELECT count(*) FROM pg_proc WHERE proname = 'wkey'");
+	$node->safe_psql($db, $wkey_sql) if $have eq '0';
+	my $ts = $opt{tablespace} ? "TABLESPACE $opt{tablespace}" : '';
+	$node->safe_psql($db, qq{
+		CREATE TABLE $table (id int, k text COLLATE "C");
+		INSERT INTO $table SELECT g, wkey(g) FROM generate_series($from, $to) g;
+		CREATE INDEX $index ON $table USING artrie (k) $ts;
+	});
+	return;
+}
+
+# Start $n writers on table $table of $node (database postgres), each
+# in its own psql session, one statement per transaction: inserts of
+# rows keyed by wkey(), a delete of one of its own earlier rows every
+# 7th row and an update of one every 11th; writer 1 also runs VACUUM
+# every 300 rows.  Each writer echoes "i <id>" after an insert has
+# committed, so what it prints was acknowledged.  Writers stop by
+# themselves when ctl.stop is set (stop_writers), after at most $rows
+# rows each, or when the server goes away.  $round separates the ids of
+# successive rounds: writer c of round r uses ids (10 * r + c) * 1000000 + i.
+sub start_writers
+{
+	my ($node, $table, $dir, $round, %opt) = @_;
+	my $n = $opt{clients} // 4;
+	my $rows = $opt{rows} // 20000;
+	$node->safe_psql('postgres', 'UPDATE ctl SET stop = false');
+	my @w;
+	for my $c (1 .. $n)
+	{
+		my $client = 10 * $round + $c;
+		my $base = $client * 1000000;
+		my $script = "$dir/writer_${round}_$c.sql";
+		open(my $fh, '>', $script) or die "$script: $!";
+		for my $i (1 .. $rows)
+		{
+			my $id = $base + $i;
+			print $fh "INSERT INTO $table VALUES ($id, wkey($id));\n\\echo i $id\n";
+			if ($i % 7 == 0)
+			{
+				print $fh "DELETE FROM $table WHERE id = " . ($id - 3) . ";\n";
+			}
+			if ($i % 11 == 0)
+			{
+				print $fh "UPDATE $table SET k = k || '-u' WHERE id = " . ($id - 5) . ";\n";
+			}
+			if ($c == 1 && $i % 300 == 0)
+			{
+				print $fh "VACUUM $table;\n";
+			}
+			if ($i % 10 == 0)
+			{
+				print $fh "SELECT stop FROM ctl \\gset\n\\if :stop\n\\q\n\\endif\n";
+			}
+		}
+		close $fh;
+		my $out = "$dir/acked_${round}_$c";
+		my $h = IPC::Run::start(
+			[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1',
+			  '-h', $node->host, '-p', $node->port, '-d', 'postgres',
+			  '-f', $script ],
+			'>', $out, '2>', "$dir/err_${round}_$c");
+		push @w, { h => $h, out => $out, err => "$dir/err_${round}_$c" };
+	}
+	return \@w;
+}
+
+# The ids the writers acknowledged so far (inserts whose commit returned).
+sub acked_ids
+{
+	my ($w) = @_;
+	my @ids;
+	for my $x (@$w)
+	{
+		next unless -e $x->{out};
+		open(my $fh, '<', $x->{out}) or die "$x->{out}: $!";
+		while (my $l = <$fh>)
+		{
+			push @ids, $1 if $l =~ /^i (\d+)$/;
+		}
+		close $fh;
+	}
+	return @ids;
+}
+
+# Wait until the writers have acknowledged at least $want rows in all,
+# at most $seconds; returns how many they had.
+sub writers_wait
+{
+	my ($w, $want, $seconds) = @_;
+	$seconds //= 60;
+	my $n = 0;
+	for (1 .. $seconds * 10)
+	{
+		$n = scalar(acked_ids($w));
+		last if $n >= $want;
+		# Stop waiting if every writer has ended (an error, a crash).
+		last unless grep { $_->{h}->pumpable } @$w;
+		select(undef, undef, undef, 0.1);
+	}
+	return $n;
+}
+
+# Ask the writers to stop and wait for them; with crashed => 1 (the
+# server is gone) just reap them.  Asserts that they ended without an
+# error unless the server was crashed under them.
+sub stop_writers
+{
+	my ($node, $w, $label, %opt) = @_;
+	$node->safe_psql('postgres', 'UPDATE ctl SET stop = true')
+	  unless $opt{crashed};
+	my $clean = 1;
+	for my $x (@$w)
+	{
+		eval { $x->{h}->finish; };
+		$clean = 0 if $@ || $x->{h}->result;
+	}
+	unless ($opt{crashed})
+	{
+		my $errs = join('', map { -e $_->{err} ? PostgreSQL::Test::Utils::slurp_file($_->{err}) : '' } @$w);
+		Test::More::ok($clean, "$label: the writers ran without an error")
+		  or Test::More::diag($errs);
+	}
+	return;
+}
+
+# The queries by which the tests compare an index with a sequential
+# scan: label => a query returning one value, over table $t (columns id,
+# k).  Equality, = ANY, prefixes (^@ and LIKE), ranges, ordered scans
+# forward and backward with LIMIT, NULLs, long keys, and a digest of every
+# (id, key) the index finds.
+sub index_queries
+{
+	my ($t) = @_;
+	return (
+		eq => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k = wkey(17)",
+		eq_any => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k = ANY (ARRAY[wkey(1), wkey(2), wkey(53), wkey(1000001), wkey(2000002), wkey(11000004), wkey(12000010), wkey(13000053), 'absent', ''])",
+		pfx_w => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k ^@ 'w'",
+		pfx_w1 => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k ^@ 'w1'",
+		pfx_w12 => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k ^@ 'w12/1'",
+		pfx_long => "SELECT count(*) || '/' || coalesce(sum(id), 0) || '/' || coalesce(sum(length(k)), 0) FROM $t WHERE k ^@ 'long/'",
+		like => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k LIKE 'w0/1%'",
+		range => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k >= 'w1' AND k < 'w13'",
+		range_gt => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k > 'w13/20'",
+		range_le => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k <= 'w0/05'",
+		ordered => "SELECT string_agg(id::text, ',') FROM (SELECT id FROM $t WHERE k >= 'w11/1' ORDER BY k LIMIT 25) s",
+		ordered_desc => "SELECT string_agg(id::text, ',') FROM (SELECT id FROM $t WHERE k < 'w13' ORDER BY k DESC LIMIT 25) s",
+		ordered_all => "SELECT string_agg(id::text, ',') FROM (SELECT id FROM $t WHERE k >= '' ORDER BY k LIMIT 25) s",
+		nulls => "SELECT count(*) || '/' || coalesce(sum(id), 0) FROM $t WHERE k IS NULL",
+		all => "SELECT count(*) || '/' || md5(coalesce(string_agg(id || ':' || k, ',' ORDER BY id), '')) FROM $t WHERE k >= ''",
+	);
+}
+
+my %mode_sql = (
+	index => 'SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexscan = on; SET enable_indexonlyscan = on;',
+	bitmap => 'SET enable_seqscan = off; SET enable_bitmapscan = on; SET enable_indexscan = off; SET enable_indexonlyscan = off;',
+	seq => 'SET enable_seqscan = on; SET enable_bitmapscan = off; SET enable_indexscan = off; SET enable_indexonlyscan = off;',
+);
+
+# Run the queries of index_queries($table) on $node in one session, in
+# mode index (plain, index-only and ordered scans), bitmap or seq, each
+# after its EXPLAIN when $explain.  Returns (answers: label => value for
+# each query that answered, plans: label => plan text, stderr).  Errors
+# do not stop the later queries.
+sub _run_queries
+{
+	my ($node, $db, $table, $mode, $explain) = @_;
+	my @q = index_queries($table);
+	my $sql = $mode_sql{$mode} . "\n";
+	for (my $i = 0; $i < @q; $i += 2)
+	{
+		my ($label, $query) = @q[ $i, $i + 1 ];
+		$sql .= "\\echo ==$label\nEXPLAIN (COSTS OFF) $query;\n" if $explain;
+		$sql .= "SELECT '\@\@$label=' || coalesce(($query)::text, 'NULL');\n";
+	}
+	my ($ret, $out, $err) = $node->psql($db, $sql, on_error_stop => 0);
+	my (%ans, %plans, $cur);
+	for my $l (split /\n/, $out)
+	{
+		if ($l =~ /^==(\w+)$/) { $cur = $1; next; }
+		if ($l =~ /^\@\@(\w+)=(.*)$/s) { $ans{$1} = $2; undef $cur; next; }
+		$plans{$cur} .= "$l\n" if defined $cur;
+	}
+	return (\%ans, \%plans, $err);
+}
+
+# The answers of the index queries on $table forced through the index
+# (mode index or bitmap) or by a sequential scan (seq), as one string
+# (label=value per line, ERROR for a query that failed, then stderr).
+sub index_answers
+{
+	my ($node, $table, $mode, %opt) = @_;
+	my ($ans, undef, $err) = _run_queries($node, $opt{db} // 'postgres', $table, $mode, 0);
+	return _answers_string($table, $ans, $err);
+}
+
+sub _answers_string
+{
+	my ($table, $ans, $err) = @_;
+	my @q = index_queries($table);
+	my @labels = @q[ grep { $_ % 2 == 0 } 0 .. $#q ];
+	return join("\n", map { "$_=" . ($ans->{$_} // "ERROR") } @labels) . ($err ne '' ? "\nstderr: $err" : '');
+}
+
+# Long keys shortened for diagnostics.
+sub _short
+{
+	my ($s) = @_;
+	$s =~ s/((.)\2{15})\2+/$1.../g;
+	return $s;
+}
+
+# is(), with long keys shortened in the diagnostics only.
+sub _same
+{
+	my ($got, $want, $label) = @_;
+	return 1 if Test::More::ok($got eq $want, $label);
+	Test::More::diag("got:\n" . _short($got) . "\nexpected:\n" . _short($want));
+	return 0;
+}
+
+sub _plans_ok
+{
+	my ($plans, $mode, $index, $table) = @_;
+	my @q = index_queries($table);
+	my @labels = @q[ grep { $_ % 2 == 0 } 0 .. $#q ];
+	my @bad;
+	for my $l (@labels)
+	{
+		my $p = $plans->{$l} // '';
+		my $want = $mode eq 'bitmap'
+		  ? qr/Bitmap Index Scan on \Q$index\E\b/
+		  : qr/Index (Only )?Scan (Backward )?using \Q$index\E\b/;
+		push @bad, "$l:\n$p" unless $p =~ $want && ($mode eq 'bitmap' || $p !~ /Bitmap/);
+	}
+	return @bad;
+}
+
+# Assert that on $node every query of index_queries($table) goes through
+# $index in both index modes, and answers there exactly what a sequential
+# scan on the same node answers; with want => $answers (index_answers()
+# of another node, say the primary), also that the answers equal those.
+# Returns true if all held.
+sub check_index
+{
+	my ($node, $table, $index, $label, %opt) = @_;
+	my $db = $opt{db} // 'postgres';
+	my $seq = index_answers($node, $table, 'seq', db => $db);
+	my $all = 1;
+	for my $mode ('index', 'bitmap')
+	{
+		my ($ans, $plans, $err) = _run_queries($node, $db, $table, $mode, 1);
+		my @bad = _plans_ok($plans, $mode, $index, $table);
+		$all &= Test::More::ok(!@bad,
+			"$label: every query plans a $mode scan of $index")
+		  or Test::More::diag(_short(join("\n", @bad)));
+		my $got = _answers_string($table, $ans, $err);
+		$all &= _same($got, $seq,
+			"$label: $index ($mode scans) answers like a sequential scan");
+		if (defined $opt{want})
+		{
+			$all &= _same($got, $opt{want},
+				"$label: $index ($mode scans) answers like the reference node");
+		}
+	}
+	return $all;
+}
+
+# Run SQL on a node under test as an assertion that it succeeds (a
+# failure is a failed test, not the end of the script); returns its
+# output.
+sub sql_ok
+{
+	my ($node, $sql, $label, %opt) = @_;
+	my ($ret, $out, $err) = $node->psql($opt{db} // 'postgres', $sql);
+	Test::More::ok($ret == 0, $label) or Test::More::diag(_short($err));
+	return $out;
+}
+
+# artrie_verify(index, true) as an assertion.
+sub verify_ok
+{
+	my ($node, $index, $label, %opt) = @_;
+	my ($ret, $out, $err) = $node->psql($opt{db} // 'postgres',
+		"SELECT artrie_verify('$index', true)");
+	return Test::More::ok($ret == 0 && $err eq '',
+		"$label: artrie_verify($index, true) finds it sound")
+	  || Test::More::diag($err);
+}
+
+# On a node whose artrie file may not be provably current (a copy): the
+# index must either answer every query exactly as a sequential scan does,
+# or refuse, and every refusal must be an ERROR that names the index with
+# a hint to REINDEX.  Never a different answer.  With want => $answers,
+# a query that answers must also equal that reference.  Returns 'answered'
+# if every query answered, 'refused' if any refused (with a failed
+# assertion if anything else happened).
+sub index_or_refusal
+{
+	my ($node, $table, $index, $label, %opt) = @_;
+	my $db = $opt{db} // 'postgres';
+	my $seq = index_answers($node, $table, 'seq', db => $db);
+	my %seq = map { /^(\w+)=(.*)$/s ? ($1, $2) : () } split /\n/, $seq;
+	my @q = index_queries($table);
+	my @labels = @q[ grep { $_ % 2 == 0 } 0 .. $#q ];
+	my %want;
+	%want = map { /^(\w+)=(.*)$/s ? ($1, $2) : () } split /\n/, $opt{want}
+	  if defined $opt{want};
+	my $refused = 0;
+	for my $mode ('index', 'bitmap')
+	{
+		my ($ans, $plans, $errs) = _run_queries($node, $db, $table, $mode, 1);
+		my @wrong;
+		my $answered = 0;
+		for my $l (@labels)
+		{
+			next unless exists $ans->{$l};
+			$answered++;
+			push @wrong, "$l: index $ans->{$l}, seq scan " . ($seq{$l} // 'none')
+			  if !defined $seq{$l} || $ans->{$l} ne $seq{$l};
+			push @wrong, "$l: index $ans->{$l}, reference $want{$l}"
+			  if defined $opt{want} && $ans->{$l} ne ($want{$l} // '');
+		}
+		_same(join("\n", @wrong), '',
+			"$label: no query through $index ($mode scans) answers differently from a sequential scan"
+			  . (defined $opt{want} ? ' or the reference' : ''));
+		# The plans of the queries that answered must be index scans of
+		# $index, or a right answer would prove nothing.
+		my @bad = grep { my $l = (split /:/)[0]; exists $ans->{$l} }
+		  _plans_ok($plans, $mode, $index, $table);
+		_same(join("\n", @bad), '',
+			"$label: the queries that answered planned $mode scans of $index");
+		if ($answered < @labels || $errs ne '')
+		{
+			$refused = 1;
+			my @e = ($errs =~ /^(?:psql:[^\n]*?)?ERROR:\s+([^\n]*)/mg);
+			my @h = ($errs =~ /^HINT:\s+([^\n]*)/mg);
+			Test::More::ok(@e > 0 && !grep({ !/index "\Q$index\E"/ } @e),
+				"$label: every refusal ($mode scans) is an ERROR that names index \"$index\"")
+			  or Test::More::diag($errs);
+			Test::More::ok(@h >= @e && !grep({ !/REINDEX/ } @h),
+				"$label: every refusal ($mode scans) has a hint to REINDEX")
+			  or Test::More::diag($errs);
+		}
+	}
+	return $refused ? 'refused' : 'answered';
 }
 
 1;
