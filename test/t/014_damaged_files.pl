@@ -87,10 +87,14 @@ for my $backend (backends())
 		# Rows committed after artrie's last checkpoint live in the WAL only.
 		# PostgreSQL's checkpoint first, so that redo starts past the image
 		# records of the file (made by CREATE INDEX or the last REINDEX),
-		# which would otherwise make a missing file anew.
+		# which would otherwise make a missing file anew; then the io
+		# worker's checkpoint of both files, which it moves on to.
+		$node->safe_psql('postgres', 'CHECKPOINT');
+		ok($node->poll_query_until('postgres', q{
+			SELECT bool_and((artrie_stats(i)->'checkpoint'->>'redo_lsn')::pg_lsn >= c.redo_lsn)
+			FROM unnest(ARRAY['wi', 'hi']::regclass[]) i, pg_control_checkpoint() c}),
+			"$label: the io worker checkpointed both files after PostgreSQL's checkpoint");
 		$node->safe_psql('postgres', qq{
-			CHECKPOINT;
-			SELECT artrie_checkpoint();
 			INSERT INTO w SELECT '$case-' || i FROM generate_series(1, 300) i;
 			INSERT INTO h SELECT '$case-' || i FROM generate_series(1, 300) i;
 		});
