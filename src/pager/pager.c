@@ -472,6 +472,8 @@ pager_min_redo(void)
 void
 pager_set_replay_from(XLogRecPtr lsn)
 {
+	if (!pager_shared->ready)
+		pager_shared->replayed_from = lsn;
 	pager_shared->replay_from = lsn;
 }
 

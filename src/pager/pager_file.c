@@ -619,9 +619,10 @@ slot_load(PagerFileSlot *fs)
 
 	/*
 	 * With one slot damaged, the other may be the older checkpoint: usable
-	 * only if the WAL replayed at start still holds every change since it.
+	 * only if the WAL replayed at this start held every change since it
+	 * (then redo, had there been any, would have found the damage).
 	 */
-	if (problem[best ^ 1][0] != '\0' && m->redo_lsn < pager_shared->replay_from)
+	if (problem[best ^ 1][0] != '\0' && m->redo_lsn < pager_shared->replayed_from)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",

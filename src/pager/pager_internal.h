@@ -147,6 +147,7 @@ typedef struct PagerShared
 	ConditionVariable ready_cv;
 	XLogRecPtr	min_redo;		/* files checkpointed before it are refused */
 	XLogRecPtr	replay_from;	/* WAL from here on is replayed at start */
+	XLogRecPtr	replayed_from;	/* where this start's replay began */
 	XLogRecPtr	ckpt_barrier;	/* in recovery, no checkpoint until past it */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	int			nholds;

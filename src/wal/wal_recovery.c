@@ -51,6 +51,7 @@
 #include "replication/slot.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -456,7 +457,10 @@ slot_keep(XLogRecPtr redo)
 		FlushErrorState();
 		if (MyReplicationSlot != NULL)
 			ReplicationSlotRelease();
-		LWLockReleaseAll();
+		if (LWLockHeldByMe(ReplicationSlotAllocationLock))
+			LWLockRelease(ReplicationSlotAllocationLock);
+		if (LWLockHeldByMe(ReplicationSlotControlLock))
+			LWLockRelease(ReplicationSlotControlLock);
 		if (wal_shared->slot_ok || strcmp(wal_shared->slot_problem, edata->message) != 0)
 			ereport(WARNING,
 					(errmsg("artrie cannot keep the WAL its files need: %s",

@@ -22,8 +22,8 @@ use PagerTest;
 for my $drop_slot (0, 1)
 {
 	my $label = $drop_slot ? 'slot dropped' : 'slot kept';
-	my $node = artrie_node("walmiss_$drop_slot", 'mmap', 'wal_level = replica',
-		'min_wal_size = 32MB', 'max_wal_size = 64MB');
+	my $node = artrie_node("walmiss_$drop_slot", 'mmap', 'min_wal_size = 32MB',
+		'max_wal_size = 64MB');
 	$node->safe_psql('postgres', q{
 		CREATE TABLE t (id int, k text COLLATE "C");
 		CREATE INDEX t_k ON t USING artrie (k);

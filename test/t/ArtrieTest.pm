@@ -22,7 +22,9 @@ our @EXPORT = qw(artrie_node crash_node artrie_files backends damage_pages
 sub backends { return ('io_uring', 'mmap'); }
 
 # A started node with artrie preloaded and the extension created in
-# database postgres; extra postgresql.conf lines may be given.
+# database postgres; extra postgresql.conf lines may be given.  The WAL
+# level is PostgreSQL's default, replica (the test framework's own default
+# is minimal), so that artrie keeps the WAL its files need with its slot.
 sub artrie_node
 {
 	my ($name, $backend, @conf) = @_;
@@ -31,7 +33,7 @@ sub artrie_node
 	$node->append_conf('postgresql.conf', join("\n",
 		"shared_preload_libraries = 'artrie'",
 		"artrie.io_backend = '$backend'",
-		'max_connections = 40', @conf));
+		'wal_level = replica', 'max_connections = 40', @conf));
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION artrie');
 	return $node;
