@@ -101,7 +101,7 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	{
 		pager_flush_file(ai.file);
 		/* no scan may return a removed entry once the heap reuses TIDs */
-		pager_hold_wait();
+		pager_hold_wait(ai.file);
 	}
 
 	stats->num_pages = pager_file_pages(ai.file) + 1;

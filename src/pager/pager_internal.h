@@ -110,6 +110,21 @@ typedef struct PagerFileSlot
 	uint32		user[PAGER_USER_WORDS];
 } PagerFileSlot;
 
+/*
+ * One process's published scan holds (pager_hold.c): per file, the least
+ * epoch of the batches its scans of that file return from.  A file id of
+ * all zeros stands for any file.
+ */
+#define PAGER_HOLD_FILES	4
+
+typedef struct PagerProcHolds
+{
+	slock_t		mutex;
+	int			nfiles;
+	ArtFileId	file[PAGER_HOLD_FILES];
+	uint64		epoch[PAGER_HOLD_FILES];
+} PagerProcHolds;
+
 /* Pager statistics. */
 typedef struct PagerCounters
 {
@@ -141,7 +156,7 @@ typedef struct PagerShared
 	void	   *dsa_place;
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	int			nholds;
-	pg_atomic_uint64 *holds;	/* per PGPROC */
+	PagerProcHolds *holds;		/* per PGPROC */
 } PagerShared;
 
 /* A backend's handle on a file. */
