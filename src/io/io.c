@@ -268,6 +268,29 @@ io_report(IoOp op, const char *path, uint64 offset, int error)
 }
 
 /*
+ * Serve a pending query cancel or termination in a wait that the caller
+ * may leave by an ERROR: it is in the middle of no change, and holds only
+ * locks that the abort releases (the content locks of pages it reads, a
+ * file's checkpoint lock).  Those locks hold interrupts off, which would
+ * make the wait uncancellable; the interrupt is served as if they did not.
+ * An ERROR here is no different from an I/O error at the same point.
+ */
+void
+io_serve_interrupts(void)
+{
+	uint32		holdoff = InterruptHoldoffCount;
+
+	if (!InterruptPending || CritSectionCount > 0 || io_am_worker)
+		return;
+	if (holdoff == 0 || QueryCancelPending || ProcDiePending)
+	{
+		InterruptHoldoffCount = 0;
+		ProcessInterrupts();
+		InterruptHoldoffCount = holdoff;
+	}
+}
+
+/*
  * Pop the oldest pending request; caller is the worker.
  */
 bool

@@ -24,6 +24,11 @@
  * victim; a checkpoint holds the gate exclusive while it writes the
  * file's dirty pages and snapshots its page map.  Under the gate no page
  * of the file can change, so the checkpoint needs no content locks.
+ * LWLocks let new shared holders past a waiting exclusive one, so under
+ * a steady stream of writers the gate might never be free: a checkpoint
+ * that waits for it sets the slot's gate_closing, and a process about to
+ * enter the gate while it holds no other waits (cancellably) until the
+ * checkpoint has it, so the holders drain.
  *
  *-------------------------------------------------------------------------
  */
@@ -245,6 +250,8 @@ pager_shmem_startup(void)
 			LWLockInitialize(&pager_shared->files[i].ckpt_lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->file_tranche);
+			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
+			ConditionVariableInit(&pager_shared->files[i].gate_cv);
 		}
 		{
 			dsa_area   *area = dsa_create_in_place(pager_shared->dsa_place,
@@ -466,13 +473,35 @@ local_pin_remove(int frame)
 }
 
 /*
+ * Before a process enters its first write gate: while a checkpoint waits
+ * for this one, wait until it has it.  A process inside another gate goes
+ * on at once, since a checkpoint of that file may be waiting for it; the
+ * io worker too, since checkpoints wait for its I/O.
+ */
+static void
+gate_wait_open(PagerFileSlot *fs)
+{
+	if (pg_atomic_read_u32(&fs->gate_closing) == 0 || local_ngates > 0 ||
+		io_in_worker())
+		return;
+	while (pg_atomic_read_u32(&fs->gate_closing) != 0)
+	{
+		(void) ConditionVariableTimedSleep(&fs->gate_cv, 10,
+										   PG_WAIT_EXTENSION);
+		io_serve_interrupts();
+	}
+	ConditionVariableCancelSleep();
+}
+
+/*
  * Enter a file's write gate (shared); with conditional, give up rather
- * than wait.
+ * than wait (also while a checkpoint waits for the gate).
  */
 static bool
 gate_enter(int slot, bool conditional)
 {
-	LWLock	   *gate = &pager_shared->files[slot].gate;
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	LWLock	   *gate = &fs->gate;
 
 	for (int i = 0; i < local_ngates; i++)
 	{
@@ -486,11 +515,15 @@ gate_enter(int slot, bool conditional)
 		elog(ERROR, "artrie: too many files changed at once");
 	if (conditional)
 	{
-		if (!LWLockConditionalAcquire(gate, LW_SHARED))
+		if (pg_atomic_read_u32(&fs->gate_closing) != 0 ||
+			!LWLockConditionalAcquire(gate, LW_SHARED))
 			return false;
 	}
 	else
+	{
+		gate_wait_open(fs);
 		LWLockAcquire(gate, LW_SHARED);
+	}
 	local_gates[local_ngates].slot = slot;
 	local_gates[local_ngates].count = 1;
 	local_ngates++;

@@ -92,6 +92,8 @@ typedef struct PagerFileSlot
 
 	LWLock		ckpt_lock;		/* loading, checkpoint, drop */
 	LWLock		gate;			/* shared while changing pages, see pager.c */
+	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
+	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */
 	LWLock		lock;			/* everything below */
 	uint32		nlogical;
 	uint32		nused;
