@@ -94,6 +94,9 @@ extern void io_forget_file(const char *path);
  */
 extern void io_serve_interrupts(void);
 
+/* Is an I/O into or out of this buffer still under way for a waiter that left? */
+extern bool io_buffer_busy(const char *buf);
+
 /* The largest batch worth handing over at once (the ring's size). */
 extern int	io_batch_size(void);
 

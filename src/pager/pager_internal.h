@@ -48,6 +48,7 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 #define FRAME_VALID			0x02	/* contents are the page */
 #define FRAME_DIRTY			0x04	/* changed since last written */
 #define FRAME_READING		0x08	/* a read is in progress */
+#define FRAME_ORPHAN		0x10	/* pinned by an I/O its waiter left */
 
 #define PAGER_MAX_USAGE		5
 
