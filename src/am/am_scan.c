@@ -686,7 +686,7 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 	/* see the file header: which scans take a hold */
 	if (so->hold < 0 &&
 		(scan->xs_want_itup || !IsMVCCSnapshot(scan->xs_snapshot)))
-		so->hold = pager_hold_create();
+		so->hold = pager_hold_create(so->ai.file);
 
 	if (!am_scan_next(scan, !ScanDirectionIsBackward(dir)))
 		return false;

@@ -106,7 +106,7 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	 * records that free the TIDs.
 	 */
 	if (stats->tuples_removed > removed)
-		pager_hold_wait();
+		pager_hold_wait(ai.file);
 
 	stats->num_pages = pager_file_pages(ai.file) + 1;
 	stats->estimated_count = false;

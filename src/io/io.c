@@ -6,10 +6,15 @@
  *
  * Under io_uring a call becomes one request per page in the queue; the
  * caller wakes the worker's latch and sleeps on each request's condition
- * variable until the worker marks it done.  Interrupts are held while a
- * request is out: its buffer is shared memory that the worker will write
- * into, so the caller must not walk away from it.  When the caller is the
- * worker itself, it serves the queue until its own requests are done.
+ * variable until the worker marks it done.  The wait can be cancelled
+ * (statement_timeout, pg_cancel_backend, pg_terminate_backend): a caller
+ * that leaves by an ERROR or FATAL takes its requests that the worker has
+ * not started out of the queue; a read already under way is marked
+ * abandoned and freed by the worker when it ends, and io_buffer_busy()
+ * tells the pager not to reuse its buffer until then; a write or sync
+ * under way is waited for, since the caller gives its target space back.
+ * When the caller is the worker itself, it serves the queue until its own
+ * requests are done.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +24,7 @@
 
 #include "miscadmin.h"
 #include "portability/instr_time.h"
+#include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
 #include "utils/wait_event.h"
@@ -268,6 +274,29 @@ io_report(IoOp op, const char *path, uint64 offset, int error)
 }
 
 /*
+ * Serve a pending query cancel or termination in a wait that the caller
+ * may leave by an ERROR: it is in the middle of no change, and holds only
+ * locks that the abort releases (the content locks of pages it reads, a
+ * file's checkpoint lock).  Those locks hold interrupts off, which would
+ * make the wait uncancellable; the interrupt is served as if they did not.
+ * An ERROR here is no different from an I/O error at the same point.
+ */
+void
+io_serve_interrupts(void)
+{
+	uint32		holdoff = InterruptHoldoffCount;
+
+	if (!InterruptPending || CritSectionCount > 0 || io_am_worker)
+		return;
+	if (holdoff == 0 || QueryCancelPending || ProcDiePending)
+	{
+		InterruptHoldoffCount = 0;
+		ProcessInterrupts();
+		InterruptHoldoffCount = holdoff;
+	}
+}
+
+/*
  * Pop the oldest pending request; caller is the worker.
  */
 bool
@@ -303,17 +332,135 @@ io_queue_push_front(int slot)
 }
 
 /*
- * Mark a request done and wake whoever waits for it.
+ * Put a request slot back on the free list (mutex held).
+ */
+static void
+io_slot_free(int slot)
+{
+	io_shared->requests[slot].state = IO_REQ_FREE;
+	io_shared->freelist[io_shared->nfree++] = slot;
+}
+
+/*
+ * Mark a request done and wake whoever waits for it; a request whose
+ * waiter left goes straight back to the free list.
  */
 void
 io_request_finish(int slot, int error)
 {
 	IoRequest  *req = &io_shared->requests[slot];
+	bool		freed = false;
 
+	SpinLockAcquire(&io_shared->mutex);
 	req->error = error;
-	pg_write_barrier();
-	req->state = IO_REQ_DONE;
-	ConditionVariableBroadcast(&req->cv);
+	if (req->abandoned)
+	{
+		req->abandoned = false;
+		io_shared->nabandoned--;
+		io_slot_free(slot);
+		freed = true;
+	}
+	else
+		req->state = IO_REQ_DONE;
+	SpinLockRelease(&io_shared->mutex);
+	ConditionVariableBroadcast(freed ? &io_shared->free_cv : &req->cv);
+}
+
+/*
+ * Take a pending request out of the queue (mutex held).
+ */
+static void
+io_queue_remove(int slot)
+{
+	int			n = io_shared->nrequests;
+
+	for (int i = 0; i < io_shared->npending; i++)
+	{
+		int			pos = (io_shared->pending_head + i) % n;
+
+		if (io_shared->pending[pos] != slot)
+			continue;
+		for (int j = i + 1; j < io_shared->npending; j++)
+			io_shared->pending[(io_shared->pending_head + j - 1) % n] =
+				io_shared->pending[(io_shared->pending_head + j) % n];
+		io_shared->npending--;
+		return;
+	}
+}
+
+/* The requests a caller waits for, for the cleanup if it leaves. */
+typedef struct IoWait
+{
+	int		   *slots;
+	int			nslots;
+} IoWait;
+
+/*
+ * A caller leaves its wait by an ERROR or FATAL: withdraw its requests the
+ * worker has not taken, abandon its reads under way (the worker frees
+ * them), and wait for its writes and syncs under way.
+ */
+static void
+io_queue_abandon(int code, Datum arg)
+{
+	IoWait	   *w = (IoWait *) DatumGetPointer(arg);
+	bool		waiting = true;
+
+	HOLD_INTERRUPTS();
+	while (waiting)
+	{
+		waiting = false;
+		SpinLockAcquire(&io_shared->mutex);
+		for (int i = 0; i < w->nslots; i++)
+		{
+			int			slot = w->slots[i];
+			IoRequest  *req = &io_shared->requests[slot];
+
+			if (slot < 0)
+				continue;
+			if (req->state == IO_REQ_PENDING)
+				io_queue_remove(slot);
+			else if (req->state == IO_REQ_INFLIGHT && req->op == IO_OP_READ)
+			{
+				req->abandoned = true;
+				io_shared->nabandoned++;
+			}
+			else if (req->state == IO_REQ_INFLIGHT)
+			{
+				waiting = true;
+				continue;
+			}
+			if (!req->abandoned)
+				io_slot_free(slot);
+			w->slots[i] = -1;
+		}
+		SpinLockRelease(&io_shared->mutex);
+		ConditionVariableBroadcast(&io_shared->free_cv);
+		if (waiting)
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 10L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+		}
+	}
+	RESUME_INTERRUPTS();
+}
+
+/*
+ * Is an abandoned request still moving bytes into or out of buf?
+ */
+bool
+io_buffer_busy(const char *buf)
+{
+	bool		busy = false;
+
+	if (io_shared == NULL || io_shared->nabandoned == 0)
+		return false;
+	SpinLockAcquire(&io_shared->mutex);
+	for (int i = 0; i < io_shared->nrequests && !busy; i++)
+		busy = io_shared->requests[i].abandoned && io_shared->requests[i].buf == buf;
+	SpinLockRelease(&io_shared->mutex);
+	return busy;
 }
 
 /*
@@ -337,8 +484,6 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 	slots = palloc(sizeof(int) * nslots);
 	INSTR_TIME_SET_CURRENT(start);
 
-	HOLD_INTERRUPTS();
-
 	/* Take all slots at once, so that two batches cannot starve each other. */
 	for (;;)
 	{
@@ -349,7 +494,10 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		if (io_am_worker)
 			io_worker_serve(10);
 		else
+		{
 			ConditionVariableTimedSleep(&io_shared->free_cv, 10, PG_WAIT_EXTENSION);
+			io_serve_interrupts();
+		}
 	}
 	for (int i = 0; i < nslots; i++)
 	{
@@ -364,6 +512,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		req->buf = pages ? pages[i].buf : NULL;
 		req->done = 0;
 		req->error = 0;
+		req->abandoned = false;
 		req->state = IO_REQ_PENDING;
 		tail = (io_shared->pending_head + io_shared->npending) % io_shared->nrequests;
 		io_shared->pending[tail] = slot;
@@ -376,42 +525,50 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 	if (io_shared->worker_latch)
 		SetLatch(io_shared->worker_latch);
 
+	if (io_am_worker)
+	{
+		/* A request served while submitting sets no event: poll. */
+		for (int i = 0; i < nslots; i++)
+			while (io_shared->requests[slots[i]].state != IO_REQ_DONE)
+				io_worker_serve(10);
+	}
+	else
+	{
+		IoWait		w = {slots, nslots};
+
+		PG_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(&w));
+		{
+			for (int i = 0; i < nslots; i++)
+			{
+				IoRequest  *req = &io_shared->requests[slots[i]];
+
+				ConditionVariablePrepareToSleep(&req->cv);
+				while (req->state != IO_REQ_DONE)
+				{
+					(void) ConditionVariableTimedSleep(&req->cv, 10, PG_WAIT_EXTENSION);
+					io_serve_interrupts();
+				}
+				ConditionVariableCancelSleep();
+			}
+		}
+		PG_END_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(&w));
+	}
+
+	SpinLockAcquire(&io_shared->mutex);
 	for (int i = 0; i < nslots; i++)
 	{
 		IoRequest  *req = &io_shared->requests[slots[i]];
 
-		if (io_am_worker)
-		{
-			/* A request served while submitting sets no event: poll. */
-			while (req->state != IO_REQ_DONE)
-				io_worker_serve(10);
-		}
-		else
-		{
-			ConditionVariablePrepareToSleep(&req->cv);
-			while (req->state != IO_REQ_DONE)
-				ConditionVariableSleep(&req->cv, PG_WAIT_EXTENSION);
-			ConditionVariableCancelSleep();
-		}
-		pg_read_barrier();
 		if (req->error != 0 && err == 0)
 		{
 			err = req->error;
 			err_offset = req->offset;
 			err_op = req->op;
 		}
-	}
-
-	SpinLockAcquire(&io_shared->mutex);
-	for (int i = 0; i < nslots; i++)
-	{
-		io_shared->requests[slots[i]].state = IO_REQ_FREE;
-		io_shared->freelist[io_shared->nfree++] = slots[i];
+		io_slot_free(slots[i]);
 	}
 	SpinLockRelease(&io_shared->mutex);
 	ConditionVariableBroadcast(&io_shared->free_cv);
-
-	RESUME_INTERRUPTS();
 
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);

@@ -88,6 +88,15 @@ extern void io_sync_file(const char *path);
 /* Close this process's (and the worker's) handles on a file. */
 extern void io_forget_file(const char *path);
 
+/*
+ * In a wait its caller may leave by an ERROR: serve a pending cancel or
+ * termination even while the caller's locks hold interrupts off.
+ */
+extern void io_serve_interrupts(void);
+
+/* Is an I/O into or out of this buffer still under way for a waiter that left? */
+extern bool io_buffer_busy(const char *buf);
+
 /* The largest batch worth handing over at once (the ring's size). */
 extern int	io_batch_size(void);
 

@@ -47,6 +47,7 @@ typedef struct IoRequest
 	char	   *buf;
 	uint32		done;			/* bytes moved so far (short transfers) */
 	int			error;			/* 0, an errno, or IO_ERR_EOF */
+	bool		abandoned;		/* its waiter left: free it when done */
 	ConditionVariable cv;		/* broadcast when state becomes DONE */
 } IoRequest;
 
@@ -71,6 +72,7 @@ typedef struct IoShared
 	int			nfree;
 	int			pending_head;	/* index into pending[] of the oldest */
 	int			npending;
+	int			nabandoned;		/* requests whose waiter left */
 	ConditionVariable free_cv;	/* broadcast when slots are freed */
 	Latch	   *worker_latch;	/* NULL while no worker runs */
 	pg_atomic_uint32 backend_in_use;	/* an IoBackend */

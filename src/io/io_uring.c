@@ -110,6 +110,7 @@ static int	group_nfree = 0;
 static int *retry_slots = NULL;
 static int	nretry = 0;
 static int	inflight = 0;
+static bool submit_failed = false;	/* SQEs wait for io_uring_submit */
 static bool direct_warned = false;
 static HTAB *uring_files = NULL;
 
@@ -746,6 +747,7 @@ uring_submit(void)
 		{
 			pg_atomic_fetch_add_u64(&io_shared->counters[IO_PROC_WORKER].submissions, 1);
 			pg_atomic_fetch_add_u64(&io_shared->counters[IO_PROC_WORKER].sqes, ready);
+			submit_failed = false;
 			if ((unsigned) rc >= ready)
 				break;
 			continue;
@@ -758,8 +760,18 @@ uring_submit(void)
 			pg_usleep(100);
 			continue;
 		}
-		ereport(FATAL,
-				(errmsg("artrie io worker: io_uring_submit failed: %s", strerror(-rc))));
+
+
+		/*
+		 * Keep the SQEs and submit them again at the next serve, soon: the
+		 * callers wait (and can be cancelled) rather than lose the worker.
+		 */
+		if (!submit_failed)
+			ereport(LOG,
+					(errmsg("artrie io worker: io_uring_submit failed: %s; trying again",
+							strerror(-rc))));
+		submit_failed = true;
+		return;
 	}
 }
 
@@ -827,6 +839,8 @@ io_worker_serve(long timeout_ms)
 	uring_reap();
 	uring_submit();
 
+	if (submit_failed && (timeout_ms < 0 || timeout_ms > 10))
+		timeout_ms = 10;
 	n = WaitEventSetWait(worker_wes, timeout_ms, events, 3, PG_WAIT_EXTENSION);
 	for (int i = 0; i < n; i++)
 	{

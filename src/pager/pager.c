@@ -24,6 +24,11 @@
  * victim; a checkpoint holds the gate exclusive while it writes the
  * file's dirty pages and snapshots its page map.  Under the gate no page
  * of the file can change, so the checkpoint needs no content locks.
+ * LWLocks let new shared holders past a waiting exclusive one, so under
+ * a steady stream of writers the gate might never be free: a checkpoint
+ * that waits for it sets the slot's gate_closing, and a process about to
+ * enter the gate while it holds no other waits (cancellably) until the
+ * checkpoint has it, so the holders drain.
  *
  *-------------------------------------------------------------------------
  */
@@ -245,6 +250,8 @@ pager_shmem_startup(void)
 			LWLockInitialize(&pager_shared->files[i].ckpt_lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->file_tranche);
+			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
+			ConditionVariableInit(&pager_shared->files[i].gate_cv);
 		}
 		{
 			dsa_area   *area = dsa_create_in_place(pager_shared->dsa_place,
@@ -304,19 +311,53 @@ pager_frame_data(int frame)
 }
 
 /*
+ * Drop count pins of a frame that this process no longer counts; if an
+ * I/O whose waiter left (io.c) still uses the frame, leave one pin to the
+ * I/O and mark the frame an orphan, for the clock sweep to take back.
+ */
+static void
+pager_unpin_shared(int frame, int count)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	bool		busy = io_buffer_busy(pager_frame_data(frame));
+
+	SpinLockAcquire(&f->hdr);
+	if (busy && !(f->flags & FRAME_ORPHAN))
+	{
+		f->flags |= FRAME_ORPHAN;
+		count--;
+	}
+	f->refcount -= count;
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * Take back an orphan frame whose I/O has ended: drop the I/O's pin.
+ */
+static void
+pager_adopt_orphan(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	if (io_buffer_busy(pager_frame_data(frame)))
+		return;
+	SpinLockAcquire(&f->hdr);
+	if (f->flags & FRAME_ORPHAN)
+	{
+		f->flags &= ~FRAME_ORPHAN;
+		f->refcount--;
+	}
+	SpinLockRelease(&f->hdr);
+}
+
+/*
  * Drop every pin this process holds (their locks are gone already).
  */
 void
 pager_release_all(void)
 {
 	for (int i = 0; i < local_npins; i++)
-	{
-		PagerFrame *f = &pager_shared->frames[local_pins[i].frame];
-
-		SpinLockAcquire(&f->hdr);
-		f->refcount -= local_pins[i].count;
-		SpinLockRelease(&f->hdr);
-	}
+		pager_unpin_shared(local_pins[i].frame, local_pins[i].count);
 	local_npins = 0;
 	local_ngates = 0;
 }
@@ -536,13 +577,35 @@ local_pin_remove(int frame)
 }
 
 /*
+ * Before a process enters its first write gate: while a checkpoint waits
+ * for this one, wait until it has it.  A process inside another gate goes
+ * on at once, since a checkpoint of that file may be waiting for it; the
+ * io worker too, since checkpoints wait for its I/O.
+ */
+static void
+gate_wait_open(PagerFileSlot *fs)
+{
+	if (pg_atomic_read_u32(&fs->gate_closing) == 0 || local_ngates > 0 ||
+		io_in_worker())
+		return;
+	while (pg_atomic_read_u32(&fs->gate_closing) != 0)
+	{
+		(void) ConditionVariableTimedSleep(&fs->gate_cv, 10,
+										   PG_WAIT_EXTENSION);
+		io_serve_interrupts();
+	}
+	ConditionVariableCancelSleep();
+}
+
+/*
  * Enter a file's write gate (shared); with conditional, give up rather
- * than wait.
+ * than wait (also while a checkpoint waits for the gate).
  */
 static bool
 gate_enter(int slot, bool conditional)
 {
-	LWLock	   *gate = &pager_shared->files[slot].gate;
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	LWLock	   *gate = &fs->gate;
 
 	for (int i = 0; i < local_ngates; i++)
 	{
@@ -556,11 +619,15 @@ gate_enter(int slot, bool conditional)
 		elog(ERROR, "artrie: too many files changed at once");
 	if (conditional)
 	{
-		if (!LWLockConditionalAcquire(gate, LW_SHARED))
+		if (pg_atomic_read_u32(&fs->gate_closing) != 0 ||
+			!LWLockConditionalAcquire(gate, LW_SHARED))
 			return false;
 	}
 	else
+	{
+		gate_wait_open(fs);
 		LWLockAcquire(gate, LW_SHARED);
+	}
 	local_gates[local_ngates].slot = slot;
 	local_gates[local_ngates].count = 1;
 	local_ngates++;
@@ -825,7 +892,10 @@ pager_sweep(bool *busy)
 		SpinLockAcquire(&f->hdr);
 		if (f->refcount > 0)
 		{
+			flags = f->flags;
 			SpinLockRelease(&f->hdr);
+			if (flags & FRAME_ORPHAN)
+				pager_adopt_orphan(i);
 			continue;
 		}
 		if (f->usage > 0)
@@ -941,7 +1011,8 @@ pager_wait_read(PagerFrame *f)
 		SpinLockRelease(&f->hdr);
 		if (!(flags & FRAME_READING))
 			break;
-		ConditionVariableSleep(&f->io_cv, PG_WAIT_EXTENSION);
+		(void) ConditionVariableTimedSleep(&f->io_cv, 10, PG_WAIT_EXTENSION);
+		io_serve_interrupts();
 	}
 	ConditionVariableCancelSleep();
 	return (flags & FRAME_VALID) != 0;
@@ -975,25 +1046,38 @@ pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
 	return frame;
 }
 
+/* A read in progress, for its cleanup if it fails. */
+typedef struct PagerRead
+{
+	int			frame;
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+} PagerRead;
+
 /*
- * A read failed: take the frame out of the table and wake waiters.
+ * A read failed or was cancelled (by an ERROR or FATAL): take the frame
+ * out of the table and wake waiters.  A frame the I/O still reads into
+ * stays pinned as an orphan until the read ends.
  */
 static void
-pager_abandon_read(int frame, const PagerTag *tag, uint32 hash, LWLock *part)
+pager_abandon_read(int code, Datum arg)
 {
-	PagerFrame *f = &pager_shared->frames[frame];
+	PagerRead  *r = (PagerRead *) DatumGetPointer(arg);
+	PagerFrame *f = &pager_shared->frames[r->frame];
 
-	LWLockAcquire(part, LW_EXCLUSIVE);
-	hash_search_with_hash_value(pager_table, tag, hash, HASH_REMOVE, NULL);
+	LWLockAcquire(r->part, LW_EXCLUSIVE);
+	hash_search_with_hash_value(pager_table, &r->tag, r->hash, HASH_REMOVE, NULL);
 	SpinLockAcquire(&f->hdr);
 	f->flags = 0;
 	f->fileslot = -1;
 	f->pageno = ART_INVALID_PAGENO;
 	f->usage = 0;
 	SpinLockRelease(&f->hdr);
-	LWLockRelease(part);
+	LWLockRelease(r->part);
 	ConditionVariableBroadcast(&f->io_cv);
-	pager_unpin(frame);
+	local_pin_remove(r->frame);
+	pager_unpin_shared(r->frame, 1);
 }
 
 /*
@@ -1113,6 +1197,7 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		PagerLookup *ent;
 		bool		found;
 		PagerFrame *f;
+		PagerRead	read;
 
 		if (frame >= 0)
 		{
@@ -1144,16 +1229,15 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		SpinLockRelease(&f->hdr);
 		LWLockRelease(part);
 
-		PG_TRY();
+		read.frame = victim;
+		read.tag = tag;
+		read.hash = hash;
+		read.part = part;
+		PG_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
 		{
 			pager_read_into(fs, victim, pageno);
 		}
-		PG_CATCH();
-		{
-			pager_abandon_read(victim, &tag, hash, part);
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
+		PG_END_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
 
 		SpinLockAcquire(&f->hdr);
 		f->flags = (f->flags & ~FRAME_READING) | FRAME_VALID;

@@ -153,13 +153,14 @@ extern XLogRecPtr pager_replay_from(void);
  * batches and must never return one that VACUUM removed meanwhile creates
  * a hold, refreshes it before reading each batch and drops it at its end;
  * clears it when it has returned everything; a bulk delete that removed
- * entries calls pager_hold_wait before it returns.  Holds end at the end of the transaction.
+ * entries calls pager_hold_wait before it returns, which waits only for
+ * holds on the same file.  Holds end at the end of the transaction.
  */
-extern int	pager_hold_create(void);
+extern int	pager_hold_create(PagerFile *file);
 extern void pager_hold_refresh(int hold);
 extern void pager_hold_clear(int hold);
 extern void pager_hold_drop(int hold);
-extern void pager_hold_wait(void);
+extern void pager_hold_wait(PagerFile *file);
 
 /* Statistics of the buffer pool, for artrie_io_stats() and friends. */
 typedef struct PagerPoolStats

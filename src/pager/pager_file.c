@@ -39,8 +39,10 @@
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/latch.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/wait_event.h"
 
 /* Meta and map pages move through this many scratch frames at a time. */
 #define PAGER_SCRATCH_BATCH	8
@@ -1057,26 +1059,49 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 	pfree(pages);
 }
 
+/* How long the io worker waits for a gate at most: 2000 x 5 ms. */
+#define CKPT_GATE_TRIES		2000
+
 /*
- * Take the file's write gate exclusive.  The io worker never waits for
- * it (a holder may be waiting for the worker's I/O): it serves I/O and
- * tries again for a while, then gives up.
+ * Take the file's write gate exclusive.  While it waits, the slot's
+ * gate_closing keeps new writers out (pager.c), so the gate drains within
+ * the time of the operations inside it, whatever the write load.  The io
+ * worker never sleeps on the gate (a holder may be waiting for the
+ * worker's I/O): it serves I/O between tries, and gives up only if the
+ * gate stays busy for CKPT_GATE_TRIES.  A backend waits until it has it
+ * and can be cancelled meanwhile.
  */
 static bool
 ckpt_gate(PagerFileSlot *fs, bool in_worker)
 {
-	if (!in_worker)
+	volatile bool got = false;
+
+	pg_atomic_write_u32(&fs->gate_closing, 1);
+	PG_TRY();
 	{
-		LWLockAcquire(&fs->gate, LW_EXCLUSIVE);
-		return true;
+		for (int tries = 0; !got && (!in_worker || tries < CKPT_GATE_TRIES); tries++)
+		{
+			got = LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE);
+			if (got)
+				break;
+			if (in_worker)
+				io_worker_serve(5);
+			else
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 1L, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				io_serve_interrupts();
+			}
+		}
 	}
-	for (int tries = 0; tries < 200; tries++)
+	PG_FINALLY();
 	{
-		if (LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE))
-			return true;
-		io_worker_serve(5);
+		pg_atomic_write_u32(&fs->gate_closing, 0);
+		ConditionVariableBroadcast(&fs->gate_cv);
 	}
-	return false;
+	PG_END_TRY();
+	return got;
 }
 
 /*

@@ -16,15 +16,20 @@
  *
  *	- a global epoch counter, bumped by every bulk delete that removed
  *	  something, once its deletions are done;
- *	- one slot per process: the least epoch of the batches its scans still
- *	  return from, 0 for none.  A scan publishes the current epoch in its
- *	  slot before it reads a batch (rereading the epoch after a barrier, so
- *	  that a bump it missed makes it publish again);
- *	- the bulk delete, after bumping the epoch to E, waits until no other
- *	  process's slot holds an epoch below E.  A batch read after the bump
- *	  is published with E or later and already lacks the removed entries;
- *	  a batch read before is waited for until its scan has returned all of
- *	  it (and its caller has used those entries) and read the next one.
+ *	- per process, a few published holds, one per file its scans read:
+ *	  the file and the least epoch of the batches its scans of that file
+ *	  still return from (a process that scans more files at once than
+ *	  there are entries publishes the rest under "any file").  A scan
+ *	  publishes the current epoch for its file before it reads a batch
+ *	  (rereading the epoch after a barrier, so that a bump it missed makes
+ *	  it publish again);
+ *	- the bulk delete of a file, after bumping the epoch to E, waits until
+ *	  no other process holds that file (or "any file") at an epoch below
+ *	  E.  A batch read after the bump is published with E or later and
+ *	  already lacks the removed entries; a batch read before is waited for
+ *	  until its scan has returned all of it (and its caller has used
+ *	  those entries) and read the next one.  Holds on other files do not
+ *	  make it wait.
  *
  * As with btree's pins, an idle cursor in the middle of a batch makes
  * VACUUM wait (interruptibly) until it moves on or closes.  Holds end with
@@ -47,6 +52,7 @@
 typedef struct LocalHold
 {
 	bool		used;
+	ArtFileId	file;			/* the file its scan reads */
 	uint64		epoch;			/* of the batch it returns from; 0: none */
 } LocalHold;
 
@@ -64,38 +70,79 @@ hold_nslots(void)
 Size
 pager_hold_shmem_size(void)
 {
-	return MAXALIGN(mul_size(hold_nslots(), sizeof(pg_atomic_uint64)));
+	return MAXALIGN(mul_size(hold_nslots(), sizeof(PagerProcHolds)));
 }
 
 /* Set up the holds in the shared memory at place (first start only). */
 void
 pager_hold_shmem_init(void *place)
 {
-	pager_shared->holds = (pg_atomic_uint64 *) place;
+	pager_shared->holds = (PagerProcHolds *) place;
 	pager_shared->nholds = hold_nslots();
 	pg_atomic_init_u64(&pager_shared->hold_epoch, 1);
 	for (int i = 0; i < pager_shared->nholds; i++)
-		pg_atomic_init_u64(&pager_shared->holds[i], 0);
+	{
+		SpinLockInit(&pager_shared->holds[i].mutex);
+		pager_shared->holds[i].nfiles = 0;
+	}
 }
 
-/* Publish the least epoch of this process's holds (0: none). */
-static void
-hold_publish(void)
+/* Is a the same file as b, or does either stand for any file? */
+static bool
+hold_file_matches(const ArtFileId *a, const ArtFileId *b)
 {
-	uint64		least = 0;
-
-	for (int i = 0; i < local_nholds; i++)
-		if (local_holds[i].epoch != 0 &&
-			(least == 0 || local_holds[i].epoch < least))
-			least = local_holds[i].epoch;
-	pg_atomic_write_u64(&pager_shared->holds[MyProc->pgprocno], least);
+	if (a->relNumber == 0 || b->relNumber == 0)
+		return true;
+	return a->dbOid == b->dbOid && a->relNumber == b->relNumber &&
+		a->generation == b->generation;
 }
 
 /*
- * A new hold for a scan, holding nothing yet; returns its number.
+ * Publish, per file, the least epoch of this process's holds; the files
+ * past PAGER_HOLD_FILES - 1 share the last entry as "any file".
+ */
+static void
+hold_publish(void)
+{
+	ArtFileId	files[PAGER_HOLD_FILES];
+	uint64		least[PAGER_HOLD_FILES];
+	int			n = 0;
+	PagerProcHolds *ph = &pager_shared->holds[MyProc->pgprocno];
+
+	for (int i = 0; i < local_nholds; i++)
+	{
+		int			j;
+
+		if (local_holds[i].epoch == 0)
+			continue;
+		for (j = 0; j < n; j++)
+			if (hold_file_matches(&files[j], &local_holds[i].file))
+				break;
+		if (j < n)
+			least[j] = Min(least[j], local_holds[i].epoch);
+		else
+		{
+			/* The last entry, once reached, stands for every other file. */
+			if (n < PAGER_HOLD_FILES - 1)
+				files[n] = local_holds[i].file;
+			else
+				memset(&files[n], 0, sizeof(ArtFileId));
+			least[n++] = local_holds[i].epoch;
+		}
+	}
+
+	SpinLockAcquire(&ph->mutex);
+	ph->nfiles = n;
+	memcpy(ph->file, files, sizeof(ArtFileId) * n);
+	memcpy(ph->epoch, least, sizeof(uint64) * n);
+	SpinLockRelease(&ph->mutex);
+}
+
+/*
+ * A new hold for a scan of file, holding nothing yet; returns its number.
  */
 int
-pager_hold_create(void)
+pager_hold_create(PagerFile *file)
 {
 	int			i;
 
@@ -116,6 +163,7 @@ pager_hold_create(void)
 		local_nholds = n;
 	}
 	local_holds[i].used = true;
+	local_holds[i].file = file->id;
 	local_holds[i].epoch = 0;
 	return i;
 }
@@ -170,29 +218,48 @@ pager_hold_drop(int hold)
 void
 pager_hold_release_all(void)
 {
+	PagerProcHolds *ph;
+
 	if (local_nholds == 0)
 		return;
 	memset(local_holds, 0, sizeof(LocalHold) * local_nholds);
-	pg_atomic_write_u64(&pager_shared->holds[MyProc->pgprocno], 0);
+	ph = &pager_shared->holds[MyProc->pgprocno];
+	SpinLockAcquire(&ph->mutex);
+	ph->nfiles = 0;
+	SpinLockRelease(&ph->mutex);
 }
 
 /*
- * After a bulk delete removed entries: wait until no other process's scan
- * may still return one of them from a batch read before.
+ * Does process i hold file at an epoch below epoch?
+ */
+static bool
+hold_blocks(int i, const ArtFileId *file, uint64 epoch)
+{
+	PagerProcHolds *ph = &pager_shared->holds[i];
+	bool		blocks = false;
+
+	SpinLockAcquire(&ph->mutex);
+	for (int j = 0; j < ph->nfiles && !blocks; j++)
+		blocks = ph->epoch[j] < epoch && hold_file_matches(&ph->file[j], file);
+	SpinLockRelease(&ph->mutex);
+	return blocks;
+}
+
+/*
+ * After a bulk delete removed entries from file: wait until no other
+ * process's scan of that file may still return one of them from a batch
+ * read before.
  */
 void
-pager_hold_wait(void)
+pager_hold_wait(PagerFile *file)
 {
 	uint64		epoch = pg_atomic_add_fetch_u64(&pager_shared->hold_epoch, 1);
 
 	for (int i = 0; i < pager_shared->nholds; i++)
 	{
-		uint64		held;
-
 		if (i == MyProc->pgprocno)
 			continue;
-		while ((held = pg_atomic_read_u64(&pager_shared->holds[i])) != 0 &&
-			   held < epoch)
+		while (hold_blocks(i, &file->id, epoch))
 		{
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 1L, PG_WAIT_EXTENSION);

@@ -48,6 +48,7 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 #define FRAME_VALID			0x02	/* contents are the page */
 #define FRAME_DIRTY			0x04	/* changed since last written */
 #define FRAME_READING		0x08	/* a read is in progress */
+#define FRAME_ORPHAN		0x10	/* pinned by an I/O its waiter left */
 
 #define PAGER_MAX_USAGE		5
 
@@ -95,6 +96,8 @@ typedef struct PagerFileSlot
 
 	LWLock		ckpt_lock;		/* loading, checkpoint, drop */
 	LWLock		gate;			/* shared while changing pages, see pager.c */
+	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
+	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */
 	LWLock		lock;			/* everything below */
 	uint32		nlogical;
 	uint32		nused;
@@ -112,6 +115,21 @@ typedef struct PagerFileSlot
 	bool		changed;		/* anything to checkpoint */
 	uint32		user[PAGER_USER_WORDS];
 } PagerFileSlot;
+
+/*
+ * One process's published scan holds (pager_hold.c): per file, the least
+ * epoch of the batches its scans of that file return from.  A file id of
+ * all zeros stands for any file.
+ */
+#define PAGER_HOLD_FILES	4
+
+typedef struct PagerProcHolds
+{
+	slock_t		mutex;
+	int			nfiles;
+	ArtFileId	file[PAGER_HOLD_FILES];
+	uint64		epoch[PAGER_HOLD_FILES];
+} PagerProcHolds;
 
 /* Pager statistics. */
 typedef struct PagerCounters
@@ -151,7 +169,7 @@ typedef struct PagerShared
 	XLogRecPtr	ckpt_barrier;	/* in recovery, no checkpoint until past it */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	int			nholds;
-	pg_atomic_uint64 *holds;	/* per PGPROC */
+	PagerProcHolds *holds;		/* per PGPROC */
 } PagerShared;
 
 /* A backend's handle on a file. */

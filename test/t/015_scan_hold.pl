@@ -7,7 +7,8 @@
 # exactly the live ones (a stale entry on an all-visible page would come
 # back without a heap visit).  After the cursor's transaction, VACUUM
 # finishes.  A plain MVCC index scan takes no hold: VACUUM does not wait
-# for one.
+# for one.  Holds are per file: an idle index-only cursor on another
+# index does not make VACUUM of h wait, while one on h's index does.
 use strict;
 use warnings;
 use FindBin;
@@ -121,6 +122,56 @@ is($c->{out}, "y0000|t\ny0001|t\ny0020|t\ny0021|t\nfetched\n",
 	'the plain index scan returns exactly the live rows');
 run_until($c, "COMMIT; SELECT 'committed';\n", qr/committed/);
 
-$_->{in} .= "\\q\n" for ($c, $v);
-$_->{h}->finish for ($c, $v);
+# An idle index-only cursor on another index (g_k): VACUUM of h does not
+# wait for it, but still waits for one on h_k.
+$node->safe_psql('postgres', q{
+	CREATE TABLE g (k text COLLATE "C");
+	INSERT INTO g SELECT 'g' || lpad(g::text, 4, '0') FROM generate_series(0, 99) g;
+	CREATE INDEX g_k ON g USING artrie (k);
+	VACUUM g;
+	INSERT INTO h SELECT 'z' || lpad(g::text, 4, '0'), repeat('f', 3000)
+		FROM generate_series(0, 21) g;
+	VACUUM h;
+	DELETE FROM h WHERE k BETWEEN 'z0002' AND 'z0009';
+});
+like($node->safe_psql('postgres', "$enable EXPLAIN SELECT k FROM g WHERE k ^@ 'g'"),
+	qr/Index Only Scan using g_k/, 'the cursor on g is an index-only scan');
+# Open an index-only cursor on table t over keys with prefix p in session
+# s and fetch its first row, then end the previous VACUUM's session and
+# start VACUUM of h anew.
+sub cursor_then_vacuum
+{
+	my ($s, $t, $p) = @_;
+	$s->{out} = '';
+	run_until($s, "$enable BEGIN; DECLARE c CURSOR FOR SELECT k FROM $t WHERE k ^@ '$p';"
+		. " FETCH 1 FROM c;\n", qr/${p}0000\n/);
+	$v->{in} .= "\\q\n";
+	$v->{h}->finish;
+	$v = start_vacuum();
+	return;
+}
+
+cursor_then_vacuum($c, 'g', 'g');
+like($v->{out}, qr/vacuumed/,
+	'VACUUM of h does not wait for an idle index-only cursor on another index');
+
+run_until($c, "FETCH ALL FROM c; COMMIT; SELECT 'committed';\n", qr/committed/);
+is(scalar(() = $c->{out} =~ /^g\d{4}$/mg), 100, 'the cursor on g returns all of g');
+
+# The cursor's snapshot ended with its transaction, so VACUUM may remove
+# rows deleted now.
+$node->safe_psql('postgres', "DELETE FROM h WHERE k BETWEEN 'z0010' AND 'z0019'");
+my $c2 = session();
+cursor_then_vacuum($c2, 'h', 'z');
+unlike($v->{out}, qr/vacuumed/,
+	'VACUUM of h still waits for an idle index-only cursor on h_k');
+run_until($c2, "FETCH ALL FROM c; SELECT 'fetched';\n", qr/fetched/);
+is($c2->{out}, "z0000\nz0001\nz0020\nz0021\nfetched\n",
+	'the cursor on h_k returns exactly the live rows');
+run_until($c2, "COMMIT; SELECT 'committed';\n", qr/committed/);
+$v->{h}->pump until $v->{out} =~ /vacuumed/ || $v->{err} ne '';
+like($v->{out}, qr/vacuumed/, 'VACUUM of h finishes once the cursor on h_k is over');
+
+$_->{in} .= "\\q\n" for ($c, $c2, $v);
+$_->{h}->finish for ($c, $c2, $v);
 done_testing();
