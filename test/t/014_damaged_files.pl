@@ -5,10 +5,11 @@
 # Redo applies the healthy index's records; the first record the damaged
 # file cannot take marks it damaged (a warning naming the file) and the
 # rest of its records are skipped, recovery goes on; a missing file's
-# records are skipped.  Queries through the damaged index get an ERROR
-# that names the index and the file, with what redo could not do (the
-# page, where one is to blame) or that the file is missing, and a hint to
-# REINDEX; the server never crashes: the io worker keeps running, its
+# records are skipped.  Statements that must maintain the damaged index
+# get an ERROR that names the index and the file, with what redo could not
+# do (the page, where one is to blame) or that the file is missing, and a
+# hint to REINDEX; queries are planned without it and answer right, with
+# the same text as a WARNING; the server never crashes: the io worker keeps running, its
 # checkpoints and sweep go on, and a session that uses a healthy index
 # meanwhile keeps getting right answers, including the replayed rows.
 # REINDEX repairs the index: every committed row is there again.  Then a
@@ -59,12 +60,17 @@ my %damage = (
 	truncated => sub { ok(truncate($_[0], 4 * 8192), 'the file cut to 4 pages') },
 	missing => sub { ok(unlink($_[0]), 'the file removed') },
 	meta => sub { is(damage_pages($_[0], 3), 2, 'both meta pages garbled') });
-my $refused = qr/ERROR:  index "wi" cannot be used: file "(artrie\/\d+\/\d+\.\d+)" lacks changes that recovery could not apply\nDETAIL:  Redo of the WAL record at [0-9A-F]+\/[0-9A-F]+ failed: /;
-my %error = (
+my $refused = qr/index "wi" cannot be used: file "(artrie\/\d+\/\d+\.\d+)" lacks changes that recovery could not apply\nDETAIL:  Redo of the WAL record at [0-9A-F]+\/[0-9A-F]+ failed: /;
+my %problem = (
 	garbage => qr/${refused}index "[^"]*" is corrupted: page \d+ of file "\1"\n/,
 	truncated => qr/${refused}index "[^"]*" is corrupted: page \d+ of file "\1"\n/,
-	missing => qr/ERROR:  file "(artrie\/\d+\/\d+\.\d+)" of index "wi" is missing/,
+	missing => qr/file "(artrie\/\d+\/\d+\.\d+)" of index "wi" is missing/,
 	meta => qr/${refused}index "[^"]*" is corrupted: file "\1" has no valid meta page\n/);
+
+# Statements that must maintain the index get the problem as an ERROR;
+# queries are planned without the index, with the problem as a WARNING.
+my %error = map { $_ => qr/ERROR:  $problem{$_}/ } keys %problem;
+my %warning = map { $_ => qr/WARNING:  $problem{$_}/ } keys %problem;
 
 for my $backend (backends())
 {
@@ -122,15 +128,21 @@ for my $backend (backends())
 			"$label: the healthy index answers, its rows in the WAL replayed");
 
 		my ($ret, $out, $err) = $node->psql('postgres', $idx . probe('w', "$case-"));
-		isnt($ret, 0, "$label: a query through the damaged index fails");
-		like($err, $error{$case}, "$label: the error names the index and the file");
-		my ($named) = $err =~ $error{$case};
+		is($ret, 0, "$label: a query on the damaged index's table runs");
+		is($out, $want_w, "$label: without the index, and answers right");
+		like($err, $warning{$case}, "$label: the warning names the index and the file");
+		my ($named) = $err =~ $warning{$case};
 		is($node->data_dir . "/$named", $path, "$label: the file named is the index's");
 		like($err, qr/\nHINT:  REINDEX the index\./, "$label: and asks for REINDEX");
+		($ret, $out, $err) = $node->psql('postgres', "INSERT INTO w VALUES ('$case-new')");
+		isnt($ret, 0, "$label: an insert, which must maintain the damaged index, fails");
+		like($err, $error{$case}, "$label: the error names the index and the file");
+		like($err, qr/\nHINT:  REINDEX the index\./, "$label: and asks for REINDEX");
 
-		# The healthy session hits the error itself and goes on.
-		$bg->query(probe('w', "$case-"));
-		like($bg->{stderr}, $error{$case}, "$label: the other session gets the error too");
+		# The healthy session meets the damaged index itself and goes on.
+		is($bg->query(probe('w', "$case-")), $want_w,
+			"$label: the other session's query answers right too");
+		like($bg->{stderr}, $warning{$case}, "$label: with the warning");
 		$bg->{stderr} = '';
 		is($bg->query_safe(probe('h', "$case-")), $want_h,
 			"$label: and still gets right answers from the healthy index");
@@ -185,7 +197,9 @@ for my $backend (backends())
 		"$backend: a checkpoint succeeds or names the file");
 	$node->restart;
 	($ret, $out, $err) = $node->psql('postgres', $idx . probe('w', 'x'));
-	like($err, $error{missing}, "$backend: after a restart the missing file is an error");
+	like($err, $warning{missing}, "$backend: after a restart a query warns of the missing file");
+	($ret, $out, $err) = $node->psql('postgres', "INSERT INTO w VALUES ('after-restart')");
+	like($err, $error{missing}, "$backend: and an insert fails on it");
 	like($err, qr/\nHINT:  REINDEX the index\./, "$backend: with the REINDEX hint");
 	$node->safe_psql('postgres', 'REINDEX INDEX wi');
 	is($node->safe_psql('postgres', $idx . probe('w', 'x')),
