@@ -927,11 +927,36 @@ pager_abandon_read(int frame, const PagerTag *tag, uint32 hash, LWLock *part)
 }
 
 /*
+ * Turn the error of a failed read of a data page (being handled, ctx the
+ * memory context the read was called in) into one that names the index,
+ * its file and the page, with the REINDEX hint: an end of file is a
+ * corrupted index, any other error keeps its code.
+ */
+static void
+pager_read_failed(PagerFileSlot *fs, ArtPageNo pageno, MemoryContext ctx)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(ctx);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (edata->sqlerrcode == ERRCODE_DATA_CORRUPTED)
+		pager_corrupt(fs, pageno, edata->message);
+	ereport(ERROR,
+			(errcode(edata->sqlerrcode),
+			 errmsg("could not read page %u of index \"%s\" from file \"%s\"",
+					pageno, fs->relname, fs->path),
+			 errdetail("%s", edata->message),
+			 errhint("REINDEX the index.")));
+}
+
+/*
  * Read a page into a frame that carries its tag, checking it.
  */
 static void
 pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 {
+	MemoryContext ctx = CurrentMemoryContext;
 	char	   *data = pager_frame_data(frame);
 	uint32		phys = pager_map_get(fs, pageno);
 	IoPage		page;
@@ -945,7 +970,15 @@ pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 		pager_corrupt(fs, pageno, psprintf("the page map points past the file (physical page %u)", phys));
 	page.offset = (uint64) phys * ART_PAGE_SIZE;
 	page.buf = data;
-	io_read_pages(fs->path, &page, 1);
+	PG_TRY();
+	{
+		io_read_pages(fs->path, &page, 1);
+	}
+	PG_CATCH();
+	{
+		pager_read_failed(fs, pageno, ctx);
+	}
+	PG_END_TRY();
 	problem = pager_page_check(fs, data, pageno, PAGER_KIND_DATA);
 	if (problem)
 		pager_corrupt(fs, pageno, problem);
