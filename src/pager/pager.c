@@ -674,6 +674,7 @@ pager_evict_write(int frame)
 	PagerFileSlot *fs;
 	ArtPageNo	pageno;
 	uint32		phys = 0;
+	uint32		stamp;
 	char	   *data = pager_frame_data(frame);
 
 	int			slot;
@@ -709,8 +710,8 @@ pager_evict_write(int frame)
 	{
 		IoPage		page;
 
-		phys = pager_phys_alloc(fs);
-		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, 0);
+		phys = pager_phys_alloc(fs, &stamp);
+		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, stamp);
 		page.offset = (uint64) phys * ART_PAGE_SIZE;
 		page.buf = data;
 		io_write_pages(fs->path, &page, 1);
@@ -727,7 +728,7 @@ pager_evict_write(int frame)
 	}
 	PG_END_TRY();
 
-	pager_map_set(fs, pageno, phys);
+	pager_map_set(fs, pageno, phys, stamp);
 	LWLockRelease(&f->content);
 	gate_exit(slot);
 	pg_atomic_fetch_add_u64(&pager_shared->counters.eviction_writes, 1);
@@ -958,9 +959,11 @@ pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 {
 	MemoryContext ctx = CurrentMemoryContext;
 	char	   *data = pager_frame_data(frame);
-	uint32		phys = pager_map_get(fs, pageno);
+	uint32		stamp;
+	uint32		phys = pager_map_get(fs, pageno, &stamp);
 	IoPage		page;
 	const char *problem;
+	uint64		carried;
 
 	if (phys == PAGER_PHYS_FREE)
 		pager_corrupt(fs, pageno, "the page is not allocated");
@@ -982,6 +985,11 @@ pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 	problem = pager_page_check(fs, data, pageno, PAGER_KIND_DATA);
 	if (problem)
 		pager_corrupt(fs, pageno, problem);
+	carried = ((const PagerPageHeader *) data)->ckpt_no;
+	if (carried != stamp)
+		pager_corrupt(fs, pageno,
+					  psprintf("stale copy of the page at physical page %u: it carries write stamp " UINT64_FORMAT ", the page map expects %u (a lost write)",
+							   phys, carried, stamp));
 }
 
 /*

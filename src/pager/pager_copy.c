@@ -46,7 +46,7 @@ pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
 		if (out.pageno != l)
 			elog(ERROR, "artrie: copy of file \"%s\" got page %u for page %u",
 				 pager_slot(to)->path, out.pageno, l);
-		if (pager_map_get(pager_slot(from), l) != PAGER_PHYS_FREE)
+		if (pager_map_get(pager_slot(from), l, NULL) != PAGER_PHYS_FREE)
 		{
 			fstore.ops->pin(fstore.store, l, ART_LOCK_SHARE, &in);
 			memcpy(out.data + ART_PAGE_RESERVED, in.data + ART_PAGE_RESERVED,
@@ -60,7 +60,7 @@ pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
 	{
 		ArtPageRef out;
 
-		if (pager_map_get(pager_slot(from), l) != PAGER_PHYS_FREE)
+		if (pager_map_get(pager_slot(from), l, NULL) != PAGER_PHYS_FREE)
 			continue;
 		tstore.ops->pin(tstore.store, l, ART_LOCK_EXCLUSIVE, &out);
 		tstore.ops->free(tstore.store, &out);

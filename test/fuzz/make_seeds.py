@@ -22,14 +22,14 @@ def crc32c(data, crc=0xFFFFFFFF):
 
 def sealed(pageno, kind, ckpt_no, body):
     """A page with a valid header and checksum."""
-    hdr = struct.pack('<IIIIIHHQ', 0, pageno, *FILE_ID, kind, 1, ckpt_no)
+    hdr = struct.pack('<IIIIIHHQ', 0, pageno, *FILE_ID, kind, 2, ckpt_no)
     page = bytearray((hdr + body).ljust(PAGE, b'\0'))
     struct.pack_into('<I', page, 0, crc32c(page[4:]))
     return bytes(page)
 
 
 def meta_body(ckpt_no, nmap):
-    body = struct.pack('<QIIQQIIII4I', 0x41525452494D4554, 1, PAGE, ckpt_no,
+    body = struct.pack('<QIIQQIIII4I', 0x41525452494D4554, 2, PAGE, ckpt_no,
                        4096, 10, 12, 9, nmap, 1, 0, 0, 0)
     return body + b''.join(struct.pack('<I', 5 + i) for i in range(nmap))
 
