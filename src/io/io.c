@@ -31,6 +31,7 @@
 
 int			io_backend_setting = IO_BACKEND_IO_URING;
 int			io_ring_entries = 256;
+int			io_debug_fault = IO_FAULT_NONE;
 
 IoShared   *io_shared = NULL;
 bool		io_am_worker = false;
@@ -41,10 +42,17 @@ static const struct config_enum_entry io_backend_options[] = {
 	{NULL, 0, false}
 };
 
+static const struct config_enum_entry io_fault_options[] = {
+	{"none", IO_FAULT_NONE, false},
+	{"sync", IO_FAULT_SYNC, false},
+	{NULL, 0, false}
+};
+
 static const char *io_backend_show(void);
 
 /*
- * Define artrie.io_backend and artrie.io_ring_entries.
+ * Define artrie.io_backend, artrie.io_ring_entries and the test facility
+ * artrie.debug_fault.
  */
 void
 io_define_gucs(void)
@@ -66,6 +74,15 @@ io_define_gucs(void)
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);
+	DefineCustomEnumVariable("artrie.debug_fault",
+							 "Makes artrie's I/O fail on purpose; for tests only.",
+							 "sync: every fsync or msync of an artrie file this session asks for fails with EIO.",
+							 &io_debug_fault,
+							 IO_FAULT_NONE,
+							 io_fault_options,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 }
 
 /*
@@ -239,20 +256,31 @@ io_my_kind(void)
 }
 
 /*
- * Raise the ERROR for a failed operation on a file.
+ * Raise the ERROR for a failed operation on a file, or PANIC for a failed
+ * sync: the kernel may have dropped the dirty pages the sync covered and
+ * marked them clean, so a later sync that succeeds proves nothing, and
+ * the callers above have already counted those pages written (as
+ * PostgreSQL does for its own files since data_sync_retry exists, with
+ * that setting off).  Recovery then starts from the last checkpoint that
+ * did become durable.
  */
 static void
 io_report(IoOp op, const char *path, uint64 offset, int error)
 {
 	const char *what;
 
+	if (op == IO_OP_SYNC)
+	{
+		errno = error;
+		ereport(PANIC,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync file \"%s\": %m", path)));
+	}
+
 	switch (op)
 	{
 		case IO_OP_READ:
 			what = "read";
-			break;
-		case IO_OP_SYNC:
-			what = "sync";
 			break;
 		case IO_OP_FORGET:
 			what = "close";
@@ -513,6 +541,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		req->done = 0;
 		req->error = 0;
 		req->abandoned = false;
+		req->sync_failed = false;
 		req->state = IO_REQ_PENDING;
 		tail = (io_shared->pending_head + io_shared->npending) % io_shared->nrequests;
 		io_shared->pending[tail] = slot;
@@ -563,7 +592,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		{
 			err = req->error;
 			err_offset = req->offset;
-			err_op = req->op;
+			err_op = req->sync_failed ? IO_OP_SYNC : req->op;
 		}
 		io_slot_free(slots[i]);
 	}
@@ -601,8 +630,8 @@ io_mmap_run(IoOp op, const char *path, const IoPage *pages, int npages)
 			break;
 		case IO_OP_WRITE_SYNC:
 			err = iommap_write(path, pages, npages);
-			if (err == 0)
-				err = iommap_sync(path);
+			if (err == 0 && (err = iommap_sync(path)) != 0)
+				op = IO_OP_SYNC;
 			break;
 		case IO_OP_SYNC:
 			err = iommap_sync(path);
@@ -626,6 +655,14 @@ io_mmap_run(IoOp op, const char *path, const IoPage *pages, int npages)
 static void
 io_run(IoOp op, const char *path, const IoPage *pages, int npages)
 {
+	if (io_debug_fault == IO_FAULT_SYNC &&
+		(op == IO_OP_SYNC || op == IO_OP_WRITE_SYNC))
+	{
+		/* artrie.debug_fault: the writes happen, the sync fails. */
+		if (op == IO_OP_WRITE_SYNC)
+			io_run(IO_OP_WRITE, path, pages, npages);
+		io_report(IO_OP_SYNC, path, 0, EIO);
+	}
 	if (io_backend_in_use() == IO_BACKEND_MMAP)
 	{
 		io_mmap_run(op, path, pages, npages);

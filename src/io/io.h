@@ -7,7 +7,8 @@
  * whole pages (IO_PAGE_SIZE bytes at offsets that are multiples of it).
  * Buffers must live in the main shared memory segment, because under
  * io_uring the io worker, not the caller, moves the bytes.  Every function
- * here either succeeds or raises an ERROR; a failure never leaves a
+ * here either succeeds or raises an ERROR, a PANIC if a sync failed (the
+ * written pages may be lost, see io_report); a failure never leaves a
  * request pending.
  *
  * Two backends, chosen by artrie.io_backend at server start:

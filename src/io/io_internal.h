@@ -48,6 +48,7 @@ typedef struct IoRequest
 	uint32		done;			/* bytes moved so far (short transfers) */
 	int			error;			/* 0, an errno, or IO_ERR_EOF */
 	bool		abandoned;		/* its waiter left: free it when done */
+	bool		sync_failed;	/* error came from the fsync, not a write */
 	ConditionVariable cv;		/* broadcast when state becomes DONE */
 } IoRequest;
 
@@ -88,6 +89,15 @@ typedef struct IoShared
 
 extern IoShared *io_shared;
 extern bool io_am_worker;
+
+/* Values of artrie.debug_fault. */
+typedef enum IoFault
+{
+	IO_FAULT_NONE,
+	IO_FAULT_SYNC				/* every sync this session asks for fails */
+} IoFault;
+
+extern int	io_debug_fault;
 
 /* The mmap backend; each returns 0 or an error as in IoRequest.error. */
 extern int	iommap_read(const char *path, const IoPage *pages, int npages);

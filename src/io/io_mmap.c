@@ -7,8 +7,11 @@
  * grown by remapping, and copies pages in and out of it.  Before a write
  * past the end, the file is extended (posix_fallocate never shrinks it, so
  * two processes extending at once cannot undo each other).  Nothing past
- * the end of the file is ever touched through the mapping, so a damaged
- * page map gives an error, not SIGBUS.  msync(MS_SYNC) over the mapping
+ * the end of the file as last seen is touched through the mapping, so a
+ * damaged page map gives an error, not SIGBUS.  A file cut short since
+ * (or a media error) does raise SIGBUS on the copy: a handler installed
+ * only around the copies turns it into an error of the call, EOF if the
+ * file is now too short, EIO otherwise.  msync(MS_SYNC) over the mapping
  * makes written pages durable.
  *
  *-------------------------------------------------------------------------
@@ -16,6 +19,8 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -39,6 +44,9 @@ typedef struct MmapFile
 } MmapFile;
 
 static HTAB *mmap_files = NULL;
+
+/* Where a SIGBUS during a copy jumps to; set only around the copies. */
+static sigjmp_buf *mmap_fault_jump = NULL;
 
 /*
  * Find or open a file; returns NULL with *err set on failure.
@@ -142,6 +150,71 @@ mmap_ensure_size(MmapFile *f, uint64 end, bool extend)
 }
 
 /*
+ * SIGBUS while copying to or from a mapping: leave the copy.
+ */
+static void
+mmap_sigbus(int signo)
+{
+	siglongjmp(*mmap_fault_jump, 1);
+}
+
+/*
+ * The error of a copy that raised SIGBUS at offset: the end of the file if
+ * it no longer holds the page, else a media error.
+ */
+static int
+mmap_fault_error(MmapFile *f, uint64 offset)
+{
+	struct stat st;
+
+	if (fstat(f->fd, &st) != 0)
+		return errno;
+	f->filesize = st.st_size;
+	return (uint64) st.st_size < offset + IO_PAGE_SIZE ? IO_ERR_EOF : EIO;
+}
+
+/*
+ * Copy pages out of the mapping (to_map false) or into it (to_map true),
+ * with a SIGBUS handler installed for just these copies.  The mapping
+ * must cover them.
+ */
+static int
+mmap_copy(MmapFile *f, const IoPage *pages, int npages, bool to_map)
+{
+	sigjmp_buf	jump;
+	struct sigaction sa;
+	struct sigaction old;
+	volatile int done = 0;
+	int			err = 0;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = mmap_sigbus;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, &old) != 0)
+		return errno;
+	if (sigsetjmp(jump, 1) == 0)
+	{
+		mmap_fault_jump = &jump;
+		for (; done < npages; done++)
+		{
+			char	   *mapped = f->base + pages[done].offset;
+
+			if (to_map)
+				memcpy(mapped, pages[done].buf, IO_PAGE_SIZE);
+			else
+				memcpy(pages[done].buf, mapped, IO_PAGE_SIZE);
+		}
+	}
+	else
+		err = -1;
+	mmap_fault_jump = NULL;
+	sigaction(SIGBUS, &old, NULL);
+	if (err != 0)
+		err = mmap_fault_error(f, pages[done].offset);
+	return err;
+}
+
+/*
  * Copy pages out of the mapping.
  */
 int
@@ -149,19 +222,16 @@ iommap_read(const char *path, const IoPage *pages, int npages)
 {
 	int			err = 0;
 	MmapFile   *f = mmap_get(path, &err);
+	uint64		end = 0;
 
 	if (f == NULL)
 		return err;
 	for (int i = 0; i < npages; i++)
-	{
-		uint64		end = pages[i].offset + IO_PAGE_SIZE;
-
-		if ((err = mmap_ensure_size(f, end, false)) != 0 ||
-			(err = mmap_cover(f, end)) != 0)
-			return err;
-		memcpy(pages[i].buf, f->base + pages[i].offset, IO_PAGE_SIZE);
-	}
-	return 0;
+		end = Max(end, pages[i].offset + IO_PAGE_SIZE);
+	if ((err = mmap_ensure_size(f, end, false)) != 0 ||
+		(err = mmap_cover(f, end)) != 0)
+		return err;
+	return mmap_copy(f, pages, npages, false);
 }
 
 /*
@@ -181,9 +251,7 @@ iommap_write(const char *path, const IoPage *pages, int npages)
 	if ((err = mmap_ensure_size(f, end, true)) != 0 ||
 		(err = mmap_cover(f, end)) != 0)
 		return err;
-	for (int i = 0; i < npages; i++)
-		memcpy(f->base + pages[i].offset, pages[i].buf, IO_PAGE_SIZE);
-	return 0;
+	return mmap_copy(f, pages, npages, true);
 }
 
 /*

@@ -659,7 +659,10 @@ uring_complete(uint64 data, int res)
 			retry_slots[nretry++] = slot;
 		}
 		else if (res < 0)
+		{
+			req->sync_failed = true;
 			uring_finish(slot, -res);
+		}
 		else
 			uring_finish(slot, 0);
 		return;
@@ -799,8 +802,8 @@ mmap_serve_pending(void)
 				break;
 			case IO_OP_WRITE_SYNC:
 				err = iommap_write(req->path, &page, 1);
-				if (err == 0)
-					err = iommap_sync(req->path);
+				if (err == 0 && (err = iommap_sync(req->path)) != 0)
+					req->sync_failed = true;
 				break;
 			case IO_OP_SYNC:
 				err = iommap_sync(req->path);

@@ -811,6 +811,7 @@ pager_evict_write(int frame)
 	PagerFileSlot *fs;
 	ArtPageNo	pageno;
 	uint32		phys = 0;
+	uint32		stamp;
 	char	   *data = pager_frame_data(frame);
 
 	int			slot;
@@ -846,8 +847,8 @@ pager_evict_write(int frame)
 	{
 		IoPage		page;
 
-		phys = pager_phys_alloc(fs);
-		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, 0);
+		phys = pager_phys_alloc(fs, &stamp);
+		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, stamp);
 		page.offset = (uint64) phys * ART_PAGE_SIZE;
 		page.buf = data;
 		io_write_pages(fs->path, &page, 1);
@@ -864,7 +865,7 @@ pager_evict_write(int frame)
 	}
 	PG_END_TRY();
 
-	pager_map_set(fs, pageno, phys);
+	pager_map_set(fs, pageno, phys, stamp);
 	LWLockRelease(&f->content);
 	gate_exit(slot);
 	pg_atomic_fetch_add_u64(&pager_shared->counters.eviction_writes, 1);
@@ -1081,15 +1082,42 @@ pager_abandon_read(int code, Datum arg)
 }
 
 /*
+ * Turn the error of a failed read of a data page (being handled, ctx the
+ * memory context the read was called in) into one that names the index,
+ * its file and the page, with the REINDEX hint: an end of file is a
+ * corrupted index, any other error keeps its code.
+ */
+static void
+pager_read_failed(PagerFileSlot *fs, ArtPageNo pageno, MemoryContext ctx)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(ctx);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (edata->sqlerrcode == ERRCODE_DATA_CORRUPTED)
+		pager_corrupt(fs, pageno, edata->message);
+	ereport(ERROR,
+			(errcode(edata->sqlerrcode),
+			 errmsg("could not read page %u of index \"%s\" from file \"%s\"",
+					pageno, fs->relname, fs->path),
+			 errdetail("%s", edata->message),
+			 errhint("REINDEX the index.")));
+}
+
+/*
  * Read a page into a frame that carries its tag, checking it.
  */
 static void
 pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 {
+	MemoryContext ctx = CurrentMemoryContext;
 	char	   *data = pager_frame_data(frame);
-	uint32		phys = pager_map_get(fs, pageno);
+	uint32		stamp;
+	uint32		phys = pager_map_get(fs, pageno, &stamp);
 	IoPage		page;
 	const char *problem;
+	uint64		carried;
 
 	if (phys == PAGER_PHYS_FREE)
 		pager_corrupt(fs, pageno, "the page is not allocated");
@@ -1099,10 +1127,23 @@ pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 		pager_corrupt(fs, pageno, psprintf("the page map points past the file (physical page %u)", phys));
 	page.offset = (uint64) phys * ART_PAGE_SIZE;
 	page.buf = data;
-	io_read_pages(fs->path, &page, 1);
+	PG_TRY();
+	{
+		io_read_pages(fs->path, &page, 1);
+	}
+	PG_CATCH();
+	{
+		pager_read_failed(fs, pageno, ctx);
+	}
+	PG_END_TRY();
 	problem = pager_page_check(fs, data, pageno, PAGER_KIND_DATA);
 	if (problem)
 		pager_corrupt(fs, pageno, problem);
+	carried = ((const PagerPageHeader *) data)->ckpt_no;
+	if (carried != stamp)
+		pager_corrupt(fs, pageno,
+					  psprintf("stale copy of the page at physical page %u: it carries write stamp " UINT64_FORMAT ", the page map expects %u (a lost write)",
+							   phys, carried, stamp));
 }
 
 /*

@@ -47,7 +47,7 @@ pager_copy_in_page(PagerFile *file, ArtPageNo pageno, const char *body)
 		if (ref.pageno == pageno)
 			return;
 	}
-	if (body == NULL || pager_map_get(pager_slot(file), pageno) == PAGER_PHYS_FREE)
+	if (body == NULL || pager_map_get(pager_slot(file), pageno, NULL) == PAGER_PHYS_FREE)
 		return;
 	store.ops->pin(store.store, pageno, ART_LOCK_EXCLUSIVE, &ref);
 	memcpy(ref.data + ART_PAGE_RESERVED, body, ART_PAGE_SIZE - ART_PAGE_RESERVED);
@@ -65,7 +65,7 @@ pager_free_page(PagerFile *file, ArtPageNo pageno)
 	ArtPageRef	ref;
 
 	if (pageno >= pager_file_nlogical(file) ||
-		pager_map_get(pager_slot(file), pageno) == PAGER_PHYS_FREE)
+		pager_map_get(pager_slot(file), pageno, NULL) == PAGER_PHYS_FREE)
 		return;
 	store.ops->pin(store.store, pageno, ART_LOCK_EXCLUSIVE, &ref);
 	store.ops->free(store.store, &ref);
@@ -81,7 +81,7 @@ pager_copy_out_page(PagerFile *file, ArtPageNo pageno, char *body)
 	ArtPageRef	ref;
 
 	if (pageno >= pager_file_nlogical(file) ||
-		pager_map_get(pager_slot(file), pageno) == PAGER_PHYS_FREE)
+		pager_map_get(pager_slot(file), pageno, NULL) == PAGER_PHYS_FREE)
 		return false;
 	store.ops->pin(store.store, pageno, ART_LOCK_SHARE, &ref);
 	memcpy(body, ref.data + ART_PAGE_RESERVED, ART_PAGE_SIZE - ART_PAGE_RESERVED);

@@ -15,7 +15,8 @@
  *	   takes the file's dirty frames, sorted by page number, in batches of
  *	   the ring's size: each page gets a physical page in neither bitmap
  *	   (so the last durable checkpoint's pages are never overwritten), is
- *	   sealed (CRC32C, page number, file identity) and written;
+ *	   sealed (CRC32C, page number, file identity, a fresh write stamp)
+ *	   and written;
  *	2. still under the gate, snapshots the page map and adds the
  *	   snapshot's pages to "durable" (so that nothing it needs can be
  *	   reused while it is being made durable); then, without the gate,
@@ -53,6 +54,7 @@ typedef struct CkptItem
 	int			frame;
 	ArtPageNo	pageno;
 	uint32		phys;
+	uint32		stamp;
 } CkptItem;
 
 /* A checkpoint's snapshot of a file's state. */
@@ -63,6 +65,7 @@ typedef struct CkptSnapshot
 	uint32		nphys;
 	uint32		nmap;
 	uint32	   *mappages;
+	uint32	   *stamps;			/* the map's stamps, nlogical of them */
 	uint32		user[PAGER_USER_WORDS];
 	uint64		redo_lsn;	/* replay this file's records from here */
 } CkptSnapshot;
@@ -158,6 +161,8 @@ map_reserve(PagerFileSlot *fs, uint32 n)
 	cap = Max(Max(n, 1024), fs->map_cap * 2);
 	fs->map = dsa_grow(fs->map, (Size) fs->map_cap * sizeof(uint32),
 					   (Size) cap * sizeof(uint32));
+	fs->stamps = dsa_grow(fs->stamps, (Size) fs->map_cap * sizeof(uint32),
+						  (Size) cap * sizeof(uint32));
 	fs->map_cap = cap;
 }
 
@@ -181,6 +186,12 @@ static inline uint32 *
 map_of(PagerFileSlot *fs)
 {
 	return (uint32 *) dsa_get_address(pager_dsa(), fs->map);
+}
+
+static inline uint32 *
+stamps_of(PagerFileSlot *fs)
+{
+	return (uint32 *) dsa_get_address(pager_dsa(), fs->stamps);
 }
 
 static inline uint8 *
@@ -236,16 +247,18 @@ phys_find_free(PagerFileSlot *fs)
 }
 
 /*
- * A fresh physical page for a data page, marked "current".
+ * A fresh physical page for a data page, marked "current", and the write
+ * stamp to seal the page with.
  */
 uint32
-pager_phys_alloc(PagerFileSlot *fs)
+pager_phys_alloc(PagerFileSlot *fs, uint32 *stamp)
 {
 	uint32		p;
 
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	p = phys_find_free(fs);
 	bit_set(current_of(fs), p);
+	*stamp = ++fs->write_stamp;
 	LWLockRelease(&fs->lock);
 	return p;
 }
@@ -264,16 +277,17 @@ pager_phys_release(PagerFileSlot *fs, uint32 phys)
 }
 
 /*
- * Point a logical page at a physical one (fs->lock exclusive); its
- * former physical page is no longer "current".
+ * Point a logical page at a physical one written with a write stamp
+ * (fs->lock exclusive); its former physical page is no longer "current".
  */
 static void
-map_set_locked(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys)
+map_set_locked(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys, uint32 stamp)
 {
 	uint32	   *map = map_of(fs);
 	uint32		old = map[pageno];
 
 	map[pageno] = phys;
+	stamps_of(fs)[pageno] = stamp;
 	if (phys_real(old) && old != phys)
 	{
 		bit_clear(current_of(fs), old);
@@ -284,27 +298,32 @@ map_set_locked(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys)
 }
 
 /*
- * Point a logical page at a physical page just written.
+ * Point a logical page at a physical page just written with a stamp.
  */
 void
-pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys)
+pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys, uint32 stamp)
 {
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	map_set_locked(fs, pageno, phys);
+	map_set_locked(fs, pageno, phys, stamp);
 	LWLockRelease(&fs->lock);
 }
 
 /*
- * Where a logical page lives.
+ * Where a logical page lives, and (if stamp is not NULL) the write stamp
+ * it must carry there.
  */
 uint32
-pager_map_get(PagerFileSlot *fs, ArtPageNo pageno)
+pager_map_get(PagerFileSlot *fs, ArtPageNo pageno, uint32 *stamp)
 {
 	uint32		phys = PAGER_PHYS_FREE;
 
 	LWLockAcquire(&fs->lock, LW_SHARED);
 	if (pageno < fs->nlogical)
+	{
 		phys = map_of(fs)[pageno];
+		if (stamp)
+			*stamp = stamps_of(fs)[pageno];
+	}
 	LWLockRelease(&fs->lock);
 	return phys;
 }
@@ -337,6 +356,7 @@ pager_logical_alloc(PagerFileSlot *fs)
 		l = fs->nlogical++;
 	}
 	map[l] = PAGER_PHYS_NONE;
+	stamps_of(fs)[l] = 0;
 	fs->nused++;
 	fs->free_hint = l + 1;
 	fs->changed = true;
@@ -351,7 +371,7 @@ void
 pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno)
 {
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	map_set_locked(fs, pageno, PAGER_PHYS_FREE);
+	map_set_locked(fs, pageno, PAGER_PHYS_FREE, 0);
 	fs->nused--;
 	if (pageno < fs->free_hint)
 		fs->free_hint = pageno;
@@ -422,7 +442,8 @@ slot_new(const ArtFileId *id, const char *relname)
 }
 
 /*
- * Empty a slot's in-memory state (ckpt_lock exclusive).
+ * Empty a slot's in-memory state (ckpt_lock exclusive).  Write stamps
+ * start anew at a random value (see pager_internal.h).
  */
 static void
 slot_reset(PagerFileSlot *fs)
@@ -432,11 +453,15 @@ slot_reset(PagerFileSlot *fs)
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	if (DsaPointerIsValid(fs->map))
 		dsa_free(area, fs->map);
+	if (DsaPointerIsValid(fs->stamps))
+		dsa_free(area, fs->stamps);
 	if (DsaPointerIsValid(fs->durable))
 		dsa_free(area, fs->durable);
 	if (DsaPointerIsValid(fs->current))
 		dsa_free(area, fs->current);
-	fs->map = fs->durable = fs->current = InvalidDsaPointer;
+	fs->map = fs->stamps = fs->durable = fs->current = InvalidDsaPointer;
+	if (!pg_strong_random(&fs->write_stamp, sizeof(fs->write_stamp)))
+		fs->write_stamp = (uint32) random();
 	fs->map_cap = fs->phys_cap = 0;
 	fs->nlogical = fs->nused = 0;
 	fs->nphys = PAGER_FIRST_DATA_PHYS;
@@ -689,6 +714,7 @@ slot_load(PagerFileSlot *fs)
 			}
 			count = Min(PAGER_MAP_PER_PAGE, nlogical - Min(nlogical, base));
 			memcpy(map + base, pages[i].buf + ART_PAGE_RESERVED, sizeof(uint32) * count);
+			memcpy(stamps_of(fs) + base, pages[i].buf + PAGER_MAP_STAMPS, sizeof(uint32) * count);
 		}
 		LWLockRelease(&fs->lock);
 		for (int i = n - 1; i >= 0; i--)
@@ -1015,6 +1041,7 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 	for (int i = 0; i < n; i++)
 	{
 		items[i].phys = phys_find_free(fs);
+		items[i].stamp = ++fs->write_stamp;
 		bit_set(current_of(fs), items[i].phys);
 	}
 	LWLockRelease(&fs->lock);
@@ -1023,7 +1050,8 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 	{
 		char	   *data = pager_frame_data(items[i].frame);
 
-		pager_page_seal(fs, data, items[i].pageno, PAGER_KIND_DATA, 0);
+		pager_page_seal(fs, data, items[i].pageno, PAGER_KIND_DATA,
+						items[i].stamp);
 		pages[i].offset = (uint64) items[i].phys * ART_PAGE_SIZE;
 		pages[i].buf = data;
 	}
@@ -1050,7 +1078,7 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < n; i++)
-		map_set_locked(fs, items[i].pageno, items[i].phys);
+		map_set_locked(fs, items[i].pageno, items[i].phys, items[i].stamp);
 	LWLockRelease(&fs->lock);
 
 	for (int i = 0; i < n; i++)
@@ -1170,8 +1198,12 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	snap->nlogical = fs->nlogical;
 	snap->nused = fs->nused;
 	map = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
+	snap->stamps = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
 	if (snap->nlogical > 0)
+	{
 		memcpy(map, map_of(fs), sizeof(uint32) * snap->nlogical);
+		memcpy(snap->stamps, stamps_of(fs), sizeof(uint32) * snap->nlogical);
+	}
 	memcpy(snap->user, fs->user, sizeof(snap->user));
 	fs->changed = false;
 	dur = durable_of(fs);
@@ -1219,6 +1251,7 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 				data = pager_frame_data(frames[i]);
 				memset(data, 0, ART_PAGE_SIZE);
 				memcpy(data + ART_PAGE_RESERVED, map + base, sizeof(uint32) * count);
+				memcpy(data + PAGER_MAP_STAMPS, snap->stamps + base, sizeof(uint32) * count);
 				pager_page_seal(fs, data, first + i, PAGER_KIND_MAP, ckpt_no);
 				pages[i].offset = (uint64) snap->mappages[first + i] * ART_PAGE_SIZE;
 				pages[i].buf = data;
@@ -1312,6 +1345,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	ckpt_commit(fs, &snap, map);
 	LWLockRelease(&fs->ckpt_lock);
 	pfree(snap.mappages);
+	pfree(snap.stamps);
 	pfree(map);
 	return true;
 }
@@ -1516,10 +1550,10 @@ pager_file_bytes(PagerFile *file)
 
 /*
  * The number of the file's last durable checkpoint, and (in *redo_lsn)
- * the journal position its changes would be replayed from.
+ * the WAL position it began at: redo applies the file's records from there.
  */
 uint64
-pager_file_checkpoint(PagerFile *file, uint64 *redo_lsn)
+pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn)
 {
 	PagerFileSlot *fs = pager_slot(file);
 	uint64		ckpt_no;

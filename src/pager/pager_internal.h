@@ -13,6 +13,19 @@
  * starts with PagerPageHeader: CRC32C, page number, file identity
  * (pager_page.h has the page formats).
  *
+ * Write stamps.  Every write of a data page (by a checkpoint or by an
+ * eviction) seals it with a fresh stamp, which the page map records next
+ * to its physical page and the checkpoint's map pages carry to disk; a
+ * read checks the page's stamp against the map's.  A physical page is
+ * reused for the same logical page, so without the stamp an older copy of
+ * that page (a write the device acknowledged but lost) would pass every
+ * other check.  The checkpoint number alone is not enough: an evicted page
+ * may be written to the same physical page twice before a checkpoint, and
+ * after a crash the same checkpoint number is used again.  So the stamps
+ * of a file count up, per write, from a random start each time the file is
+ * loaded: unique within a run, and a copy from another run carries the
+ * expected stamp only by a 1 in 2^32 chance.
+ *
  * Space.  Two bitmaps over physical pages, in dynamic shared memory with
  * the page map: "durable" (used by the last durable checkpoint, or by the
  * one being written) and "current" (used by the in-memory page map).  A
@@ -107,6 +120,8 @@ typedef struct PagerFileSlot
 	uint32		free_hint;		/* no free logical page below */
 	uint32		phys_hint;		/* no free physical page below */
 	dsa_pointer map;			/* uint32[map_cap] */
+	dsa_pointer stamps;			/* uint32[map_cap]: each page's write stamp */
+	uint32		write_stamp;	/* the last stamp handed out */
 	dsa_pointer durable;		/* bitmap */
 	dsa_pointer current;		/* bitmap */
 	uint64		ckpt_no;		/* of the last durable checkpoint */
@@ -213,10 +228,12 @@ extern void pager_hold_release_all(void);
 
 /* pager_file.c */
 extern PagerFileSlot *pager_slot(PagerFile *file);
-extern uint32 pager_phys_alloc(PagerFileSlot *fs);
+extern uint32 pager_phys_alloc(PagerFileSlot *fs, uint32 *stamp);
 extern void pager_phys_release(PagerFileSlot *fs, uint32 phys);
-extern void pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys);
-extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno);
+extern void pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys,
+						  uint32 stamp);
+extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno,
+							uint32 *stamp);
 extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
 extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
 extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);

@@ -45,7 +45,8 @@ typedef struct PagerPageHeader
 	uint32_t	generation;
 	uint16_t	kind;			/* PAGER_KIND_* */
 	uint16_t	version;		/* PAGER_FORMAT_VERSION */
-	uint64_t	ckpt_no;		/* checkpoint that wrote a meta or map page */
+	uint64_t	ckpt_no;		/* meta and map pages: the checkpoint that
+								 * wrote them; data pages: their write stamp */
 } PagerPageHeader;
 
 #define PAGER_KIND_DATA		1
@@ -58,8 +59,16 @@ typedef struct PagerPageHeader
 /* Physical pages 0 and 1 are the meta slots. */
 #define PAGER_FIRST_DATA_PHYS	2
 
-/* Map entries per map page. */
-#define PAGER_MAP_PER_PAGE	((ART_PAGE_SIZE - ART_PAGE_RESERVED) / sizeof(uint32_t))
+/*
+ * A map page holds PAGER_MAP_PER_PAGE entries after its header: first
+ * their physical pages, then (at PAGER_MAP_STAMPS) their write stamps.
+ * A data page's write stamp, in its header's ckpt_no, is handed out anew
+ * by every write of a page (pager_internal.h), so that an older copy of
+ * the page left in the same physical page (a lost write) does not carry
+ * the stamp the map expects.
+ */
+#define PAGER_MAP_PER_PAGE	((ART_PAGE_SIZE - ART_PAGE_RESERVED) / (2 * sizeof(uint32_t)))
+#define PAGER_MAP_STAMPS	(ART_PAGE_RESERVED + PAGER_MAP_PER_PAGE * sizeof(uint32_t))
 
 /* The caller's own words kept in the meta page (pager_get_user_word). */
 #define PAGER_USER_WORDS	4
