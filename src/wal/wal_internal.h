@@ -12,11 +12,16 @@
 
 #include "access/xlogreader.h"
 #include "port/atomics.h"
+#include "storage/condition_variable.h"
 #include "storage/lwlock.h"
+#include "storage/spin.h"
 
 typedef struct WalShared
 {
+	slock_t		mutex;			/* the two flags below */
+	bool		recovering;		/* a process is running wal_recover */
 	bool		recovered;		/* files are up to date with the WAL */
+	ConditionVariable recovered_cv; /* broadcast when either flag changes */
 	LWLock	   *control_lock;	/* the control file and the slot */
 	uint64		control_seq;	/* under control_lock */
 	bool		slot_ok;		/* under control_lock */

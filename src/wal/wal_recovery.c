@@ -55,6 +55,7 @@
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include "wal/wal_internal.h"
 
@@ -79,6 +80,8 @@ static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 static uint64 wal_retained_bytes(void);
+static bool recover_begin(void);
+static void recover_files(bool in_startup);
 
 /* The timeline the replay reader opens segments up to. */
 static TimeLineID reader_max_tli = 1;
@@ -139,8 +142,8 @@ control_read(WalControl *ctl)
 }
 
 /*
- * Write the control file's next slot, durably (control_lock held, or the
- * only process that could write it).
+ * Write the control file's next slot, durably (control_lock held, or in
+ * the one process that runs recovery, before any checkpoint may write it).
  */
 static void
 control_write(XLogRecPtr replay_from, XLogRecPtr min_redo)
@@ -314,10 +317,60 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
  * process before PostgreSQL's redo (in_startup), or from the io worker
  * when PostgreSQL replayed nothing before letting backends in (a clean
  * shutdown; a standby that has received nothing yet).  Then files may be
- * used.  Whichever comes first does it; the other finds it done.
+ * used.  Whichever comes first does it; the other waits until it is done.
+ * No LWLock is held meanwhile: a record redo cannot apply is caught, and
+ * the catch releases every LWLock.
  */
 void
 wal_recover(bool in_startup)
+{
+	if (!recover_begin())
+		return;
+	PG_TRY();
+	{
+		recover_files(in_startup);
+	}
+	PG_CATCH();
+	{
+		SpinLockAcquire(&wal_shared->mutex);
+		wal_shared->recovering = false;
+		SpinLockRelease(&wal_shared->mutex);
+		ConditionVariableBroadcast(&wal_shared->recovered_cv);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Whether this process is to run recovery: false once it is done, and
+ * while another process runs it, wait for that.
+ */
+static bool
+recover_begin(void)
+{
+	bool		mine = false;
+
+	ConditionVariablePrepareToSleep(&wal_shared->recovered_cv);
+	for (;;)
+	{
+		SpinLockAcquire(&wal_shared->mutex);
+		if (!wal_shared->recovered && !wal_shared->recovering)
+			wal_shared->recovering = mine = true;
+		if (wal_shared->recovered || mine)
+		{
+			SpinLockRelease(&wal_shared->mutex);
+			break;
+		}
+		SpinLockRelease(&wal_shared->mutex);
+		ConditionVariableSleep(&wal_shared->recovered_cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return mine;
+}
+
+/* wal_recover's work, in the one process that runs it. */
+static void
+recover_files(bool in_startup)
 {
 	ControlFileData *pgctl;
 	bool		crc_ok;
@@ -327,13 +380,6 @@ wal_recover(bool in_startup)
 	XLogRecPtr	min_redo;
 	bool		from_backup;
 	TimeLineID	tli;
-
-	LWLockAcquire(wal_shared->control_lock, LW_EXCLUSIVE);
-	if (wal_shared->recovered)
-	{
-		LWLockRelease(wal_shared->control_lock);
-		return;
-	}
 
 	pgctl = get_controlfile(DataDir, &crc_ok);
 	if (!crc_ok)
@@ -384,9 +430,12 @@ wal_recover(bool in_startup)
 	pager_set_min_redo(min_redo);
 	pager_forget_files_before(min_redo);
 	pager_set_replay_from(replay_from);
-	wal_shared->recovered = true;
 	pager_set_ready(RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : InvalidXLogRecPtr);
-	LWLockRelease(wal_shared->control_lock);
+	SpinLockAcquire(&wal_shared->mutex);
+	wal_shared->recovered = true;
+	wal_shared->recovering = false;
+	SpinLockRelease(&wal_shared->mutex);
+	ConditionVariableBroadcast(&wal_shared->recovered_cv);
 	if (!in_startup)
 		ereport(DEBUG1,
 				(errmsg_internal("artrie: files brought up to %X/%X by the io worker",
@@ -538,6 +587,8 @@ wal_shmem_startup(void)
 	{
 		memset(wal_shared, 0, sizeof(WalShared));
 		wal_shared->control_lock = &(GetNamedLWLockTranche("artrie_wal_control"))->lock;
+		SpinLockInit(&wal_shared->mutex);
+		ConditionVariableInit(&wal_shared->recovered_cv);
 		pg_atomic_init_u64(&wal_shared->records, 0);
 		pg_atomic_init_u64(&wal_shared->bytes, 0);
 		pg_atomic_init_u64(&wal_shared->replayed, 0);
