@@ -543,7 +543,7 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 {
 	if (m->sysid != GetSystemIdentifier())
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("index \"%s\" cannot be used: file \"%s\" belongs to another database cluster",
 						fs->relname, fs->path),
 				 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", this one is " UINT64_FORMAT ".",
@@ -551,7 +551,7 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 				 errhint("REINDEX the index.")));
 	if (m->redo_lsn < pager_shared->min_redo)
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("index \"%s\" cannot be used: file \"%s\" may lack changes that the WAL here no longer holds",
 						fs->relname, fs->path),
 				 errdetail("The file's last checkpoint began at %X/%X, before %X/%X, where the WAL that artrie replayed at server start began.",
@@ -561,7 +561,7 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 	if (m->redo_lsn > pager_redo_now() && pager_shared->ready &&
 		(!RecoveryInProgress() || HotStandbyActive()))
 		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("index \"%s\" cannot be used: file \"%s\" is newer than this server's WAL",
 						fs->relname, fs->path),
 				 errdetail("The file's last checkpoint began at %X/%X, past the end of the WAL at %X/%X.",

@@ -15,7 +15,9 @@
  * A record that cannot be applied because its file is damaged (a checksum
  * failure, a truncated file, a trie that does not hold together) must not
  * stop PostgreSQL's recovery: the file is marked damaged, which refuses it
- * to every user with a hint to REINDEX, and redo goes on.  Any other
+ * to every user with a hint to REINDEX, and redo goes on.  The records of
+ * a file that cannot be proven current (pager_set_min_redo, another
+ * cluster's) are skipped: every load refuses that file anyway.  Any other
  * failure (out of memory, an I/O error, a full disk) stops recovery, as it
  * does for PostgreSQL's own pages: the server restarts it once the cause
  * is fixed.
@@ -46,6 +48,15 @@ wal_redo_forget(void)
 {
 	have_last = false;
 	last_file = NULL;
+}
+
+/* Skip the records of file id from now on (it is refused anyway). */
+static void
+redo_skip_file(const ArtFileId *id)
+{
+	last_id = *id;
+	last_file = NULL;
+	have_last = true;
 }
 
 /*
@@ -222,13 +233,28 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
 
 		MemoryContextSwitchTo(redo_cxt);
 		edata = CopyErrorData();
-		if (!redo_error_is_damage(edata->sqlerrcode) || len < sizeof(ArtFileId))
+		if (len < sizeof(ArtFileId) ||
+			(!redo_error_is_damage(edata->sqlerrcode) &&
+			 edata->sqlerrcode != ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE))
 			PG_RE_THROW();
 		FlushErrorState();
 		LWLockReleaseAll();
 		ConditionVariableCancelSleep();
 		pager_release_all();
 		wal_redo_forget();
+
+		/*
+		 * A file that cannot be proven current (of another cluster, older
+		 * than the WAL here) is refused at every load anyway: its records
+		 * are skipped, the file left as it is.
+		 */
+		if (edata->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE)
+		{
+			redo_skip_file(&id);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(redo_cxt);
+			return;
+		}
 
 		reason = psprintf("Redo of the WAL record at %X/%X failed: %s",
 						  LSN_FORMAT_ARGS(lsn), edata->message);
