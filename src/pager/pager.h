@@ -13,7 +13,7 @@
  * Layer rule: the SQL surface (src/am, src/func, src/artrie.c) and the
  * WAL layer (src/wal) call this header; the pager calls src/io; nothing
  * here calls upward.  The WAL layer hears of checkpoints through the hook
- * it registers (pager_set_checkpoint_hook).
+ * it registers (pager_set_hooks).
  *
  *-------------------------------------------------------------------------
  */

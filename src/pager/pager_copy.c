@@ -13,11 +13,18 @@
  * caller keeps everyone else away from both files (ALTER INDEX ... SET
  * TABLESPACE holds an AccessExclusiveLock; nobody else knows a new file).
  *
+ * Layer: above the page store and checkpoints: it fills and reads pages
+ * through the page store (pager_store.c), resolves handles and copies the
+ * user words with the file table, looks pages up in the page map
+ * (pager_space.c), and makes a copy durable with pager_flush_file
+ * (pager_checkpoint.c).  Called by the SQL surface and the WAL layer.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "pager/pager_internal.h"
+#include "pager/pager_file.h"
+#include "pager/pager_space.h"
 
 #include "miscadmin.h"
 

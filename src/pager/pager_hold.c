@@ -35,11 +35,15 @@
  * VACUUM wait (interruptibly) until it moves on or closes.  Holds end with
  * their scan, and all of them at the end of the transaction.
  *
+ * Layer: a leaf, calling nothing else in the pager.  Called by the access
+ * method, by pager.c (the holds' shared memory) and by the pool's end of
+ * transaction (pager_hold_release_all).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "pager/pager_internal.h"
+#include "pager/pager_hold.h"
 
 #include "access/twophase.h"
 #include "miscadmin.h"

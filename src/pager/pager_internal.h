@@ -4,6 +4,28 @@
  *	  The pager's shared state: frames, the page table, the file table, and
  *	  the on-disk layout of artrie files.
  *
+ * Layers.  Calls inside the pager go one way, from the top of this list
+ * down; each file includes the headers of the layers it may call, and
+ * every layer includes this header for the shared state.
+ *
+ *	pager.c				setup: GUCs, shared memory, the hooks' registration
+ *	pager_worker.c		the io worker's loop (pager_worker.h)
+ *	pager_sweep.c		the orphan sweep (pager_sweep.h)
+ *	pager_copy.c		filling and copying files through the page store
+ *	pager_store.c		the page store over a PagerFile handle
+ *	pager_checkpoint.c	copy-on-write checkpoints (pager_checkpoint.h)
+ *	pager_file.c		the file table, recovery's state (pager_file.h)
+ *	pager_pool.c		frames, page table, pins, eviction (pager_pool.h)
+ *	pager_space.c		page maps, bitmaps, page allocation (pager_space.h)
+ *	pager_hold.c		scan holds, a leaf (pager_hold.h)
+ *	pager_page.c		the page formats, plain C (pager_page.h)
+ *
+ * The page store and checkpoints do not call each other.  The pool works
+ * on (file slot, page number), never on PagerFile handles: the layers
+ * above resolve a handle with pager_slot first.  The pool's request for a
+ * checkpoint is a flag and the io worker's latch in shared memory, not a
+ * call.
+ *
  * File layout.  An artrie file is a sequence of 8 KiB physical pages.
  * Physical pages 0 and 1 are the two meta slots; a checkpoint writes the
  * slot the last durable checkpoint did not use.  Every other physical page
@@ -108,7 +130,7 @@ typedef struct PagerFileSlot
 	char		relname[NAMEDATALEN];
 
 	LWLock		ckpt_lock;		/* loading, checkpoint, drop */
-	LWLock		gate;			/* shared while changing pages, see pager.c */
+	LWLock		gate;			/* shared while changing pages, see pager_pool.c */
 	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
 	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */
 	LWLock		lock;			/* everything below */
@@ -202,49 +224,5 @@ extern int	pager_pool_kb;
 extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
 extern int	pager_checkpoint_dirty_percent;
-
-/* pager.c */
-extern dsa_area *pager_dsa(void);
-extern char *pager_frame_data(int frame);
-extern void pager_backend_init(void);
-extern void pager_backend_ready(void);
-extern XLogRecPtr pager_wal_end(void);
-extern XLogRecPtr pager_redo_now(void);
-extern int	pager_scratch_get(void);
-extern void pager_scratch_put(int frame);
-extern void pager_unpin(int frame);
-extern bool pager_pin_take_dirty(int frame, int slot);
-extern void pager_request_checkpoint(void);
-extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
-							uint16 kind, uint64 ckpt_no);
-extern const char *pager_page_check(PagerFileSlot *fs, const char *page,
-									uint32 pageno, uint16 kind);
-extern void pager_forget_frames(int slot);
-
-/* pager_hold.c */
-extern Size pager_hold_shmem_size(void);
-extern void pager_hold_shmem_init(void *place);
-extern void pager_hold_release_all(void);
-
-/* pager_file.c */
-extern PagerFileSlot *pager_slot(PagerFile *file);
-extern uint32 pager_phys_alloc(PagerFileSlot *fs, uint32 *stamp);
-extern void pager_phys_release(PagerFileSlot *fs, uint32 phys);
-extern void pager_map_set(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys,
-						  uint32 stamp);
-extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno,
-							uint32 *stamp);
-extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
-extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
-extern bool pager_checkpoint_slot(int slot, bool force, bool in_worker);
-extern void pager_file_path(const ArtFileId *id, char *path);
-extern void pager_connections_allowed(void);
-extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
-
-/* pager_worker.c */
-extern void pager_register_worker(void);
-
-/* pager_sweep.c */
-extern void pager_sweep_tick(void);
 
 #endif							/* ARTRIE_PAGER_INTERNAL_H */

@@ -29,6 +29,10 @@
  * round.  A database's directory under artrie/ goes once it is empty and
  * the database's own directory is gone from every tablespace.
  *
+ * Layer: calls the file table (pager_drop_file, readiness) and the pool
+ * (pager_forget_frames).  Called by the io worker (pager_sweep_tick) and
+ * the SQL surface (pager_sweep_orphans).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -37,7 +41,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pager/pager_internal.h"
+#include "pager/pager_file.h"
+#include "pager/pager_pool.h"
+#include "pager/pager_sweep.h"
 
 #include "access/transam.h"
 #include "access/xlog.h"

@@ -15,13 +15,23 @@
  * queries) it tells the WAL layer (pager_connections_allowed).  An
  * ERROR in a checkpoint is logged and the loop goes on.
  *
+ * Layer: the top of the pager's calls below its setup (pager.c, which
+ * registers the worker).  Calls checkpoints (pager_checkpoint,
+ * pager_connections_allowed), the sweep (pager_sweep_tick), the file
+ * table (pager_is_ready), the pool (this process's setup, dropping pins
+ * after an ERROR) and src/io.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <signal.h>
 
-#include "pager/pager_internal.h"
+#include "pager/pager_checkpoint.h"
+#include "pager/pager_file.h"
+#include "pager/pager_pool.h"
+#include "pager/pager_sweep.h"
+#include "pager/pager_worker.h"
 
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"

@@ -1,0 +1,508 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_checkpoint.c
+ *	  Copy-on-write checkpoints of artrie files.
+ *
+ * A checkpoint of a file:
+ *	1. under the file's write gate (so that it sees no change half done),
+ *	   takes the file's dirty frames, sorted by page number, in batches of
+ *	   the ring's size: each page gets a physical page in neither bitmap
+ *	   (so the last durable checkpoint's pages are never overwritten), is
+ *	   sealed (CRC32C, page number, file identity, a fresh write stamp)
+ *	   and written;
+ *	2. still under the gate, snapshots the page map and adds the
+ *	   snapshot's pages to "durable" (so that nothing it needs can be
+ *	   reused while it is being made durable); then, without the gate,
+ *	   writes the map pages, to fresh physical pages too;
+ *	3. fdatasync; writes the meta slot the last checkpoint did not use
+ *	   (write + fdatasync);
+ *	4. only then sets "durable" to exactly the new checkpoint's pages: what
+ *	   the old one alone used becomes free.
+ *
+ * After a checkpoint of every file, the WAL layer hears where recovery
+ * would now start through the hooks pager.c registered (pager_hooks).
+ *
+ * Layer: calls the file table (pager_slot, meta pages, readiness, the
+ * redo position), the pool (dirty frames, scratch frames, page seal), the
+ * space layer (fresh physical pages, the page map) and src/io.  Called by
+ * the io worker, the copy functions and the SQL surface
+ * (pager_checkpoint.h, pager.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "pager/pager_checkpoint.h"
+#include "pager/pager_file.h"
+#include "pager/pager_pool.h"
+#include "pager/pager_space.h"
+
+#include "access/xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xlogrecovery.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+
+/* A dirty page a checkpoint writes. */
+typedef struct CkptItem
+{
+	int			frame;
+	ArtPageNo	pageno;
+	uint32		phys;
+	uint32		stamp;
+} CkptItem;
+
+/* A checkpoint's snapshot of a file's state. */
+typedef struct CkptSnapshot
+{
+	uint32		nlogical;
+	uint32		nused;
+	uint32		nphys;
+	uint32		nmap;
+	uint32	   *mappages;
+	uint32	   *stamps;			/* the map's stamps, nlogical of them */
+	uint32		user[PAGER_USER_WORDS];
+	uint64		redo_lsn;	/* replay this file's records from here */
+} CkptSnapshot;
+
+PagerHooks	pager_hooks;
+
+/*
+ * The end of the last WAL record inserted so far (in recovery: replayed).
+ * GetXLogInsertRecPtr() gives where the next record will start, which
+ * lies past a page header when the last record ended on a page boundary;
+ * XLogFlush() to such a position fails.
+ */
+static XLogRecPtr
+pager_wal_end(void)
+{
+	XLogRecPtr	ptr;
+
+	if (RecoveryInProgress())
+		return GetXLogReplayRecPtr(NULL);
+	ptr = GetXLogInsertRecPtr();
+	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
+		ptr -= SizeOfXLogLongPHD;
+	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
+		ptr -= SizeOfXLogShortPHD;
+	return ptr;
+}
+
+/* Order checkpoint items by page number. */
+static int
+ckpt_item_cmp(const void *a, const void *b)
+{
+	const CkptItem *x = a;
+	const CkptItem *y = b;
+
+	if (x->pageno != y->pageno)
+		return x->pageno < y->pageno ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Write one batch of pinned frames (their dirty flags taken) to fresh
+ * physical pages, then point the map at them and unpin them.
+ */
+static void
+ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
+{
+	IoPage	   *pages = palloc(sizeof(IoPage) * n);
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+	{
+		items[i].phys = pager_phys_find_free(fs);
+		items[i].stamp = ++fs->write_stamp;
+		bit_set(current_of(fs), items[i].phys);
+	}
+	LWLockRelease(&fs->lock);
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *data = pager_frame_data(items[i].frame);
+
+		pager_page_seal(fs, data, items[i].pageno, PAGER_KIND_DATA,
+						items[i].stamp);
+		pages[i].offset = (uint64) items[i].phys * ART_PAGE_SIZE;
+		pages[i].buf = data;
+	}
+
+	PG_TRY();
+	{
+		io_write_pages(fs->path, pages, n);
+	}
+	PG_CATCH();
+	{
+		for (int i = 0; i < n; i++)
+		{
+			PagerFrame *f = &pager_shared->frames[items[i].frame];
+
+			SpinLockAcquire(&f->hdr);
+			f->flags |= FRAME_DIRTY;
+			SpinLockRelease(&f->hdr);
+			pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
+			pager_phys_release(fs, items[i].phys);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+		pager_map_set_locked(fs, items[i].pageno, items[i].phys, items[i].stamp);
+	LWLockRelease(&fs->lock);
+
+	for (int i = 0; i < n; i++)
+		pager_unpin(items[i].frame);
+	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
+	pfree(pages);
+}
+
+/* How long the io worker waits for a gate at most: 2000 x 5 ms. */
+#define CKPT_GATE_TRIES		2000
+
+/*
+ * Take the file's write gate exclusive.  While it waits, the slot's
+ * gate_closing keeps new writers out (pager_pool.c), so the gate drains within
+ * the time of the operations inside it, whatever the write load.  The io
+ * worker never sleeps on the gate (a holder may be waiting for the
+ * worker's I/O): it serves I/O between tries, and gives up only if the
+ * gate stays busy for CKPT_GATE_TRIES.  A backend waits until it has it
+ * and can be cancelled meanwhile.
+ */
+static bool
+ckpt_gate(PagerFileSlot *fs, bool in_worker)
+{
+	volatile bool got = false;
+
+	pg_atomic_write_u32(&fs->gate_closing, 1);
+	PG_TRY();
+	{
+		for (int tries = 0; !got && (!in_worker || tries < CKPT_GATE_TRIES); tries++)
+		{
+			got = LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE);
+			if (got)
+				break;
+			if (in_worker)
+				io_worker_serve(5);
+			else
+			{
+				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+								 1L, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				io_serve_interrupts();
+			}
+		}
+	}
+	PG_FINALLY();
+	{
+		pg_atomic_write_u32(&fs->gate_closing, 0);
+		ConditionVariableBroadcast(&fs->gate_cv);
+	}
+	PG_END_TRY();
+	return got;
+}
+
+/*
+ * Steps 1 and 2 of a checkpoint, under the write gate: write every dirty
+ * page of the file, sorted, in batches of the ring's size, and snapshot
+ * the page map, whose pages join "durable" until the checkpoint is.
+ * Returns the snapshot (nlogical entries).
+ */
+static uint32 *
+ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
+{
+	int			nframes = pager_shared->nframes;
+	int			batch = Max(Min(io_batch_size(), nframes / 4), 1);
+	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
+	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
+	int			ncands = 0;
+	int			nitems = 0;
+	uint32	   *map;
+	uint8	   *dur;
+
+	/*
+	 * The heap tuples the pages point to, and the WAL records of the
+	 * changes, must be durable first (in recovery: the minimum recovery
+	 * point moves past the changes).
+	 */
+	XLogFlush(pager_wal_end());
+
+	/*
+	 * Under the gate no page of the file turns dirty or is written back by
+	 * an eviction, so the dirty frames found now stay dirty until taken.
+	 */
+	for (int i = 0; i < nframes; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+
+		SpinLockAcquire(&f->hdr);
+		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+			f->fileslot == slot)
+		{
+			cands[ncands].frame = i;
+			cands[ncands].pageno = f->pageno;
+			ncands++;
+		}
+		SpinLockRelease(&f->hdr);
+	}
+	qsort(cands, ncands, sizeof(CkptItem), ckpt_item_cmp);
+
+	/* Pin a batch at a time, so that the pool keeps frames to evict. */
+	for (int c = 0; c < ncands; c++)
+	{
+		if (!pager_pin_take_dirty(cands[c].frame, slot))
+			continue;
+		items[nitems++] = cands[c];
+		if (nitems == batch)
+		{
+			ckpt_flush_batch(fs, items, nitems);
+			nitems = 0;
+		}
+	}
+	if (nitems > 0)
+		ckpt_flush_batch(fs, items, nitems);
+	pfree(items);
+	pfree(cands);
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	snap->nlogical = fs->nlogical;
+	snap->nused = fs->nused;
+	map = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
+	snap->stamps = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
+	if (snap->nlogical > 0)
+	{
+		memcpy(map, map_of(fs), sizeof(uint32) * snap->nlogical);
+		memcpy(snap->stamps, stamps_of(fs), sizeof(uint32) * snap->nlogical);
+	}
+	memcpy(snap->user, fs->user, sizeof(snap->user));
+	fs->changed = false;
+	dur = durable_of(fs);
+	for (uint32 l = 0; l < snap->nlogical; l++)
+		if (phys_real(map[l]))
+			bit_set(dur, map[l]);
+	snap->nmap = (snap->nlogical + PAGER_MAP_PER_PAGE - 1) / PAGER_MAP_PER_PAGE;
+	snap->mappages = palloc(sizeof(uint32) * Max(snap->nmap, 1));
+	for (uint32 i = 0; i < snap->nmap; i++)
+	{
+		snap->mappages[i] = pager_phys_find_free(fs);
+		bit_set(durable_of(fs), snap->mappages[i]);
+	}
+	snap->nphys = fs->nphys;
+	LWLockRelease(&fs->lock);
+	return map;
+}
+
+/*
+ * Steps 3 and 4 of a checkpoint: write the map pages, sync, write the
+ * meta page, sync, and let the old checkpoint's space go.
+ */
+static void
+ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
+{
+	uint64		ckpt_no = fs->ckpt_no + 1;
+	int			meta_slot = fs->meta_slot ^ 1;
+	uint8	   *dur;
+	IoPage		pages[PAGER_SCRATCH_BATCH];
+	int			frames[PAGER_SCRATCH_BATCH];
+
+	PG_TRY();
+	{
+		for (uint32 first = 0; first < snap->nmap; first += PAGER_SCRATCH_BATCH)
+		{
+			int			n = Min(PAGER_SCRATCH_BATCH, snap->nmap - first);
+
+			for (int i = 0; i < n; i++)
+			{
+				uint32		base = (first + i) * PAGER_MAP_PER_PAGE;
+				uint32		count = Min(PAGER_MAP_PER_PAGE, snap->nlogical - base);
+				char	   *data;
+
+				frames[i] = pager_scratch_get();
+				data = pager_frame_data(frames[i]);
+				memset(data, 0, ART_PAGE_SIZE);
+				memcpy(data + ART_PAGE_RESERVED, map + base, sizeof(uint32) * count);
+				memcpy(data + PAGER_MAP_STAMPS, snap->stamps + base, sizeof(uint32) * count);
+				pager_page_seal(fs, data, first + i, PAGER_KIND_MAP, ckpt_no);
+				pages[i].offset = (uint64) snap->mappages[first + i] * ART_PAGE_SIZE;
+				pages[i].buf = data;
+			}
+			io_write_pages(fs->path, pages, n);
+			for (int i = n - 1; i >= 0; i--)
+				pager_scratch_put(frames[i]);
+		}
+
+		io_sync_file(fs->path);
+
+		frames[0] = pager_scratch_get();
+		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
+		pages[0].buf = pager_frame_data(frames[0]);
+		pager_meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->redo_lsn,
+						snap->nlogical, snap->nphys, snap->nused, snap->user,
+						snap->nmap, snap->mappages);
+		io_write_sync(fs->path, pages, 1);
+		pager_scratch_put(frames[0]);
+	}
+	PG_CATCH();
+	{
+		fs->changed = true;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	/* Durable: from now on only the new checkpoint's pages are protected. */
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	dur = durable_of(fs);
+	memset(dur, 0, fs->phys_cap / 8);
+	bit_set(dur, 0);
+	bit_set(dur, 1);
+	for (uint32 l = 0; l < snap->nlogical; l++)
+		if (phys_real(map[l]))
+			bit_set(dur, map[l]);
+	for (uint32 i = 0; i < snap->nmap; i++)
+		bit_set(dur, snap->mappages[i]);
+	fs->ckpt_no = ckpt_no;
+	fs->redo_lsn = snap->redo_lsn;
+	fs->meta_slot = meta_slot;
+	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
+	LWLockRelease(&fs->lock);
+
+	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoints, 1);
+}
+
+/*
+ * Checkpoint one file.  Returns whether a checkpoint was made durable.
+ * In the io worker (in_worker) nothing blocks on a lock: a file busy with
+ * another checkpoint or with changes is skipped, and caught next time.
+ */
+static bool
+pager_checkpoint_slot(int slot, bool force, bool in_worker)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	bool		dirty = false;
+	CkptSnapshot snap;
+	uint32	   *map;
+
+	if (!fs->in_use || !fs->loaded)
+		return false;
+	if (in_worker)
+	{
+		if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+			return false;
+	}
+	else
+		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
+	if (!fs->in_use || !fs->loaded)
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		return false;
+	}
+
+	for (int i = 0; i < pager_shared->nframes && !dirty; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+
+		dirty = (f->flags & FRAME_DIRTY) && f->fileslot == slot;
+	}
+	if ((!dirty && !fs->changed && !force) || !ckpt_gate(fs, in_worker))
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		return false;
+	}
+
+	map = ckpt_write_dirty(fs, slot, &snap);
+	snap.redo_lsn = pager_redo_now();
+	LWLockRelease(&fs->gate);
+	ckpt_commit(fs, &snap, map);
+	LWLockRelease(&fs->ckpt_lock);
+	pfree(snap.mappages);
+	pfree(snap.stamps);
+	pfree(map);
+	return true;
+}
+
+/*
+ * Make every page of one file durable.
+ */
+void
+pager_flush_file(PagerFile *file)
+{
+	PagerFileSlot *fs = pager_slot(file);
+
+	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false);
+}
+
+/*
+ * Whether a file may hold changes that its last durable checkpoint lacks:
+ * it changed since, or a checkpoint of it is under way.
+ */
+static bool
+pager_slot_has_changes(int slot)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	bool		changes;
+
+	if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_SHARED))
+		return true;
+	changes = fs->changed;
+	LWLockRelease(&fs->ckpt_lock);
+	return changes;
+}
+
+/*
+ * Checkpoint every open file, then tell the checkpoint hook where the WAL
+ * that recovery would need now begins.  With restamp, also the files
+ * without changes, so that every open file's last checkpoint begins past
+ * PostgreSQL's current redo pointer (a base backup starting there can
+ * then use them).
+ */
+void
+pager_checkpoint(bool restamp)
+{
+	XLogRecPtr	redo;
+
+	pager_backend_ready();
+	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
+	redo = pager_redo_now();
+
+	/*
+	 * A file's checkpoint claims every change logged before redo: not
+	 * before artrie's recovery is done, nor while PostgreSQL's redo has
+	 * not yet replayed up to the checkpoint record it started from (the
+	 * replay position then lies past records still to be replayed).
+	 */
+	if (!pager_shared->ready ||
+		(RecoveryInProgress() && redo <= pager_shared->ckpt_barrier))
+		return;
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
+			pager_checkpoint_slot(i, restamp, io_in_worker());
+	}
+
+	/*
+	 * Recovery must start where the oldest change not yet durable may be:
+	 * at a file's own position if it still has one (its checkpoint was
+	 * skipped, or it changed since), else where this checkpoint began,
+	 * since every later change logs its record after that.
+	 */
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (fs->in_use && fs->loaded && pager_slot_has_changes(i))
+			redo = Min(redo, fs->redo_lsn);
+	}
+	if (pager_hooks.checkpoint_done)
+		pager_hooks.checkpoint_done(redo);
+}
+
+/* In the io worker, once backends may connect. */
+void
+pager_connections_allowed(void)
+{
+	if (pager_hooks.connections_allowed)
+		pager_hooks.connections_allowed();
+}

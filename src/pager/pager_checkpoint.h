@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_checkpoint.h
+ *	  The checkpoint layer (pager_checkpoint.c): copy-on-write checkpoints
+ *	  and the calls of the WAL layer's hooks.
+ *
+ * The public half (pager_flush_file, pager_checkpoint) is in pager.h.
+ * Included by pager.c, which registers the hooks, and by the io worker.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_PAGER_CHECKPOINT_H
+#define ARTRIE_PAGER_CHECKPOINT_H
+
+#include "pager/pager_internal.h"
+
+/* The WAL layer's hooks (pager_set_hooks). */
+extern PagerHooks pager_hooks;
+
+extern void pager_connections_allowed(void);
+
+#endif							/* ARTRIE_PAGER_CHECKPOINT_H */

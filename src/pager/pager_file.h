@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_file.h
+ *	  The file table (pager_file.c): slots of open files, handles, and
+ *	  recovery's state of which files may be used.
+ *
+ * The public half (creating, opening, dropping files, user words, file
+ * statistics, recovery) is in pager.h.  Included by the layers that may
+ * call the file table: the page store, checkpoints, the copy functions,
+ * the sweep and the io worker.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_PAGER_FILE_H
+#define ARTRIE_PAGER_FILE_H
+
+#include "pager/pager_internal.h"
+
+extern PagerFileSlot *pager_slot(PagerFile *file);
+extern void pager_backend_ready(void);
+extern XLogRecPtr pager_redo_now(void);
+extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,
+							uint64 ckpt_no, XLogRecPtr redo_lsn,
+							uint32 nlogical, uint32 nphys, uint32 nused,
+							const uint32 *user, uint32 nmap,
+							const uint32 *mappages);
+
+#endif							/* ARTRIE_PAGER_FILE_H */

@@ -1,0 +1,1073 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_pool.c
+ *	  The buffer pool: frames, page table, pins, content locks, the write
+ *	  gate, clock-sweep eviction, scratch frames, and this process's
+ *	  per-backend state (pins, gates, hints).
+ *
+ * A frame is found through a partitioned shared hash keyed by (file slot,
+ * logical page).  Its descriptor's spinlock protects the tag, flags, pin
+ * count and usage count; its LWLock protects the page's contents, in the
+ * mode the trie asks for.  A backend remembers its pins in a local list so
+ * that they are dropped at (sub)transaction abort and at exit; the content
+ * locks themselves are released by LWLockReleaseAll.
+ *
+ * The clock sweep prefers clean victims for one full turn of the clock
+ * (and asks the io worker for a checkpoint meanwhile); after that it takes
+ * a dirty one and writes it back copy-on-write to a fresh physical page.
+ * A victim whose content lock is busy is passed over: a backend evicting
+ * may hold other pages' locks, so it must not wait for one.
+ *
+ * The write gate.  A checkpoint must see every file as readers do: a
+ * consistent trie, never half of a change.  A backend holds its file's
+ * gate (an LWLock) in shared mode from its first exclusive page lock of
+ * the file until its last is released, and while it writes back a dirty
+ * victim; a checkpoint holds the gate exclusive while it writes the
+ * file's dirty pages and snapshots its page map.  Under the gate no page
+ * of the file can change, so the checkpoint needs no content locks.
+ * LWLocks let new shared holders past a waiting exclusive one, so under
+ * a steady stream of writers the gate might never be free: a checkpoint
+ * that waits for it sets the slot's gate_closing, and a process about to
+ * enter the gate while it holds no other waits (cancellably) until the
+ * checkpoint has it, so the holders drain.
+ *
+ * Layer: the pool works on (file slot, page number) and PagerFileSlot,
+ * never on PagerFile handles, so it never opens a file.  It calls the
+ * space layer (page maps, physical pages for evicted pages,
+ * pager_corrupt), the scan holds (their end with a transaction) and
+ * src/io.  Asking the io worker for a checkpoint (pager_request_checkpoint)
+ * sets a flag and the worker's latch in shared memory: a signal, not a
+ * call.  Called by the file table, the page store, checkpoints, the sweep
+ * and the io worker (pager_pool.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "pager/pager_hold.h"
+#include "pager/pager_pool.h"
+#include "pager/pager_space.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+/* This process's pins. */
+typedef struct LocalPin
+{
+	int			frame;
+	int			count;
+} LocalPin;
+
+static LocalPin *local_pins = NULL;
+static int	local_npins = 0;
+static int	local_maxpins = 0;
+/* This process's holds on files' write gates. */
+typedef struct LocalGate
+{
+	int			slot;
+	int			count;
+} LocalGate;
+
+#define PAGER_MAX_GATES		16
+
+static LocalGate local_gates[PAGER_MAX_GATES];
+static int	local_ngates = 0;
+
+static bool backend_ready = false;
+
+static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
+
+/*
+ * A frame's page.
+ */
+char *
+pager_frame_data(int frame)
+{
+	return pager_shared->data + (Size) frame * ART_PAGE_SIZE;
+}
+
+/*
+ * Drop count pins of a frame that this process no longer counts; if an
+ * I/O whose waiter left (io.c) still uses the frame, leave one pin to the
+ * I/O and mark the frame an orphan, for the clock sweep to take back.
+ */
+static void
+pager_unpin_shared(int frame, int count)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	bool		busy = io_buffer_busy(pager_frame_data(frame));
+
+	SpinLockAcquire(&f->hdr);
+	if (busy && !(f->flags & FRAME_ORPHAN))
+	{
+		f->flags |= FRAME_ORPHAN;
+		count--;
+	}
+	f->refcount -= count;
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * Take back an orphan frame whose I/O has ended: drop the I/O's pin.
+ */
+static void
+pager_adopt_orphan(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	if (io_buffer_busy(pager_frame_data(frame)))
+		return;
+	SpinLockAcquire(&f->hdr);
+	if (f->flags & FRAME_ORPHAN)
+	{
+		f->flags &= ~FRAME_ORPHAN;
+		f->refcount--;
+	}
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * Drop every pin this process holds (their locks are gone already).
+ */
+void
+pager_release_all(void)
+{
+	for (int i = 0; i < local_npins; i++)
+		pager_unpin_shared(local_pins[i].frame, local_pins[i].count);
+	local_npins = 0;
+	local_ngates = 0;
+}
+
+/*
+ * Abort of a (sub)transaction: the trie holds no pin across calls, so
+ * every pin this process holds belongs to the operation that failed.
+ */
+static void
+pager_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PREPARE)
+		pager_hold_release_all();
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+		pager_release_all();
+	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+			  event == XACT_EVENT_PREPARE) && local_npins > 0)
+	{
+		elog(WARNING, "artrie: %d buffer pins leaked", local_npins);
+		pager_release_all();
+	}
+}
+
+/*
+ * Abort of a subtransaction.
+ */
+static void
+pager_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					   SubTransactionId parentSubid, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		pager_release_all();
+}
+
+/*
+ * Process exit: drop pins left by a FATAL.
+ */
+static void
+pager_proc_exit(int code, Datum arg)
+{
+	LWLockReleaseAll();
+	pager_release_all();
+}
+
+/*
+ * First use in this process: callbacks that drop pins.
+ */
+void
+pager_backend_init(void)
+{
+	if (backend_ready)
+		return;
+	if (pager_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie must be loaded via shared_preload_libraries")));
+	local_maxpins = 64;
+	local_pins = MemoryContextAlloc(TopMemoryContext, sizeof(LocalPin) * local_maxpins);
+	RegisterXactCallback(pager_xact_callback, NULL);
+	RegisterSubXactCallback(pager_subxact_callback, NULL);
+	before_shmem_exit(pager_proc_exit, 0);
+	backend_ready = true;
+}
+
+/*
+ * Make room for one more local pin before touching shared state, so that
+ * recording it cannot fail.
+ */
+static void
+local_pin_reserve(void)
+{
+	if (local_npins >= local_maxpins)
+	{
+		local_maxpins *= 2;
+		local_pins = repalloc(local_pins, sizeof(LocalPin) * local_maxpins);
+	}
+}
+
+/*
+ * Record a pin of frame.
+ */
+void
+pager_local_pin_add(int frame)
+{
+	for (int i = 0; i < local_npins; i++)
+	{
+		if (local_pins[i].frame == frame)
+		{
+			local_pins[i].count++;
+			return;
+		}
+	}
+	local_pins[local_npins].frame = frame;
+	local_pins[local_npins].count = 1;
+	local_npins++;
+}
+
+/*
+ * Forget a pin of frame.
+ */
+static void
+local_pin_remove(int frame)
+{
+	for (int i = 0; i < local_npins; i++)
+	{
+		if (local_pins[i].frame == frame)
+		{
+			if (--local_pins[i].count == 0)
+				local_pins[i] = local_pins[--local_npins];
+			return;
+		}
+	}
+	elog(ERROR, "artrie: frame %d is not pinned", frame);
+}
+
+/*
+ * Before a process enters its first write gate: while a checkpoint waits
+ * for this one, wait until it has it.  A process inside another gate goes
+ * on at once, since a checkpoint of that file may be waiting for it; the
+ * io worker too, since checkpoints wait for its I/O.
+ */
+static void
+gate_wait_open(PagerFileSlot *fs)
+{
+	if (pg_atomic_read_u32(&fs->gate_closing) == 0 || local_ngates > 0 ||
+		io_in_worker())
+		return;
+	while (pg_atomic_read_u32(&fs->gate_closing) != 0)
+	{
+		(void) ConditionVariableTimedSleep(&fs->gate_cv, 10,
+										   PG_WAIT_EXTENSION);
+		io_serve_interrupts();
+	}
+	ConditionVariableCancelSleep();
+}
+
+/*
+ * Enter a file's write gate (shared); with conditional, give up rather
+ * than wait (also while a checkpoint waits for the gate).
+ */
+bool
+pager_gate_enter(int slot, bool conditional)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	LWLock	   *gate = &fs->gate;
+
+	for (int i = 0; i < local_ngates; i++)
+	{
+		if (local_gates[i].slot == slot)
+		{
+			local_gates[i].count++;
+			return true;
+		}
+	}
+	if (local_ngates >= PAGER_MAX_GATES)
+		elog(ERROR, "artrie: too many files changed at once");
+	if (conditional)
+	{
+		if (pg_atomic_read_u32(&fs->gate_closing) != 0 ||
+			!LWLockConditionalAcquire(gate, LW_SHARED))
+			return false;
+	}
+	else
+	{
+		gate_wait_open(fs);
+		LWLockAcquire(gate, LW_SHARED);
+	}
+	local_gates[local_ngates].slot = slot;
+	local_gates[local_ngates].count = 1;
+	local_ngates++;
+	return true;
+}
+
+/*
+ * Leave a file's write gate.
+ */
+void
+pager_gate_exit(int slot)
+{
+	for (int i = 0; i < local_ngates; i++)
+	{
+		if (local_gates[i].slot == slot)
+		{
+			if (--local_gates[i].count == 0)
+			{
+				LWLockRelease(&pager_shared->files[slot].gate);
+				local_gates[i] = local_gates[--local_ngates];
+			}
+			return;
+		}
+	}
+	elog(ERROR, "artrie: write gate of file slot %d is not held", slot);
+}
+
+/*
+ * Drop one pin.
+ */
+void
+pager_unpin(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	local_pin_remove(frame);
+	SpinLockAcquire(&f->hdr);
+	Assert(f->refcount > 0);
+	f->refcount--;
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * For a checkpoint holding the file's gate: pin a frame of the file if
+ * it is dirty, and take its dirty flag.
+ */
+bool
+pager_pin_take_dirty(int frame, int slot)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	bool		ok;
+
+	local_pin_reserve();
+	SpinLockAcquire(&f->hdr);
+	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+		f->fileslot == slot;
+	if (ok)
+	{
+		f->refcount++;
+		f->flags &= ~FRAME_DIRTY;
+	}
+	SpinLockRelease(&f->hdr);
+	if (ok)
+	{
+		pager_local_pin_add(frame);
+		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	}
+	return ok;
+}
+
+/*
+ * Wake the io worker to run a checkpoint.
+ */
+void
+pager_request_checkpoint(void)
+{
+	if (pg_atomic_exchange_u32(&pager_shared->ckpt_requested, 1) == 0 &&
+		pager_shared->worker_latch)
+		SetLatch(pager_shared->worker_latch);
+}
+
+/*
+ * Count a frame that turned dirty; too many dirty frames ask for a
+ * checkpoint.
+ */
+void
+pager_count_dirty(void)
+{
+	uint32		nd = pg_atomic_add_fetch_u32(&pager_shared->ndirty, 1);
+
+	if ((uint64) nd * 100 >= (uint64) pager_shared->nframes * pager_checkpoint_dirty_percent)
+		pager_request_checkpoint();
+}
+
+/*
+ * Fill a page's header and checksum.
+ */
+void
+pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno, uint16 kind,
+				uint64 ckpt_no)
+{
+	pager_page_seal_header((uint8 *) page, &fs->id, pageno, kind, ckpt_no);
+}
+
+/*
+ * Check a page read from disk: NULL if good, else what is wrong.
+ */
+const char *
+pager_page_check(PagerFileSlot *fs, const char *page, uint32 pageno,
+				 uint16 kind)
+{
+	char		msg[128];
+
+	if (pager_page_check_header((const uint8 *) page, &fs->id, pageno, kind,
+								msg, sizeof(msg)))
+		return NULL;
+	return pstrdup(msg);
+}
+
+/*
+ * Hash and partition lock of a tag.
+ */
+LWLock *
+pager_partition(const PagerTag *tag, uint32 *hash)
+{
+	*hash = get_hash_value(pager_table, tag);
+	return &pager_shared->partition_locks[*hash % PAGER_PARTITIONS].lock;
+}
+
+/*
+ * Take a frame out of the page table; true if it is now ours alone and
+ * untagged.
+ */
+static bool
+pager_detach(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+	bool		ok = false;
+
+	SpinLockAcquire(&f->hdr);
+	if (!(f->flags & FRAME_TAG_VALID))
+	{
+		SpinLockRelease(&f->hdr);
+		return true;
+	}
+	tag.fileslot = f->fileslot;
+	tag.pageno = f->pageno;
+	SpinLockRelease(&f->hdr);
+
+	part = pager_partition(&tag, &hash);
+	LWLockAcquire(part, LW_EXCLUSIVE);
+	SpinLockAcquire(&f->hdr);
+	if (f->refcount == 1 && !(f->flags & FRAME_DIRTY) &&
+		(f->flags & FRAME_TAG_VALID) &&
+		f->fileslot == tag.fileslot && f->pageno == tag.pageno)
+	{
+		hash_search_with_hash_value(pager_table, &tag, hash, HASH_REMOVE, NULL);
+		f->flags = 0;
+		f->fileslot = -1;
+		f->pageno = ART_INVALID_PAGENO;
+		ok = true;
+	}
+	else if (!(f->flags & FRAME_TAG_VALID))
+		ok = true;
+	SpinLockRelease(&f->hdr);
+	LWLockRelease(part);
+	return ok;
+}
+
+/*
+ * Write a dirty victim back, copy-on-write.  false if its content lock is
+ * busy (pick another victim then).
+ */
+static bool
+pager_evict_write(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+	PagerFileSlot *fs;
+	ArtPageNo	pageno;
+	uint32		phys = 0;
+	uint32		stamp;
+	char	   *data = pager_frame_data(frame);
+
+	int			slot;
+
+	SpinLockAcquire(&f->hdr);
+	slot = f->fileslot;
+	SpinLockRelease(&f->hdr);
+	if (slot < 0)
+		return true;
+	if (!pager_gate_enter(slot, true))
+		return false;
+	if (!LWLockConditionalAcquire(&f->content, LW_SHARED))
+	{
+		pager_gate_exit(slot);
+		return false;
+	}
+	SpinLockAcquire(&f->hdr);
+	if (!(f->flags & FRAME_DIRTY) || !(f->flags & FRAME_TAG_VALID) ||
+		f->fileslot != slot)
+	{
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(&f->content);
+		pager_gate_exit(slot);
+		return true;
+	}
+	f->flags &= ~FRAME_DIRTY;
+	fs = &pager_shared->files[slot];
+	pageno = f->pageno;
+	SpinLockRelease(&f->hdr);
+	pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+
+	PG_TRY();
+	{
+		IoPage		page;
+
+		phys = pager_phys_alloc(fs, &stamp);
+		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, stamp);
+		page.offset = (uint64) phys * ART_PAGE_SIZE;
+		page.buf = data;
+		io_write_pages(fs->path, &page, 1);
+	}
+	PG_CATCH();
+	{
+		SpinLockAcquire(&f->hdr);
+		f->flags |= FRAME_DIRTY;
+		SpinLockRelease(&f->hdr);
+		pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
+		if (phys != 0)
+			pager_phys_release(fs, phys);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	pager_map_set(fs, pageno, phys, stamp);
+	LWLockRelease(&f->content);
+	pager_gate_exit(slot);
+	pg_atomic_fetch_add_u64(&pager_shared->counters.eviction_writes, 1);
+	return true;
+}
+
+/*
+ * One pass of the clock sweep: a frame pinned and untagged, or -1.  Sets
+ * *busy if a candidate was passed over only for a moment (its lock or its
+ * file's gate taken, or pinned meanwhile).
+ */
+static int
+pager_sweep(bool *busy)
+{
+	int			n = pager_shared->nframes;
+	int			limit = n * (PAGER_MAX_USAGE + 3);
+	bool		asked = false;
+
+	for (int scanned = 0; scanned < limit; scanned++)
+	{
+		int			i = pg_atomic_fetch_add_u32(&pager_shared->clock_hand, 1) % n;
+		PagerFrame *f = &pager_shared->frames[i];
+		uint16		flags;
+
+		SpinLockAcquire(&f->hdr);
+		if (f->refcount > 0)
+		{
+			flags = f->flags;
+			SpinLockRelease(&f->hdr);
+			if (flags & FRAME_ORPHAN)
+				pager_adopt_orphan(i);
+			continue;
+		}
+		if (f->usage > 0)
+		{
+			f->usage--;
+			SpinLockRelease(&f->hdr);
+			continue;
+		}
+		if ((f->flags & FRAME_DIRTY) && scanned < n)
+		{
+			SpinLockRelease(&f->hdr);
+			if (!asked)
+			{
+				pager_request_checkpoint();
+				asked = true;
+			}
+			continue;
+		}
+		f->refcount++;
+		flags = f->flags;
+		SpinLockRelease(&f->hdr);
+		pager_local_pin_add(i);
+
+		if ((flags & FRAME_DIRTY) && !pager_evict_write(i))
+		{
+			pager_unpin(i);
+			*busy = true;
+			continue;
+		}
+		if (pager_detach(i))
+		{
+			if (flags & FRAME_TAG_VALID)
+				pg_atomic_fetch_add_u64(&pager_shared->counters.evictions, 1);
+			return i;
+		}
+		pager_unpin(i);
+		*busy = true;
+	}
+	return -1;
+}
+
+/*
+ * Find a frame to reuse; returns it pinned, untagged.  When the only
+ * candidates are busy for a moment (a checkpoint holds their file's
+ * gate, say), wait a little and sweep again; ERROR only when every frame
+ * stays pinned.
+ */
+int
+pager_victim(void)
+{
+	local_pin_reserve();
+	for (int round = 0; round < 10000; round++)
+	{
+		bool		busy = false;
+		int			frame = pager_sweep(&busy);
+
+		if (frame >= 0)
+			return frame;
+		if (!busy)
+			break;
+		if (io_in_worker())
+			io_worker_serve(1);
+		else
+		{
+			pg_usleep(1000);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("no unpinned artrie buffer is available"),
+			 errhint("Raise artrie.buffer_pool_size.")));
+	return -1;					/* keep compiler quiet */
+}
+
+/*
+ * A frame to use as an I/O buffer for meta and map pages: pinned, in no
+ * page table entry.
+ */
+int
+pager_scratch_get(void)
+{
+	return pager_victim();
+}
+
+/*
+ * Give a scratch frame back.
+ */
+void
+pager_scratch_put(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	local_pin_remove(frame);
+	SpinLockAcquire(&f->hdr);
+	f->refcount--;
+	f->usage = 0;
+	SpinLockRelease(&f->hdr);
+}
+
+/*
+ * Wait until nobody is reading frame's page; false if the read failed.
+ */
+static bool
+pager_wait_read(PagerFrame *f)
+{
+	uint16		flags;
+
+	for (;;)
+	{
+		SpinLockAcquire(&f->hdr);
+		flags = f->flags;
+		SpinLockRelease(&f->hdr);
+		if (!(flags & FRAME_READING))
+			break;
+		(void) ConditionVariableTimedSleep(&f->io_cv, 10, PG_WAIT_EXTENSION);
+		io_serve_interrupts();
+	}
+	ConditionVariableCancelSleep();
+	return (flags & FRAME_VALID) != 0;
+}
+
+/*
+ * Look a page up in the pool and pin its frame; -1 if absent.
+ */
+static int
+pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
+{
+	PagerLookup *ent;
+	int			frame = -1;
+
+	local_pin_reserve();
+	LWLockAcquire(part, LW_SHARED);
+	ent = hash_search_with_hash_value(pager_table, tag, hash, HASH_FIND, NULL);
+	if (ent)
+	{
+		PagerFrame *f = &pager_shared->frames[ent->frame];
+
+		frame = ent->frame;
+		SpinLockAcquire(&f->hdr);
+		f->refcount++;
+		if (f->usage < PAGER_MAX_USAGE)
+			f->usage++;
+		SpinLockRelease(&f->hdr);
+		pager_local_pin_add(frame);
+	}
+	LWLockRelease(part);
+	return frame;
+}
+
+/* A read in progress, for its cleanup if it fails. */
+typedef struct PagerRead
+{
+	int			frame;
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+} PagerRead;
+
+/*
+ * A read failed or was cancelled (by an ERROR or FATAL): take the frame
+ * out of the table and wake waiters.  A frame the I/O still reads into
+ * stays pinned as an orphan until the read ends.
+ */
+static void
+pager_abandon_read(int code, Datum arg)
+{
+	PagerRead  *r = (PagerRead *) DatumGetPointer(arg);
+	PagerFrame *f = &pager_shared->frames[r->frame];
+
+	LWLockAcquire(r->part, LW_EXCLUSIVE);
+	hash_search_with_hash_value(pager_table, &r->tag, r->hash, HASH_REMOVE, NULL);
+	SpinLockAcquire(&f->hdr);
+	f->flags = 0;
+	f->fileslot = -1;
+	f->pageno = ART_INVALID_PAGENO;
+	f->usage = 0;
+	SpinLockRelease(&f->hdr);
+	LWLockRelease(r->part);
+	ConditionVariableBroadcast(&f->io_cv);
+	local_pin_remove(r->frame);
+	pager_unpin_shared(r->frame, 1);
+}
+
+/*
+ * Turn the error of a failed read of a data page (being handled, ctx the
+ * memory context the read was called in) into one that names the index,
+ * its file and the page, with the REINDEX hint: an end of file is a
+ * corrupted index, any other error keeps its code.
+ */
+static void
+pager_read_failed(PagerFileSlot *fs, ArtPageNo pageno, MemoryContext ctx)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(ctx);
+	edata = CopyErrorData();
+	FlushErrorState();
+	if (edata->sqlerrcode == ERRCODE_DATA_CORRUPTED)
+		pager_corrupt(fs, pageno, edata->message);
+	ereport(ERROR,
+			(errcode(edata->sqlerrcode),
+			 errmsg("could not read page %u of index \"%s\" from file \"%s\"",
+					pageno, fs->relname, fs->path),
+			 errdetail("%s", edata->message),
+			 errhint("REINDEX the index.")));
+}
+
+/*
+ * Read a page into a frame that carries its tag, checking it.
+ */
+static void
+pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
+{
+	MemoryContext ctx = CurrentMemoryContext;
+	char	   *data = pager_frame_data(frame);
+	uint32		stamp;
+	uint32		phys = pager_map_get(fs, pageno, &stamp);
+	IoPage		page;
+	const char *problem;
+	uint64		carried;
+
+	if (phys == PAGER_PHYS_FREE)
+		pager_corrupt(fs, pageno, "the page is not allocated");
+	if (phys == PAGER_PHYS_NONE)
+		pager_corrupt(fs, pageno, "the page was never written");
+	if (phys < PAGER_FIRST_DATA_PHYS || phys >= fs->nphys)
+		pager_corrupt(fs, pageno, psprintf("the page map points past the file (physical page %u)", phys));
+	page.offset = (uint64) phys * ART_PAGE_SIZE;
+	page.buf = data;
+	PG_TRY();
+	{
+		io_read_pages(fs->path, &page, 1);
+	}
+	PG_CATCH();
+	{
+		pager_read_failed(fs, pageno, ctx);
+	}
+	PG_END_TRY();
+	problem = pager_page_check(fs, data, pageno, PAGER_KIND_DATA);
+	if (problem)
+		pager_corrupt(fs, pageno, problem);
+	carried = ((const PagerPageHeader *) data)->ckpt_no;
+	if (carried != stamp)
+		pager_corrupt(fs, pageno,
+					  psprintf("stale copy of the page at physical page %u: it carries write stamp " UINT64_FORMAT ", the page map expects %u (a lost write)",
+							   phys, carried, stamp));
+}
+
+/*
+ * This process's guesses of where pages are: frame + 1 (0: none) by a
+ * cheap hash of (file slot, page).  A guess is only a hint: it is used
+ * after checking, under the frame's spinlock, that the frame still holds
+ * that page; a frame changes its tag only under that spinlock and only
+ * when nobody else has it pinned.  It spares the page table's partition
+ * lock and hash lookup for the pages a backend keeps coming back to.
+ */
+#define PAGER_HINTS			4096
+
+static int	local_hints[PAGER_HINTS];
+
+/* The hint slot for a page. */
+static inline int
+pager_hint_index(int slot, ArtPageNo pageno)
+{
+	return (int) (((uint32) slot * 0x9E3779B1u ^ pageno * 0x85EBCA77u) >> 20) %
+		PAGER_HINTS;
+}
+
+/*
+ * Pin the frame a hint names if it holds the page, valid; -1 otherwise.
+ */
+static int
+pager_pin_hinted(int slot, ArtPageNo pageno, int hint)
+{
+	int			frame = local_hints[hint] - 1;
+	PagerFrame *f;
+	bool		ok;
+
+	if (frame < 0)
+		return -1;
+	f = &pager_shared->frames[frame];
+	local_pin_reserve();
+	SpinLockAcquire(&f->hdr);
+	ok = (f->flags & (FRAME_TAG_VALID | FRAME_VALID)) ==
+		(FRAME_TAG_VALID | FRAME_VALID) &&
+		f->fileslot == slot && f->pageno == pageno;
+	if (ok)
+	{
+		f->refcount++;
+		if (f->usage < PAGER_MAX_USAGE)
+			f->usage++;
+	}
+	SpinLockRelease(&f->hdr);
+	if (!ok)
+		return -1;
+	pager_local_pin_add(frame);
+	pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
+	return frame;
+}
+
+/*
+ * Pin page pageno of a file, reading it if it is not in the pool.
+ */
+int
+pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno)
+{
+	int			hint = pager_hint_index(slot, pageno);
+	int			frame = pager_pin_hinted(slot, pageno, hint);
+
+	if (frame < 0)
+	{
+		frame = pager_get_page_mapped(fs, slot, pageno);
+		local_hints[hint] = frame + 1;
+	}
+	return frame;
+}
+
+/*
+ * Pin page pageno of a file through the page table, reading it if it is
+ * not in the pool.
+ */
+static int
+pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
+{
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+
+	memset(&tag, 0, sizeof(tag));
+	tag.fileslot = slot;
+	tag.pageno = pageno;
+	part = pager_partition(&tag, &hash);
+
+	for (;;)
+	{
+		int			frame = pager_lookup_pin(&tag, hash, part);
+		int			victim;
+		PagerLookup *ent;
+		bool		found;
+		PagerFrame *f;
+		PagerRead	read;
+
+		if (frame >= 0)
+		{
+			if (pager_wait_read(&pager_shared->frames[frame]))
+			{
+				pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
+				return frame;
+			}
+			pager_unpin(frame);
+			continue;
+		}
+
+		victim = pager_victim();
+		LWLockAcquire(part, LW_EXCLUSIVE);
+		ent = hash_search_with_hash_value(pager_table, &tag, hash, HASH_ENTER, &found);
+		if (found)
+		{
+			LWLockRelease(part);
+			pager_scratch_put(victim);
+			continue;
+		}
+		ent->frame = victim;
+		f = &pager_shared->frames[victim];
+		SpinLockAcquire(&f->hdr);
+		f->fileslot = slot;
+		f->pageno = pageno;
+		f->flags = FRAME_TAG_VALID | FRAME_READING;
+		f->usage = 1;
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(part);
+
+		read.frame = victim;
+		read.tag = tag;
+		read.hash = hash;
+		read.part = part;
+		PG_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
+		{
+			pager_read_into(fs, victim, pageno);
+		}
+		PG_END_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
+
+		SpinLockAcquire(&f->hdr);
+		f->flags = (f->flags & ~FRAME_READING) | FRAME_VALID;
+		SpinLockRelease(&f->hdr);
+		ConditionVariableBroadcast(&f->io_cv);
+		pg_atomic_fetch_add_u64(&pager_shared->counters.misses, 1);
+		return victim;
+	}
+}
+
+/*
+ * Take every frame of a file slot out of the pool (the file is going
+ * away; nobody may be using it).
+ */
+void
+pager_forget_frames(int slot)
+{
+	for (int i = 0; i < pager_shared->nframes; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+		PagerTag	tag;
+		uint32		hash;
+		LWLock	   *part;
+		bool		dirty = false;
+
+		SpinLockAcquire(&f->hdr);
+		if (!(f->flags & FRAME_TAG_VALID) || f->fileslot != slot)
+		{
+			SpinLockRelease(&f->hdr);
+			continue;
+		}
+		tag.fileslot = slot;
+		tag.pageno = f->pageno;
+		SpinLockRelease(&f->hdr);
+
+		part = pager_partition(&tag, &hash);
+		LWLockAcquire(part, LW_EXCLUSIVE);
+		SpinLockAcquire(&f->hdr);
+		if ((f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
+			f->pageno == tag.pageno)
+		{
+			hash_search_with_hash_value(pager_table, &tag, hash, HASH_REMOVE, NULL);
+			dirty = (f->flags & FRAME_DIRTY) != 0;
+			f->flags = 0;
+			f->fileslot = -1;
+			f->pageno = ART_INVALID_PAGENO;
+			f->usage = 0;
+		}
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(part);
+		if (dirty)
+			pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	}
+}
+
+/*
+ * Statistics of the pool.
+ */
+void
+pager_pool_stats(PagerPoolStats *stats)
+{
+	PagerCounters *c = &pager_shared->counters;
+	uint32		files = 0;
+
+	for (int i = 0; i < pager_shared->max_files; i++)
+		if (pager_shared->files[i].in_use)
+			files++;
+	stats->frames = pager_shared->nframes;
+	stats->dirty = pg_atomic_read_u32(&pager_shared->ndirty);
+	stats->files = files;
+	stats->hits = pg_atomic_read_u64(&c->hits);
+	stats->misses = pg_atomic_read_u64(&c->misses);
+	stats->evictions = pg_atomic_read_u64(&c->evictions);
+	stats->eviction_writes = pg_atomic_read_u64(&c->eviction_writes);
+	stats->checkpoints = pg_atomic_read_u64(&c->checkpoints);
+	stats->checkpoint_pages = pg_atomic_read_u64(&c->checkpoint_pages);
+}
+
+/*
+ * The I/O layer's counters.
+ */
+void
+pager_io_stats(IoProcKind kind, IoStatsSnapshot *snap)
+{
+	io_get_stats(kind, snap);
+}
+
+/*
+ * The I/O backend in use.
+ */
+const char *
+pager_io_backend(void)
+{
+	return io_backend_name(io_backend_in_use());
+}
+
+/*
+ * How the io worker reaches buffers.
+ */
+const char *
+pager_io_buffer_mode(void)
+{
+	return io_buffer_mode();
+}
+
+/*
+ * Why the I/O layer fell back, if it did.
+ */
+const char *
+pager_io_fallback_reason(void)
+{
+	return io_fallback_reason();
+}

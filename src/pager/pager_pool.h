@@ -1,0 +1,43 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_pool.h
+ *	  The pool layer (pager_pool.c): frames, the page table, pins by (file
+ *	  slot, page number), the write gate, eviction, scratch frames, page
+ *	  seal and check, and this process's pins.
+ *
+ * Nothing here takes a PagerFile handle: callers resolve a handle to its
+ * slot first (pager_slot, pager_file.h).  Included by the layers that may
+ * call the pool: the file table, the page store, checkpoints, the sweep
+ * and the io worker.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef ARTRIE_PAGER_POOL_H
+#define ARTRIE_PAGER_POOL_H
+
+#include "pager/pager_internal.h"
+
+/* Meta and map pages move through this many scratch frames at a time. */
+#define PAGER_SCRATCH_BATCH	8
+
+extern char *pager_frame_data(int frame);
+extern void pager_backend_init(void);
+extern void pager_local_pin_add(int frame);
+extern bool pager_gate_enter(int slot, bool conditional);
+extern void pager_gate_exit(int slot);
+extern void pager_unpin(int frame);
+extern bool pager_pin_take_dirty(int frame, int slot);
+extern void pager_request_checkpoint(void);
+extern void pager_count_dirty(void);
+extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
+							uint16 kind, uint64 ckpt_no);
+extern const char *pager_page_check(PagerFileSlot *fs, const char *page,
+									uint32 pageno, uint16 kind);
+extern LWLock *pager_partition(const PagerTag *tag, uint32 *hash);
+extern int	pager_victim(void);
+extern int	pager_scratch_get(void);
+extern void pager_scratch_put(int frame);
+extern int	pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno);
+extern void pager_forget_frames(int slot);
+
+#endif							/* ARTRIE_PAGER_POOL_H */

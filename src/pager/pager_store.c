@@ -1,0 +1,253 @@
+/*-------------------------------------------------------------------------
+ *
+ * pager_store.c
+ *	  The page store the trie runs on (src/trie/trie_page.h), over a
+ *	  backend's handle on a file.
+ *
+ * Each operation resolves the PagerFile handle to its file slot
+ * (pager_slot, which reopens the file if its slot was reused) and then
+ * works on (slot, page number) through the pool: a pin, the page's
+ * content lock in the mode the trie asks for, the file's write gate for
+ * exclusive locks, a frame for a new page; logical pages come from the
+ * space layer.  Memory is palloc'd, so that an ERROR frees it.
+ *
+ * Layer: above the file table; calls pager_file.c, pager_pool.c and
+ * pager_space.c.  Called by the trie (through pager_page_store) and by
+ * the copy functions (pager_copy.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "pager/pager_file.h"
+#include "pager/pager_pool.h"
+#include "pager/pager_space.h"
+
+#include "utils/hsearch.h"
+
+/* A page reference's handle: frame + 1, and whether it is exclusive. */
+#define REF_EXCLUSIVE		((intptr_t) 1 << 30)
+
+/*
+ * Fill a page reference for a pinned, locked frame.
+ */
+static void
+pager_fill_ref(ArtPageRef *ref, int frame, ArtPageNo pageno, bool exclusive)
+{
+	ref->pageno = pageno;
+	ref->data = (uint8_t *) pager_frame_data(frame);
+	ref->handle = (void *) ((intptr_t) (frame + 1) | (exclusive ? REF_EXCLUSIVE : 0));
+}
+
+/* A reference's frame. */
+static inline int
+ref_frame(const ArtPageRef *ref)
+{
+	return (int) (((intptr_t) ref->handle & ~REF_EXCLUSIVE) - 1);
+}
+
+/* Does a reference hold its page exclusive? */
+static inline bool
+ref_exclusive(const ArtPageRef *ref)
+{
+	return ((intptr_t) ref->handle & REF_EXCLUSIVE) != 0;
+}
+
+/*
+ * ArtPageStoreOps.pin
+ */
+static ArtStatus
+pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = pager_slot(file);
+	int			frame;
+
+	bool		exclusive = (mode == ART_LOCK_EXCLUSIVE);
+
+	if (pageno >= fs->nlogical)
+		pager_corrupt(fs, pageno, psprintf("the file has only %u pages", fs->nlogical));
+	if (exclusive)
+		pager_gate_enter(file->slot, false);
+	frame = pager_get_page(fs, file->slot, pageno);
+	LWLockAcquire(&pager_shared->frames[frame].content,
+				  exclusive ? LW_EXCLUSIVE : LW_SHARED);
+	pager_fill_ref(ref, frame, pageno, exclusive);
+	return ART_OK;
+}
+
+/*
+ * ArtPageStoreOps.release
+ */
+static void
+pager_release(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	int			frame = ref_frame(ref);
+
+	LWLockRelease(&pager_shared->frames[frame].content);
+	pager_unpin(frame);
+	if (ref_exclusive(ref))
+		pager_gate_exit(file->slot);
+	ref->data = NULL;
+	ref->handle = NULL;
+}
+
+/*
+ * ArtPageStoreOps.mark_dirty
+ */
+static void
+pager_mark_dirty(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFrame *f = &pager_shared->frames[ref_frame(ref)];
+	bool		was_clean;
+
+	SpinLockAcquire(&f->hdr);
+	was_clean = !(f->flags & FRAME_DIRTY);
+	f->flags |= FRAME_DIRTY;
+	SpinLockRelease(&f->hdr);
+	pager_shared->files[file->slot].changed = true;
+	if (was_clean)
+		pager_count_dirty();
+}
+
+/*
+ * ArtPageStoreOps.alloc: a zeroed page, pinned and locked exclusive.
+ */
+static ArtStatus
+pager_alloc(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = pager_slot(file);
+	int			victim;
+	int			frame;
+	ArtPageNo	pageno = ART_INVALID_PAGENO;
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+	PagerLookup *ent;
+	bool		found;
+	PagerFrame *f;
+	char	   *data;
+
+	pager_gate_enter(file->slot, false);
+	victim = pager_victim();
+	frame = victim;
+	PG_TRY();
+	{
+		pageno = pager_logical_alloc(fs);
+	}
+	PG_CATCH();
+	{
+		pager_scratch_put(victim);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	memset(&tag, 0, sizeof(tag));
+	tag.fileslot = file->slot;
+	tag.pageno = pageno;
+	part = pager_partition(&tag, &hash);
+	LWLockAcquire(part, LW_EXCLUSIVE);
+	ent = hash_search_with_hash_value(pager_table, &tag, hash, HASH_ENTER, &found);
+	if (found)
+	{
+		/* A stale frame of the page when it was last freed: reuse it. */
+		frame = ent->frame;
+		f = &pager_shared->frames[frame];
+		SpinLockAcquire(&f->hdr);
+		f->refcount++;
+		f->usage = 1;
+		f->flags |= FRAME_VALID;
+		SpinLockRelease(&f->hdr);
+		pager_local_pin_add(frame);
+		LWLockRelease(part);
+		pager_scratch_put(victim);
+	}
+	else
+	{
+		ent->frame = victim;
+		f = &pager_shared->frames[victim];
+		SpinLockAcquire(&f->hdr);
+		f->fileslot = file->slot;
+		f->pageno = pageno;
+		f->flags = FRAME_TAG_VALID | FRAME_VALID;
+		f->usage = 1;
+		SpinLockRelease(&f->hdr);
+		LWLockRelease(part);
+	}
+
+	LWLockAcquire(&f->content, LW_EXCLUSIVE);
+	data = pager_frame_data(frame);
+	memset(data, 0, ART_PAGE_SIZE);
+	((PagerPageHeader *) data)->pageno = pageno;
+	pager_fill_ref(ref, frame, pageno, true);
+	pager_mark_dirty(store, ref);
+	return ART_OK;
+}
+
+/*
+ * ArtPageStoreOps.free: the caller holds the page exclusive.
+ */
+static void
+pager_free(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+	int			frame = ref_frame(ref);
+	PagerFrame *f = &pager_shared->frames[frame];
+	bool		was_dirty;
+
+	SpinLockAcquire(&f->hdr);
+	was_dirty = (f->flags & FRAME_DIRTY) != 0;
+	f->flags &= ~FRAME_DIRTY;
+	f->usage = 0;
+	SpinLockRelease(&f->hdr);
+	if (was_dirty)
+		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	pager_logical_free(fs, ref->pageno);
+	pager_release(store, ref);
+}
+
+/*
+ * ArtPageStoreOps.mem_alloc: memory an ERROR frees with its context.
+ */
+static void *
+pager_mem_alloc(void *store, size_t size)
+{
+	return palloc_extended(size, MCXT_ALLOC_HUGE);
+}
+
+/*
+ * ArtPageStoreOps.mem_free
+ */
+static void
+pager_mem_free(void *store, void *ptr)
+{
+	if (ptr)
+		pfree(ptr);
+}
+
+static const ArtPageStoreOps pager_store_ops = {
+	.pin = pager_pin,
+	.release = pager_release,
+	.mark_dirty = pager_mark_dirty,
+	.alloc = pager_alloc,
+	.free = pager_free,
+	.mem_alloc = pager_mem_alloc,
+	.mem_free = pager_mem_free,
+};
+
+/*
+ * The file as a page store for the trie.
+ */
+ArtPageStore
+pager_page_store(PagerFile *file)
+{
+	ArtPageStore store;
+
+	store.ops = &pager_store_ops;
+	store.store = file;
+	return store;
+}
