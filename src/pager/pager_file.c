@@ -749,16 +749,13 @@ slot_release(int slot, const ArtFileId *id)
 }
 
 /*
- * Forget a file's pages and remove it from disk.
+ * Forget file id in this process and in the pool: its slot (if it still
+ * holds id) is released and this backend's handle dropped.
  */
-void
-pager_drop_file(const ArtFileId *id)
+static void
+file_forget(const ArtFileId *id)
 {
-	char		path[IO_PATH_LEN + 16];
 	int			slot;
-
-	pager_backend_ready();
-	pager_file_path(id, path);
 
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
 	slot = slot_find(id);
@@ -767,6 +764,20 @@ pager_drop_file(const ArtFileId *id)
 		slot_release(slot, id);
 	if (local_files)
 		hash_search(local_files, id, HASH_REMOVE, NULL);
+}
+
+/*
+ * Forget a file's pages and remove it from disk.
+ */
+void
+pager_drop_file(const ArtFileId *id)
+{
+	char		path[IO_PATH_LEN + 16];
+
+	pager_backend_ready();
+	pager_file_path(id, path);
+
+	file_forget(id);
 	io_forget_file(path);
 	if (unlink(path) != 0 && errno != ENOENT)
 		ereport(WARNING,
@@ -841,7 +852,6 @@ pager_mark_damaged(const ArtFileId *id, const char *reason)
 {
 	char		path[IO_PATH_LEN + 16];
 	int			fd;
-	int			slot;
 
 	pager_file_path(id, path);
 	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
@@ -859,13 +869,7 @@ pager_mark_damaged(const ArtFileId *id, const char *reason)
 	snprintf(path, sizeof(path), "artrie/%u", id->dbOid);
 	fsync_fname(path, true);
 
-	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
-	slot = slot_find(id);
-	LWLockRelease(pager_shared->files_lock);
-	if (slot >= 0)
-		slot_release(slot, id);
-	if (local_files)
-		hash_search(local_files, id, HASH_REMOVE, NULL);
+	file_forget(id);
 }
 
 /*
