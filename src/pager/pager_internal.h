@@ -147,7 +147,7 @@ typedef struct PagerFileSlot
 	dsa_pointer durable;		/* bitmap */
 	dsa_pointer current;		/* bitmap */
 	uint64		ckpt_no;		/* of the last durable checkpoint */
-	uint64		redo_lsn;	/* its journal position: replay from there */
+	XLogRecPtr	redo_lsn;	/* WAL position its checkpoint began at */
 	int			meta_slot;		/* meta slot it used */
 	bool		changed;		/* anything to checkpoint */
 	uint32		user[PAGER_USER_WORDS];
