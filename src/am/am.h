@@ -139,7 +139,6 @@ extern bool artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
 							const char *propname, bool *res, bool *isnull);
 
 /* WAL records of a logged index (am_wal.c). */
-extern bool am_needs_wal(Relation index);
 extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
 						 const uint8 *entry, Size len);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);

@@ -15,7 +15,7 @@
 #include "am/am.h"
 
 /* Whether the index's changes are logged. */
-bool
+static bool
 am_needs_wal(Relation index)
 {
 	return index->rd_rel->relpersistence == RELPERSISTENCE_PERMANENT;

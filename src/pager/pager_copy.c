@@ -123,16 +123,20 @@ pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
 	uint32		nlogical = pager_file_nlogical(from);
 	char	   *body = palloc(ART_PAGE_SIZE);
 
+	bool	   *isfree = palloc(sizeof(bool) * Max(nlogical, 1));
+
 	for (ArtPageNo l = 0; l < nlogical; l++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		pager_copy_in_page(to, l, pager_copy_out_page(from, l, body) ? body : NULL);
+		isfree[l] = !pager_copy_out_page(from, l, body);
+		pager_copy_in_page(to, l, isfree[l] ? NULL : body);
 	}
 	for (ArtPageNo l = 0; l < nlogical; l++)
 	{
-		if (!pager_copy_out_page(from, l, body))
+		if (isfree[l])
 			pager_free_page(to, l);
 	}
+	pfree(isfree);
 	pfree(body);
 
 	for (int w = 0; w < PAGER_USER_WORDS; w++)
