@@ -118,20 +118,25 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  * pager_mark_damaged records durably that a file lacks changes (a failed
  * redo): it is refused until REINDEX gives the index a new file.  Files
  * whose last checkpoint began before pager_set_min_redo's position are
- * refused too (a copy that cannot be proven current);
- * pager_set_replay_from says where the WAL replayed at the next start
- * begins.
+ * refused too (a copy that cannot be proven current), unless redo
+ * vouches for one with pager_vouch_file (the WAL says it had no change
+ * from its checkpoint up to a later position); pager_set_replay_from says
+ * where the WAL replayed at the next start begins.
  *
  * The hooks: checkpoint_done is called after every checkpoint of all
  * files, with the WAL position from which recovery would need records;
  * connections_allowed once in the io worker, when backends may connect:
  * PostgreSQL's recovery is over (at once if there was none), or a hot
- * standby accepts queries.
+ * standby accepts queries; file_unchanged (outside recovery) by a
+ * checkpoint that finds a file without any change since its last
+ * checkpoint, which began at since, while no change to the file can be
+ * made (pager_vouch_file is its counterpart in redo).
  */
 typedef struct PagerHooks
 {
 	void		(*checkpoint_done) (XLogRecPtr redo);
 	void		(*connections_allowed) (void);
+	void		(*file_unchanged) (const ArtFileId *id, XLogRecPtr since);
 } PagerHooks;
 
 extern void pager_set_hooks(const PagerHooks *hooks);
@@ -143,6 +148,8 @@ extern bool pager_is_ready(void);
 extern PagerFile *pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn);
 extern void pager_mark_damaged(const ArtFileId *id, const char *reason);
 extern void pager_forget_files_before(XLogRecPtr lsn);
+extern void pager_vouch_file(const ArtFileId *id, XLogRecPtr since,
+							 XLogRecPtr upto);
 extern void pager_set_min_redo(XLogRecPtr lsn);
 extern XLogRecPtr pager_min_redo(void);
 extern void pager_set_replay_from(XLogRecPtr lsn);

@@ -412,6 +412,16 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 		return false;
 	}
 
+	/*
+	 * A file without any change since its last checkpoint: say so in the
+	 * WAL while no change can be made, before its meta page moves on, so
+	 * that redo can accept a copy of the last checkpoint (a base backup's,
+	 * see pager_vouch_file).
+	 */
+	if (!fs->changed && !XLogRecPtrIsInvalid(fs->redo_lsn) &&
+		!RecoveryInProgress() && pager_hooks.file_unchanged)
+		pager_hooks.file_unchanged(&fs->id, fs->redo_lsn);
+
 	map = ckpt_write_dirty(fs, slot, &snap);
 	snap.redo_lsn = pager_redo_now();
 	LWLockRelease(&fs->gate);

@@ -52,6 +52,19 @@ typedef struct LocalFile
 static HTAB *local_files = NULL;
 
 /*
+ * What redo learned of a file it is loading (pager_vouch_file): it had no
+ * change from its checkpoint that began at since up to upto.
+ */
+typedef struct FileVouch
+{
+	ArtFileId	id;
+	XLogRecPtr	since;
+	XLogRecPtr	upto;
+} FileVouch;
+
+static const FileVouch *loading_vouch = NULL;
+
+/*
  * A file's path relative to the data directory.
  */
 static void
@@ -296,12 +309,26 @@ slot_check_damaged(PagerFileSlot *fs)
 }
 
 /*
+ * Whether the vouch of the file being loaded covers its last checkpoint:
+ * the copy then holds every change logged before the vouch's upto.
+ */
+static bool
+slot_vouched(PagerFileSlot *fs, const PagerMeta *m)
+{
+	return loading_vouch != NULL &&
+		memcmp(&loading_vouch->id, &fs->id, sizeof(ArtFileId)) == 0 &&
+		m->redo_lsn >= loading_vouch->since &&
+		m->redo_lsn <= loading_vouch->upto;
+}
+
+/*
  * Refuse a file that cannot be proven current: one of another cluster, or
  * whose last checkpoint began before the WAL that recovery could replay
- * (a copy restored from a backup taken before its checkpoint), or after
- * the WAL that exists here (a copy from elsewhere).
+ * (a copy restored from a backup taken before its checkpoint) unless redo
+ * vouches for it, or after the WAL that exists here (a copy from
+ * elsewhere).  Returns whether it is current by the vouch alone.
  */
-static void
+static bool
 slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 {
 	if (m->sysid != GetSystemIdentifier())
@@ -312,6 +339,8 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 				 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", this one is " UINT64_FORMAT ".",
 						   (uint64) m->sysid, GetSystemIdentifier()),
 				 errhint("REINDEX the index.")));
+	if (m->redo_lsn < pager_shared->min_redo && slot_vouched(fs, m))
+		return true;
 	if (m->redo_lsn < pager_shared->min_redo)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -331,6 +360,7 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 						   LSN_FORMAT_ARGS(m->redo_lsn),
 						   LSN_FORMAT_ARGS(pager_redo_now())),
 				 errhint("REINDEX the index.")));
+	return false;
 }
 
 /*
@@ -355,6 +385,7 @@ slot_load(PagerFileSlot *fs)
 	uint8	   *dur;
 	uint8	   *cur;
 	uint32		nused = 0;
+	bool		vouched;
 
 	slot_check_damaged(fs);
 	if (stat(fs->path, &st) != 0)
@@ -420,7 +451,7 @@ slot_load(PagerFileSlot *fs)
 				 errdetail("Meta slot %d: %s.  The other slot's checkpoint is older than the WAL artrie replays.",
 						   best ^ 1, problem[best ^ 1]),
 				 errhint("REINDEX the index.")));
-	slot_check_current(fs, m);
+	vouched = slot_check_current(fs, m);
 	nlogical = m->nlogical;
 	nphys = m->nphys;
 	nmap = m->nmap;
@@ -428,7 +459,7 @@ slot_load(PagerFileSlot *fs)
 	memcpy(mappages, meta_map[best], sizeof(uint32) * nmap);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
-	fs->redo_lsn = m->redo_lsn;
+	fs->redo_lsn = vouched ? loading_vouch->upto : m->redo_lsn;
 	fs->meta_slot = best;
 	memcpy(fs->user, m->user, sizeof(fs->user));
 	fs->nphys = nphys;
@@ -518,7 +549,9 @@ slot_load(PagerFileSlot *fs)
 	fs->nused = nused;
 	fs->free_hint = 0;
 	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
-	fs->changed = false;
+
+	/* A vouched file's next checkpoint writes down where it is current. */
+	fs->changed = vouched;
 	LWLockRelease(&fs->lock);
 	pfree(mappages);
 }
@@ -812,6 +845,56 @@ pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn)
 	file = pager_open_file(id, path);
 	*redo_lsn = pager_slot(file)->redo_lsn;
 	return file;
+}
+
+/*
+ * Redo learned that a file had no change from its checkpoint that began
+ * at since up to upto (an unchanged record): a copy of it whose last
+ * checkpoint began in [since, upto] holds every change logged before
+ * upto, even one older than the position that refuses old files (a base
+ * backup copied it before artrie's checkpoint caught up with the backup's
+ * start).  Load such a copy now, as current at upto; its next checkpoint
+ * writes that down.  Nothing to do if no copy older than that position
+ * can be covered, or the file is loaded, missing or marked damaged.
+ */
+void
+pager_vouch_file(const ArtFileId *id, XLogRecPtr since, XLogRecPtr upto)
+{
+	FileVouch	vouch;
+	char		path[IO_PATH_LEN + 16];
+	struct stat st;
+	int			slot;
+	bool		loaded;
+
+	if (since >= pager_shared->min_redo || upto < pager_shared->min_redo)
+		return;
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	slot = slot_find(id);
+	loaded = slot >= 0 && pager_shared->files[slot].loaded;
+	LWLockRelease(pager_shared->files_lock);
+	if (loaded)
+		return;
+	pager_file_path(id, path);
+	if (stat(path, &st) != 0)
+		return;
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	if (stat(path, &st) == 0)
+		return;
+
+	vouch.id = *id;
+	vouch.since = since;
+	vouch.upto = upto;
+	pager_file_path(id, path);
+	loading_vouch = &vouch;
+	PG_TRY();
+	{
+		(void) pager_open_file(id, path);
+	}
+	PG_FINALLY();
+	{
+		loading_vouch = NULL;
+	}
+	PG_END_TRY();
 }
 
 /*

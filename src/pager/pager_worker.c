@@ -50,7 +50,7 @@
 PGDLLEXPORT void artrie_io_worker_main(Datum main_arg);
 
 /* How often the loop looks whether PostgreSQL's redo pointer moved. */
-#define PAGER_REDO_POLL_MS	100
+#define PAGER_REDO_POLL_MS	20
 
 static volatile sig_atomic_t shutdown_requested = false;
 

@@ -56,12 +56,6 @@ extern void wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 /* Log the image of a whole file, just built or copied and flushed. */
 extern void wal_log_file(PagerFile *file, const ArtFileId *id);
 
-/*
- * In the io worker: bring files up to date if PostgreSQL's recovery did
- * not (it replayed no WAL), then let backends use them.
- */
-extern void wal_recover_at_start(void);
-
 extern void wal_stats(WalStats *stats);
 
 #endif							/* ARTRIE_WAL_H */

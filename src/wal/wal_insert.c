@@ -14,6 +14,11 @@
  * as image records of WAL_IMAGE_PAGES logical pages each; nobody else
  * knows the file yet, so the pages do not change meanwhile.
  *
+ * An unchanged record is logged by a checkpoint that found a file with no
+ * change since its last checkpoint, under the file's write gate, so that
+ * no change of the file is logged between the two (wal_redo.c says what
+ * redo makes of it).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -45,6 +50,25 @@ wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 	XLogRegisterData((char *) entry, len);
 	(void) XLogInsert(ARTRIE_RMGR_ID, kind);
 	wal_count_logged(sizeof(rec) + len);
+}
+
+/*
+ * Log that a file has had no change since its last checkpoint, which
+ * began at since (the pager's file_unchanged hook).
+ */
+void
+wal_log_unchanged(const ArtFileId *file, XLogRecPtr since)
+{
+	WalUnchangedRecord rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.file = *file;
+	rec.since = since;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &rec, sizeof(rec));
+	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_UNCHANGED);
+	wal_count_logged(sizeof(rec));
 }
 
 /*

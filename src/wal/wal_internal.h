@@ -36,6 +36,7 @@ extern WalShared *wal_shared;
 
 /* wal_insert.c */
 extern void wal_count_logged(Size bytes);
+extern void wal_log_unchanged(const ArtFileId *file, XLogRecPtr since);
 
 /* wal_redo.c */
 extern void wal_rmgr_register(void);

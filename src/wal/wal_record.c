@@ -67,3 +67,13 @@ wal_image_decode(const uint8_t *data, size_t len, WalImageRecord *rec,
 	*freelist = *bodies + (size_t) wal_image_used_count(rec->used, rec->npages) * WAL_IMAGE_BODY;
 	return true;
 }
+
+/* Check and decode an unchanged record. */
+bool
+wal_unchanged_decode(const uint8_t *data, size_t len, WalUnchangedRecord *rec)
+{
+	if (len != sizeof(WalUnchangedRecord))
+		return false;
+	memcpy(rec, data, sizeof(WalUnchangedRecord));
+	return rec->pad == 0 && rec->since != 0;
+}

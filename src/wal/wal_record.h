@@ -7,7 +7,7 @@
  * Plain C (no PostgreSQL header), so that the WAL record fuzzer
  * (test/fuzz/fuzz_wal.c) runs the very decoder redo runs.
  *
- * Two kinds of record:
+ * Three kinds of record:
  *
  *	- an entry record: one entry inserted into, or deleted from, one trie
  *	  (named by its root page) of one artrie file; applying it is
@@ -17,7 +17,13 @@
  *	  file just built or copied, which redo writes at the same logical
  *	  page numbers; the first of a file's run of image records starts the
  *	  file afresh, the last one also carries the file's free logical pages
- *	  and its user words.
+ *	  and its user words;
+ *	- an unchanged record: the io worker's checkpoint found a file with no
+ *	  change since its last checkpoint, which began at WAL position since;
+ *	  so a copy of the file checkpointed at since (or later, up to the
+ *	  record) holds every change logged before the record.  Redo uses it
+ *	  to accept a copy that a base backup took before artrie's checkpoint
+ *	  had caught up with the backup's start.
  *
  *-------------------------------------------------------------------------
  */
@@ -30,6 +36,7 @@
 #define WAL_ARTRIE_INSERT	0x00
 #define WAL_ARTRIE_DELETE	0x10
 #define WAL_ARTRIE_IMAGE	0x20
+#define WAL_ARTRIE_UNCHANGED	0x30
 #define WAL_ARTRIE_KIND_MASK	0x70
 
 /* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
@@ -69,6 +76,14 @@ typedef struct WalImageRecord
 	uint32_t	user[PAGER_USER_WORDS];
 } WalImageRecord;
 
+/* An unchanged record. */
+typedef struct WalUnchangedRecord
+{
+	ArtFileId	file;
+	uint32_t	pad;
+	uint64_t	since;			/* WAL position of its last checkpoint */
+} WalUnchangedRecord;
+
 /*
  * Check and decode an entry record's payload of len bytes: true with *rec
  * and *entry pointing into data, false if the payload is malformed.
@@ -84,6 +99,13 @@ extern bool wal_entry_decode(const uint8_t *data, size_t len,
 extern bool wal_image_decode(const uint8_t *data, size_t len,
 							 WalImageRecord *rec, const uint8_t **bodies,
 							 const uint8_t **freelist);
+
+/*
+ * Check and decode an unchanged record's payload into *rec; false if it
+ * is malformed.
+ */
+extern bool wal_unchanged_decode(const uint8_t *data, size_t len,
+								 WalUnchangedRecord *rec);
 
 /* The number of pages an image record's used bitmap names. */
 extern int	wal_image_used_count(uint32_t used, uint32_t npages);

@@ -26,7 +26,10 @@
  * when the data directory was restored from a base backup (pg_control
  * names a backup start), every file whose last checkpoint began before
  * the backup's start, since the backup holds no WAL before it and the
- * file may have been copied before artrie's next checkpoint.  The control
+ * file may have been copied before artrie's next checkpoint, unless the
+ * WAL replayed shows that the file had no change from that checkpoint on
+ * (an unchanged record, logged when the io worker's checkpoint, which
+ * follows the redo pointer, finds a file unchanged).  The control
  * file keeps that bound, and the cluster's system identifier: a control
  * file or data file of another cluster is not trusted.
  *
@@ -407,6 +410,8 @@ recover_files(bool in_startup)
 		min_redo = redo;
 	}
 
+	/* Replay skips the records of files refused already. */
+	pager_set_min_redo(min_redo);
 	if (from_backup)
 	{
 		/* The backup holds no WAL before its start. */
@@ -607,6 +612,7 @@ wal_init(void)
 	static const PagerHooks hooks = {
 		.checkpoint_done = wal_checkpoint_done,
 		.connections_allowed = wal_connections_allowed,
+		.file_unchanged = wal_log_unchanged,
 	};
 
 	wal_rmgr_register();

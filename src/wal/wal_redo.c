@@ -17,7 +17,11 @@
  * stop PostgreSQL's recovery: the file is marked damaged, which refuses it
  * to every user with a hint to REINDEX, and redo goes on.  The records of
  * a file that cannot be proven current (pager_set_min_redo, another
- * cluster's) are skipped: every load refuses that file anyway.  Any other
+ * cluster's) are skipped: every load refuses that file anyway.  An
+ * unchanged record, logged when a checkpoint found a file without change
+ * since its last one, vouches for a copy of that checkpoint older than
+ * pager_set_min_redo's position (pager_vouch_file): no change of the file
+ * lies between the two, so the copy is current at the record.  Any other
  * failure (out of memory, an I/O error, a full disk) stops recovery, as it
  * does for PostgreSQL's own pages: the server restarts it once the cause
  * is fixed.
@@ -185,6 +189,19 @@ redo_record(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
 							LSN_FORMAT_ARGS(lsn))));
 		redo_image(&rec, bodies, freelist, lsn);
 	}
+	else if (kind == WAL_ARTRIE_UNCHANGED)
+	{
+		WalUnchangedRecord rec;
+
+		if (!wal_unchanged_decode((const uint8 *) data, len, &rec))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("malformed artrie WAL unchanged record at %X/%X",
+							LSN_FORMAT_ARGS(lsn))));
+		wal_redo_forget();
+		pager_vouch_file(&rec.file, rec.since, lsn);
+		wal_redo_forget();
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -313,6 +330,15 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 							 (rec.flags & WAL_IMAGE_FIRST) ? ", first" : "",
 							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "");
 	}
+	else if (kind == WAL_ARTRIE_UNCHANGED)
+	{
+		WalUnchangedRecord rec;
+
+		if (wal_unchanged_decode(data, len, &rec))
+			appendStringInfo(buf, "file %u/%u.%u, unchanged since %X/%X",
+							 rec.file.dbOid, rec.file.relNumber,
+							 rec.file.generation, LSN_FORMAT_ARGS(rec.since));
+	}
 }
 
 /* rm_identify: the name of a record kind. */
@@ -327,6 +353,8 @@ artrie_rm_identify(uint8 info)
 			return "DELETE";
 		case WAL_ARTRIE_IMAGE:
 			return "IMAGE";
+		case WAL_ARTRIE_UNCHANGED:
+			return "UNCHANGED";
 	}
 	return NULL;
 }

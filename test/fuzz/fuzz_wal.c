@@ -20,12 +20,14 @@
  * 4-byte page numbers; flags hold only WAL_IMAGE_FIRST and
  * WAL_IMAGE_LAST, npages is at most WAL_IMAGE_PAGES, used has no bit at
  * or past npages, first + npages fits in 32 bits, and nfree is 0 without
- * WAL_IMAGE_LAST.  A change to the structs' layout changes what older
+ * WAL_IMAGE_LAST; an unchanged record is file, 4 zero bytes and a
+ * nonzero 8-byte WAL position, 24 bytes in all.  A change to the structs'
+ * layout changes what older
  * WAL means, so it must fail here too.
  *
  * Bit 0 of the first input byte picks the mode.
  *
- * Raw: the rest of the input is a payload, given to both decoders.  Each
+ * Raw: the rest of the input is a payload, given to all three decoders.  Each
  * must accept it exactly when the harness's reading says it is
  * well-formed, and what it accepts must decode to the fields at their
  * offsets, with the entry, the bodies and the free list pointing into the
@@ -53,6 +55,9 @@
 #define IMAGE_OFF_NFREE	28
 #define IMAGE_OFF_USER	32
 #define IMAGE_HDR		(IMAGE_OFF_USER + 4 * PAGER_USER_WORDS)
+#define UNCHANGED_OFF_PAD	12
+#define UNCHANGED_OFF_SINCE	16
+#define UNCHANGED_LEN	24
 
 /* Bounds on what the generated mode builds. */
 #define MAX_GEN_ENTRY	70000
@@ -239,12 +244,35 @@ check_image(const uint8_t *data, size_t len)
 	return true;
 }
 
-/* Raw bytes as a payload of either kind. */
+/*
+ * Run the unchanged record's decoder over data[0, len), as check_entry
+ * does the entry decoder.
+ */
+static void
+check_unchanged(const uint8_t *data, size_t len)
+{
+	WalUnchangedRecord rec;
+	uint64_t	since = 0;
+	bool		got = wal_unchanged_decode(data, len, &rec);
+	bool		want;
+
+	if (len == UNCHANGED_LEN)
+		memcpy(&since, data + UNCHANGED_OFF_SINCE, sizeof(since));
+	want = len == UNCHANGED_LEN && get_u32(data + UNCHANGED_OFF_PAD) == 0 &&
+		since != 0;
+	if (got != want)
+		FAIL("unchanged decoder says %d for %zu bytes, expected %d", got, len, want);
+	if (got && (!file_is(&rec.file, data) || rec.since != since))
+		FAIL("unchanged record decoded to other fields");
+}
+
+/* Raw bytes as a payload of every kind. */
 static void
 fuzz_raw(Input *in)
 {
 	(void) check_entry(in->p, in->n);
 	(void) check_image(in->p, in->n);
+	check_unchanged(in->p, in->n);
 }
 
 /* The byte the generated mode writes at position k of page body i. */
