@@ -174,6 +174,11 @@ pager_shmem_startup(void)
 		pg_atomic_init_u32(&pager_shared->clock_hand, 0);
 		pg_atomic_init_u32(&pager_shared->ndirty, 0);
 		pg_atomic_init_u32(&pager_shared->ckpt_requested, 0);
+		pg_atomic_init_u32(&pager_shared->slots_wanted, 0);
+		pg_atomic_init_u32(&pager_shared->slots_round, 0);
+		pg_atomic_init_u32(&pager_shared->slots_closed, 0);
+		ConditionVariableInit(&pager_shared->slots_cv);
+		pg_atomic_init_u64(&pager_shared->use_clock, 0);
 		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.misses, 0);
 		pg_atomic_init_u64(&pager_shared->counters.evictions, 0);
@@ -204,6 +209,8 @@ pager_shmem_startup(void)
 			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->file_tranche);
 			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
+			pg_atomic_init_u32(&pager_shared->files[i].users, 0);
+			pg_atomic_init_u64(&pager_shared->files[i].last_used, 0);
 			ConditionVariableInit(&pager_shared->files[i].gate_cv);
 		}
 		{

@@ -121,7 +121,9 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  * refused too (a copy that cannot be proven current), unless redo
  * vouches for one with pager_vouch_file (the WAL says it had no change
  * from its checkpoint up to a later position); pager_set_replay_from says
- * where the WAL replayed at the next start begins.
+ * where the WAL replayed at the next start begins.  Redo, which runs
+ * outside any transaction, lets go of the file slots it holds with
+ * pager_unhold_files.
  *
  * The hooks: checkpoint_done is called after every checkpoint of all
  * files, with the WAL position from which recovery would need records;
@@ -150,6 +152,7 @@ extern void pager_mark_damaged(const ArtFileId *id, const char *reason);
 extern void pager_forget_files_before(XLogRecPtr lsn);
 extern void pager_vouch_file(const ArtFileId *id, XLogRecPtr since,
 							 XLogRecPtr upto);
+extern void pager_unhold_files(void);
 extern void pager_set_min_redo(XLogRecPtr lsn);
 extern XLogRecPtr pager_min_redo(void);
 extern void pager_set_replay_from(XLogRecPtr lsn);

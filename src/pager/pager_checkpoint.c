@@ -462,6 +462,45 @@ pager_slot_has_changes(int slot)
 }
 
 /*
+ * Whether a checkpoint may claim every change logged before the position
+ * it begins at: not before artrie's recovery is done, nor while
+ * PostgreSQL's redo has not yet replayed up to the checkpoint record it
+ * started from (the replay position then lies past records still to be
+ * replayed).
+ */
+static bool
+ckpt_allowed(void)
+{
+	return pager_shared->ready &&
+		!(RecoveryInProgress() && pager_redo_now() <= pager_shared->ckpt_barrier);
+}
+
+/*
+ * Close files that nobody holds, least recently used first, for processes
+ * that found every file slot taken: a sixteenth of the slots, at least
+ * one.  A file with changes is checkpointed first where checkpoints may
+ * run.  Then tell the waiting processes how many slots were freed.
+ */
+void
+pager_close_idle_files(void)
+{
+	int			want = Max(pager_shared->max_files / 16, 1);
+	int		   *slots = palloc(sizeof(int) * want * 2);
+	int			n = pager_idle_slots(slots, want * 2);
+	int			closed = 0;
+
+	for (int i = 0; i < n && closed < want; i++)
+	{
+		if (pager_shared->files[slots[i]].changed && ckpt_allowed())
+			pager_checkpoint_slot(slots[i], false, true);
+		if (pager_close_slot(slots[i]))
+			closed++;
+	}
+	pfree(slots);
+	pager_slots_closed(closed);
+}
+
+/*
  * Checkpoint every open file, then tell the checkpoint hook where the WAL
  * that recovery would need now begins.  With restamp, also the files
  * without changes, so that every open file's last checkpoint begins past
@@ -477,14 +516,7 @@ pager_checkpoint(bool restamp)
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
 	redo = pager_redo_now();
 
-	/*
-	 * A file's checkpoint claims every change logged before redo: not
-	 * before artrie's recovery is done, nor while PostgreSQL's redo has
-	 * not yet replayed up to the checkpoint record it started from (the
-	 * replay position then lies past records still to be replayed).
-	 */
-	if (!pager_shared->ready ||
-		(RecoveryInProgress() && redo <= pager_shared->ckpt_barrier))
+	if (!ckpt_allowed())
 		return;
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{

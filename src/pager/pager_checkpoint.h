@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pager_checkpoint.h
- *	  The checkpoint layer (pager_checkpoint.c): copy-on-write checkpoints
- *	  and the calls of the WAL layer's hooks.
+ *	  The checkpoint layer (pager_checkpoint.c): copy-on-write checkpoints,
+ *	  closing idle files, and the calls of the WAL layer's hooks.
  *
  * The public half (pager_flush_file, pager_checkpoint) is in pager.h.
  * Included by pager.c, which registers the hooks, and by the io worker.
@@ -18,5 +18,6 @@
 extern PagerHooks pager_hooks;
 
 extern void pager_connections_allowed(void);
+extern void pager_close_idle_files(void);
 
 #endif							/* ARTRIE_PAGER_CHECKPOINT_H */

@@ -10,7 +10,11 @@
  * memory because they grow with the file (pager_space.c).  The first
  * process to open a file loads them from the newest valid meta page and
  * its map pages.  A backend's PagerFile handle names a slot and the
- * slot's incarnation; pager_slot reopens the file if the slot was reused.
+ * slot's incarnation; pager_slot holds the slot for the rest of the
+ * transaction, reopening the file if the slot was closed or reused.  When
+ * every slot is taken, the io worker closes the least recently used files
+ * that nobody holds (pager_idle_slots, pager_close_slot), after a
+ * checkpoint of those with changes.
  *
  * Until pager_set_ready, only the startup process and the io worker may
  * use files; files marked damaged, of another cluster or checkpointed
@@ -34,10 +38,12 @@
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
 
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
+#include "storage/ipc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
@@ -51,6 +57,9 @@ typedef struct LocalFile
 
 static HTAB *local_files = NULL;
 
+/* How many of this process's handles hold their slot. */
+static int	local_nheld = 0;
+
 /*
  * What redo learned of a file it is loading (pager_vouch_file): it had no
  * change from its checkpoint that began at since up to upto.
@@ -63,6 +72,8 @@ typedef struct FileVouch
 } FileVouch;
 
 static const FileVouch *loading_vouch = NULL;
+
+static void file_unhold(PagerFile *file);
 
 /*
  * A file's path relative to the data directory.
@@ -181,7 +192,7 @@ slot_find(const ArtFileId *id)
 	{
 		PagerFileSlot *fs = &pager_shared->files[i];
 
-		if (fs->in_use && fs->id.dbOid == id->dbOid &&
+		if (fs->in_use && !fs->closing && fs->id.dbOid == id->dbOid &&
 			fs->id.relNumber == id->relNumber &&
 			fs->id.generation == id->generation)
 			return i;
@@ -190,7 +201,8 @@ slot_find(const ArtFileId *id)
 }
 
 /*
- * Take a free slot for an identity (files lock held exclusive).
+ * Take a free slot for an identity (files lock held exclusive), or -1 if
+ * every slot is in use.
  */
 static int
 slot_new(const ArtFileId *id, const char *relname)
@@ -203,18 +215,152 @@ slot_new(const ArtFileId *id, const char *relname)
 		{
 			fs->in_use = true;
 			fs->loaded = false;
+			fs->closing = false;
 			fs->incarnation++;
+			pg_atomic_write_u32(&fs->users, 0);
 			fs->id = *id;
 			pager_file_path(id, fs->path);
 			strlcpy(fs->relname, relname ? relname : "?", NAMEDATALEN);
 			return i;
 		}
 	}
-	ereport(ERROR,
-			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-			 errmsg("too many artrie files are open"),
-			 errhint("Raise artrie.max_files.")));
-	return -1;					/* keep compiler quiet */
+	return -1;
+}
+
+/* How long a process waits for the io worker to close files: 100 x 100 ms. */
+#define SLOTS_WAIT_ROUNDS	100
+
+/*
+ * Every slot is taken: ask the io worker to close files that nobody
+ * holds, and wait for its answer.  ERROR if it closed none.  The io
+ * worker itself (replaying WAL at start) closes unchanged files it finds
+ * idle, and cannot wait for more.
+ */
+static void
+slots_wait(void)
+{
+	uint32		round = pg_atomic_read_u32(&pager_shared->slots_round);
+	Latch	   *worker = pager_shared->worker_latch;
+	int			waits = 0;
+
+	if (io_in_worker())
+	{
+		int			idle[16];
+		int			n = pager_idle_slots(idle, lengthof(idle));
+
+		for (int i = 0; i < n; i++)
+			if (pager_close_slot(idle[i]))
+				return;
+	}
+	if (io_in_worker() || worker == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too many artrie files are open"),
+				 errdetail("All %d slots of artrie.max_files are in use.",
+						   pager_shared->max_files),
+				 errhint("Raise artrie.max_files.")));
+	pg_atomic_write_u32(&pager_shared->slots_wanted, 1);
+	SetLatch(worker);
+	ConditionVariablePrepareToSleep(&pager_shared->slots_cv);
+	while (pg_atomic_read_u32(&pager_shared->slots_round) == round &&
+		   waits++ < SLOTS_WAIT_ROUNDS)
+		(void) ConditionVariableTimedSleep(&pager_shared->slots_cv, 100,
+										   PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	if (pg_atomic_read_u32(&pager_shared->slots_round) == round ||
+		pg_atomic_read_u32(&pager_shared->slots_closed) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("too many artrie files are open"),
+				 errdetail("All %d slots of artrie.max_files are held by running transactions or have changes that cannot be checkpointed yet.",
+						   pager_shared->max_files),
+				 errhint("Raise artrie.max_files, or retry when fewer transactions use artrie indexes.")));
+}
+
+/*
+ * The files nobody holds, least recently used first: at most max slot
+ * numbers into slots; returns how many.
+ */
+int
+pager_idle_slots(int *slots, int max)
+{
+	int			n = 0;
+	uint64	   *used = palloc(sizeof(uint64) * pager_shared->max_files);
+
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (fs->in_use && fs->loaded && !fs->closing &&
+			pg_atomic_read_u32(&fs->users) == 0)
+		{
+			uint64		u = pg_atomic_read_u64(&fs->last_used);
+			int			j = Min(n, max - 1);
+
+			if (n == max && u >= used[n - 1])
+				continue;
+			while (j > 0 && used[j - 1] > u)
+			{
+				slots[j] = slots[j - 1];
+				used[j] = used[j - 1];
+				j--;
+			}
+			slots[j] = i;
+			used[j] = u;
+			n = Min(n + 1, max);
+		}
+	}
+	LWLockRelease(pager_shared->files_lock);
+	pfree(used);
+	return n;
+}
+
+/*
+ * Close an open file that nobody holds and that has nothing to
+ * checkpoint, freeing its slot; false if it is busy (held, changed,
+ * pinned, being loaded or checkpointed).
+ */
+bool
+pager_close_slot(int slot)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+	bool		ok;
+
+	if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+		return false;
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	ok = fs->in_use && fs->loaded && !fs->closing && !fs->changed &&
+		pg_atomic_read_u32(&fs->users) == 0 && !pager_slot_pinned(slot);
+	if (ok)
+	{
+		fs->closing = true;
+		fs->loaded = false;
+	}
+	LWLockRelease(pager_shared->files_lock);
+	if (ok)
+	{
+		pager_forget_frames(slot);
+		LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+		fs->in_use = false;
+		fs->closing = false;
+		fs->incarnation++;
+		LWLockRelease(pager_shared->files_lock);
+	}
+	LWLockRelease(&fs->ckpt_lock);
+	return ok;
+}
+
+/*
+ * After a round of closing files for processes that found no free slot:
+ * tell them how many were closed.
+ */
+void
+pager_slots_closed(int closed)
+{
+	pg_atomic_write_u32(&pager_shared->slots_closed, (uint32) closed);
+	pg_atomic_fetch_add_u32(&pager_shared->slots_round, 1);
+	ConditionVariableBroadcast(&pager_shared->slots_cv);
 }
 
 /*
@@ -603,6 +749,10 @@ local_file(const ArtFileId *id, int slot, const char *relname)
 	memset(&key, 0, sizeof(key));
 	key = *id;
 	lf = hash_search(local_files, &key, HASH_ENTER, &found);
+	if (found)
+		file_unhold(&lf->file);
+	else
+		lf->file.held = false;
 	lf->file.id = *id;
 	lf->file.slot = slot;
 	lf->file.incarnation = pager_shared->files[slot].incarnation;
@@ -612,7 +762,20 @@ local_file(const ArtFileId *id, int slot, const char *relname)
 }
 
 /*
- * Find or load the slot of a file; ERROR if it cannot be opened.
+ * Whether a slot still holds file id (files lock or the slot's ckpt_lock
+ * held).
+ */
+static bool
+slot_is(PagerFileSlot *fs, const ArtFileId *id)
+{
+	return fs->in_use && !fs->closing && fs->id.dbOid == id->dbOid &&
+		fs->id.relNumber == id->relNumber &&
+		fs->id.generation == id->generation;
+}
+
+/*
+ * Find or load the slot of a file; ERROR if it cannot be opened.  When
+ * every slot is taken, the io worker closes files nobody holds.
  */
 static int
 slot_open(const ArtFileId *id, const char *relname)
@@ -620,6 +783,7 @@ slot_open(const ArtFileId *id, const char *relname)
 	int			slot;
 	PagerFileSlot *fs;
 
+retry:
 	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
 	slot = slot_find(id);
 	if (slot < 0)
@@ -630,11 +794,22 @@ slot_open(const ArtFileId *id, const char *relname)
 		strlcpy(pager_shared->files[slot].relname, relname, NAMEDATALEN);
 	}
 	LWLockRelease(pager_shared->files_lock);
+	if (slot < 0)
+	{
+		slots_wait();
+		goto retry;
+	}
 	fs = &pager_shared->files[slot];
 
 	if (!fs->loaded)
 	{
 		ckpt_lock_acquire(fs);
+		if (!slot_is(fs, id))
+		{
+			/* Closed or released while this process waited. */
+			LWLockRelease(&fs->ckpt_lock);
+			goto retry;
+		}
 		if (!fs->loaded)
 		{
 			PG_TRY();
@@ -662,17 +837,132 @@ slot_open(const ArtFileId *id, const char *relname)
 }
 
 /*
- * The slot behind a handle, reopening the file if the slot was reused.
+ * Give back a handle's hold on its slot, unless the slot was released
+ * under it (its file dropped) and its count started anew.
+ */
+static void
+slot_unhold(PagerFile *file)
+{
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	if (fs->incarnation == file->incarnation)
+		pg_atomic_fetch_sub_u32(&fs->users, 1);
+	LWLockRelease(pager_shared->files_lock);
+}
+
+/*
+ * End of a transaction, or of this process: let go of every slot this
+ * process holds.  Between transactions, nothing of a file is in use.
+ */
+static void
+files_unhold_all(void)
+{
+	HASH_SEQ_STATUS seq;
+	LocalFile  *lf;
+
+	if (local_nheld == 0 || local_files == NULL)
+		return;
+	hash_seq_init(&seq, local_files);
+	while ((lf = hash_seq_search(&seq)) != NULL)
+	{
+		if (lf->file.held)
+		{
+			slot_unhold(&lf->file);
+			lf->file.held = false;
+		}
+	}
+	local_nheld = 0;
+}
+
+/* Transaction end: let go of the slots held. */
+static void
+files_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
+		files_unhold_all();
+}
+
+/* Process exit: let go of the slots held. */
+static void
+files_proc_exit(int code, Datum arg)
+{
+	files_unhold_all();
+}
+
+/*
+ * Let go of the slots this process holds, outside a transaction (redo in
+ * the startup process, between files).
+ */
+void
+pager_unhold_files(void)
+{
+	files_unhold_all();
+}
+
+/*
+ * Hold a handle's slot until the end of the transaction (or until
+ * pager_unhold_files), so that it is not closed meanwhile; false if the
+ * slot no longer holds the file.
+ */
+static bool
+file_hold(PagerFile *file)
+{
+	static bool callbacks = false;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+	bool		ok;
+
+	if (!callbacks)
+	{
+		RegisterXactCallback(files_xact_callback, NULL);
+		before_shmem_exit(files_proc_exit, 0);
+		callbacks = true;
+	}
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	ok = fs->in_use && fs->loaded && !fs->closing &&
+		fs->incarnation == file->incarnation;
+	if (ok)
+	{
+		pg_atomic_fetch_add_u32(&fs->users, 1);
+		pg_atomic_write_u64(&fs->last_used,
+							pg_atomic_add_fetch_u64(&pager_shared->use_clock, 1));
+	}
+	LWLockRelease(pager_shared->files_lock);
+	if (ok)
+	{
+		file->held = true;
+		local_nheld++;
+	}
+	return ok;
+}
+
+/*
+ * Let go of one handle's slot (it is being released or reused).
+ */
+static void
+file_unhold(PagerFile *file)
+{
+	if (!file->held)
+		return;
+	slot_unhold(file);
+	file->held = false;
+	local_nheld--;
+}
+
+/*
+ * The slot behind a handle, held until the end of the transaction;
+ * reopens the file if its slot was closed or reused.
  */
 PagerFileSlot *
 pager_slot(PagerFile *file)
 {
-	PagerFileSlot *fs = &pager_shared->files[file->slot];
-
-	if (fs->in_use && fs->loaded && fs->incarnation == file->incarnation)
-		return fs;
-	file->slot = slot_open(&file->id, file->relname);
-	file->incarnation = pager_shared->files[file->slot].incarnation;
+	while (!file->held && !file_hold(file))
+	{
+		file->slot = slot_open(&file->id, file->relname);
+		file->incarnation = pager_shared->files[file->slot].incarnation;
+	}
 	return &pager_shared->files[file->slot];
 }
 
@@ -706,16 +996,22 @@ pager_create_file(const ArtFileId *id, const char *relname)
 				 errmsg("could not create file \"%s\": %m", path)));
 	close(fd);
 
-	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-	slot = slot_find(id);
-	if (slot >= 0)
+	for (;;)
 	{
-		/* A stale slot of a file of that name that is gone. */
-		pager_shared->files[slot].in_use = false;
-		pager_shared->files[slot].incarnation++;
+		LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+		slot = slot_find(id);
+		if (slot >= 0)
+		{
+			/* A stale slot of a file of that name that is gone. */
+			pager_shared->files[slot].in_use = false;
+			pager_shared->files[slot].incarnation++;
+		}
+		slot = slot_new(id, relname);
+		LWLockRelease(pager_shared->files_lock);
+		if (slot >= 0)
+			break;
+		slots_wait();
 	}
-	slot = slot_new(id, relname);
-	LWLockRelease(pager_shared->files_lock);
 	fs = &pager_shared->files[slot];
 
 	LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
@@ -790,6 +1086,13 @@ file_forget(const ArtFileId *id)
 {
 	int			slot;
 
+	if (local_files)
+	{
+		LocalFile  *lf = hash_search(local_files, id, HASH_FIND, NULL);
+
+		if (lf)
+			file_unhold(&lf->file);
+	}
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
 	slot = slot_find(id);
 	LWLockRelease(pager_shared->files_lock);
@@ -920,6 +1223,7 @@ pager_forget_files_before(XLogRecPtr lsn)
 	}
 	if (local_files)
 	{
+		files_unhold_all();
 		hash_destroy(local_files);
 		local_files = NULL;
 	}

@@ -124,7 +124,11 @@ typedef struct PagerFileSlot
 	/* Set under the files lock. */
 	bool		in_use;
 	bool		loaded;			/* map and bitmaps are valid */
+	bool		closing;		/* being closed: no new holds, not found */
 	uint32		incarnation;	/* changes whenever the slot is reused */
+	pg_atomic_uint32 users;		/* processes holding it (taken under the
+								 * files lock, shared) */
+	pg_atomic_uint64 last_used; /* pager_shared->use_clock at the last hold */
 	ArtFileId	id;
 	char		path[IO_PATH_LEN];
 	char		relname[NAMEDATALEN];
@@ -189,6 +193,11 @@ typedef struct PagerShared
 	pg_atomic_uint32 clock_hand;
 	pg_atomic_uint32 ndirty;
 	pg_atomic_uint32 ckpt_requested;
+	pg_atomic_uint32 slots_wanted;	/* a process found no free file slot */
+	pg_atomic_uint32 slots_round;	/* bumped after each round of closing */
+	pg_atomic_uint32 slots_closed;	/* how many the last round closed */
+	ConditionVariable slots_cv; /* broadcast after each round */
+	pg_atomic_uint64 use_clock;	/* orders file slots by last use */
 	Latch	   *worker_latch;
 	LWLock	   *files_lock;
 	LWLockPadded *partition_locks;
@@ -215,6 +224,7 @@ struct PagerFile
 	ArtFileId	id;
 	int			slot;
 	uint32		incarnation;
+	bool		held;			/* this process holds the slot */
 	char		relname[NAMEDATALEN];
 };
 

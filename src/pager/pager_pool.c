@@ -1014,6 +1014,26 @@ pager_forget_frames(int slot)
 }
 
 /*
+ * Is any frame of a file slot pinned?
+ */
+bool
+pager_slot_pinned(int slot)
+{
+	bool		pinned = false;
+
+	for (int i = 0; i < pager_shared->nframes && !pinned; i++)
+	{
+		PagerFrame *f = &pager_shared->frames[i];
+
+		SpinLockAcquire(&f->hdr);
+		pinned = (f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
+			f->refcount > 0;
+		SpinLockRelease(&f->hdr);
+	}
+	return pinned;
+}
+
+/*
  * Statistics of the pool.
  */
 void

@@ -219,26 +219,6 @@ sweep_creator_running(TransactionId xid)
 }
 
 /*
- * Is any frame of a file slot pinned?
- */
-static bool
-sweep_slot_pinned(int slot)
-{
-	bool		pinned = false;
-
-	for (int i = 0; i < pager_shared->nframes && !pinned; i++)
-	{
-		PagerFrame *f = &pager_shared->frames[i];
-
-		SpinLockAcquire(&f->hdr);
-		pinned = (f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
-			f->refcount > 0;
-		SpinLockRelease(&f->hdr);
-	}
-	return pinned;
-}
-
-/*
  * Take a dead file out of the pool, without waiting for anything: false
  * if it is busy (pinned, being checkpointed or changed).  Its slot's page
  * map is freed when the slot is next used.
@@ -275,7 +255,7 @@ sweep_release_slot(const ArtFileId *id)
 		done = true;
 	else if (LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE))
 	{
-		if (!sweep_slot_pinned(slot))
+		if (!pager_slot_pinned(slot) && pg_atomic_read_u32(&fs->users) == 0)
 		{
 			pager_forget_frames(slot);
 			LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);

@@ -175,6 +175,13 @@ artrie_io_worker_main(Datum main_arg)
 
 		io_worker_serve(Min(worker_timeout(last_ckpt), PAGER_REDO_POLL_MS));
 		pager_sweep_tick();
+		if (pg_atomic_exchange_u32(&pager_shared->slots_wanted, 0) != 0)
+		{
+			MemoryContextSwitchTo(ckpt_cxt);
+			pager_close_idle_files();
+			MemoryContextSwitchTo(TopMemoryContext);
+			MemoryContextReset(ckpt_cxt);
+		}
 
 		due = worker_timeout(last_ckpt) == 0;
 		restamp = false;

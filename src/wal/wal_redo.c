@@ -46,12 +46,16 @@ static bool have_last = false;
 
 static MemoryContext redo_cxt = NULL;
 
-/* Forget the cached file (it may be dropped or recreated). */
+/*
+ * Forget the cached file (it may be dropped or recreated), and let go of
+ * its slot: redo runs outside any transaction.
+ */
 void
 wal_redo_forget(void)
 {
 	have_last = false;
 	last_file = NULL;
+	pager_unhold_files();
 }
 
 /* Skip the records of file id from now on (it is refused anyway). */
@@ -72,7 +76,7 @@ redo_file(const ArtFileId *id, XLogRecPtr lsn)
 {
 	if (!have_last || memcmp(&last_id, id, sizeof(ArtFileId)) != 0)
 	{
-		have_last = false;
+		wal_redo_forget();
 		last_file = pager_open_for_redo(id, &last_redo_lsn);
 		last_id = *id;
 		have_last = true;
