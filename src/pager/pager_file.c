@@ -339,16 +339,27 @@ pager_close_slot(int slot)
 	}
 	LWLockRelease(pager_shared->files_lock);
 	if (ok)
-	{
-		pager_forget_frames(slot);
-		LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-		fs->in_use = false;
-		fs->closing = false;
-		fs->incarnation++;
-		LWLockRelease(pager_shared->files_lock);
-	}
+		pager_slot_free(slot);
 	LWLockRelease(&fs->ckpt_lock);
 	return ok;
+}
+
+/*
+ * Free a slot that nobody uses (its ckpt_lock held): its frames leave the
+ * pool, then it may be taken for another file.
+ */
+void
+pager_slot_free(int slot)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+
+	pager_forget_frames(slot);
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	fs->in_use = false;
+	fs->loaded = false;
+	fs->closing = false;
+	fs->incarnation++;
+	LWLockRelease(pager_shared->files_lock);
 }
 
 /*
@@ -1065,14 +1076,9 @@ slot_release(int slot, const ArtFileId *id)
 	if (fs->in_use && fs->id.dbOid == id->dbOid &&
 		fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
 	{
-		pager_forget_frames(slot);
 		if (fs->loaded)
 			slot_reset(fs);
-		LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-		fs->in_use = false;
-		fs->loaded = false;
-		fs->incarnation++;
-		LWLockRelease(pager_shared->files_lock);
+		pager_slot_free(slot);
 	}
 	LWLockRelease(&fs->ckpt_lock);
 }

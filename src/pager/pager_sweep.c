@@ -257,12 +257,7 @@ sweep_release_slot(const ArtFileId *id)
 	{
 		if (!pager_slot_pinned(slot) && pg_atomic_read_u32(&fs->users) == 0)
 		{
-			pager_forget_frames(slot);
-			LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-			fs->in_use = false;
-			fs->loaded = false;
-			fs->incarnation++;
-			LWLockRelease(pager_shared->files_lock);
+			pager_slot_free(slot);
 			done = true;
 		}
 		LWLockRelease(&fs->gate);
