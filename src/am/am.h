@@ -154,10 +154,13 @@ extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
 						 const uint8 *entry, Size len);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
 
-/* Planner hook and file lifecycle hooks, installed from _PG_init. */
+/* Planner, file lifecycle and ON CONFLICT hooks, installed from _PG_init. */
 extern void am_init(void);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */
 extern void am_lifecycle_init(void);
+
+/* Refusing INSERT ... ON CONFLICT before PostgreSQL 18 (am_unique.c). */
+extern void am_unique_init(void);
 
 #endif							/* ARTRIE_AM_H */

@@ -32,16 +32,33 @@
  * NULL keys are distinct unless the index says NULLS NOT DISTINCT; then
  * every entry of the NULL trie is the same key.
  *
+ * Before PostgreSQL 18, INSERT ... ON CONFLICT supports btree UNIQUE
+ * indexes alone: the executor fails with an internal error on a table
+ * with any other.  A hook on parse analysis refuses such a statement
+ * first, with an error that says why and what to do.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_inherits.h"
+#include "commands/defrem.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
+#include "parser/analyze.h"
+#include "parser/parsetree.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 
 #include "am/am.h"
 
@@ -261,4 +278,109 @@ am_unique_duplicate(Relation index, Relation heap, const uint8 *key,
 			 key_desc ? errdetail("Key %s is duplicated.", key_desc) :
 			 errdetail("Duplicate keys exist."),
 			 errtableconstraint(heap, RelationGetRelationName(index))));
+}
+
+#if PG_VERSION_NUM < 180000
+static post_parse_analyze_hook_type prev_post_parse_analyze_hook = NULL;
+
+/*
+ * Does the table have a UNIQUE index of access method amoid?  Read from
+ * pg_index without locking the table, which may be a partition the
+ * statement has not locked yet.
+ */
+static bool
+am_has_unique_index(Oid relid, Oid amoid)
+{
+	Relation	pg_index = table_open(IndexRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	bool		found = false;
+
+	ScanKeyInit(&key, Anum_pg_index_indrelid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(relid));
+	scan = systable_beginscan(pg_index, IndexIndrelidIndexId, true, NULL,
+							  1, &key);
+	while (!found && HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_index ind = (Form_pg_index) GETSTRUCT(tuple);
+		HeapTuple	classTuple;
+
+		if (!ind->indisunique)
+			continue;
+		classTuple = SearchSysCache1(RELOID, ObjectIdGetDatum(ind->indexrelid));
+		if (HeapTupleIsValid(classTuple))
+		{
+			found = ((Form_pg_class) GETSTRUCT(classTuple))->relam == amoid;
+			ReleaseSysCache(classTuple);
+		}
+	}
+	systable_endscan(scan);
+	table_close(pg_index, AccessShareLock);
+	return found;
+}
+
+/*
+ * Refuse INSERT ... ON CONFLICT, in the query or its WITH queries, into a
+ * table of which it or a partition has a UNIQUE artrie index.  An insert
+ * through a view is judged after rewriting, by the executor alone.
+ */
+static void
+am_check_on_conflict(Query *query)
+{
+	ListCell   *lc;
+	Oid			amoid;
+	List	   *rels;
+
+	foreach(lc, query->cteList)
+	{
+		CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
+
+		if (IsA(cte->ctequery, Query))
+			am_check_on_conflict((Query *) cte->ctequery);
+	}
+	if (query->commandType != CMD_INSERT || query->onConflict == NULL)
+		return;
+	amoid = get_index_am_oid("artrie", true);
+	if (!OidIsValid(amoid))
+		return;
+
+	rels = find_all_inheritors(rt_fetch(query->resultRelation,
+										query->rtable)->relid,
+							   NoLock, NULL);
+	foreach(lc, rels)
+	{
+		if (am_has_unique_index(lfirst_oid(lc), amoid))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("INSERT ... ON CONFLICT is not supported on table \"%s\", which has a UNIQUE artrie index",
+							get_rel_name(lfirst_oid(lc))),
+					 errdetail("Before version 18, PostgreSQL supports INSERT ... ON CONFLICT only on tables whose UNIQUE indexes are all btree indexes."),
+					 errhint("Keep the key unique with a btree UNIQUE index or constraint, and make the artrie index a plain one.")));
+	}
+}
+
+/*
+ * Parse analysis hook: the ON CONFLICT check.
+ */
+static void
+am_unique_post_parse_analyze(ParseState *pstate, Query *query,
+							 JumbleState *jstate)
+{
+	if (prev_post_parse_analyze_hook)
+		prev_post_parse_analyze_hook(pstate, query, jstate);
+	am_check_on_conflict(query);
+}
+#endif
+
+/*
+ * Install the parse analysis hook (from _PG_init), where it is needed.
+ */
+void
+am_unique_init(void)
+{
+#if PG_VERSION_NUM < 180000
+	prev_post_parse_analyze_hook = post_parse_analyze_hook;
+	post_parse_analyze_hook = am_unique_post_parse_analyze;
+#endif
 }
