@@ -147,6 +147,23 @@ SELECT u_try('INSERT INTO %I VALUES (1001, NULL)', 'b_art');
 SELECT count(*), count(k), count(DISTINCT k) FROM b_art;
 SELECT artrie_verify('b_art_k');
 
+-- CREATE UNIQUE INDEX CONCURRENTLY: the same check; a failed build
+-- leaves an invalid index behind, as btree's does.
+CREATE TABLE cc (id int, k text COLLATE "C");
+INSERT INTO cc SELECT g, 'c' || g FROM generate_series(1, 100) g;
+INSERT INTO cc VALUES (0, 'c5');
+CREATE UNIQUE INDEX CONCURRENTLY cc_k ON cc USING artrie (k);
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'cc_k'::regclass;
+DROP INDEX cc_k;
+DELETE FROM cc WHERE id = 0;
+CREATE UNIQUE INDEX CONCURRENTLY cc_k ON cc USING artrie (k);
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'cc_k'::regclass;
+INSERT INTO cc VALUES (0, 'c5');
+REINDEX INDEX CONCURRENTLY cc_k;
+INSERT INTO cc VALUES (0, 'c6');
+INSERT INTO cc VALUES (0, 'c0');
+DROP TABLE cc;
+
 -- NULLS NOT DISTINCT: one NULL at most, at build and at insert.
 CREATE TABLE n_art (id int, k text COLLATE "C");
 INSERT INTO n_art VALUES (1, NULL), (2, 'a'), (3, NULL);
