@@ -218,6 +218,36 @@ SELECT count(*) FROM p_art;
 INSERT INTO p_art VALUES ('a');
 DROP TABLE p_art;
 
+-- The executor's own check through an index under a dirty snapshot,
+-- which ON CONFLICT uses from PostgreSQL 18 on, serves exclusion
+-- constraints today: an artrie scan under a dirty snapshot finds the
+-- conflicting row as btree's does.
+CREATE TABLE x_art (k text COLLATE "C", EXCLUDE USING artrie (k WITH =));
+CREATE TABLE x_bt (k text COLLATE "C", EXCLUDE USING btree (k WITH =));
+INSERT INTO x_art VALUES ('a'), ('ab'), (NULL), (NULL);
+INSERT INTO x_bt VALUES ('a'), ('ab'), (NULL), (NULL);
+SELECT s, u_try(s, 'x_art'), u_try(s, 'x_bt') FROM (VALUES
+	('INSERT INTO %I VALUES (''a'')'),
+	('INSERT INTO %I VALUES (''abc''), (''abc'')'),
+	('UPDATE %I SET k = ''a'' WHERE k = ''ab'''),
+	('UPDATE %I SET k = ''b'' WHERE k = ''ab''')
+) v(s);
+-- Such a constraint is the way to a uniqueness constraint on artrie today:
+-- ON CONFLICT DO NOTHING honours it, and it may be deferred.
+INSERT INTO x_art VALUES ('a'), ('new') ON CONFLICT DO NOTHING;
+SELECT k FROM x_art ORDER BY k;
+CREATE TABLE xd_art (k text COLLATE "C",
+	CONSTRAINT xd_art_k EXCLUDE USING artrie (k WITH =) DEFERRABLE INITIALLY DEFERRED);
+BEGIN;
+INSERT INTO xd_art VALUES ('a'), ('a');
+UPDATE xd_art SET k = 'b' WHERE ctid = (SELECT ctid FROM xd_art LIMIT 1);
+COMMIT;
+BEGIN;
+INSERT INTO xd_art VALUES ('a');
+COMMIT;
+SELECT k FROM xd_art ORDER BY k;
+DROP TABLE x_art, x_bt, xd_art;
+
 DROP TABLE u_art, u_bt, u_long, b_art, b_bt, n_art, n_bt, c_art, c_ci;
 DROP COLLATION u_ci;
 DROP FUNCTION u_both(text), u_try(text, text);
