@@ -138,15 +138,29 @@ extern bytea *artrie_options(Datum reloptions, bool validate);
 extern bool artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
 							const char *propname, bool *res, bool *isnull);
 
+/* Inserting entries (am_insert.c) into UNIQUE indexes (am_unique.c). */
+extern void am_insert_entry(ArtrieIndex *ai, ArtTrie *trie,
+							const uint8 *entry, Size len);
+extern bool am_unique_insert(ArtrieIndex *ai, ArtTrie *trie,
+							 const uint8 *entry, Size entrylen,
+							 Size prefixlen, ItemPointer tid,
+							 Relation heapRel, IndexUniqueCheck checkUnique,
+							 Datum *values, bool *isnull);
+extern void am_unique_duplicate(Relation index, Relation heap,
+								const uint8 *key, Size keylen);
+
 /* WAL records of a logged index (am_wal.c). */
 extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
 						 const uint8 *entry, Size len);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
 
-/* Planner hook and file lifecycle hooks, installed from _PG_init. */
+/* Planner, file lifecycle and ON CONFLICT hooks, installed from _PG_init. */
 extern void am_init(void);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */
 extern void am_lifecycle_init(void);
+
+/* Refusing INSERT ... ON CONFLICT before PostgreSQL 18 (am_unique.c). */
+extern void am_unique_init(void);
 
 #endif							/* ARTRIE_AM_H */

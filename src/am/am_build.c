@@ -6,9 +6,14 @@
  * The heap scan feeds one tuplesort of bytea values, compared with
  * bytea's "<" (memcmp, shorter first), so it spills to disk within
  * maintenance_work_mem.  Each value is a tag byte (0 for the key trie, 1
- * for the NULL trie) followed by the entry, so the sorted stream gives
- * each trie its entries in strictly increasing order, the key trie's
- * first; the trie's bulk loader packs them into pages.  The new file is
+ * for the NULL trie), the entry, and a byte saying whether the heap tuple
+ * is live (no entry is a proper prefix of another, so that last byte
+ * never decides the order).  The sorted stream gives each trie its
+ * entries in strictly increasing order, the key trie's first; the trie's
+ * bulk loader packs them into pages.  For a UNIQUE index the load also
+ * finds two live tuples with the same key, which are adjacent in the
+ * stream but for dead tuples between them (recently dead tuples are
+ * indexed and may share a live one's key).  The new file is
  * flushed before ambuild returns, so it is durable before the creating
  * transaction commits.
  *
@@ -41,6 +46,7 @@
 typedef struct ArtrieBuildState
 {
 	Relation	index;
+	Relation	heap;
 	Tuplesortstate *sort;
 	MemoryContext tmpCxt;
 	double		indtuples;
@@ -79,36 +85,65 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 	ArtrieBuildState *bs = (ArtrieBuildState *) state;
 	MemoryContext oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
 	bytea	   *val;
+	uint8	   *p;
+	Size		entrylen;
 
 	if (isnull[0])
 	{
-		val = palloc(VARHDRSZ + 1 + ARTRIE_TID_LEN);
-		SET_VARSIZE(val, VARHDRSZ + 1 + ARTRIE_TID_LEN);
-		VARDATA(val)[0] = ARTRIE_TAG_NULL;
-		am_tid_encode(tid, (uint8 *) VARDATA(val) + 1);
+		entrylen = ARTRIE_TID_LEN;
+		val = palloc(VARHDRSZ + 1 + entrylen + 1);
+		p = (uint8 *) VARDATA(val);
+		p[0] = ARTRIE_TAG_NULL;
+		am_tid_encode(tid, p + 1);
 	}
 	else
 	{
 		text	   *key = DatumGetTextPP(values[0]);
 		Size		keylen = VARSIZE_ANY_EXHDR(key);
-		Size		entrylen = keylen + 1 + ARTRIE_TID_LEN;
-		uint8	   *p;
 
 		am_check_key_length(index, keylen);
-		val = palloc(VARHDRSZ + 1 + entrylen);
-		SET_VARSIZE(val, VARHDRSZ + 1 + entrylen);
+		entrylen = keylen + 1 + ARTRIE_TID_LEN;
+		val = palloc(VARHDRSZ + 1 + entrylen + 1);
 		p = (uint8 *) VARDATA(val);
 		p[0] = ARTRIE_TAG_KEY;
 		memcpy(p + 1, VARDATA_ANY(key), keylen);
 		p[1 + keylen] = 0x00;
 		am_tid_encode(tid, p + 2 + keylen);
 	}
+	SET_VARSIZE(val, VARHDRSZ + 1 + entrylen + 1);
+	p[1 + entrylen] = tupleIsAlive ? 1 : 0;
 
 	tuplesort_putdatum(bs->sort, PointerGetDatum(val), false);
 	bs->indtuples += 1;
 
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextReset(bs->tmpCxt);
+}
+
+/*
+ * For a UNIQUE index: is this live entry (the sort value p, len bytes, of
+ * a live tuple) a duplicate of the last live one, lastLive?  Entries of
+ * the NULL trie all have the same key under NULLS NOT DISTINCT, and none
+ * under NULLS DISTINCT.
+ */
+static bool
+am_build_is_duplicate(ArtrieBuildState *bs, const uint8 *p, Size len,
+					  bytea *lastLive)
+{
+	const uint8 *q;
+	Size		qlen;
+
+	if (lastLive == NULL)
+		return false;
+	q = (const uint8 *) VARDATA_ANY(lastLive);
+	qlen = VARSIZE_ANY_EXHDR(lastLive);
+	if (q[0] != p[0])
+		return false;
+	if (p[0] == ARTRIE_TAG_NULL)
+		return bs->index->rd_index->indnullsnotdistinct;
+	/* the tag, the key and its terminator */
+	return qlen == len &&
+		memcmp(p, q, len - ARTRIE_TID_LEN - 1) == 0;
 }
 
 /*
@@ -122,6 +157,7 @@ am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
 	int64		done = 0;
 	Datum		val;
 	bool		isnull;
+	bytea	   *lastLive = NULL;
 
 	am_check_status(art_bulk_begin(keys, &loader), bs->index, "building");
 
@@ -134,6 +170,18 @@ am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
 		bytea	   *b = DatumGetByteaPP(val);
 		const uint8 *p = (const uint8 *) VARDATA_ANY(b);
 		Size		len = VARSIZE_ANY_EXHDR(b);
+		bool		alive = p[len - 1] != 0;
+
+		if (bs->index->rd_index->indisunique && alive)
+		{
+			if (am_build_is_duplicate(bs, p, len, lastLive))
+				am_unique_duplicate(bs->index, bs->heap,
+									p[0] == ARTRIE_TAG_KEY ? p + 1 : NULL,
+									len - 2 - ARTRIE_TID_LEN - 1);
+			if (lastLive != NULL)
+				pfree(lastLive);
+			lastLive = b;
+		}
 
 		if (p[0] != tag)
 		{
@@ -143,9 +191,10 @@ am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
 							"building");
 			tag = ARTRIE_TAG_NULL;
 		}
-		am_check_status(art_bulk_add(loader, p + 1, len - 1), bs->index,
+		am_check_status(art_bulk_add(loader, p + 1, len - 2), bs->index,
 						"building");
-		pfree(DatumGetPointer(val));
+		if (b != lastLive)
+			pfree(b);
 
 		if (++done % ARTRIE_PROGRESS_EVERY == 0)
 		{
@@ -207,6 +256,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	meta.nullRoot = nulls.root;
 
 	bs.index = index;
+	bs.heap = heap;
 	bs.indtuples = 0;
 	bs.tmpCxt = AllocSetContextCreate(CurrentMemoryContext,
 									  "artrie build temporary context",

@@ -321,7 +321,7 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 }
 
 /*
- * Install the planner hook (from _PG_init).
+ * Install the planner hook, and the others of this layer (from _PG_init).
  */
 void
 am_init(void)
@@ -329,4 +329,5 @@ am_init(void)
 	prev_get_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = am_get_relation_info;
 	am_lifecycle_init();
+	am_unique_init();
 }

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * am_insert.c
- *	  aminsert for artrie: one trie insert per heap tuple.
+ *	  aminsert for artrie: one trie insert per heap tuple (UNIQUE indexes
+ *	  check the key first, in am_unique.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -34,7 +35,24 @@ am_insert_index(Relation index, IndexInfo *indexInfo)
 }
 
 /*
- * aminsert: add (key, TID) to the key trie, or the TID to the NULL trie.
+ * Insert one entry into one of the index's tries, and log it.
+ */
+void
+am_insert_entry(ArtrieIndex *ai, ArtTrie *trie, const uint8 *entry, Size len)
+{
+	ArtStatus	status = art_insert(trie, entry, len);
+
+	if (status == ART_OK)
+		am_wal_entry(ai, WAL_ARTRIE_INSERT, trie, entry, len);
+	/* The same (key, TID) twice is harmless: the entry is there. */
+	else if (status != ART_EXISTS)
+		am_check_status(status, ai->index, "inserting into");
+}
+
+/*
+ * aminsert: add (key, TID) to the key trie, or the TID to the NULL trie;
+ * for a UNIQUE index, after checking the key (am_unique.c).  NULL keys
+ * are checked only under NULLS NOT DISTINCT.
  */
 bool
 artrie_insert(Relation index, Datum *values, bool *isnull,
@@ -44,37 +62,45 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 			  IndexInfo *indexInfo)
 {
 	ArtrieIndex *ai = am_insert_index(index, indexInfo);
-	ArtStatus	status;
+	ArtTrie    *trie;
+	uint8		tidEntry[ARTRIE_TID_LEN];
+	uint8	   *entry;
+	Size		entrylen;
+	Size		prefixlen;
+	text	   *key = NULL;
+	bool		result = true;
 
 	if (isnull[0])
 	{
-		uint8		entry[ARTRIE_TID_LEN];
-
-		am_tid_encode(ht_ctid, entry);
-		status = art_insert(&ai->nulls, entry, ARTRIE_TID_LEN);
-		if (status == ART_OK)
-			am_wal_entry(ai, WAL_ARTRIE_INSERT, &ai->nulls, entry, ARTRIE_TID_LEN);
+		trie = &ai->nulls;
+		am_tid_encode(ht_ctid, tidEntry);
+		entry = tidEntry;
+		entrylen = ARTRIE_TID_LEN;
+		prefixlen = 0;
 	}
 	else
 	{
-		text	   *key = DatumGetTextPP(values[0]);
-		Size		keylen = VARSIZE_ANY_EXHDR(key);
-		Size		entrylen;
-		uint8	   *entry;
+		trie = &ai->keys;
+		key = DatumGetTextPP(values[0]);
+		am_check_key_length(index, VARSIZE_ANY_EXHDR(key));
+		entry = am_key_entry(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
+							 ht_ctid, &entrylen);
+		prefixlen = entrylen - ARTRIE_TID_LEN;
+	}
 
-		am_check_key_length(index, keylen);
-		entry = am_key_entry(VARDATA_ANY(key), keylen, ht_ctid, &entrylen);
-		status = art_insert(&ai->keys, entry, entrylen);
-		if (status == ART_OK)
-			am_wal_entry(ai, WAL_ARTRIE_INSERT, &ai->keys, entry, entrylen);
+	if (checkUnique != UNIQUE_CHECK_NO &&
+		(!isnull[0] || index->rd_index->indnullsnotdistinct))
+		result = am_unique_insert(ai, trie, entry, entrylen, prefixlen,
+								  ht_ctid, heapRel, checkUnique,
+								  values, isnull);
+	else if (checkUnique != UNIQUE_CHECK_EXISTING)
+		am_insert_entry(ai, trie, entry, entrylen);
+
+	if (key != NULL)
+	{
 		pfree(entry);
 		if ((Pointer) key != DatumGetPointer(values[0]))
 			pfree(key);
 	}
-
-	/* The same (key, TID) twice is harmless: the entry is there. */
-	if (status != ART_EXISTS)
-		am_check_status(status, index, "inserting into");
-
-	return false;
+	return result;
 }

@@ -69,8 +69,8 @@ SELECT ok((SELECT bool_and(p.proisstrict) FROM pg_amop o
 -- Access method properties.
 SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_order'),
 	'artrie can order');
-SELECT ok(NOT pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_unique'),
-	'artrie cannot be unique');
+SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_unique'),
+	'artrie can be unique');
 SELECT ok(NOT pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_multi_col'),
 	'artrie is single-column');
 SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_exclude') IS NOT NULL,
