@@ -57,19 +57,17 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	}
 	else
 	{
-		text	   *key = DatumGetTextPP(values[0]);
-		Size		keylen = VARSIZE_ANY_EXHDR(key);
+		AmKey		key = am_datum_key(index->rd_opcintype[0], values[0]);
 		Size		entrylen;
 		uint8	   *entry;
 
-		am_check_key_length(index, keylen);
-		entry = am_key_entry(VARDATA_ANY(key), keylen, ht_ctid, &entrylen);
+		am_check_key_length(index, key.len);
+		entry = am_key_entry(key.data, key.len, ht_ctid, &entrylen);
 		status = art_insert(&ai->keys, entry, entrylen);
 		if (status == ART_OK)
 			am_wal_entry(ai, WAL_ARTRIE_INSERT, &ai->keys, entry, entrylen);
 		pfree(entry);
-		if ((Pointer) key != DatumGetPointer(values[0]))
-			pfree(key);
+		am_key_free(&key);
 	}
 
 	/* The same (key, TID) twice is harmless: the entry is there. */

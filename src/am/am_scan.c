@@ -48,6 +48,7 @@
 #include "access/htup_details.h"
 #include "access/relscan.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "utils/builtins.h"
@@ -181,28 +182,27 @@ am_bytes_qsort_cmp(const void *a, const void *b)
  * elements; sorted and distinct.
  */
 static AmBytes *
-am_key_values(ScanKey sk, int *nvalues)
+am_key_values(ScanKey sk, Oid typid, int *nvalues)
 {
 	AmBytes    *values;
 	int			n = 0;
 
 	if (sk->sk_flags & SK_SEARCHARRAY)
 	{
-		text	  **elems;
-		int			nelems = am_text_array_elements(sk->sk_argument, &elems);
+		AmKey	   *keys;
+		int			nkeys = am_array_keys(typid, sk->sk_argument, &keys);
 		int			i;
 
-		values = palloc(sizeof(AmBytes) * Max(nelems, 1));
-		for (i = 0; i < nelems; i++)
-			values[n++] = am_bytes_make(VARDATA_ANY(elems[i]),
-										VARSIZE_ANY_EXHDR(elems[i]), -1);
+		values = palloc(sizeof(AmBytes) * Max(nkeys, 1));
+		for (i = 0; i < nkeys; i++)
+			values[n++] = am_bytes_make(keys[i].data, keys[i].len, -1);
 	}
 	else
 	{
-		text	   *t = DatumGetTextPP(sk->sk_argument);
+		AmKey		key = am_datum_key(typid, sk->sk_argument);
 
 		values = palloc(sizeof(AmBytes));
-		values[n++] = am_bytes_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), -1);
+		values[n++] = am_bytes_make(key.data, key.len, -1);
 	}
 
 	if (n > 1)
@@ -324,7 +324,7 @@ am_scan_prepare(IndexScanDesc scan)
 		}
 		wantKeys = true;
 
-		kv = am_key_values(sk, &nkv);
+		kv = am_key_values(sk, index->rd_opcintype[0], &nkv);
 		if (nkv == 0)
 		{
 			impossible = true;
@@ -762,10 +762,12 @@ artrie_endscan(IndexScanDesc scan)
 }
 
 /*
- * amcanreturn: the key is rebuilt from the entry, so always.
+ * amcanreturn: a text (or varchar) value is its key, rebuilt from the
+ * entry; a bpchar key has lost its padding and a name key is not a name
+ * datum, so those are read from the heap.
  */
 bool
 artrie_canreturn(Relation index, int attno)
 {
-	return true;
+	return index->rd_opcintype[0] == TEXTOID;
 }
