@@ -154,8 +154,11 @@ extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
 						 const uint8 *entry, Size len);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
 
-/* Planner hook and file lifecycle hooks, installed from _PG_init. */
+/* Planner hooks and file lifecycle hooks, installed from _PG_init. */
 extern void am_init(void);
+
+/* Index paths for LIKE and other prefix patterns (am_like.c). */
+extern void am_like_init(void);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */
 extern void am_lifecycle_init(void);

@@ -322,12 +322,13 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 }
 
 /*
- * Install the planner hook (from _PG_init).
+ * Install the planner hooks (from _PG_init).
  */
 void
 am_init(void)
 {
 	prev_get_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = am_get_relation_info;
+	am_like_init();
 	am_lifecycle_init();
 }

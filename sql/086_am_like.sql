@@ -1,0 +1,155 @@
+-- LIKE 'abc%', ILIKE with a prefix without case, regular expressions
+-- anchored with ^ and starts_with() reach an artrie index under any
+-- deterministic collation: artrie adds a path whose index condition is
+-- "key ^@ prefix", and the original clause filters what it returns.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS artrie;
+RESET client_min_messages;
+SET jit = off;
+
+-- Compares each scan type on an artrie index with a sequential scan: the
+-- plan must use the index, and the ids must be the same.
+CREATE FUNCTION oracle(tbl text, pred text)
+RETURNS TABLE (scan text, uses_index bool, same_rows bool, nrows int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := format('SELECT count(*) || '':'' || coalesce(string_agg(id::text, '','' ORDER BY id), '''') FROM %I WHERE %s', tbl, pred);
+  ref text;
+  got text;
+  plan text;
+  line text;
+  kind text;
+BEGIN
+  PERFORM set_config('enable_indexscan', 'off', true);
+  PERFORM set_config('enable_indexonlyscan', 'off', true);
+  PERFORM set_config('enable_bitmapscan', 'off', true);
+  PERFORM set_config('enable_seqscan', 'on', true);
+  EXECUTE q INTO ref;
+  PERFORM set_config('enable_seqscan', 'off', true);
+  FOREACH kind IN ARRAY ARRAY['Index Scan', 'Bitmap Heap Scan'] LOOP
+    PERFORM set_config('enable_indexscan', (kind = 'Index Scan')::text, true);
+    PERFORM set_config('enable_bitmapscan', (kind = 'Bitmap Heap Scan')::text, true);
+    plan := '';
+    FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+      plan := plan || line || E'\n';
+    END LOOP;
+    EXECUTE q INTO got;
+    scan := kind;
+    uses_index := plan LIKE '%' || kind || '%';
+    same_rows := got = ref;
+    nrows := split_part(ref, ':', 1)::int;
+    RETURN NEXT;
+  END LOOP;
+END;
+$$;
+
+-- d has the database's default collation (C.UTF-8, which PostgreSQL does
+-- not take for "C"), e an ICU collation; both are deterministic.
+SELECT datcollate FROM pg_database WHERE datname = current_database();
+CREATE TABLE p (id int, d text, e text COLLATE "en-x-icu");
+INSERT INTO p (id, d) VALUES
+  (1, 'apple'), (2, 'Apple'), (3, 'apricot'), (4, 'app'), (5, 'ap'),
+  (6, 'äpfel'), (7, 'a%b'), (8, 'a%bc'), (9, 'a_b'), (10, 'a\b'),
+  (11, '12-34'), (12, '12-35'), (13, '12_34'), (14, '123'), (15, ''),
+  (16, NULL), (17, 'über'), (18, 'übel'), (19, 'app.le'), (20, 'appxle'),
+  (21, 'a.b'), (22, 'ab'), (23, 'APPLE'), (24, 'aPple');
+INSERT INTO p (id, d)
+  SELECT 100 + g, md5(g::text) FROM generate_series(1, 3000) g;
+UPDATE p SET e = d;
+CREATE INDEX p_d ON p USING artrie (d);
+CREATE INDEX p_e ON p USING artrie (e);
+CREATE INDEX p_lower ON p USING artrie (lower(d));
+ANALYZE p;
+
+-- The plans: ^@ in the index condition, the clause as a filter or a
+-- recheck.
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE e LIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE starts_with(d, 'app');
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ~ '^app';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ILIKE '12-%';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE lower(d) LIKE 'app%';
+SET enable_indexscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'app%';
+RESET enable_indexscan;
+-- An index-only scan when only the key is needed.
+VACUUM p;
+EXPLAIN (COSTS OFF) SELECT d FROM p WHERE d LIKE 'app%';
+SELECT d FROM p WHERE d LIKE 'app%' ORDER BY d COLLATE "C";
+-- Two LIKEs: both become index conditions.
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'ap%' AND d LIKE 'apr%';
+SELECT id FROM p WHERE d LIKE 'ap%' AND d LIKE 'apr%';
+
+-- Rows, against a sequential scan, on both collations.
+SELECT * FROM oracle('p', $$d LIKE 'app%'$$);
+SELECT * FROM oracle('p', $$e LIKE 'app%'$$);
+SELECT * FROM oracle('p', $$d LIKE 'app'$$);
+SELECT * FROM oracle('p', $$d LIKE 'a_p%'$$);
+SELECT * FROM oracle('p', $$d LIKE 'ap%le'$$);
+SELECT * FROM oracle('p', $$d LIKE 'a\%b%'$$);
+SELECT * FROM oracle('p', $$d LIKE 'a\_b'$$);
+SELECT * FROM oracle('p', $$d LIKE 'a\\b%'$$);
+SELECT * FROM oracle('p', $$d LIKE 'a#%b%' ESCAPE '#'$$);
+SELECT * FROM oracle('p', $$d LIKE 'üb%'$$);
+SELECT * FROM oracle('p', $$e LIKE 'üb%'$$);
+SELECT * FROM oracle('p', $$starts_with(d, 'ap')$$);
+SELECT * FROM oracle('p', $$starts_with(e, 'üb')$$);
+SELECT * FROM oracle('p', $$d ~ '^app'$$);
+SELECT * FROM oracle('p', $$d ~ '^app.le'$$);
+SELECT * FROM oracle('p', $$d ~ '^apple?'$$);
+SELECT * FROM oracle('p', $$d ~ '^ap{2}'$$);
+SELECT * FROM oracle('p', $$e ~ '^12-3'$$);
+SELECT * FROM oracle('p', $$d ILIKE '12-%'$$);
+SELECT * FROM oracle('p', $$e ILIKE '12\_%'$$);
+SELECT * FROM oracle('p', $$d ILIKE '1a%'$$);
+SELECT * FROM oracle('p', $$lower(d) LIKE 'app%'$$);
+SELECT * FROM oracle('p', $$lower(d) LIKE 'äp%'$$);
+SELECT * FROM oracle('p', $$lower(d) ~ '^ap'$$);
+-- With a LIKE of md5 values, which the index narrows to a few rows.
+SELECT * FROM oracle('p', $$d LIKE 'c4c%'$$);
+
+-- Patterns without a literal prefix, ILIKE prefixes with case, an
+-- alternation or an unanchored expression keep the sequential scan; so
+-- do patterns that are not constants.
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE '%app';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ILIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ~ '^app|^b';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ~ 'app';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d NOT LIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE d || '%';
+RESET enable_seqscan;
+-- An OR of prefixes is not made a BitmapOr of them.
+SELECT * FROM oracle('p', $$d LIKE 'abc%' OR d LIKE 'app%'$$);
+-- A pattern ending in its escape character is left to LIKE, which
+-- reports it.
+SELECT * FROM oracle('p', $$d LIKE 'app\'$$);
+
+-- Prepared statements with the pattern as a parameter: the custom plans
+-- see the constant.
+PREPARE q(text) AS SELECT id FROM p WHERE d LIKE $1 ORDER BY id;
+EXPLAIN (COSTS OFF) EXECUTE q('appx%');
+EXECUTE q('appx%');
+DEALLOCATE q;
+
+-- A nondeterministic collation gets no such path (and LIKE refuses it).
+CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE ndp (id int, k text COLLATE ci);
+CREATE INDEX ndp_k ON ndp USING artrie ((k COLLATE "C"));
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM ndp WHERE k LIKE 'a%';
+RESET enable_seqscan;
+DROP TABLE ndp;
+DROP COLLATION ci;
+
+-- A join: the prefix condition on the inner relation.
+CREATE TABLE q (id int, pfx text);
+INSERT INTO q VALUES (1, 'x');
+EXPLAIN (COSTS OFF)
+SELECT p.id FROM p JOIN q ON q.id = p.id WHERE p.d LIKE 'app%';
+
+-- Multi-column artrie indexes do not exist.
+CREATE INDEX p_multi ON p USING artrie (d, e);
+
+DROP TABLE p, q;
+DROP FUNCTION oracle(text, text);
