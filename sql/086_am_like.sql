@@ -148,8 +148,39 @@ INSERT INTO q VALUES (1, 'x');
 EXPLAIN (COSTS OFF)
 SELECT p.id FROM p JOIN q ON q.id = p.id WHERE p.d LIKE 'app%';
 
--- Multi-column artrie indexes do not exist.
+-- Under "C", PostgreSQL's own LIKE support makes the prefix a range, for
+-- text and for char(n).
+CREATE TABLE pc (id int, t text COLLATE "C", b char(8) COLLATE "C");
+INSERT INTO pc SELECT id, d, d FROM p WHERE length(d) <= 8;
+CREATE INDEX pc_t ON pc USING artrie (t);
+CREATE INDEX pc_b ON pc USING artrie (b);
+ANALYZE pc;
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM pc WHERE t LIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM pc WHERE b LIKE 'app%';
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT * FROM oracle('pc', $$t LIKE 'app%'$$);
+SELECT * FROM oracle('pc', $$b LIKE 'app%'$$);
+SELECT * FROM oracle('pc', $$b LIKE 'ap %'$$);
+DROP TABLE pc;
+
+-- Multi-column artrie indexes do not exist, nor INCLUDE columns.
 CREATE INDEX p_multi ON p USING artrie (d, e);
+CREATE INDEX p_incl ON p USING artrie (d) INCLUDE (id);
+-- What to use instead: an expression whose key begins with the leading
+-- column.
+CREATE TABLE files (id int, tenant_id int, path text);
+INSERT INTO files SELECT g, g % 5, '/usr/share/doc/' || g FROM generate_series(1, 500) g;
+INSERT INTO files SELECT g, g % 5, '/etc/' || g FROM generate_series(501, 1000) g;
+CREATE INDEX files_tp ON files USING artrie ((tenant_id::text || '/' || path));
+ANALYZE files;
+EXPLAIN (COSTS OFF) SELECT id FROM files
+WHERE (tenant_id::text || '/' || path) ^@ (2::text || '/' || '/usr/share/');
+SELECT * FROM oracle('files', $$(tenant_id::text || '/' || path) ^@ (2::text || '/' || '/usr/share/')$$);
+SELECT * FROM oracle('files', $$(tenant_id::text || '/' || path) LIKE '2//etc/%'$$);
+DROP TABLE files;
 
 DROP TABLE p, q;
 DROP FUNCTION oracle(text, text);
