@@ -142,6 +142,26 @@ RESET enable_seqscan;
 DROP TABLE ndp;
 DROP COLLATION ci;
 
+-- Under row-level security, a restriction that is not leakproof (LIKE;
+-- ^@ is) waits for the policy's quals: no index condition is made of it,
+-- as PostgreSQL makes none of such a restriction for any index.
+CREATE ROLE regress_artrie_rls;
+CREATE TABLE pr (id int, d text);
+INSERT INTO pr SELECT id, d FROM p;
+CREATE INDEX pr_d ON pr USING artrie (d);
+ALTER TABLE pr ENABLE ROW LEVEL SECURITY;
+CREATE POLICY pr_even ON pr USING (id % 2 = 0);
+GRANT SELECT ON pr TO regress_artrie_rls;
+SET ROLE regress_artrie_rls;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM pr WHERE d LIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM pr WHERE d ^@ 'app';
+SELECT id FROM pr WHERE d LIKE 'app%' ORDER BY id;
+RESET enable_seqscan;
+RESET ROLE;
+DROP TABLE pr;
+DROP ROLE regress_artrie_rls;
+
 -- A join: the prefix condition on the inner relation.
 CREATE TABLE q (id int, pfx text);
 INSERT INTO q VALUES (1, 'x');

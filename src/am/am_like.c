@@ -32,8 +32,10 @@
  * them but does not match.  A bpchar value matches a pattern with its
  * padding, which begins with the prefix only if the key (without
  * trailing blanks) begins with the prefix without its own; bpchar's "^@"
- * takes the prefix so.  Nondeterministic collations are left alone:
- * pattern matching refuses them anyway.
+ * takes the prefix so.  The clause's collation must be the index's, and
+ * artrie indexes refuse nondeterministic collations (am_build.c).  As
+ * for any index clause, a restriction that must wait for a security
+ * barrier's quals (and is not leakproof) is left alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -221,7 +223,8 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	Expr	   *prefixclause;
 	IndexClause *iclause;
 
-	if (rinfo->pseudoconstant)
+	if (rinfo->pseudoconstant ||
+		!restriction_is_securely_promotable(rinfo, index->rel))
 		return NULL;
 	if (IsA(clause, OpExpr))
 	{
@@ -353,9 +356,7 @@ am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		ListCell   *lc2;
 
 		if (index->relam != amoid || am_like_has_range(index) ||
-			(index->indpred != NIL && !index->predOK) ||
-			(OidIsValid(index->indexcollations[0]) &&
-			 !get_collation_isdeterministic(index->indexcollations[0])))
+			(index->indpred != NIL && !index->predOK))
 			continue;
 
 		foreach(lc2, rel->baserestrictinfo)
