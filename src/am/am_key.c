@@ -6,9 +6,10 @@
  * A key trie entry is key || 0x00 || block (4 bytes, big-endian) ||
  * offset (2 bytes, big-endian); a NULL trie entry is the 6 TID bytes
  * alone.  The key is the value's bytes as its type compares them (see
- * am_datum_key); none of text, bpchar or name contains 0x00, so the terminator keeps every key's
- * entries together and ahead of any longer key's, and byte order of
- * entries is COLLATE "C" order of keys, then TID order.
+ * am_datum_key); none of text, bpchar or name contains 0x00, so the
+ * terminator keeps every key's entries together and ahead of any longer
+ * key's, and byte order of entries is COLLATE "C" order of keys, then TID
+ * order.
  *
  *-------------------------------------------------------------------------
  */
@@ -88,7 +89,6 @@ am_datum_key(Oid typid, Datum value)
 			key.len = strnlen(key.data, NAMEDATALEN);
 			break;
 		case TEXTOID:
-		case VARCHAROID:
 		case BPCHAROID:
 			{
 				text	   *t = DatumGetTextPP(value);
