@@ -312,8 +312,10 @@ am_like_index_only(RelOptInfo *rel, IndexOptInfo *index)
 	foreach(lc, index->indrestrictinfo)
 		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause,
 					   rel->relid, &attrs);
-	return bms_is_subset(attrs,
-						 bms_make_singleton(attno - FirstLowInvalidHeapAttributeNumber));
+
+	/* pull_varattnos offsets attribute numbers so system columns fit */
+	attno -= FirstLowInvalidHeapAttributeNumber;
+	return bms_is_subset(attrs, bms_make_singleton(attno));
 }
 
 /*
@@ -361,9 +363,8 @@ am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 
 		foreach(lc2, rel->baserestrictinfo)
 		{
-			IndexClause *iclause = am_like_index_clause(root,
-														lfirst_node(RestrictInfo, lc2),
-														index);
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
+			IndexClause *iclause = am_like_index_clause(root, rinfo, index);
 
 			if (iclause != NULL)
 				iclauses = lappend(iclauses, iclause);
