@@ -129,6 +129,29 @@ RESET ROLE;
 DROP TABLE pr;
 DROP ROLE regress_artrie_rls;
 
+-- Partitions and partial indexes.
+CREATE TABLE pp (id int, d text) PARTITION BY RANGE (id);
+CREATE TABLE pp1 PARTITION OF pp FOR VALUES FROM (0) TO (1000);
+CREATE TABLE pp2 PARTITION OF pp FOR VALUES FROM (1000) TO (10000);
+INSERT INTO pp SELECT id, d FROM p;
+CREATE INDEX pp_d ON pp USING artrie (d);
+ANALYZE pp;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM pp WHERE d LIKE 'app%';
+RESET enable_seqscan;
+SELECT * FROM oracle('pp', $$d LIKE 'app%'$$);
+SELECT * FROM oracle('pp', $$d LIKE 'c4%' AND id >= 1000$$);
+DROP TABLE pp;
+CREATE INDEX p_d_small ON p USING artrie (d) WHERE id < 100;
+DROP INDEX p_d;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'app%' AND id < 50;
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'app%';
+RESET enable_seqscan;
+SELECT * FROM oracle('p', $$d LIKE 'app%' AND id < 50$$);
+DROP INDEX p_d_small;
+CREATE INDEX p_d ON p USING artrie (d);
+
 -- A join: the prefix condition on the inner relation.
 CREATE TABLE q (id int, pfx text);
 INSERT INTO q VALUES (1, 'x');
