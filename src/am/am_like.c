@@ -5,12 +5,12 @@
  *	  prefixes on artrie indexes.
  *
  * PostgreSQL derives index conditions from "key LIKE 'abc%'" through the
- * LIKE operators' support functions, which know only the btree and
- * SP-GiST operator families and, for artrie's, a byte-ordered ("C")
- * index collation, where the prefix becomes a range.  Under any other
- * collation, and for name (whose LIKE takes a text pattern), nothing
- * reaches an artrie index.  A set_rel_pathlist hook gives artrie its own
- * path: for a restriction
+ * LIKE operators' support functions, which know the btree and SP-GiST
+ * operator families and (PostgreSQL 15) artrie's under a byte-ordered
+ * ("C") index collation, where the prefix becomes a range.  Under any
+ * other collation, and for name (whose LIKE takes a text pattern),
+ * nothing reaches an artrie index.  A set_rel_pathlist hook gives artrie
+ * its own path where the support function gives none: for a restriction
  *
  *	- key LIKE 'abc%' (and key ~~ with a pattern folded from ESCAPE),
  *	- key ILIKE '12-%', up to the first character that may have case,
@@ -47,6 +47,7 @@
 #include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -202,6 +203,36 @@ am_prefix_const(Oid typid, const char *prefix, int len)
 }
 
 /*
+ * Does the function's own planner support derive an index condition from
+ * the clause for the index?  It is asked as the planner asks it; where it
+ * answers (a "C" index collation gives text and bpchar a range, a pattern
+ * without wildcards may give "="), the planner has made those paths
+ * already.
+ */
+static bool
+am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
+					IndexOptInfo *index)
+{
+	RegProcedure prosupport = get_func_support(funcid);
+	SupportRequestIndexCondition req;
+
+	if (!OidIsValid(prosupport))
+		return false;
+	req.type = T_SupportRequestIndexCondition;
+	req.root = root;
+	req.funcid = funcid;
+	req.node = (Node *) clause;
+	req.indexarg = 0;
+	req.index = index;
+	req.indexcol = 0;
+	req.opfamily = index->opfamily[0];
+	req.indexcollation = index->indexcollations[0];
+	req.lossy = true;
+	return DatumGetPointer(OidFunctionCall1(prosupport,
+											PointerGetDatum(&req))) != NULL;
+}
+
+/*
  * The index clause "key ^@ prefix" that a restriction implies on the
  * artrie index's key, or NULL if it implies none this file handles.
  */
@@ -250,7 +281,8 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 		return NULL;
 	if (!IsA(lsecond(args), Const) || ((Const *) lsecond(args))->constisnull)
 		return NULL;
-	if (!match_index_to_operand((Node *) linitial(args), 0, index))
+	if (!match_index_to_operand((Node *) linitial(args), 0, index) ||
+		am_like_has_support(root, funcid, clause, index))
 		return NULL;
 
 	patt = (Const *) lsecond(args);
@@ -319,18 +351,6 @@ am_like_index_only(RelOptInfo *rel, IndexOptInfo *index)
 }
 
 /*
- * Would PostgreSQL's own LIKE support derive a range for this index?  It
- * does for a byte-ordered collation when the operator family compares two
- * values of the key's type, as artrie's do for text and bpchar.
- */
-static bool
-am_like_has_range(IndexOptInfo *index)
-{
-	return am_collation_is_bytewise(index->indexcollations[0]) &&
-		index->opcintype[0] != NAMEOID;
-}
-
-/*
  * set_rel_pathlist hook: add the prefix paths of the file header.
  */
 static void
@@ -357,7 +377,7 @@ am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		IndexPath  *ipath;
 		ListCell   *lc2;
 
-		if (index->relam != amoid || am_like_has_range(index) ||
+		if (index->relam != amoid ||
 			(index->indpred != NIL && !index->predOK))
 			continue;
 
