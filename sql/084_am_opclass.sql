@@ -1,6 +1,7 @@
 -- Operator classes beyond text: bpchar (char(n)), whose keys leave out the
--- trailing blanks its comparisons ignore; name; varchar through text; and
--- citext, which is indexed through an expression.
+-- trailing blanks its comparisons ignore; name, whose key is the string
+-- before the NUL; varchar through text; and citext, which is indexed
+-- through an expression.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS artrie;
 RESET client_min_messages;
@@ -72,6 +73,14 @@ EXPLAIN (COSTS OFF) SELECT id FROM n WHERE k = 'rel_42';
 SELECT id FROM n WHERE k = 'rel_42';
 SELECT id FROM n WHERE k ^@ 'rel_49' ORDER BY id;
 SELECT id FROM n WHERE k = repeat('x', 70)::name;
+-- Index-only scans rebuild the name from its key.
+VACUUM n;
+EXPLAIN (COSTS OFF) SELECT k FROM n WHERE k ^@ 'rel_49';
+SELECT k, octet_length(k) FROM n WHERE k ^@ 'rel_49' ORDER BY k;
+SELECT k = repeat('x', 63) AS whole, octet_length(k) FROM n WHERE k ^@ 'xxx';
+SELECT count(*) FROM n WHERE k IS NULL;
+SELECT k FROM n WHERE k > 'rel_9' ORDER BY k DESC LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT k FROM n WHERE k > 'rel_9' ORDER BY k DESC LIMIT 3;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 SELECT * FROM oracle('n', $$k = 'rel_42'$$);

@@ -595,17 +595,20 @@ am_scan_next(IndexScanDesc scan, bool forward)
 }
 
 /*
- * The index-only tuple for a key: one text attribute, built in a buffer
- * the scan reuses (the executor copies the value out before the next
- * call), as heap_form_tuple would build it.
+ * The index-only tuple for a key: one text attribute, or one name (the key
+ * padded with NULs), built in a buffer the scan reuses (the executor
+ * copies the value out before the next call), as heap_form_tuple would
+ * build it.
  */
 static HeapTuple
 am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
 				  Size keylen)
 {
+	bool		isname = (so->ai.index->rd_opcintype[0] == NAMEOID);
 	Size		hoff = MAXALIGN(SizeofHeapTupleHeader);
-	Size		len = hoff + VARHDRSZ + keylen;
+	Size		len = hoff + (isname ? NAMEDATALEN : VARHDRSZ + keylen);
 	HeapTupleHeader td;
+	char	   *data;
 
 	if (HEAPTUPLESIZE + len > so->tupcap)
 	{
@@ -619,15 +622,21 @@ am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
 	ItemPointerSetInvalid(&so->tup->t_self);
 	so->tup->t_tableOid = InvalidOid;
 	so->tup->t_data = td;
-	memset(td, 0, hoff);
+	memset(td, 0, len);
 	HeapTupleHeaderSetDatumLength(td, len);
 	HeapTupleHeaderSetTypeId(td, desc->tdtypeid);
 	HeapTupleHeaderSetTypMod(td, desc->tdtypmod);
 	HeapTupleHeaderSetNatts(td, 1);
 	td->t_hoff = hoff;
-	td->t_infomask = HEAP_HASVARWIDTH;
-	SET_VARSIZE((char *) td + hoff, VARHDRSZ + keylen);
-	memcpy((char *) td + hoff + VARHDRSZ, key, keylen);
+	data = (char *) td + hoff;
+	if (isname)
+		memcpy(data, key, Min(keylen, NAMEDATALEN - 1));
+	else
+	{
+		td->t_infomask = HEAP_HASVARWIDTH;
+		SET_VARSIZE(data, VARHDRSZ + keylen);
+		memcpy(data + VARHDRSZ, key, keylen);
+	}
 	return so->tup;
 }
 
@@ -762,12 +771,12 @@ artrie_endscan(IndexScanDesc scan)
 }
 
 /*
- * amcanreturn: a text (or varchar) value is its key, rebuilt from the
- * entry; a bpchar key has lost its padding and a name key is not a name
- * datum, so those are read from the heap.
+ * amcanreturn: a text (or varchar) or name value is rebuilt from its key
+ * (am_form_key_tuple); a bpchar key has lost its padding, so bpchar values
+ * are read from the heap.
  */
 bool
 artrie_canreturn(Relation index, int attno)
 {
-	return index->rd_opcintype[0] == TEXTOID;
+	return index->rd_opcintype[0] != BPCHAROID;
 }
