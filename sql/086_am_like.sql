@@ -86,8 +86,16 @@ EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ~ 'app';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d NOT LIKE 'app%';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE d || '%';
 RESET enable_seqscan;
--- An OR of prefixes is not made a BitmapOr of them.
+-- An OR of prefix restrictions is a BitmapOr of their index scans, on one
+-- index or several; an arm that is not one keeps the sequential scan.
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'abc%' OR d LIKE 'app%';
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'abc%' OR lower(d) LIKE 'app%' OR e ~ '^12';
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'abc%' OR d LIKE '%app';
+RESET enable_seqscan;
 SELECT * FROM oracle('p', $$d LIKE 'abc%' OR d LIKE 'app%'$$);
+SELECT * FROM oracle('p', $$d LIKE 'abc%' OR lower(d) LIKE 'app%' OR e ~ '^12'$$);
+SELECT * FROM oracle('p', $$(d LIKE 'ap%' OR d LIKE 'c4%') AND d LIKE '%e'$$);
 -- A pattern ending in its escape character is left to LIKE, which
 -- reports it.
 SELECT * FROM oracle('p', $$d LIKE 'app\'$$);

@@ -22,7 +22,8 @@
  * literal prefix, it adds an index path and a bitmap path whose index
  * condition is "key ^@ 'abc'" (the operator class's strategy 6), with
  * the restriction kept as a lossy index clause: the executor checks it on
- * every row the index returns.
+ * every row the index returns.  An OR of such restrictions gets a
+ * BitmapOr of their index scans.
  *
  * That is exact under a deterministic collation: there LIKE, ILIKE and
  * regular expressions compare the literal characters of a pattern as
@@ -351,6 +352,90 @@ am_like_index_only(RelOptInfo *rel, IndexOptInfo *index)
 }
 
 /*
+ * The paths on one artrie index for the prefix restrictions on its key:
+ * an index scan (index-only if it can be) and a bitmap scan.
+ */
+static void
+am_like_index_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index)
+{
+	List	   *iclauses = NIL;
+	IndexPath  *ipath;
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		IndexClause *iclause = am_like_index_clause(root, rinfo, index);
+
+		if (iclause != NULL)
+			iclauses = lappend(iclauses, iclause);
+	}
+	if (iclauses == NIL)
+		return;
+
+	ipath = create_index_path(root, index, iclauses, NIL, NIL, NIL,
+							  ForwardScanDirection, false, NULL, 1.0, false);
+	if (am_like_index_only(rel, index))
+		add_path(rel, (Path *) create_index_path(root, index, iclauses,
+												 NIL, NIL, NIL,
+												 ForwardScanDirection,
+												 true, NULL, 1.0, false));
+	else
+		add_path(rel, (Path *) ipath);
+	add_path(rel, (Path *) create_bitmap_heap_path(root, rel, (Path *) ipath,
+												   NULL, 1.0, 0));
+}
+
+/*
+ * The bitmap path for an OR each of whose arms is a prefix restriction on
+ * the key of one of the indexes: a BitmapOr of one index scan per arm
+ * (on the first index that takes it), the OR kept as a filter.
+ */
+static void
+am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
+				List *indexes)
+{
+	List	   *bitmapquals = NIL;
+	Path	   *orpath;
+	ListCell   *lc;
+
+	if (rinfo->pseudoconstant ||
+		!restriction_is_securely_promotable(rinfo, rel))
+		return;
+	foreach(lc, ((BoolExpr *) rinfo->orclause)->args)
+	{
+		Node	   *arm = (Node *) lfirst(lc);
+		IndexClause *iclause = NULL;
+		ListCell   *lc2;
+
+		if (!IsA(arm, RestrictInfo))
+			return;				/* an AND of several restrictions */
+		foreach(lc2, indexes)
+		{
+			IndexOptInfo *index = (IndexOptInfo *) lfirst(lc2);
+
+			iclause = am_like_index_clause(root, (RestrictInfo *) arm, index);
+			if (iclause != NULL)
+			{
+				bitmapquals = lappend(bitmapquals,
+									  create_index_path(root, index,
+														list_make1(iclause),
+														NIL, NIL, NIL,
+														ForwardScanDirection,
+														false, NULL, 1.0,
+														false));
+				break;
+			}
+		}
+		if (iclause == NULL)
+			return;
+	}
+	orpath = (Path *) create_bitmap_or_path(root, rel, bitmapquals);
+	add_path(rel, (Path *) create_bitmap_heap_path(root, rel, orpath, NULL,
+												   1.0, 0));
+}
+
+/*
  * set_rel_pathlist hook: add the prefix paths of the file header.
  */
 static void
@@ -358,6 +443,7 @@ am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 						 RangeTblEntry *rte)
 {
 	Oid			amoid;
+	List	   *indexes = NIL;
 	ListCell   *lc;
 
 	if (prev_set_rel_pathlist_hook)
@@ -373,39 +459,19 @@ am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	foreach(lc, rel->indexlist)
 	{
 		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
-		List	   *iclauses = NIL;
-		IndexPath  *ipath;
-		ListCell   *lc2;
 
-		if (index->relam != amoid ||
-			(index->indpred != NIL && !index->predOK))
-			continue;
+		if (index->relam == amoid &&
+			(index->indpred == NIL || index->predOK))
+			indexes = lappend(indexes, index);
+	}
+	foreach(lc, indexes)
+		am_like_index_paths(root, rel, (IndexOptInfo *) lfirst(lc));
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 
-		foreach(lc2, rel->baserestrictinfo)
-		{
-			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
-			IndexClause *iclause = am_like_index_clause(root, rinfo, index);
-
-			if (iclause != NULL)
-				iclauses = lappend(iclauses, iclause);
-		}
-		if (iclauses == NIL)
-			continue;
-
-		ipath = create_index_path(root, index, iclauses, NIL, NIL, NIL,
-								  ForwardScanDirection, false, NULL, 1.0,
-								  false);
-		if (am_like_index_only(rel, index))
-			add_path(rel, (Path *) create_index_path(root, index, iclauses,
-													 NIL, NIL, NIL,
-													 ForwardScanDirection,
-													 true, NULL, 1.0, false));
-		else
-			add_path(rel, (Path *) ipath);
-		if (index->amhasgetbitmap)
-			add_path(rel, (Path *) create_bitmap_heap_path(root, rel,
-														   (Path *) ipath,
-														   NULL, 1.0, 0));
+		if (indexes != NIL && restriction_is_or_clause(rinfo))
+			am_like_or_path(root, rel, rinfo, indexes);
 	}
 }
 
