@@ -140,7 +140,14 @@ SELECT * FROM scan_check('w', $$w IS NOT NULL AND w ^@ 'xy'$$);
 EXPLAIN (COSTS OFF) SELECT id FROM words WHERE w LIKE 'zebr%';
 SELECT * FROM scan_check('w', $$w LIKE 'zebr%'$$);
 SELECT * FROM scan_check('w', $$w ~ '^qua'$$);
+-- Under the default collation artrie's own path makes them "^@", with the
+-- clause as a filter.
 EXPLAIN (COSTS OFF) SELECT id FROM words WHERE d LIKE 'zebr%';
+SELECT * FROM scan_check('d', $$d LIKE 'zebr%'$$);
+SELECT * FROM scan_check('d', $$d LIKE 'пре%'$$);
+SELECT * FROM scan_check('d', $$d LIKE 'inter%al'$$);
+SELECT * FROM scan_check('d', $$d ~ '^qua'$$);
+SELECT * FROM scan_check('d', $$starts_with(d, 'over')$$);
 
 -- Ordered scans, both directions.
 SELECT * FROM order_check('true', 'ASC', 20);

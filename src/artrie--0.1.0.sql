@@ -30,6 +30,58 @@ DEFAULT FOR TYPE text USING artrie AS
 	OPERATOR	5	> (text, text),
 	OPERATOR	6	^@ (text, text);
 
+-- The operator class for bpchar (char(n)).  Keys leave out trailing
+-- blanks, which bpchar's comparisons ignore; "^@" between two bpchar
+-- values ignores them too.
+CREATE FUNCTION artrie_bpchar_starts_with(bpchar, bpchar)
+RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_bpchar_starts_with(bpchar, bpchar) IS
+'whether the first value, trailing blanks left out, begins with the second, trailing blanks left out';
+
+CREATE OPERATOR ^@ (
+	LEFTARG = bpchar,
+	RIGHTARG = bpchar,
+	FUNCTION = artrie_bpchar_starts_with,
+	RESTRICT = prefixsel,
+	JOIN = prefixjoinsel
+);
+
+CREATE OPERATOR CLASS artrie_bpchar_ops
+DEFAULT FOR TYPE bpchar USING artrie AS
+	OPERATOR	1	< (bpchar, bpchar),
+	OPERATOR	2	<= (bpchar, bpchar),
+	OPERATOR	3	= (bpchar, bpchar),
+	OPERATOR	4	>= (bpchar, bpchar),
+	OPERATOR	5	> (bpchar, bpchar),
+	OPERATOR	6	^@ (bpchar, bpchar);
+
+-- The operator class for name: the key is the string before the NUL.
+CREATE FUNCTION artrie_name_starts_with(name, name)
+RETURNS bool
+AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_name_starts_with(name, name) IS
+'whether the first name begins with the second';
+
+CREATE OPERATOR ^@ (
+	LEFTARG = name,
+	RIGHTARG = name,
+	FUNCTION = artrie_name_starts_with,
+	RESTRICT = prefixsel,
+	JOIN = prefixjoinsel
+);
+
+CREATE OPERATOR CLASS artrie_name_ops
+DEFAULT FOR TYPE name USING artrie AS
+	OPERATOR	1	< (name, name),
+	OPERATOR	2	<= (name, name),
+	OPERATOR	3	= (name, name),
+	OPERATOR	4	>= (name, name),
+	OPERATOR	5	> (name, name),
+	OPERATOR	6	^@ (name, name);
+
 -- Functions over artrie indexes.  Each one checks that the caller may
 -- SELECT from the indexed table, and reports only keys that a heap tuple
 -- visible to the caller holds (artrie_prefix_count excepted: it counts

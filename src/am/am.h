@@ -82,6 +82,15 @@ typedef struct ArtrieIndex
 } ArtrieIndex;
 
 /* Entry encoding (am_key.c). */
+
+/* The key bytes of a value, and the detoasted copy they may live in. */
+typedef struct AmKey
+{
+	const char *data;
+	Size		len;
+	void	   *copy;
+} AmKey;
+
 #define ARTRIE_TID_LEN			6
 #define ARTRIE_MAX_KEY_LEN		(ART_MAX_ENTRY_LEN - 1 - ARTRIE_TID_LEN)
 
@@ -90,7 +99,9 @@ extern uint8 *am_key_entry(const char *key, Size keylen, ItemPointer tid,
 extern void am_tid_encode(ItemPointer tid, uint8 *out);
 extern void am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid);
 extern void am_check_key_length(Relation index, Size keylen);
-extern int	am_text_array_elements(Datum array, text ***elems);
+extern AmKey am_datum_key(Oid typid, Datum value);
+extern void am_key_free(AmKey *key);
+extern int	am_array_keys(Oid typid, Datum array, AmKey **keys);
 extern int	am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen);
 extern bool am_collation_is_bytewise(Oid collid);
 extern void am_check_status(ArtStatus status, Relation index,
@@ -156,6 +167,9 @@ extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
 
 /* Planner, file lifecycle and ON CONFLICT hooks, installed from _PG_init. */
 extern void am_init(void);
+
+/* Index paths for LIKE and other prefix patterns (am_like.c). */
+extern void am_like_init(void);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */
 extern void am_lifecycle_init(void);

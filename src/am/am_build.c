@@ -98,17 +98,16 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 	}
 	else
 	{
-		text	   *key = DatumGetTextPP(values[0]);
-		Size		keylen = VARSIZE_ANY_EXHDR(key);
+		AmKey		key = am_datum_key(index->rd_opcintype[0], values[0]);
 
-		am_check_key_length(index, keylen);
-		entrylen = keylen + 1 + ARTRIE_TID_LEN;
+		am_check_key_length(index, key.len);
+		entrylen = key.len + 1 + ARTRIE_TID_LEN;
 		val = palloc(VARHDRSZ + 1 + entrylen + 1);
 		p = (uint8 *) VARDATA(val);
 		p[0] = ARTRIE_TAG_KEY;
-		memcpy(p + 1, VARDATA_ANY(key), keylen);
-		p[1 + keylen] = 0x00;
-		am_tid_encode(tid, p + 2 + keylen);
+		memcpy(p + 1, key.data, key.len);
+		p[1 + key.len] = 0x00;
+		am_tid_encode(tid, p + 2 + key.len);
 	}
 	SET_VARSIZE(val, VARHDRSZ + 1 + entrylen + 1);
 	p[1 + entrylen] = tupleIsAlive ? 1 : 0;

@@ -63,7 +63,8 @@ am_cost_count(ArtrieIndex *ai, ArtTrie *trie, const char *prefix, Size len,
  * for "= ANY" / "^@ ANY" of a constant array the sum over its elements.
  */
 static double
-am_cost_count_qual(ArtrieIndex *ai, int strategy, Const *c, bool isarray)
+am_cost_count_qual(ArtrieIndex *ai, Oid typid, int strategy, Const *c,
+				   bool isarray)
 {
 	bool		terminate = (strategy == ARTRIE_EQUAL_STRATEGY);
 	double		total = 0;
@@ -73,22 +74,21 @@ am_cost_count_qual(ArtrieIndex *ai, int strategy, Const *c, bool isarray)
 
 	if (isarray)
 	{
-		text	  **elems;
-		int			nelems;
+		AmKey	   *keys;
+		int			nkeys;
 		int			i;
 
-		nelems = am_text_array_elements(c->constvalue, &elems);
-		for (i = 0; i < nelems; i++)
-			total += am_cost_count(ai, &ai->keys, VARDATA_ANY(elems[i]),
-								   VARSIZE_ANY_EXHDR(elems[i]), terminate);
+		nkeys = am_array_keys(typid, c->constvalue, &keys);
+		for (i = 0; i < nkeys; i++)
+			total += am_cost_count(ai, &ai->keys, keys[i].data, keys[i].len,
+								   terminate);
 		return total;
 	}
 	else
 	{
-		text	   *t = DatumGetTextPP(c->constvalue);
+		AmKey		key = am_datum_key(typid, c->constvalue);
 
-		return am_cost_count(ai, &ai->keys, VARDATA_ANY(t),
-							 VARSIZE_ANY_EXHDR(t), terminate);
+		return am_cost_count(ai, &ai->keys, key.data, key.len, terminate);
 	}
 }
 
@@ -172,7 +172,8 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 			other = estimate_expression_value(root, other);
 			if (!IsA(other, Const))
 				continue;
-			count = am_cost_count_qual(&ai, strategy, (Const *) other, isarray);
+			count = am_cost_count_qual(&ai, index->opcintype[0], strategy,
+									   (Const *) other, isarray);
 			exact = (exact < 0) ? count : Min(exact, count);
 		}
 	}
@@ -321,13 +322,14 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 }
 
 /*
- * Install the planner hook, and the others of this layer (from _PG_init).
+ * Install the planner hooks, and the others of this layer (from _PG_init).
  */
 void
 am_init(void)
 {
 	prev_get_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = am_get_relation_info;
+	am_like_init();
 	am_lifecycle_init();
 	am_unique_init();
 }

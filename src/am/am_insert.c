@@ -67,7 +67,7 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	uint8	   *entry;
 	Size		entrylen;
 	Size		prefixlen;
-	text	   *key = NULL;
+	AmKey		key = {0};
 	bool		result = true;
 
 	if (isnull[0])
@@ -81,10 +81,9 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	else
 	{
 		trie = &ai->keys;
-		key = DatumGetTextPP(values[0]);
-		am_check_key_length(index, VARSIZE_ANY_EXHDR(key));
-		entry = am_key_entry(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
-							 ht_ctid, &entrylen);
+		key = am_datum_key(index->rd_opcintype[0], values[0]);
+		am_check_key_length(index, key.len);
+		entry = am_key_entry(key.data, key.len, ht_ctid, &entrylen);
 		prefixlen = entrylen - ARTRIE_TID_LEN;
 	}
 
@@ -96,11 +95,10 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	else if (checkUnique != UNIQUE_CHECK_EXISTING)
 		am_insert_entry(ai, trie, entry, entrylen);
 
-	if (key != NULL)
+	if (!isnull[0])
 	{
 		pfree(entry);
-		if ((Pointer) key != DatumGetPointer(values[0]))
-			pfree(key);
+		am_key_free(&key);
 	}
 	return result;
 }

@@ -5,15 +5,19 @@
  *
  * A key trie entry is key || 0x00 || block (4 bytes, big-endian) ||
  * offset (2 bytes, big-endian); a NULL trie entry is the 6 TID bytes
- * alone.  text never contains 0x00, so the terminator keeps every key's
- * entries together and ahead of any longer key's, and byte order of
- * entries is COLLATE "C" order of keys, then TID order.
+ * alone.  The key is the value's bytes as its type compares them (see
+ * am_datum_key); none of text, bpchar or name contains 0x00, so the
+ * terminator keeps every key's entries together and ahead of any longer
+ * key's, and byte order of entries is COLLATE "C" order of keys, then TID
+ * order.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
@@ -68,11 +72,62 @@ am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
 }
 
 /*
- * The non-NULL elements of a text (or varchar) array, detoasted; returns
- * their number.
+ * The key of a non-NULL value of an operator class's input type: text
+ * (and varchar) as its bytes, bpchar without the trailing blanks its
+ * comparisons ignore, name up to its terminating NUL.  A copy made by
+ * detoasting is left in copy for am_key_free.
+ */
+AmKey
+am_datum_key(Oid typid, Datum value)
+{
+	AmKey		key = {NULL, 0, NULL};
+
+	switch (typid)
+	{
+		case NAMEOID:
+			key.data = NameStr(*DatumGetName(value));
+			key.len = strnlen(key.data, NAMEDATALEN);
+			break;
+		case TEXTOID:
+		case BPCHAROID:
+			{
+				text	   *t = DatumGetTextPP(value);
+
+				key.data = VARDATA_ANY(t);
+				key.len = VARSIZE_ANY_EXHDR(t);
+				if (typid == BPCHAROID)
+					key.len = bpchartruelen(VARDATA_ANY(t), key.len);
+				if ((Pointer) t != DatumGetPointer(value))
+					key.copy = t;
+				break;
+			}
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("artrie cannot index values of type %s",
+							format_type_be(typid)),
+					 errhint("artrie indexes text, varchar, bpchar and name.")));
+	}
+	return key;
+}
+
+/*
+ * Free what am_datum_key copied, if anything.
+ */
+void
+am_key_free(AmKey *key)
+{
+	if (key->copy != NULL)
+		pfree(key->copy);
+	key->copy = NULL;
+}
+
+/*
+ * The keys of the non-NULL elements of an array of the operator class's
+ * input type; returns their number.
  */
 int
-am_text_array_elements(Datum array, text ***elems)
+am_array_keys(Oid typid, Datum array, AmKey **keys)
 {
 	ArrayType  *arr = DatumGetArrayTypeP(array);
 	int16		elmlen;
@@ -87,10 +142,10 @@ am_text_array_elements(Datum array, text ***elems)
 	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
 	deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
 					  &datums, &nulls, &ndatums);
-	*elems = palloc(sizeof(text *) * Max(ndatums, 1));
+	*keys = palloc(sizeof(AmKey) * Max(ndatums, 1));
 	for (i = 0; i < ndatums; i++)
 		if (!nulls[i])
-			(*elems)[n++] = DatumGetTextPP(datums[i]);
+			(*keys)[n++] = am_datum_key(typid, datums[i]);
 	return n;
 }
 

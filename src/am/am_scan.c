@@ -48,6 +48,7 @@
 #include "access/htup_details.h"
 #include "access/relscan.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "utils/builtins.h"
@@ -181,28 +182,27 @@ am_bytes_qsort_cmp(const void *a, const void *b)
  * elements; sorted and distinct.
  */
 static AmBytes *
-am_key_values(ScanKey sk, int *nvalues)
+am_key_values(ScanKey sk, Oid typid, int *nvalues)
 {
 	AmBytes    *values;
 	int			n = 0;
 
 	if (sk->sk_flags & SK_SEARCHARRAY)
 	{
-		text	  **elems;
-		int			nelems = am_text_array_elements(sk->sk_argument, &elems);
+		AmKey	   *keys;
+		int			nkeys = am_array_keys(typid, sk->sk_argument, &keys);
 		int			i;
 
-		values = palloc(sizeof(AmBytes) * Max(nelems, 1));
-		for (i = 0; i < nelems; i++)
-			values[n++] = am_bytes_make(VARDATA_ANY(elems[i]),
-										VARSIZE_ANY_EXHDR(elems[i]), -1);
+		values = palloc(sizeof(AmBytes) * Max(nkeys, 1));
+		for (i = 0; i < nkeys; i++)
+			values[n++] = am_bytes_make(keys[i].data, keys[i].len, -1);
 	}
 	else
 	{
-		text	   *t = DatumGetTextPP(sk->sk_argument);
+		AmKey		key = am_datum_key(typid, sk->sk_argument);
 
 		values = palloc(sizeof(AmBytes));
-		values[n++] = am_bytes_make(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t), -1);
+		values[n++] = am_bytes_make(key.data, key.len, -1);
 	}
 
 	if (n > 1)
@@ -324,7 +324,7 @@ am_scan_prepare(IndexScanDesc scan)
 		}
 		wantKeys = true;
 
-		kv = am_key_values(sk, &nkv);
+		kv = am_key_values(sk, index->rd_opcintype[0], &nkv);
 		if (nkv == 0)
 		{
 			impossible = true;
@@ -595,17 +595,20 @@ am_scan_next(IndexScanDesc scan, bool forward)
 }
 
 /*
- * The index-only tuple for a key: one text attribute, built in a buffer
- * the scan reuses (the executor copies the value out before the next
- * call), as heap_form_tuple would build it.
+ * The index-only tuple for a key: one text attribute, or one name (the key
+ * padded with NULs), built in a buffer the scan reuses (the executor
+ * copies the value out before the next call), as heap_form_tuple would
+ * build it.
  */
 static HeapTuple
 am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
 				  Size keylen)
 {
+	bool		isname = (so->ai.index->rd_opcintype[0] == NAMEOID);
 	Size		hoff = MAXALIGN(SizeofHeapTupleHeader);
-	Size		len = hoff + VARHDRSZ + keylen;
+	Size		len = hoff + (isname ? NAMEDATALEN : VARHDRSZ + keylen);
 	HeapTupleHeader td;
+	char	   *data;
 
 	if (HEAPTUPLESIZE + len > so->tupcap)
 	{
@@ -619,15 +622,21 @@ am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
 	ItemPointerSetInvalid(&so->tup->t_self);
 	so->tup->t_tableOid = InvalidOid;
 	so->tup->t_data = td;
-	memset(td, 0, hoff);
+	memset(td, 0, len);
 	HeapTupleHeaderSetDatumLength(td, len);
 	HeapTupleHeaderSetTypeId(td, desc->tdtypeid);
 	HeapTupleHeaderSetTypMod(td, desc->tdtypmod);
 	HeapTupleHeaderSetNatts(td, 1);
 	td->t_hoff = hoff;
-	td->t_infomask = HEAP_HASVARWIDTH;
-	SET_VARSIZE((char *) td + hoff, VARHDRSZ + keylen);
-	memcpy((char *) td + hoff + VARHDRSZ, key, keylen);
+	data = (char *) td + hoff;
+	if (isname)
+		memcpy(data, key, Min(keylen, NAMEDATALEN - 1));
+	else
+	{
+		td->t_infomask = HEAP_HASVARWIDTH;
+		SET_VARSIZE(data, VARHDRSZ + keylen);
+		memcpy(data + VARHDRSZ, key, keylen);
+	}
 	return so->tup;
 }
 
@@ -762,10 +771,12 @@ artrie_endscan(IndexScanDesc scan)
 }
 
 /*
- * amcanreturn: the key is rebuilt from the entry, so always.
+ * amcanreturn: a text (or varchar) or name value is rebuilt from its key
+ * (am_form_key_tuple); a bpchar key has lost its padding, so bpchar values
+ * are read from the heap.
  */
 bool
 artrie_canreturn(Relation index, int attno)
 {
-	return true;
+	return index->rd_opcintype[0] != BPCHAROID;
 }

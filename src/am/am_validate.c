@@ -6,7 +6,8 @@
  * An artrie operator family holds, for its input type, the five btree
  * comparison operators at strategies 1-5 and starts-with at strategy 6,
  * all boolean search operators between two values of the input type.  It
- * has no support functions.
+ * has no support functions.  The input type is one am_datum_key knows how
+ * to turn into a key: text, bpchar or name.
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +20,7 @@
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -57,6 +59,15 @@ artrie_validate(Oid opclassoid)
 		elog(ERROR, "cache lookup failed for operator family %u", opfamilyoid);
 	opfamilyname = pstrdup(NameStr(((Form_pg_opfamily) GETSTRUCT(familytup))->opfname));
 	ReleaseSysCache(familytup);
+
+	if (opcintype != TEXTOID && opcintype != BPCHAROID && opcintype != NAMEOID)
+	{
+		ereport(INFO,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("operator class \"%s\" of access method %s is for type %s, which it cannot index",
+						opclassname, "artrie", format_type_be(opcintype))));
+		result = false;
+	}
 
 	oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
 	proclist = SearchSysCacheList1(AMPROCNUM, ObjectIdGetDatum(opfamilyoid));

@@ -113,10 +113,9 @@ verify_heap_tuple(Relation index, ItemPointer tid, Datum *values,
 	}
 	else
 	{
-		text	   *key = DatumGetTextPP(values[0]);
+		AmKey		key = am_datum_key(index->rd_opcintype[0], values[0]);
 		Size		entrylen;
-		uint8	   *entry = am_key_entry(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key),
-										 tid, &entrylen);
+		uint8	   *entry = am_key_entry(key.data, key.len, tid, &entrylen);
 
 		status = art_lookup(&fi->ai.keys, entry, entrylen);
 		pfree(entry);

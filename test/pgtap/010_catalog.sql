@@ -1,6 +1,6 @@
 -- The catalog surface of the artrie access method: the access method and
--- its handler, the operator class and its operators and strategies, the
--- functions' volatility, strictness and privileges.
+-- its handler, the operator classes and their operators and strategies,
+-- the functions' volatility, strictness and privileges.
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only true
@@ -9,7 +9,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS artrie;
 
 BEGIN;
-SELECT plan(30);
+SELECT plan(33);
 
 -- The access method and its handler.
 SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'artrie' AND amtype = 'i'),
@@ -31,40 +31,71 @@ SELECT is((SELECT count(*)::int FROM pg_depend d JOIN pg_extension e ON e.oid = 
 		WHERE e.extname = 'artrie' AND d.classid = 'pg_am'::regclass),
 	1, 'the access method belongs to the extension');
 
--- The operator class.
+-- The operator classes: text (varchar goes through it), bpchar and name.
 SELECT has_opclass('artrie_text_ops', 'artrie_text_ops exists');
-SELECT ok((SELECT opcdefault FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
-		WHERE a.amname = 'artrie' AND c.opcname = 'artrie_text_ops'),
-	'artrie_text_ops is the default operator class');
-SELECT is((SELECT opcintype::regtype::text FROM pg_opclass WHERE opcname = 'artrie_text_ops'),
-	'text', 'artrie_text_ops is for text');
-SELECT ok((SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'artrie_text_ops'),
-	'amvalidate accepts artrie_text_ops');
-SELECT is((SELECT count(*)::int FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+SELECT has_opclass('artrie_bpchar_ops', 'artrie_bpchar_ops exists');
+SELECT has_opclass('artrie_name_ops', 'artrie_name_ops exists');
+SELECT results_eq(
+	$$SELECT c.opcname::text COLLATE "default", c.opcintype::regtype::text, c.opcdefault, amvalidate(c.oid)
+	  FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
+	  WHERE a.amname = 'artrie' ORDER BY 1$$,
+	$$VALUES ('artrie_bpchar_ops', 'character', true, true),
+	         ('artrie_name_ops', 'name', true, true),
+	         ('artrie_text_ops', 'text', true, true)$$,
+	'artrie has three operator classes, each the default for its type, each accepted by amvalidate');
+SELECT is((SELECT count(*)::int FROM pg_opfamily f JOIN pg_am a ON a.oid = f.opfmethod
 		WHERE a.amname = 'artrie'),
-	1, 'artrie has exactly one operator class');
+	3, 'each operator class has its own family');
 
 -- Operators and strategies.
 SELECT results_eq(
-	$$SELECT o.amopstrategy::int, o.amopopr::regoperator::text, o.amoppurpose::text
+	$$SELECT f.opfname::text COLLATE "default", o.amopstrategy::int, o.amopopr::regoperator::text, o.amoppurpose::text
 	  FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily
 	  JOIN pg_am a ON a.oid = f.opfmethod
-	  WHERE a.amname = 'artrie' AND f.opfname = 'artrie_text_ops'
-	  ORDER BY 1$$,
-	$$VALUES (1, '<(text,text)', 's'), (2, '<=(text,text)', 's'), (3, '=(text,text)', 's'),
-	         (4, '>=(text,text)', 's'), (5, '>(text,text)', 's'), (6, '^@(text,text)', 's')$$,
-	'the operators are < <= = >= > at btree strategies 1-5 and ^@ at 6, all for search');
+	  WHERE a.amname = 'artrie'
+	  ORDER BY 1, 2$$,
+	$$VALUES ('artrie_bpchar_ops', 1, '<(character,character)', 's'),
+	         ('artrie_bpchar_ops', 2, '<=(character,character)', 's'),
+	         ('artrie_bpchar_ops', 3, '=(character,character)', 's'),
+	         ('artrie_bpchar_ops', 4, '>=(character,character)', 's'),
+	         ('artrie_bpchar_ops', 5, '>(character,character)', 's'),
+	         ('artrie_bpchar_ops', 6, '^@(character,character)', 's'),
+	         ('artrie_name_ops', 1, '<(name,name)', 's'),
+	         ('artrie_name_ops', 2, '<=(name,name)', 's'),
+	         ('artrie_name_ops', 3, '=(name,name)', 's'),
+	         ('artrie_name_ops', 4, '>=(name,name)', 's'),
+	         ('artrie_name_ops', 5, '>(name,name)', 's'),
+	         ('artrie_name_ops', 6, '^@(name,name)', 's'),
+	         ('artrie_text_ops', 1, '<(text,text)', 's'),
+	         ('artrie_text_ops', 2, '<=(text,text)', 's'),
+	         ('artrie_text_ops', 3, '=(text,text)', 's'),
+	         ('artrie_text_ops', 4, '>=(text,text)', 's'),
+	         ('artrie_text_ops', 5, '>(text,text)', 's'),
+	         ('artrie_text_ops', 6, '^@(text,text)', 's')$$,
+	'each family has < <= = >= > at btree strategies 1-5 and ^@ at 6, all for search');
 SELECT is((SELECT count(*)::int FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
 		JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'artrie'),
-	0, 'the operator family has no support functions');
+	0, 'the operator families have no support functions');
 SELECT ok((SELECT bool_and(p.provolatile = 'i') FROM pg_amop o
 		JOIN pg_operator op ON op.oid = o.amopopr JOIN pg_proc p ON p.oid = op.oprcode
-		JOIN pg_opfamily f ON f.oid = o.amopfamily WHERE f.opfname = 'artrie_text_ops'),
+		JOIN pg_opfamily f ON f.oid = o.amopfamily JOIN pg_am a ON a.oid = f.opfmethod
+		WHERE a.amname = 'artrie'),
 	'every operator''s function is immutable');
 SELECT ok((SELECT bool_and(p.proisstrict) FROM pg_amop o
 		JOIN pg_operator op ON op.oid = o.amopopr JOIN pg_proc p ON p.oid = op.oprcode
-		JOIN pg_opfamily f ON f.oid = o.amopfamily WHERE f.opfname = 'artrie_text_ops'),
+		JOIN pg_opfamily f ON f.oid = o.amopfamily JOIN pg_am a ON a.oid = f.opfmethod
+		WHERE a.amname = 'artrie'),
 	'every operator''s function is strict');
+SELECT results_eq(
+	$$SELECT o.oprname::text COLLATE "default", o.oprleft::regtype::text, o.oprcode::text, o.oprrest::text, o.oprjoin::text
+	  FROM pg_operator o JOIN pg_depend d ON d.classid = 'pg_operator'::regclass AND d.objid = o.oid
+	  JOIN pg_extension e ON e.oid = d.refobjid WHERE e.extname = 'artrie' ORDER BY 2$$,
+	$$VALUES ('^@', 'character', 'artrie_bpchar_starts_with', 'prefixsel', 'prefixjoinsel'),
+	         ('^@', 'name', 'artrie_name_starts_with', 'prefixsel', 'prefixjoinsel')$$,
+	'the extension''s own ^@ operators for bpchar and name, with prefix selectivity');
+SELECT ok('ab'::char(4) ^@ 'ab '::bpchar AND NOT ('a'::char(4) ^@ 'ab'::bpchar)
+		AND 'pg_class'::name ^@ 'pg_'::name,
+	'bpchar ^@ ignores trailing blanks; name ^@ compares the strings');
 
 -- Access method properties.
 SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_order'),
@@ -87,6 +118,12 @@ SELECT ok(NOT pg_index_column_has_property('cat_d'::regclass, 1, 'orderable'),
 	'an index under an ICU collation is not orderable');
 SELECT ok(pg_index_column_has_property('cat_d'::regclass, 1, 'returnable'),
 	'index-only scans are possible');
+CREATE TABLE cat_b (b char(8), n name);
+CREATE INDEX cat_b_b ON cat_b USING artrie (b);
+CREATE INDEX cat_b_n ON cat_b USING artrie (n);
+SELECT ok(NOT pg_index_column_has_property('cat_b_b'::regclass, 1, 'returnable')
+		AND pg_index_column_has_property('cat_b_n'::regclass, 1, 'returnable'),
+	'a bpchar index is not returnable (its keys have lost the padding), a name index is');
 SELECT ok(pg_index_has_property('cat_k'::regclass, 'index_scan')
 		AND pg_index_has_property('cat_k'::regclass, 'bitmap_scan')
 		AND pg_index_has_property('cat_k'::regclass, 'backward_scan'),

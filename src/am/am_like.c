@@ -1,0 +1,486 @@
+/*-------------------------------------------------------------------------
+ *
+ * am_like.c
+ *	  Index paths for LIKE, ILIKE, regular expression and starts_with()
+ *	  prefixes on artrie indexes.
+ *
+ * PostgreSQL derives index conditions from "key LIKE 'abc%'" through the
+ * LIKE operators' support functions, which know the btree and SP-GiST
+ * operator families and (PostgreSQL 15) artrie's under a byte-ordered
+ * ("C") index collation, where the prefix becomes a range.  Under any
+ * other collation, and for name (whose LIKE takes a text pattern),
+ * nothing reaches an artrie index.  A set_rel_pathlist hook gives artrie
+ * its own path where the support function gives none: for a restriction
+ *
+ *	- key LIKE 'abc%' (and key ~~ with a pattern folded from ESCAPE),
+ *	- key ILIKE '12-%', up to the first character that may have case,
+ *	- key ~ '^abc' (literal characters only, no alternation),
+ *	- starts_with(key, 'abc'),
+ *
+ * on the key of an artrie index, in the index's collation (as PostgreSQL
+ * asks of any index clause), with a constant pattern and a nonempty
+ * literal prefix, it adds an index path and a bitmap path whose index
+ * condition is "key ^@ 'abc'" (the operator class's strategy 6), with
+ * the restriction kept as a lossy index clause: the executor checks it on
+ * every row the index returns.  An OR of such restrictions gets a
+ * BitmapOr of their index scans.
+ *
+ * That is exact under a deterministic collation: there LIKE, ILIKE and
+ * regular expressions compare the literal characters of a pattern as
+ * bytes, so every value that matches begins with the prefix's bytes (for
+ * ILIKE, only characters without case qualify, and no character folds
+ * to one of those), and the check leaves out every row that begins with
+ * them but does not match.  A bpchar value matches a pattern with its
+ * padding, which begins with the prefix only if the key (without
+ * trailing blanks) begins with the prefix without its own; bpchar's "^@"
+ * takes the prefix so.  The clause's collation must be the index's, and
+ * artrie indexes refuse nondeterministic collations (am_build.c).  As
+ * for any index clause, a restriction that must wait for a security
+ * barrier's quals (and is not leakproof) is left alone.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "mb/pg_wchar.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "am/am.h"
+
+/* What a clause asks of its constant. */
+typedef enum AmPatternKind
+{
+	AM_PATTERN_NONE,
+	AM_PATTERN_LIKE,
+	AM_PATTERN_ILIKE,
+	AM_PATTERN_REGEX,
+	AM_PATTERN_PREFIX
+} AmPatternKind;
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+/*
+ * The kind of pattern match a function performs.
+ */
+static AmPatternKind
+am_pattern_kind(Oid funcid)
+{
+	switch (funcid)
+	{
+		case F_TEXTLIKE:
+		case F_BPCHARLIKE:
+		case F_NAMELIKE:
+			return AM_PATTERN_LIKE;
+		case F_TEXTICLIKE:
+		case F_BPCHARICLIKE:
+		case F_NAMEICLIKE:
+			return AM_PATTERN_ILIKE;
+		case F_TEXTREGEXEQ:
+		case F_BPCHARREGEXEQ:
+		case F_NAMEREGEXEQ:
+			return AM_PATTERN_REGEX;
+		case F_STARTS_WITH:
+			return AM_PATTERN_PREFIX;
+		default:
+			return AM_PATTERN_NONE;
+	}
+}
+
+/*
+ * Is the character at p (of len bytes) one that no case mapping touches?
+ * Only ASCII characters other than letters are taken to be.
+ */
+static bool
+am_char_caseless(const char *p, int len)
+{
+	unsigned char c = (unsigned char) *p;
+
+	return len == 1 && c < 0x80 &&
+		!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+}
+
+/*
+ * The literal prefix of a LIKE (or, with ilike, ILIKE) pattern: its
+ * characters up to the first wildcard, backslash escapes resolved, for
+ * ILIKE up to the first character that may have case.  Returns its
+ * length, or -1 if the pattern is malformed (ends in an escape).
+ */
+static int
+am_like_prefix(const char *patt, int len, bool ilike, char *prefix)
+{
+	int			n = 0;
+	int			i = 0;
+
+	while (i < len)
+	{
+		int			clen;
+
+		if (patt[i] == '%' || patt[i] == '_')
+			break;
+		if (patt[i] == '\\')
+		{
+			if (++i >= len)
+				return -1;
+		}
+		clen = Min(pg_mblen(patt + i), len - i);
+		if (ilike && !am_char_caseless(patt + i, clen))
+			break;
+		memcpy(prefix + n, patt + i, clen);
+		n += clen;
+		i += clen;
+	}
+	return n;
+}
+
+/*
+ * The literal prefix of a regular expression anchored with '^': the
+ * characters after it up to the first one with a meaning of its own,
+ * less the last one if a quantifier follows it.  Returns its length, or
+ * 0 if the pattern is not anchored or has an alternation anywhere (which
+ * could leave the anchor behind).
+ */
+static int
+am_regex_prefix(const char *patt, int len, char *prefix)
+{
+	int			n = 0;
+	int			last = 0;
+	int			i;
+
+	if (len == 0 || patt[0] != '^' || memchr(patt, '|', len) != NULL)
+		return 0;
+	i = 1;
+	while (i < len)
+	{
+		int			clen = Min(pg_mblen(patt + i), len - i);
+
+		if (clen == 1 && strchr("\\^$.[]()*+?{}", patt[i]) != NULL)
+		{
+			if (strchr("*+?{", patt[i]) != NULL)
+				n = last;
+			break;
+		}
+		last = n;
+		memcpy(prefix + n, patt + i, clen);
+		n += clen;
+		i += clen;
+	}
+	return n;
+}
+
+/*
+ * A constant of the operator class's input type holding the prefix, or
+ * NULL if no value of that type can begin with it.
+ */
+static Const *
+am_prefix_const(Oid typid, const char *prefix, int len)
+{
+	if (typid == NAMEOID)
+	{
+		Name		name;
+
+		if (len >= NAMEDATALEN)
+			return NULL;
+		name = palloc0(NAMEDATALEN);
+		memcpy(NameStr(*name), prefix, len);
+		return makeConst(NAMEOID, -1, get_typcollation(NAMEOID), NAMEDATALEN,
+						 NameGetDatum(name), false, false);
+	}
+	return makeConst(typid, -1, get_typcollation(typid), -1,
+					 PointerGetDatum(cstring_to_text_with_len(prefix, len)),
+					 false, false);
+}
+
+/*
+ * Does the function's own planner support derive an index condition from
+ * the clause for the index?  It is asked as the planner asks it; where it
+ * answers (a "C" index collation gives text and bpchar a range, a pattern
+ * without wildcards may give "="), the planner has made those paths
+ * already.
+ */
+static bool
+am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
+					IndexOptInfo *index)
+{
+	RegProcedure prosupport = get_func_support(funcid);
+	SupportRequestIndexCondition req;
+
+	if (!OidIsValid(prosupport))
+		return false;
+	req.type = T_SupportRequestIndexCondition;
+	req.root = root;
+	req.funcid = funcid;
+	req.node = (Node *) clause;
+	req.indexarg = 0;
+	req.index = index;
+	req.indexcol = 0;
+	req.opfamily = index->opfamily[0];
+	req.indexcollation = index->indexcollations[0];
+	req.lossy = true;
+	return DatumGetPointer(OidFunctionCall1(prosupport,
+											PointerGetDatum(&req))) != NULL;
+}
+
+/*
+ * The index clause "key ^@ prefix" that a restriction implies on the
+ * artrie index's key, or NULL if it implies none this file handles.
+ */
+static IndexClause *
+am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
+					 IndexOptInfo *index)
+{
+	Expr	   *clause = rinfo->clause;
+	Oid			typid = index->opcintype[0];
+	Oid			funcid;
+	Oid			collid;
+	List	   *args;
+	Const	   *patt;
+	text	   *pattext;
+	char	   *prefix;
+	int			len;
+	Const	   *pconst;
+	Oid			opno;
+	Expr	   *prefixclause;
+	IndexClause *iclause;
+
+	if (rinfo->pseudoconstant ||
+		!restriction_is_securely_promotable(rinfo, index->rel))
+		return NULL;
+	if (IsA(clause, OpExpr))
+	{
+		set_opfuncid((OpExpr *) clause);
+		funcid = ((OpExpr *) clause)->opfuncid;
+		collid = ((OpExpr *) clause)->inputcollid;
+		args = ((OpExpr *) clause)->args;
+		if (funcid == F_STARTS_WITH)
+			return NULL;		/* "^@" itself: the operator class has it */
+	}
+	else if (IsA(clause, FuncExpr))
+	{
+		funcid = ((FuncExpr *) clause)->funcid;
+		collid = ((FuncExpr *) clause)->inputcollid;
+		args = ((FuncExpr *) clause)->args;
+	}
+	else
+		return NULL;
+
+	if (am_pattern_kind(funcid) == AM_PATTERN_NONE || list_length(args) != 2)
+		return NULL;
+	if (collid != index->indexcollations[0])
+		return NULL;
+	if (!IsA(lsecond(args), Const) || ((Const *) lsecond(args))->constisnull)
+		return NULL;
+	if (!match_index_to_operand((Node *) linitial(args), 0, index) ||
+		am_like_has_support(root, funcid, clause, index))
+		return NULL;
+
+	patt = (Const *) lsecond(args);
+	pattext = DatumGetTextPP(patt->constvalue);
+	len = VARSIZE_ANY_EXHDR(pattext);
+	prefix = palloc(len + 1);
+	switch (am_pattern_kind(funcid))
+	{
+		case AM_PATTERN_LIKE:
+		case AM_PATTERN_ILIKE:
+			len = am_like_prefix(VARDATA_ANY(pattext), len,
+								 am_pattern_kind(funcid) == AM_PATTERN_ILIKE,
+								 prefix);
+			break;
+		case AM_PATTERN_REGEX:
+			len = am_regex_prefix(VARDATA_ANY(pattext), len, prefix);
+			break;
+		default:
+			memcpy(prefix, VARDATA_ANY(pattext), len);
+			break;
+	}
+	if (len <= 0)
+		return NULL;
+
+	pconst = am_prefix_const(typid, prefix, len);
+	opno = get_opfamily_member(index->opfamily[0], typid, typid,
+							   ARTRIE_PREFIX_STRATEGY);
+	if (pconst == NULL || !OidIsValid(opno))
+		return NULL;
+	prefixclause = make_opclause(opno, BOOLOID, false,
+								 (Expr *) linitial(args), (Expr *) pconst,
+								 InvalidOid, index->indexcollations[0]);
+	set_opfuncid((OpExpr *) prefixclause);
+
+	iclause = makeNode(IndexClause);
+	iclause->rinfo = rinfo;
+	iclause->indexquals = list_make1(make_simple_restrictinfo(root,
+															  prefixclause));
+	iclause->lossy = true;
+	iclause->indexcol = 0;
+	iclause->indexcols = NIL;
+	return iclause;
+}
+
+/*
+ * Can a scan of the index answer for the relation without the heap, as
+ * the planner's own check_index_only decides for a simple column?
+ */
+static bool
+am_like_index_only(RelOptInfo *rel, IndexOptInfo *index)
+{
+	Bitmapset  *attrs = NULL;
+	AttrNumber	attno = index->indexkeys[0];
+	ListCell   *lc;
+
+	if (!enable_indexonlyscan || attno == 0 || !index->canreturn[0])
+		return false;
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	foreach(lc, index->indrestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause,
+					   rel->relid, &attrs);
+
+	/* pull_varattnos offsets attribute numbers so system columns fit */
+	attno -= FirstLowInvalidHeapAttributeNumber;
+	return bms_is_subset(attrs, bms_make_singleton(attno));
+}
+
+/*
+ * The paths on one artrie index for the prefix restrictions on its key:
+ * an index scan (index-only if it can be) and a bitmap scan.
+ */
+static void
+am_like_index_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index)
+{
+	List	   *iclauses = NIL;
+	IndexPath  *ipath;
+	ListCell   *lc;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		IndexClause *iclause = am_like_index_clause(root, rinfo, index);
+
+		if (iclause != NULL)
+			iclauses = lappend(iclauses, iclause);
+	}
+	if (iclauses == NIL)
+		return;
+
+	ipath = create_index_path(root, index, iclauses, NIL, NIL, NIL,
+							  ForwardScanDirection, false, NULL, 1.0, false);
+	if (am_like_index_only(rel, index))
+		add_path(rel, (Path *) create_index_path(root, index, iclauses,
+												 NIL, NIL, NIL,
+												 ForwardScanDirection,
+												 true, NULL, 1.0, false));
+	else
+		add_path(rel, (Path *) ipath);
+	add_path(rel, (Path *) create_bitmap_heap_path(root, rel, (Path *) ipath,
+												   NULL, 1.0, 0));
+}
+
+/*
+ * The bitmap path for an OR each of whose arms is a prefix restriction on
+ * the key of one of the indexes: a BitmapOr of one index scan per arm
+ * (on the first index that takes it), the OR kept as a filter.
+ */
+static void
+am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
+				List *indexes)
+{
+	List	   *bitmapquals = NIL;
+	Path	   *orpath;
+	ListCell   *lc;
+
+	if (rinfo->pseudoconstant ||
+		!restriction_is_securely_promotable(rinfo, rel))
+		return;
+	foreach(lc, ((BoolExpr *) rinfo->orclause)->args)
+	{
+		Node	   *arm = (Node *) lfirst(lc);
+		IndexClause *iclause = NULL;
+		ListCell   *lc2;
+
+		if (!IsA(arm, RestrictInfo))
+			return;				/* an AND of several restrictions */
+		foreach(lc2, indexes)
+		{
+			IndexOptInfo *index = (IndexOptInfo *) lfirst(lc2);
+
+			iclause = am_like_index_clause(root, (RestrictInfo *) arm, index);
+			if (iclause != NULL)
+			{
+				bitmapquals = lappend(bitmapquals,
+									  create_index_path(root, index,
+														list_make1(iclause),
+														NIL, NIL, NIL,
+														ForwardScanDirection,
+														false, NULL, 1.0,
+														false));
+				break;
+			}
+		}
+		if (iclause == NULL)
+			return;
+	}
+	orpath = (Path *) create_bitmap_or_path(root, rel, bitmapquals);
+	add_path(rel, (Path *) create_bitmap_heap_path(root, rel, orpath, NULL,
+												   1.0, 0));
+}
+
+/*
+ * set_rel_pathlist hook: add the prefix paths of the file header.
+ */
+static void
+am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+						 RangeTblEntry *rte)
+{
+	Oid			amoid;
+	List	   *indexes = NIL;
+	ListCell   *lc;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (!IS_SIMPLE_REL(rel) || rte->rtekind != RTE_RELATION ||
+		rel->indexlist == NIL || rel->baserestrictinfo == NIL)
+		return;
+	amoid = get_index_am_oid("artrie", true);
+	if (!OidIsValid(amoid))
+		return;
+
+	foreach(lc, rel->indexlist)
+	{
+		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
+
+		if (index->relam == amoid &&
+			(index->indpred == NIL || index->predOK))
+			indexes = lappend(indexes, index);
+	}
+	foreach(lc, indexes)
+		am_like_index_paths(root, rel, (IndexOptInfo *) lfirst(lc));
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (indexes != NIL && restriction_is_or_clause(rinfo))
+			am_like_or_path(root, rel, rinfo, indexes);
+	}
+}
+
+/*
+ * Install the set_rel_pathlist hook (from am_init).
+ */
+void
+am_like_init(void)
+{
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = am_like_set_rel_pathlist;
+}
