@@ -51,6 +51,44 @@ static const struct config_enum_entry io_fault_options[] = {
 static const char *io_backend_show(void);
 
 /*
+ * Define an integer setting read only at server start.  A value set before
+ * the library defines it (postgresql.conf, ALTER SYSTEM, the command line)
+ * waits in a placeholder, and DefineCustomIntVariable replaces a value out
+ * of range by the default with a WARNING; so, while the preloaded library
+ * is loaded, such a value stops the server with a message naming the
+ * setting, as PostgreSQL's own start-time settings do.
+ */
+void
+io_define_startup_int(const char *name, const char *short_desc,
+					  const char *long_desc, int *var, int boot, int min,
+					  int max, int flags)
+{
+	const char *value = GetConfigOption(name, true, false);
+
+	if (process_shared_preload_libraries_in_progress && value != NULL)
+	{
+		int			result;
+		const char *hint = NULL;
+
+		if (!parse_int(value, &result, flags, &hint))
+			ereport(FATAL,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for parameter \"%s\": \"%s\"",
+							name, value),
+					 hint ? errhint("%s", _(hint)) : 0));
+		if (result < min || result > max)
+			ereport(FATAL,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s is outside the valid range for parameter \"%s\" (%d .. %d)",
+							value, name, min, max),
+					 errhint("Set \"%s\" within that range, or remove it to use the default.",
+							 name)));
+	}
+	DefineCustomIntVariable(name, short_desc, long_desc, var, boot, min, max,
+							PGC_POSTMASTER, flags, NULL, NULL, NULL);
+}
+
+/*
  * Define artrie.io_backend, artrie.io_ring_entries and the test facility
  * artrie.debug_fault.
  */
@@ -66,14 +104,11 @@ io_define_gucs(void)
 							 PGC_POSTMASTER,
 							 0,
 							 NULL, NULL, io_backend_show);
-	DefineCustomIntVariable("artrie.io_ring_entries",
-							"Entries of the io worker's io_uring ring.",
-							"Also the size of a checkpoint's write batches.",
-							&io_ring_entries,
-							256, 8, 4096,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
+	io_define_startup_int("artrie.io_ring_entries",
+						  "Entries of the io worker's io_uring ring.",
+						  "Also the size of a checkpoint's write batches.",
+						  &io_ring_entries,
+						  256, 8, 4096, 0);
 	DefineCustomEnumVariable("artrie.debug_fault",
 							 "Makes artrie's I/O fail on purpose; for tests only.",
 							 "sync: every fsync or msync of an artrie file this session asks for fails with EIO.",
