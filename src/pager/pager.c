@@ -176,6 +176,9 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->counters.eviction_writes, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoints, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoint_pages, 0);
+		pg_atomic_init_u64(&pager_shared->counters.recent_hits, 0);
+		pg_atomic_init_u64(&pager_shared->counters.recent_misses, 0);
+		pg_atomic_init_u32(&pager_shared->counters.too_small, 0);
 		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))->lock;
 		ConditionVariableInit(&pager_shared->ready_cv);
 		pager_shared->partition_locks = GetNamedLWLockTranche("artrie_page_table");

@@ -174,6 +174,9 @@ typedef struct PagerPoolStats
 	uint64		eviction_writes;	/* dirty victims written back */
 	uint64		checkpoints;	/* file checkpoints made durable */
 	uint64		checkpoint_pages;	/* data pages they wrote */
+	uint64		recent_hits;	/* hits in the last watch interval */
+	uint64		recent_misses;	/* misses in the last watch interval */
+	bool		too_small;		/* that interval looked like thrashing */
 } PagerPoolStats;
 
 extern void pager_pool_stats(PagerPoolStats *stats);

@@ -882,12 +882,23 @@ pager_file_pages(PagerFile *file)
 }
 
 /*
- * The file's size on disk.
+ * The file's size on disk: its st_size, as pg_stat_file reports it.  Files
+ * are allocated ahead of their writes (src/io), so this is at least the
+ * physical pages in use and includes the space allocated for the next ones.
  */
 uint64
 pager_file_bytes(PagerFile *file)
 {
-	return (uint64) pager_slot(file)->nphys * ART_PAGE_SIZE;
+	PagerFileSlot *fs = pager_slot(file);
+	struct stat st;
+
+	if (stat(fs->path, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat file \"%s\" of index \"%s\": %m",
+						fs->path, file->relname),
+				 errhint("Rebuild the index with REINDEX.")));
+	return (uint64) st.st_size;
 }
 
 /*

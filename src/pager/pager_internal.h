@@ -177,6 +177,10 @@ typedef struct PagerCounters
 	pg_atomic_uint64 eviction_writes;
 	pg_atomic_uint64 checkpoints;
 	pg_atomic_uint64 checkpoint_pages;
+	/* The io worker's last interval of the pool's watch (pager_pool_watch). */
+	pg_atomic_uint64 recent_hits;
+	pg_atomic_uint64 recent_misses;
+	pg_atomic_uint32 too_small;	/* that interval looked like thrashing */
 } PagerCounters;
 
 typedef struct PagerShared

@@ -39,5 +39,6 @@ extern int	pager_scratch_get(void);
 extern void pager_scratch_put(int frame);
 extern int	pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 extern void pager_forget_frames(int slot);
+extern void pager_pool_watch(void);
 
 #endif							/* ARTRIE_PAGER_POOL_H */

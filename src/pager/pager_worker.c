@@ -175,6 +175,7 @@ artrie_io_worker_main(Datum main_arg)
 
 		io_worker_serve(Min(worker_timeout(last_ckpt), PAGER_REDO_POLL_MS));
 		pager_sweep_tick();
+		pager_pool_watch();
 
 		due = worker_timeout(last_ckpt) == 0;
 		restamp = false;

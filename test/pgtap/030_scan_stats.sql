@@ -3,7 +3,9 @@
 -- same idx_scan, idx_tup_read and idx_tup_fetch for an artrie index and a
 -- btree index.  Not in one transaction: the statistics reach the shared
 -- views when a transaction ends (pg_stat_force_next_flush makes it the
--- next one).
+-- next one).  The ranges stay away from the column's smallest and largest
+-- values: there the planner itself reads a btree index (never an artrie
+-- one) for the actual extreme value, which btree's idx_scan counts.
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only true
@@ -62,8 +64,8 @@ CREATE TEMP TABLE st_nodes (n serial, nodes text);
 INSERT INTO st_nodes (nodes) VALUES
 	(pg_temp.run_both($$SELECT * FROM %s WHERE w = 'k42'$$, 'Index Scan')),
 	(pg_temp.run_both($$SELECT * FROM %s WHERE w >= 'k2' AND w < 'k3'$$, 'Index Scan')),
-	(pg_temp.run_both($$SELECT * FROM %s WHERE w > 'k9' ORDER BY w DESC LIMIT 5$$, 'Index Scan')),
-	(pg_temp.run_both($$SELECT count(*) FROM %s WHERE w >= 'k1' AND w < 'k2'$$, 'Bitmap Heap Scan')),
+	(pg_temp.run_both($$SELECT * FROM %s WHERE w < 'k5' AND w > 'k4' ORDER BY w DESC LIMIT 5$$, 'Index Scan')),
+	(pg_temp.run_both($$SELECT count(*) FROM %s WHERE w >= 'k3' AND w < 'k4'$$, 'Bitmap Heap Scan')),
 	(pg_temp.run_both($$SELECT * FROM %s WHERE w = 'nothing'$$, 'Bitmap Heap Scan')),
 	(pg_temp.run_both($$SELECT count(w) FROM %s WHERE w >= 'k5' AND w < 'k6'$$, 'Index Only Scan')),
 	(pg_temp.run_both($$SELECT w FROM %s WHERE w = 'k7'$$, 'Index Only Scan'));
