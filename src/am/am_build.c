@@ -204,6 +204,8 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 			 RelationGetRelationName(index));
 	am_check_collation(index);
 	am_check_type(index);
+	if (IsBinaryUpgrade)
+		pager_note_upgraded_index();
 
 	/*
 	 * The generation is the building transaction's ID, so a file left

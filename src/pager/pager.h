@@ -49,6 +49,10 @@ extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
 /* Forget the file's pages in the pool and remove it from disk. */
 extern void pager_drop_file(const ArtFileId *id);
 
+/* pg_upgrade: count an index its restore builds; report them at start. */
+extern void pager_note_upgraded_index(void);
+extern void pager_report_upgrade(void);
+
 /*
  * Copy file src to a new file dst, keeping its logical page numbers, and
  * make the copy durable (pager_copy.c).

@@ -87,6 +87,9 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 
 #define PAGER_MAX_USAGE		5
 
+/* Indexes built by pg_upgrade's restore, one byte each (pager_file.c). */
+#define PAGER_UPGRADE_MARKER	"artrie/pg_upgrade_reindex"
+
 /* A file's marker of failed recovery: its path and this suffix. */
 #define PAGER_DAMAGED_SUFFIX	".damaged"
 

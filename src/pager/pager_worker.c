@@ -123,6 +123,7 @@ artrie_io_worker_main(Datum main_arg)
 
 	last_ckpt = GetCurrentTimestamp();
 	last_redo = GetRedoRecPtr();
+	pager_report_upgrade();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
 	{
