@@ -363,11 +363,11 @@ for my $table ('t', 'tu')
 	my ($ret, $out, $err) = $node->psql('dcopy', 'SELECT count(*) FROM th');
 	is($out, '200', 'CREATE DATABASE TEMPLATE: SELECT count(*) in the copy works');
 	($ret, $out, $err) = $node->psql('dcopy',
-		'EXPLAIN (COSTS OFF) UPDATE th SET v = v + 1 WHERE id = 5');
+		'SET enable_seqscan = off; EXPLAIN (COSTS OFF) UPDATE th SET v = v + 1 WHERE id = 5');
 	like($out, qr/Index Scan using th_pkey/,
 		'CREATE DATABASE TEMPLATE: UPDATE ... WHERE id = 5 is planned on the btree');
 	($ret, $out, $err) = $node->psql('dcopy',
-		'UPDATE th SET v = v + 1 WHERE id = 5; SELECT v FROM th WHERE id = 5');
+		'SET enable_seqscan = off; UPDATE th SET v = v + 1 WHERE id = 5; SELECT v FROM th WHERE id = 5');
 	is($ret, 0, 'CREATE DATABASE TEMPLATE: UPDATE ... WHERE id = 5 in the copy works');
 	is($out, '1', 'CREATE DATABASE TEMPLATE: and updates the row');
 	($ret, $out, $err) = $node->psql('dcopy', 'UPDATE th SET k = k || \'x\' WHERE id = 6');
