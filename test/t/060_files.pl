@@ -364,7 +364,7 @@ for my $table ('t', 'tu')
 	is($out, '200', 'CREATE DATABASE TEMPLATE: SELECT count(*) in the copy works');
 	($ret, $out, $err) = $node->psql('dcopy',
 		'SET enable_seqscan = off; EXPLAIN (COSTS OFF) UPDATE th SET v = v + 1 WHERE id = 5');
-	like($out, qr/Index Scan using th_pkey/,
+	like($out, qr/Index Scan (using|on) th_pkey/,
 		'CREATE DATABASE TEMPLATE: UPDATE ... WHERE id = 5 is planned on the btree');
 	($ret, $out, $err) = $node->psql('dcopy',
 		'SET enable_seqscan = off; UPDATE th SET v = v + 1 WHERE id = 5; SELECT v FROM th WHERE id = 5');
