@@ -22,6 +22,7 @@
 
 #include "io/io_internal.h"
 
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/ipc.h"
@@ -89,12 +90,38 @@ io_define_startup_int(const char *name, const char *short_desc,
 }
 
 /*
+ * The same for an enum setting read only at server start: a value it does
+ * not know stops the server, naming the setting and the values it takes.
+ */
+static void
+io_check_startup_enum(const char *name, const struct config_enum_entry *options)
+{
+	const char *value = GetConfigOption(name, true, false);
+	StringInfoData known;
+
+	if (!process_shared_preload_libraries_in_progress || value == NULL)
+		return;
+	initStringInfo(&known);
+	for (const struct config_enum_entry *o = options; o->name != NULL; o++)
+	{
+		if (pg_strcasecmp(value, o->name) == 0)
+			return;
+		appendStringInfo(&known, "%s%s", known.len > 0 ? ", " : "", o->name);
+	}
+	ereport(FATAL,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for parameter \"%s\": \"%s\"", name, value),
+			 errhint("Available values: %s.", known.data)));
+}
+
+/*
  * Define artrie.io_backend, artrie.io_ring_entries and the test facility
  * artrie.debug_fault.
  */
 void
 io_define_gucs(void)
 {
+	io_check_startup_enum("artrie.io_backend", io_backend_options);
 	DefineCustomEnumVariable("artrie.io_backend",
 							 "I/O backend of artrie's files: io_uring or mmap.",
 							 "SHOW reports the backend in use, which is mmap if io_uring could not be set up.",

@@ -33,6 +33,9 @@ refused_start('artrie.buffer_pool_size = 64kB',
 refused_start("artrie.buffer_pool_size = 'lots'",
 	qr/FATAL:  invalid value for parameter "artrie.buffer_pool_size": "lots"/,
 	'artrie.buffer_pool_size not a size');
+refused_start("artrie.io_backend = 'aio'",
+	qr/FATAL:  invalid value for parameter "artrie.io_backend": "aio"\n(.*\n)*.*HINT:  Available values: io_uring, mmap\./,
+	'artrie.io_backend not a backend');
 refused_start('artrie.io_ring_entries = 100000',
 	qr/FATAL:  100000 is outside the valid range for parameter "artrie.io_ring_entries"/,
 	'artrie.io_ring_entries above its maximum');
