@@ -151,7 +151,9 @@ COMMENT ON FUNCTION artrie_index_info(regclass) IS
 
 -- Every artrie index of this database with its sizes (the standard size
 -- functions see only its main fork), entries and last checkpoint, and the
--- hit ratio of the whole buffer pool (the pool does not count per index).
+-- hit ratio of the whole buffer pool (the pool does not count per index);
+-- other sessions' temporary indexes are left out, since only their
+-- session can read them.
 CREATE VIEW artrie_indexes AS
 SELECT c.oid::regclass AS index,
 	i.indrelid::regclass AS "table",
@@ -169,7 +171,8 @@ JOIN pg_index i ON i.indexrelid = c.oid
 JOIN pg_am a ON a.oid = c.relam
 CROSS JOIN LATERAL artrie_index_info(c.oid::regclass) f
 CROSS JOIN artrie_pool_stats() p
-WHERE a.amname = 'artrie' AND c.relkind = 'i';
+WHERE a.amname = 'artrie' AND c.relkind = 'i'
+	AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema());
 
 COMMENT ON VIEW artrie_indexes IS
 'artrie indexes with their real size on disk, entries, last checkpoint and the pool''s hit ratio';

@@ -203,6 +203,14 @@ $tin .= q{
 };
 $temp->pump until $tout =~ /\n111\n/ || $terr ne '';
 like($tout, qr/\n111\n/, 'temporary index: it still answers after the sweep');
+is($node->safe_psql('postgres',
+		q{SELECT count(*) FILTER (WHERE index::text LIKE '%tt_k'), count(*) FILTER (WHERE problem IS NOT NULL) FROM artrie_indexes}),
+	'0|0', 'temporary index: artrie_indexes in another session leaves it out');
+$tin .= q{
+	SELECT 'own ' || count(*) FROM artrie_indexes WHERE index = 'tt_k'::regclass AND entries = 500;
+};
+$temp->pump until $tout =~ /own \d/ || $terr ne '';
+like($tout, qr/own 1/, 'temporary index: its own session sees it in artrie_indexes');
 $tin .= "\\q\n";
 $temp->finish;
 check_files('temporary index after its session');
