@@ -221,8 +221,8 @@ artrie_index_info(PG_FUNCTION_ARGS)
 	{
 		uint64		file_bytes;
 		uint64		disk_bytes = stats_disk_bytes(index, ai.file, &file_bytes);
-		uint64_t	keys;
-		uint64_t	nullkeys;
+		uint64		keys;
+		uint64		nullkeys;
 		XLogRecPtr	redo_lsn;
 
 		am_check_status(art_count_prefix(&ai.keys, (const uint8 *) "", 0, &keys), index,

@@ -6,12 +6,7 @@
 -- next one).  The ranges stay away from the column's smallest and largest
 -- values: there the planner itself reads a btree index (never an artrie
 -- one) for the actual extreme value, which btree's idx_scan counts.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS artrie;
+\ir setup.psql
 
 DROP TABLE IF EXISTS st_art, st_bt;
 CREATE TABLE st_art (id int, w text COLLATE "C");

@@ -2,12 +2,7 @@
 -- size on disk (its artrie file as pg_stat_file sees it, plus the main
 -- fork's metapage, all that pg_relation_size sees); a small index has a
 -- small file; the view lists every artrie index with its entries.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS artrie;
+\ir setup.psql
 
 BEGIN;
 SELECT plan(14);

@@ -2,12 +2,7 @@
 -- use an index built through the text operator class), with a hint at the
 -- expression indexes that work; those expression indexes are used.  Runs
 -- only where the citext extension is installed.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS artrie;
+\ir setup.psql
 
 BEGIN;
 SELECT plan(7);
