@@ -2,10 +2,12 @@
 # first start of the new cluster says in one line of the log how many
 # artrie indexes need REINDEX and how to find them; statements that do
 # not use or maintain those indexes work, the others get an ERROR with the
-# REINDEX hint, and REINDEX makes an index whole again.
+# REINDEX hint, and REINDEX makes an index whole again.  A copy of another
+# cluster's artrie directory is reported at start in one line too.
 use strict;
 use warnings;
 use Cwd;
+use File::Copy;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -98,6 +100,23 @@ $new->safe_psql('postgres', 'SELECT 1');
 unlike(slurp_file($new->logfile, $offset), qr/indexes need REINDEX/,
 	'the next start does not say it again');
 ok(!-e $new->data_dir . '/artrie/pg_upgrade_reindex', 'the marker is gone');
+
+# artrie's directory copied from another cluster: its control file names
+# that cluster, and the start says so in one line.
+$new->stop;
+copy($old->data_dir . '/artrie/control', $new->data_dir . '/artrie/control')
+  or die "copy: $!";
+$offset = -s $new->logfile;
+$new->start;
+ok($new->wait_for_log(
+		qr/LOG:  artrie: the control file in \$PGDATA\/artrie is of another cluster \(system identifier \d+, this one's \d+\), so artrie's directory was copied from elsewhere: every artrie index whose file was last checkpointed before [0-9A-F]+\/[0-9A-F]+ is refused until REINDEX/,
+		$offset),
+	'a control file of another cluster is reported at start in one line');
+$offset = -s $new->logfile;
+$new->restart;
+$new->safe_psql('postgres', 'SELECT 1');
+unlike(slurp_file($new->logfile, $offset), qr/of another cluster/,
+	'once: the next start finds this cluster\'s control file');
 
 $new->stop;
 done_testing();
