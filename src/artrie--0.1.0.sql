@@ -173,10 +173,58 @@ CREATE FUNCTION artrie_pool_stats(
 	OUT evictions bigint,
 	OUT eviction_writes bigint,
 	OUT checkpoints bigint,
-	OUT checkpoint_pages bigint)
+	OUT checkpoint_pages bigint,
+	OUT recent_hit_ratio float8,
+	OUT too_small bool)
 RETURNS record
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT VOLATILE;
 
 COMMENT ON FUNCTION artrie_pool_stats() IS
-'artrie buffer pool counters';
+'artrie buffer pool counters, the hit ratio of the last 10 seconds, and whether the pool looks too small';
+
+-- What monitoring needs of one index, cheaply: no privilege on the table
+-- is needed (no key is shown), and an index whose file cannot be used
+-- gives NULLs and the reason in problem instead of an ERROR.
+CREATE FUNCTION artrie_index_info(index regclass,
+	OUT file text,
+	OUT file_bytes bigint,
+	OUT bytes_on_disk bigint,
+	OUT entries bigint,
+	OUT checkpoint bigint,
+	OUT checkpoint_redo_lsn pg_lsn,
+	OUT problem text)
+RETURNS record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION artrie_index_info(regclass) IS
+'an artrie index''s file, its size on disk, entries and last checkpoint, or why its file cannot be used';
+
+-- Every artrie index of this database with its sizes (the standard size
+-- functions see only its main fork), entries and last checkpoint, and the
+-- hit ratio of the whole buffer pool (the pool does not count per index);
+-- other sessions' temporary indexes are left out, since only their
+-- session can read them.
+CREATE VIEW artrie_indexes AS
+SELECT c.oid::regclass AS index,
+	i.indrelid::regclass AS "table",
+	f.bytes_on_disk,
+	f.file_bytes,
+	f.entries,
+	f.checkpoint,
+	f.checkpoint_redo_lsn,
+	p.hits::float8 / NULLIF(p.hits + p.misses, 0) AS pool_hit_ratio,
+	p.recent_hit_ratio AS pool_recent_hit_ratio,
+	f.file,
+	f.problem
+FROM pg_class c
+JOIN pg_index i ON i.indexrelid = c.oid
+JOIN pg_am a ON a.oid = c.relam
+CROSS JOIN LATERAL artrie_index_info(c.oid::regclass) f
+CROSS JOIN artrie_pool_stats() p
+WHERE a.amname = 'artrie' AND c.relkind = 'i'
+	AND (c.relpersistence <> 't' OR c.relnamespace = pg_my_temp_schema());
+
+COMMENT ON VIEW artrie_indexes IS
+'artrie indexes with their real size on disk, entries, last checkpoint and the pool''s hit ratio';

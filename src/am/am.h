@@ -115,6 +115,7 @@ extern bool am_meta_peek(Relation index, ForkNumber fork,
 extern void am_meta_rewrite(Relation index, ForkNumber fork,
 							const ArtrieMetaPageData *meta);
 extern void am_open(Relation index, ArtrieIndex *ai);
+extern ErrorData *am_try_open(Relation index, ArtrieIndex *ai);
 
 /* Callbacks. */
 extern IndexBuildResult *artrie_build(Relation heap, Relation index,

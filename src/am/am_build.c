@@ -25,7 +25,7 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/pg_operator_d.h"
-#include "catalog/pg_type_d.h"
+#include "catalog/pg_type.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -33,6 +33,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 #include "utils/tuplesort.h"
 
 #include "am/am.h"
@@ -73,6 +74,32 @@ am_check_collation(Relation index)
 						   RelationGetRelationName(index),
 						   get_collation_name(collid)),
 				 errhint("Index the column with a deterministic collation, e.g. (col COLLATE \"C\").")));
+}
+
+/*
+ * Refuse a citext column (or a domain over citext): it reaches artrie
+ * through the text operator class, whose byte equality citext's
+ * case-insensitive operators cannot use, so the index would never be
+ * chosen.  citext is an extension's type, known here by its name.
+ */
+static void
+am_check_type(Relation index)
+{
+	Oid			typid = getBaseType(TupleDescAttr(RelationGetDescr(index), 0)->atttypid);
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+	bool		citext;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", typid);
+	citext = strcmp(NameStr(((Form_pg_type) GETSTRUCT(tup))->typname), "citext") == 0;
+	ReleaseSysCache(tup);
+	if (citext)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("artrie indexes do not support type citext"),
+				 errdetail("Index \"%s\" would compare citext values as text, byte by byte, so citext's case-insensitive operators could never use it.",
+						   RelationGetRelationName(index)),
+				 errhint("Index an expression instead: (col::text) for case-sensitive lookups, or (lower(col::text)) for case-insensitive ones queried with lower(col::text).")));
 }
 
 /*
@@ -224,6 +251,9 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
 	am_check_collation(index);
+	am_check_type(index);
+	if (IsBinaryUpgrade)
+		pager_note_upgraded_index();
 
 	/*
 	 * The generation is the building transaction's ID, so a file left

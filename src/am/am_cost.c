@@ -23,7 +23,6 @@
 #include <math.h>
 
 #include "access/relation.h"
-#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
@@ -32,7 +31,6 @@
 #include "optimizer/plancat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/resowner.h"
 #include "utils/selfuncs.h"
 
 #include "am/am.h"
@@ -220,57 +218,28 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 /*
  * The index's size in pages, its file's and its metapage's; false if the
  * file cannot be used now: the error becomes a WARNING, and the ERROR is
- * left for the statements that must maintain the index.  The file is
- * opened in a subtransaction, which an error rolls back with whatever the
- * pager held.
+ * left for the statements that must maintain the index.
  */
 static bool
 am_plan_pages(Relation irel, BlockNumber *pages)
 {
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	volatile bool ok = true;
 	ArtrieIndex ai;
+	ErrorData  *edata = am_try_open(irel, &ai);
 
-	if (IsInParallelMode())
+	if (edata == NULL)
 	{
-		am_open(irel, &ai);
 		*pages = pager_file_pages(ai.file) + 1;
 		return true;
 	}
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		am_open(irel, &ai);
-		*pages = pager_file_pages(ai.file) + 1;
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		ereport(WARNING,
-				(errcode(edata->sqlerrcode),
-				 errmsg("%s", edata->message),
-				 edata->detail ? errdetail("%s", edata->detail) : 0,
-				 edata->hint ? errhint("%s", edata->hint) : 0,
-				 errcontext("the plan leaves out index \"%s\"",
-							RelationGetRelationName(irel))));
-		FreeErrorData(edata);
-		ok = false;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return ok;
+	ereport(WARNING,
+			(errcode(edata->sqlerrcode),
+			 errmsg("%s", edata->message),
+			 edata->detail ? errdetail("%s", edata->detail) : 0,
+			 edata->hint ? errhint("%s", edata->hint) : 0,
+			 errcontext("the plan leaves out index \"%s\"",
+						RelationGetRelationName(irel))));
+	FreeErrorData(edata);
+	return false;
 }
 
 /*

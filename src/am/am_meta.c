@@ -14,12 +14,14 @@
 
 #include "access/generic_xlog.h"
 #include "access/xlog.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
 #include "utils/builtins.h"
+#include "utils/resowner.h"
 
 #include "am/am.h"
 
@@ -250,4 +252,44 @@ am_open(Relation index, ArtrieIndex *ai)
 	store = pager_page_store(ai->file);
 	art_open(&ai->keys, store, ai->meta.keyRoot);
 	art_open(&ai->nulls, store, ai->meta.nullRoot);
+}
+
+/*
+ * am_open, with an error that the file cannot be used (a copied database,
+ * a missing or damaged file) returned instead of raised: NULL if the index
+ * is open, else the error, palloc'd.  The file is opened in a
+ * subtransaction, which an error rolls back with whatever the pager held;
+ * in parallel mode, where there are none, an error is raised.
+ */
+ErrorData *
+am_try_open(Relation index, ArtrieIndex *ai)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	ErrorData  *volatile edata = NULL;
+
+	if (IsInParallelMode())
+	{
+		am_open(index, ai);
+		return NULL;
+	}
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		am_open(index, ai);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return edata;
 }

@@ -51,6 +51,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -533,6 +534,8 @@ am_scan_next(IndexScanDesc scan, bool forward)
 
 	if (!so->started)
 	{
+		/* one index scan in the statistics, as btree's _bt_first counts */
+		pgstat_count_index_scan(scan->indexRelation);
 		so->cur = forward ? 0 : so->nsegs - 1;
 		so->started = true;
 		so->haveLast = false;

@@ -109,17 +109,23 @@ func_open_index(Oid indexoid, FuncIndex *fi)
 				 errdetail("Row-level security applies to the table, and its policies cannot filter keys read from an index."),
 				 errhint("Query the table instead, or call the function as a role that bypasses row-level security.")));
 
-	if (fi->index->rd_rel->relam != get_index_am_oid("artrie", false))
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an artrie index",
-						RelationGetRelationName(fi->index))));
-
+	func_check_artrie(fi->index);
 	am_open(fi->index, &fi->ai);
 
 	fi->snapshot = GetActiveSnapshot();
 	fi->fetch = table_index_fetch_begin(fi->heap);
 	fi->slot = table_slot_create(fi->heap, NULL);
+}
+
+/* Refuse an index of another access method. */
+void
+func_check_artrie(Relation index)
+{
+	if (index->rd_rel->relam != get_index_am_oid("artrie", false))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an artrie index",
+						RelationGetRelationName(index))));
 }
 
 /* Release what func_open_index took; locks are kept to the end of the transaction. */

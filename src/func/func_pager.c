@@ -30,7 +30,9 @@
  * artrie_pool_stats() returns one row about the buffer pool: frames,
  * dirty frames, open files, hits, misses, evictions, evictions that had to
  * write the page first, checkpoints made durable and data pages they
- * wrote.
+ * wrote; the share of page requests that hit over the io worker's last
+ * 10-second interval (NULL if none), and whether that interval looked like
+ * a pool too small for the pages in use (see pager_pool_watch).
  *
  *-------------------------------------------------------------------------
  */
@@ -113,7 +115,7 @@ artrie_io_stats(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-#define POOL_STATS_COLS	9
+#define POOL_STATS_COLS	11
 
 /*
  * artrie_pool_stats(): one row about the buffer pool.
@@ -139,5 +141,11 @@ artrie_pool_stats(PG_FUNCTION_ARGS)
 	values[6] = Int64GetDatum((int64) s.eviction_writes);
 	values[7] = Int64GetDatum((int64) s.checkpoints);
 	values[8] = Int64GetDatum((int64) s.checkpoint_pages);
+	if (s.recent_hits + s.recent_misses > 0)
+		values[9] = Float8GetDatum((double) s.recent_hits /
+								   (double) (s.recent_hits + s.recent_misses));
+	else
+		nulls[9] = true;
+	values[10] = BoolGetDatum(s.too_small);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

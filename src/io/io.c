@@ -22,6 +22,7 @@
 
 #include "io/io_internal.h"
 
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
 #include "storage/ipc.h"
@@ -51,12 +52,76 @@ static const struct config_enum_entry io_fault_options[] = {
 static const char *io_backend_show(void);
 
 /*
+ * Define an integer setting read only at server start.  A value set before
+ * the library defines it (postgresql.conf, ALTER SYSTEM, the command line)
+ * waits in a placeholder, and DefineCustomIntVariable replaces a value out
+ * of range by the default with a WARNING; so, while the preloaded library
+ * is loaded, such a value stops the server with a message naming the
+ * setting, as PostgreSQL's own start-time settings do.
+ */
+void
+io_define_startup_int(const char *name, const char *short_desc,
+					  const char *long_desc, int *var, int boot, int min,
+					  int max, int flags)
+{
+	const char *value = GetConfigOption(name, true, false);
+
+	if (process_shared_preload_libraries_in_progress && value != NULL)
+	{
+		int			result;
+		const char *hint = NULL;
+
+		if (!parse_int(value, &result, flags, &hint))
+			ereport(FATAL,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid value for parameter \"%s\": \"%s\"",
+							name, value),
+					 hint ? errhint("%s", _(hint)) : 0));
+		if (result < min || result > max)
+			ereport(FATAL,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s is outside the valid range for parameter \"%s\" (%d .. %d)",
+							value, name, min, max),
+					 errhint("Set \"%s\" within that range, or remove it to use the default.",
+							 name)));
+	}
+	DefineCustomIntVariable(name, short_desc, long_desc, var, boot, min, max,
+							PGC_POSTMASTER, flags, NULL, NULL, NULL);
+}
+
+/*
+ * The same for an enum setting read only at server start: a value it does
+ * not know stops the server, naming the setting and the values it takes.
+ */
+static void
+io_check_startup_enum(const char *name, const struct config_enum_entry *options)
+{
+	const char *value = GetConfigOption(name, true, false);
+	StringInfoData known;
+
+	if (!process_shared_preload_libraries_in_progress || value == NULL)
+		return;
+	initStringInfo(&known);
+	for (const struct config_enum_entry *o = options; o->name != NULL; o++)
+	{
+		if (pg_strcasecmp(value, o->name) == 0)
+			return;
+		appendStringInfo(&known, "%s%s", known.len > 0 ? ", " : "", o->name);
+	}
+	ereport(FATAL,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid value for parameter \"%s\": \"%s\"", name, value),
+			 errhint("Available values: %s.", known.data)));
+}
+
+/*
  * Define artrie.io_backend, artrie.io_ring_entries and the test facility
  * artrie.debug_fault.
  */
 void
 io_define_gucs(void)
 {
+	io_check_startup_enum("artrie.io_backend", io_backend_options);
 	DefineCustomEnumVariable("artrie.io_backend",
 							 "I/O backend of artrie's files: io_uring or mmap.",
 							 "SHOW reports the backend in use, which is mmap if io_uring could not be set up.",
@@ -66,14 +131,11 @@ io_define_gucs(void)
 							 PGC_POSTMASTER,
 							 0,
 							 NULL, NULL, io_backend_show);
-	DefineCustomIntVariable("artrie.io_ring_entries",
-							"Entries of the io worker's io_uring ring.",
-							"Also the size of a checkpoint's write batches.",
-							&io_ring_entries,
-							256, 8, 4096,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
+	io_define_startup_int("artrie.io_ring_entries",
+						  "Entries of the io worker's io_uring ring.",
+						  "Also the size of a checkpoint's write batches.",
+						  &io_ring_entries,
+						  256, 8, 4096, 0);
 	DefineCustomEnumVariable("artrie.debug_fault",
 							 "Makes artrie's I/O fail on purpose; for tests only.",
 							 "sync: every fsync or msync of an artrie file this session asks for fails with EIO.",

@@ -76,6 +76,9 @@ extern int	io_ring_entries;
 
 /* Setup, from the pager's _PG_init and shared memory hooks. */
 extern void io_define_gucs(void);
+extern void io_define_startup_int(const char *name, const char *short_desc,
+								  const char *long_desc, int *var, int boot,
+								  int min, int max, int flags);
 extern Size io_shmem_size(void);
 extern void io_shmem_init(void);
 extern void io_set_buffer_region(char *base, Size size);

@@ -72,11 +72,14 @@ typedef struct UringFile
 } UringFile;
 
 /*
- * Files grow in steps of this many bytes, allocated ahead of the writes:
- * an O_DIRECT write past the end of a file is done synchronously by the
- * file system, one at a time.
+ * Files grow in steps allocated ahead of the writes (an O_DIRECT write past
+ * the end of a file is done synchronously by the file system, one at a
+ * time): an eighth of the file's size, at least URING_EXTEND_MIN and at
+ * most URING_EXTEND_MAX bytes, so that a small index stays small and a
+ * large one grows in few steps.
  */
-#define URING_EXTEND_STEP	((uint64) 8 * 1024 * 1024)
+#define URING_EXTEND_MIN	((uint64) 8 * IO_PAGE_SIZE)
+#define URING_EXTEND_MAX	((uint64) 8 * 1024 * 1024)
 
 /* A merged write in flight. */
 typedef struct UringGroup
@@ -348,12 +351,15 @@ uring_file(const char *path)
 static int
 uring_extend(UringFile *f, uint64 end)
 {
+	uint64		step;
 	uint64		target;
 	int			rc;
 
 	if (end <= f->allocated)
 		return 0;
-	target = ((end + URING_EXTEND_STEP - 1) / URING_EXTEND_STEP) * URING_EXTEND_STEP;
+	step = f->allocated / 8 / IO_PAGE_SIZE * IO_PAGE_SIZE;
+	step = Min(Max(step, URING_EXTEND_MIN), URING_EXTEND_MAX);
+	target = Max(end, f->allocated + step);
 	rc = posix_fallocate(f->fd, f->allocated, target - f->allocated);
 	if (rc != 0)
 		return rc;

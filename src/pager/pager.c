@@ -77,22 +77,18 @@ pager_shmem_size(void)
 void
 pager_init(void)
 {
-	DefineCustomIntVariable("artrie.buffer_pool_size",
-							"Size of artrie's shared buffer pool.",
-							NULL,
-							&pager_pool_kb,
-							128 * 1024, 128, INT_MAX / 2,
-							PGC_POSTMASTER,
-							GUC_UNIT_KB,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("artrie.max_files",
-							"Most artrie index files open at once.",
-							NULL,
-							&pager_max_files,
-							1024, 16, 1024 * 1024,
-							PGC_POSTMASTER,
-							0,
-							NULL, NULL, NULL);
+	io_define_startup_int("artrie.buffer_pool_size",
+						  "Size of artrie's shared buffer pool.",
+						  NULL,
+						  &pager_pool_kb,
+						  128 * 1024, 128, INT_MAX / 2,
+						  GUC_UNIT_KB);
+	io_define_startup_int("artrie.max_files",
+						  "Most artrie index files in the file table at once.",
+						  "An index's file takes a slot when it is created or first used after the server starts, and gives it back only when the file is removed (DROP INDEX, REINDEX, TRUNCATE, DROP DATABASE).",
+						  &pager_max_files,
+						  1024, 16, 1024 * 1024,
+						  0);
 	DefineCustomIntVariable("artrie.checkpoint_timeout",
 							"Time between artrie's automatic checkpoints.",
 							NULL,
@@ -185,6 +181,9 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->counters.eviction_writes, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoints, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoint_pages, 0);
+		pg_atomic_init_u64(&pager_shared->counters.recent_hits, 0);
+		pg_atomic_init_u64(&pager_shared->counters.recent_misses, 0);
+		pg_atomic_init_u32(&pager_shared->counters.too_small, 0);
 		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))->lock;
 		ConditionVariableInit(&pager_shared->ready_cv);
 		pager_shared->partition_locks = GetNamedLWLockTranche("artrie_page_table");

@@ -49,6 +49,10 @@ extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
 /* Forget the file's pages in the pool and remove it from disk. */
 extern void pager_drop_file(const ArtFileId *id);
 
+/* pg_upgrade: count an index its restore builds; report them at start. */
+extern void pager_note_upgraded_index(void);
+extern void pager_report_upgrade(void);
+
 /*
  * Copy file src to a new file dst, keeping its logical page numbers, and
  * make the copy durable (pager_copy.c).
@@ -184,6 +188,9 @@ typedef struct PagerPoolStats
 	uint64		eviction_writes;	/* dirty victims written back */
 	uint64		checkpoints;	/* file checkpoints made durable */
 	uint64		checkpoint_pages;	/* data pages they wrote */
+	uint64		recent_hits;	/* hits in the last watch interval */
+	uint64		recent_misses;	/* misses in the last watch interval */
+	bool		too_small;		/* that interval looked like thrashing */
 } PagerPoolStats;
 
 extern void pager_pool_stats(PagerPoolStats *stats);

@@ -978,6 +978,66 @@ pager_slot(PagerFile *file)
 }
 
 /*
+ * Create artrie/ and artrie/<db>/ if they are missing.
+ */
+static void
+make_directories(Oid dbOid)
+{
+	char		dir[IO_PATH_LEN];
+
+	snprintf(dir, sizeof(dir), "artrie/%u", dbOid);
+	if (MakePGDirectory("artrie") < 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", "artrie")));
+	if (OidIsValid(dbOid) && MakePGDirectory(dir) < 0 && errno != EEXIST)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", dir)));
+}
+
+/*
+ * Count an index built by pg_upgrade's restore of the schema: one byte
+ * appended to PAGER_UPGRADE_MARKER.  pg_upgrade then puts the old
+ * cluster's main fork in place of the one built, whose metapage names a
+ * file pg_upgrade does not carry, so the index needs REINDEX.
+ */
+void
+pager_note_upgraded_index(void)
+{
+	int			fd;
+
+	make_directories(InvalidOid);
+	fd = BasicOpenFile(PAGER_UPGRADE_MARKER, O_WRONLY | O_CREAT | O_APPEND | PG_BINARY);
+	if (fd < 0 || write(fd, "i", 1) != 1)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", PAGER_UPGRADE_MARKER)));
+	close(fd);
+}
+
+/*
+ * At the first start after pg_upgrade (from the io worker): one line in
+ * the log that says how many artrie indexes need REINDEX and how to find
+ * them; then the marker goes, so it is said once.
+ */
+void
+pager_report_upgrade(void)
+{
+	struct stat st;
+
+	if (IsBinaryUpgrade || stat(PAGER_UPGRADE_MARKER, &st) != 0)
+		return;
+	ereport(LOG,
+			(errmsg("artrie: %lld indexes need REINDEX: pg_upgrade does not carry artrie's files; in each database, REINDEX every index that SELECT index FROM artrie_indexes WHERE problem IS NOT NULL lists (until then queries leave them out, with a WARNING, and changes to their tables fail)",
+					(long long) st.st_size)));
+	if (unlink(PAGER_UPGRADE_MARKER) != 0)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", PAGER_UPGRADE_MARKER)));
+}
+
+/*
  * Create a new, empty file.
  */
 PagerFile *
@@ -991,15 +1051,8 @@ pager_create_file(const ArtFileId *id, const char *relname)
 
 	pager_backend_ready();
 	pager_file_path(id, path);
+	make_directories(id->dbOid);
 	snprintf(dir, sizeof(dir), "artrie/%u", id->dbOid);
-	if (MakePGDirectory("artrie") < 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", "artrie")));
-	if (MakePGDirectory(dir) < 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", dir)));
 	fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_EXCL | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
@@ -1275,12 +1328,23 @@ pager_file_pages(PagerFile *file)
 }
 
 /*
- * The file's size on disk.
+ * The file's size on disk: its st_size, as pg_stat_file reports it.  Files
+ * are allocated ahead of their writes (src/io), so this is at least the
+ * physical pages in use and includes the space allocated for the next ones.
  */
 uint64
 pager_file_bytes(PagerFile *file)
 {
-	return (uint64) pager_slot(file)->nphys * ART_PAGE_SIZE;
+	PagerFileSlot *fs = pager_slot(file);
+	struct stat st;
+
+	if (stat(fs->path, &st) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat file \"%s\" of index \"%s\": %m",
+						fs->path, file->relname),
+				 errhint("Rebuild the index with REINDEX.")));
+	return (uint64) st.st_size;
 }
 
 /*

@@ -87,6 +87,9 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 
 #define PAGER_MAX_USAGE		5
 
+/* Indexes built by pg_upgrade's restore, one byte each (pager_file.c). */
+#define PAGER_UPGRADE_MARKER	"artrie/pg_upgrade_reindex"
+
 /* A file's marker of failed recovery: its path and this suffix. */
 #define PAGER_DAMAGED_SUFFIX	".damaged"
 
@@ -181,6 +184,10 @@ typedef struct PagerCounters
 	pg_atomic_uint64 eviction_writes;
 	pg_atomic_uint64 checkpoints;
 	pg_atomic_uint64 checkpoint_pages;
+	/* The io worker's last interval of the pool's watch (pager_pool_watch). */
+	pg_atomic_uint64 recent_hits;
+	pg_atomic_uint64 recent_misses;
+	pg_atomic_uint32 too_small;	/* that interval looked like thrashing */
 } PagerCounters;
 
 typedef struct PagerShared

@@ -53,7 +53,14 @@
 #include "storage/ipc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
+
+/* The pool's watch (pager_pool_watch). */
+#define PAGER_WATCH_INTERVAL_S		10
+#define PAGER_WATCH_MIN_MISSES		1000
+#define PAGER_WATCH_MISS_PERCENT	10
+#define PAGER_WATCH_LOG_S			300
 
 /* This process's pins. */
 typedef struct LocalPin
@@ -1054,6 +1061,68 @@ pager_pool_stats(PagerPoolStats *stats)
 	stats->eviction_writes = pg_atomic_read_u64(&c->eviction_writes);
 	stats->checkpoints = pg_atomic_read_u64(&c->checkpoints);
 	stats->checkpoint_pages = pg_atomic_read_u64(&c->checkpoint_pages);
+	stats->recent_hits = pg_atomic_read_u64(&c->recent_hits);
+	stats->recent_misses = pg_atomic_read_u64(&c->recent_misses);
+	stats->too_small = pg_atomic_read_u32(&c->too_small) != 0;
+}
+
+/*
+ * The pool's watch, from the io worker's loop: at the end of every
+ * interval of PAGER_WATCH_INTERVAL_S seconds, publish its hits and misses,
+ * and judge the pool too small for the pages in use if at least
+ * PAGER_WATCH_MIN_MISSES requests missed, at least PAGER_WATCH_MISS_PERCENT
+ * percent of them, and the clock replaced as many pages as the pool holds:
+ * then say so in the log, at most once every PAGER_WATCH_LOG_S seconds, as
+ * the checkpointer warns of checkpoints too frequent.  A pool filling up
+ * after a start misses as much but evicts nothing.
+ */
+void
+pager_pool_watch(void)
+{
+	static TimestampTz start = 0;
+	static TimestampTz last_log = 0;
+	static uint64 hits0;
+	static uint64 misses0;
+	static uint64 evictions0;
+	PagerCounters *c = &pager_shared->counters;
+	TimestampTz now = GetCurrentTimestamp();
+	uint64		hits = pg_atomic_read_u64(&c->hits);
+	uint64		misses = pg_atomic_read_u64(&c->misses);
+	uint64		evictions = pg_atomic_read_u64(&c->evictions);
+	uint64		dh;
+	uint64		dm;
+	bool		too_small;
+
+	if (start != 0 &&
+		!TimestampDifferenceExceeds(start, now, PAGER_WATCH_INTERVAL_S * 1000))
+		return;
+	if (start != 0)
+	{
+		dh = hits - hits0;
+		dm = misses - misses0;
+		too_small = dm >= PAGER_WATCH_MIN_MISSES &&
+			dm * 100 >= (dh + dm) * PAGER_WATCH_MISS_PERCENT &&
+			evictions - evictions0 >= (uint64) pager_shared->nframes;
+		pg_atomic_write_u64(&c->recent_hits, dh);
+		pg_atomic_write_u64(&c->recent_misses, dm);
+		pg_atomic_write_u32(&c->too_small, too_small ? 1 : 0);
+		if (too_small &&
+			(last_log == 0 ||
+			 TimestampDifferenceExceeds(last_log, now, PAGER_WATCH_LOG_S * 1000)))
+		{
+			ereport(LOG,
+					(errmsg("artrie's buffer pool is too small for the pages in use: %d%% of page requests missed over the last %d seconds (" UINT64_FORMAT " misses), and the pool was replaced %.1f times",
+							(int) (dm * 100 / (dh + dm)), PAGER_WATCH_INTERVAL_S, dm,
+							(double) (evictions - evictions0) / pager_shared->nframes),
+					 errhint("Consider increasing the configuration parameter \"artrie.buffer_pool_size\" (now %d kB).",
+							 pager_shared->nframes * (ART_PAGE_SIZE / 1024))));
+			last_log = now;
+		}
+	}
+	start = now;
+	hits0 = hits;
+	misses0 = misses;
+	evictions0 = evictions;
 }
 
 /*

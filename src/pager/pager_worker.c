@@ -13,13 +13,16 @@
  * dirty frames) and at SIGTERM, after which it exits.  Once backends may
  * connect (PostgreSQL's recovery is over, or a hot standby accepts
  * queries) it tells the WAL layer (pager_connections_allowed).  An
- * ERROR in a checkpoint is logged and the loop goes on.
+ * ERROR in a checkpoint is logged and the loop goes on.  At its start it
+ * reports the indexes that a pg_upgrade left without files
+ * (pager_report_upgrade), and between requests it watches the pool's
+ * misses (pager_pool_watch).
  *
  * Layer: the top of the pager's calls below its setup (pager.c, which
  * registers the worker).  Calls checkpoints (pager_checkpoint,
  * pager_connections_allowed), the sweep (pager_sweep_tick), the file
- * table (pager_is_ready), the pool (this process's setup, dropping pins
- * after an ERROR) and src/io.
+ * table (pager_is_ready, pager_report_upgrade), the pool (this process's
+ * setup, dropping pins after an ERROR, the pool's watch) and src/io.
  *
  *-------------------------------------------------------------------------
  */
@@ -123,6 +126,7 @@ artrie_io_worker_main(Datum main_arg)
 
 	last_ckpt = GetCurrentTimestamp();
 	last_redo = GetRedoRecPtr();
+	pager_report_upgrade();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
 	{
@@ -182,6 +186,7 @@ artrie_io_worker_main(Datum main_arg)
 			MemoryContextSwitchTo(TopMemoryContext);
 			MemoryContextReset(ckpt_cxt);
 		}
+		pager_pool_watch();
 
 		due = worker_timeout(last_ckpt) == 0;
 		restamp = false;

@@ -104,16 +104,18 @@ control_crc(const WalControl *ctl)
 
 /*
  * Read the control file's newest valid slot of this cluster into *ctl;
- * false if there is none.
+ * false if there is none.  *foreign_sysid is the system identifier of a
+ * valid slot of another cluster, or 0.
  */
 static bool
-control_read(WalControl *ctl)
+control_read(WalControl *ctl, uint64 *foreign_sysid)
 {
 	char		buf[2 * WAL_CONTROL_SLOT];
 	int			fd;
 	int			n;
 	bool		found = false;
 
+	*foreign_sysid = 0;
 	fd = OpenTransientFile(WAL_CONTROL_FILE, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 	{
@@ -132,9 +134,13 @@ control_read(WalControl *ctl)
 		if (n < (i + 1) * WAL_CONTROL_SLOT)
 			break;
 		memcpy(&c, buf + i * WAL_CONTROL_SLOT, sizeof(c));
-		if (c.magic != WAL_CONTROL_MAGIC || !EQ_CRC32C(c.crc, control_crc(&c)) ||
-			c.sysid != GetSystemIdentifier())
+		if (c.magic != WAL_CONTROL_MAGIC || !EQ_CRC32C(c.crc, control_crc(&c)))
 			continue;
+		if (c.sysid != GetSystemIdentifier())
+		{
+			*foreign_sysid = c.sysid;
+			continue;
+		}
 		if (!found || c.seq > ctl->seq)
 			*ctl = c;
 		found = true;
@@ -378,6 +384,7 @@ recover_files(bool in_startup)
 	ControlFileData *pgctl;
 	bool		crc_ok;
 	WalControl	ctl;
+	uint64		foreign_sysid;
 	XLogRecPtr	redo;
 	XLogRecPtr	replay_from;
 	XLogRecPtr	min_redo;
@@ -394,7 +401,7 @@ recover_files(bool in_startup)
 	from_backup = !XLogRecPtrIsInvalid(pgctl->backupStartPoint);
 	pfree(pgctl);
 
-	if (control_read(&ctl))
+	if (control_read(&ctl, &foreign_sysid))
 	{
 		replay_from = ctl.replay_from;
 		min_redo = ctl.min_redo;
@@ -408,6 +415,10 @@ recover_files(bool in_startup)
 		 */
 		replay_from = redo;
 		min_redo = redo;
+		if (foreign_sysid != 0)
+			ereport(LOG,
+					(errmsg("artrie: the control file in $PGDATA/artrie is of another cluster (system identifier " UINT64_FORMAT ", this one's " UINT64_FORMAT "), so artrie's directory was copied from elsewhere: every artrie index whose file was last checkpointed before %X/%X is refused until REINDEX",
+							foreign_sysid, GetSystemIdentifier(), LSN_FORMAT_ARGS(redo))));
 	}
 
 	/* Replay skips the records of files refused already. */

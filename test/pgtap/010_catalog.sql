@@ -1,12 +1,7 @@
 -- The catalog surface of the artrie access method: the access method and
 -- its handler, the operator classes and their operators and strategies,
 -- the functions' volatility, strictness and privileges.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS artrie;
+\ir setup.psql
 
 BEGIN;
 SELECT plan(33);

@@ -2,12 +2,7 @@
 -- completion, prefix counts, prefixes-of, fuzzy search, verification;
 -- deleted rows never come back; privileges are enforced; bad arguments
 -- get clear errors.
-\set ON_ERROR_STOP 1
-\pset format unaligned
-\pset tuples_only true
-SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS pgtap;
-CREATE EXTENSION IF NOT EXISTS artrie;
+\ir setup.psql
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
 
 BEGIN;

@@ -203,6 +203,14 @@ $tin .= q{
 };
 $temp->pump until $tout =~ /\n111\n/ || $terr ne '';
 like($tout, qr/\n111\n/, 'temporary index: it still answers after the sweep');
+is($node->safe_psql('postgres',
+		q{SELECT count(*) FILTER (WHERE index::text LIKE '%tt_k'), count(*) FILTER (WHERE problem IS NOT NULL) FROM artrie_indexes}),
+	'0|0', 'temporary index: artrie_indexes in another session leaves it out');
+$tin .= q{
+	SELECT 'own ' || count(*) FROM artrie_indexes WHERE index = 'tt_k'::regclass AND entries = 500;
+};
+$temp->pump until $tout =~ /own \d/ || $terr ne '';
+like($tout, qr/own 1/, 'temporary index: its own session sees it in artrie_indexes');
 $tin .= "\\q\n";
 $temp->finish;
 check_files('temporary index after its session');
@@ -330,6 +338,13 @@ $node->safe_psql('postgres', 'CREATE DATABASE dsrc');
 $node->safe_psql('dsrc', 'CREATE EXTENSION artrie');
 make_table('dsrc', 't', 't_k');
 make_table('dsrc', 'tu', 'tu_k', 'UNLOGGED');
+# A table with room on its pages, so that an update of an unindexed column
+# is HOT and touches no index.
+$node->safe_psql('dsrc', q{
+	CREATE TABLE th (id int PRIMARY KEY, k text COLLATE "C", v int) WITH (fillfactor = 50);
+	INSERT INTO th SELECT g, 'key-' || g, 0 FROM generate_series(1, 200) g;
+	CREATE INDEX th_k ON th USING artrie (k);
+});
 push @dbs, 'dsrc';
 check_files('index in the template');
 $node->safe_psql('postgres', 'CREATE DATABASE dcopy TEMPLATE dsrc');
@@ -350,6 +365,35 @@ for my $table ('t', 'tu')
 	like($err, qr/REINDEX/, "CREATE DATABASE TEMPLATE: the hint says REINDEX ($table)");
 }
 
+# In the copy, statements that neither use nor maintain the artrie index
+# work; those that maintain it get the ERROR with the REINDEX hint.
+{
+	my ($ret, $out, $err) = $node->psql('dcopy', 'SELECT count(*) FROM th');
+	is($out, '200', 'CREATE DATABASE TEMPLATE: SELECT count(*) in the copy works');
+	($ret, $out, $err) = $node->psql('dcopy',
+		'SET enable_seqscan = off; EXPLAIN (COSTS OFF) UPDATE th SET v = v + 1 WHERE id = 5');
+	like($out, qr/Index Scan (using|on) th_pkey/,
+		'CREATE DATABASE TEMPLATE: UPDATE ... WHERE id = 5 is planned on the btree');
+	($ret, $out, $err) = $node->psql('dcopy',
+		'SET enable_seqscan = off; UPDATE th SET v = v + 1 WHERE id = 5; SELECT v FROM th WHERE id = 5');
+	is($ret, 0, 'CREATE DATABASE TEMPLATE: UPDATE ... WHERE id = 5 in the copy works');
+	is($out, '1', 'CREATE DATABASE TEMPLATE: and updates the row');
+	($ret, $out, $err) = $node->psql('dcopy', 'UPDATE th SET k = k || \'x\' WHERE id = 6');
+	isnt($ret, 0, 'CREATE DATABASE TEMPLATE: an UPDATE of the indexed column fails');
+	like($err, qr/ERROR:  artrie index "th_k" was copied from database dsrc.*\n(.*\n)*HINT:  .*REINDEX/,
+		'CREATE DATABASE TEMPLATE: with the error and the REINDEX hint');
+	($ret, $out, $err) = $node->psql('dcopy', 'VACUUM th');
+	isnt($ret, 0, 'CREATE DATABASE TEMPLATE: VACUUM, which maintains the index, fails');
+	like($err, qr/HINT:  .*REINDEX/, 'CREATE DATABASE TEMPLATE: VACUUM hints at REINDEX');
+	is($node->safe_psql('dcopy',
+			q{SELECT string_agg(index::text || ': ' || problem, ', ' ORDER BY index::text COLLATE "C")
+				FROM artrie_indexes WHERE bytes_on_disk IS NULL}),
+		't_k: artrie index "t_k" was copied from database dsrc by CREATE DATABASE, '
+		  . 'th_k: artrie index "th_k" was copied from database dsrc by CREATE DATABASE, '
+		  . 'tu_k: artrie index "tu_k" was copied from database dsrc by CREATE DATABASE',
+		'CREATE DATABASE TEMPLATE: artrie_indexes in the copy lists every index with its problem');
+}
+
 # After a crash the copy's UNLOGGED index must not reset the original's
 # file: the copy still refuses (PostgreSQL 15 may even lose the copy's
 # init fork, whose metapage then reads as zeros), the original resets its
@@ -366,7 +410,7 @@ is($node->safe_psql('dsrc',
 	'CREATE DATABASE TEMPLATE + crash: the original\'s UNLOGGED index is reset');
 check_files('CREATE DATABASE TEMPLATE + crash');
 check_queries('dsrc', 't', 'the original after a crash');
-$node->safe_psql('dcopy', 'REINDEX TABLE t; REINDEX TABLE tu');
+$node->safe_psql('dcopy', 'REINDEX TABLE t; REINDEX TABLE tu; REINDEX TABLE th');
 push @dbs, 'dcopy';
 check_files('REINDEX in the copy');
 check_queries('dcopy', 't', 'the copy after REINDEX');
@@ -375,7 +419,7 @@ my @fsrc = expected_files('dsrc');
 my @fcopy = expected_files('dcopy');
 my %seen;
 $seen{$_}++ for @fsrc, @fcopy;
-is(scalar(keys %seen), 4, 'the original and the copy have distinct files');
+is(scalar(keys %seen), 6, 'the original and the copy have distinct files');
 $node->safe_psql('dcopy', q{
 	INSERT INTO t SELECT g, 'key-' || g FROM generate_series(7000, 7100) g;
 });
