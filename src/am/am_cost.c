@@ -212,7 +212,10 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	*indexPages = costs.numIndexPages;
 
 	if (irel != NULL)
+	{
+		pager_release_file(ai.file);
 		index_close(irel, NoLock);
+	}
 }
 
 /*
@@ -229,6 +232,7 @@ am_plan_pages(Relation irel, BlockNumber *pages)
 	if (edata == NULL)
 	{
 		*pages = pager_file_pages(ai.file) + 1;
+		pager_release_file(ai.file);
 		return true;
 	}
 	ereport(WARNING,

@@ -237,6 +237,7 @@ artrie_index_info(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum((int64) pager_file_checkpoint(ai.file, &redo_lsn));
 		values[5] = LSNGetDatum(redo_lsn);
 		nulls[6] = true;
+		pager_release_file(ai.file);
 	}
 	else
 	{

@@ -43,8 +43,15 @@ extern void pager_init(void);
  */
 extern PagerFile *pager_create_file(const ArtFileId *id, const char *relname);
 
-/* Open an existing file; ERROR with a hint to REINDEX if it is missing. */
+/*
+ * Open an existing file; ERROR with a hint to REINDEX if it is missing.
+ * A file's slot in shared memory is held from its first use in a
+ * transaction to the transaction's end (artrie.max_files slots; files
+ * nobody holds are closed to make room); pager_release_file lets it go
+ * earlier, for a caller that needed the file only for a moment.
+ */
 extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
+extern void pager_release_file(PagerFile *file);
 
 /* Forget the file's pages in the pool and remove it from disk. */
 extern void pager_drop_file(const ArtFileId *id);

@@ -963,6 +963,21 @@ file_unhold(PagerFile *file)
 }
 
 /*
+ * Let go of this process's hold on a file's slot before the end of the
+ * transaction, if nothing of the file is pinned here: for callers that
+ * open many files and need each only for a moment (planning,
+ * artrie_indexes), so that they do not keep every slot.  The handle's
+ * next use holds the slot again, reopening the file if it was closed
+ * meanwhile (it was checkpointed first, so its pages are as they were).
+ */
+void
+pager_release_file(PagerFile *file)
+{
+	if (file->held && !pager_slot_pinned_here(file->slot))
+		file_unhold(file);
+}
+
+/*
  * The slot behind a handle, held until the end of the transaction;
  * reopens the file if its slot was closed or reused.
  */

@@ -1021,6 +1021,18 @@ pager_forget_frames(int slot)
 }
 
 /*
+ * Does this process pin any frame of a file slot?
+ */
+bool
+pager_slot_pinned_here(int slot)
+{
+	for (int i = 0; i < local_npins; i++)
+		if (pager_shared->frames[local_pins[i].frame].fileslot == slot)
+			return true;
+	return false;
+}
+
+/*
  * Is any frame of a file slot pinned?
  */
 bool

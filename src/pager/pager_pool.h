@@ -40,6 +40,7 @@ extern void pager_scratch_put(int frame);
 extern int	pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 extern void pager_forget_frames(int slot);
 extern bool pager_slot_pinned(int slot);
+extern bool pager_slot_pinned_here(int slot);
 extern void pager_pool_watch(void);
 
 #endif							/* ARTRIE_PAGER_POOL_H */

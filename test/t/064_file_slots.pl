@@ -1,7 +1,9 @@
 # artrie.max_files bounds the files open at once, not the files opened
 # since the server started: with 16 slots, 40 indexes are read, written,
 # read again from four sessions at once, and replayed after a crash (redo
-# opens every changed file), always answering like a sequential scan.  A
+# opens every changed file), always answering like a sequential scan;
+# planning and artrie_indexes, which need each file only for a moment,
+# see all forty in one statement.  A
 # file's slot is held by every transaction that used it: when running
 # transactions hold every slot, opening one more file is an ERROR with a
 # hint (a query is planned without that index, with a WARNING), and works
@@ -49,6 +51,17 @@ like($node->safe_psql('postgres', "$force EXPLAIN SELECT count(*) FROM s7 WHERE 
 	qr/Index Only Scan using s7_k/, 'the queries use the artrie index');
 is(answers('index'), answers('seq'), "$nidx indexes answer like a sequential scan through 16 slots");
 cmp_ok(files_open(), '<=', 16, 'no more files are open than artrie.max_files');
+
+# Planning and artrie_indexes open each file only for a moment: in one
+# statement they see all forty.
+my $union = join(' UNION ALL ', map { "SELECT k FROM s$_ WHERE k ^@ 's$_/1'" } 1 .. $nidx);
+my ($r, $plan, $perr) = $node->psql('postgres', "$force EXPLAIN (COSTS OFF) $union");
+is(scalar(() = $plan =~ /Index Only Scan using s\d+_k/g), $nidx,
+	'one statement is planned with all forty indexes');
+is($perr, '', 'and without a warning');
+is($node->safe_psql('postgres', q{
+	SELECT count(*) FILTER (WHERE problem IS NULL AND entries = 300), count(*)
+	FROM artrie_indexes}), "$nidx|$nidx", 'artrie_indexes reads all forty in one statement');
 
 # Writes: every file gets changes, which its slot must checkpoint before
 # the slot is closed.
