@@ -485,9 +485,13 @@ traverse(ArtTrie *t, ArtStats *stats, char *msg, size_t msglen)
 		else
 			total = node.count;
 	}
-	art_pin_release_all(t, &v.ps);
+	/*
+	 * Still under the root's lock, which every change takes first: a
+	 * record placed after the walk must not count as unreached.
+	 */
 	if (st == ART_OK)
 		st = check_unreached(&v);
+	art_pin_release_all(t, &v.ps);
 	stats->entries = total;
 	for (i = 0; i < v.mapcap; i++)
 		if (v.map[i].pageno != ART_INVALID_PAGENO)
