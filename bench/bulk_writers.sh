@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Concurrent bulk writers on one indexed table: rows per second of
+# multi-row INSERT ... SELECT and of COPY, artrie against btree on a
+# COLLATE "C" column, side by side.
+#
+#   bash bench/bulk_writers.sh [REPS [SECONDS]]     (as root on Debian 12)
+#
+# Builds a private install (like bench/run.sh), starts a throwaway cluster
+# with bench/insert_tps.sh's settings and two empty tables, one with a
+# btree and one with an artrie index.  Each pgbench client runs, for
+# SECONDS (default 5) and REPS times (default 3), at 1, 2 and 8 clients,
+# alternating the tables:
+#   insert  INSERT ... SELECT of 1000 new keys ('b/<client>/<random>/<n>');
+#   copy    COPY of one of eight files of 1000 keys each, picked at
+#           random (made once: later loads repeat their keys, as a
+#           periodic import would).
+# Prints every run's rows/s, the medians, artrie's ratio to btree, and how
+# 1 -> 2 clients scaled for each.  The machine's other load shows in the
+# absolute figures; the ratios are measured in the same run.
+# ARTRIE_KEEP=1 keeps the scratch directory (server logs).
+set -u
+
+REPS=${1:-3}
+DUR=${2:-5}
+BATCH=1000
+
+. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
+
+artrie_make_tmp
+bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+BENCH_ERR=$ARTRIE_TMP/psql.err
+: >"$BENCH_ERR"
+[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
+artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
+	"jit = off" "shared_buffers = 512MB" "artrie.buffer_pool_size = 512MB"
+as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+q <<SQL || { cat "$BENCH_ERR"; exit 1; }
+CREATE EXTENSION artrie;
+CREATE TABLE bulk_btree (id bigint GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
+CREATE TABLE bulk_artrie (id bigint GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
+CREATE INDEX ON bulk_btree USING btree (k);
+CREATE INDEX ON bulk_artrie USING artrie (k);
+SQL
+
+mkdir -p "$ARTRIE_TMP/copy"
+for c in $(seq 0 7); do
+	awk -v c="$c" -v n="$BATCH" 'BEGIN { srand(c + 1); for (i = 1; i <= n; i++) printf "c/%d/%d/%d\n", c, int(rand() * 1e9), i }' \
+		>"$ARTRIE_TMP/copy/$c.txt"
+done
+
+# The scripts: INSERT ... SELECT of new keys; COPY of one of the eight
+# files, picked at random (pgbench cannot build a file name from a
+# variable, so the script branches on it).
+for t in btree artrie; do
+	printf '\\set r random(1, 1000000000)\nINSERT INTO bulk_%s (k) SELECT %s FROM generate_series(1, %d) g;\n' \
+		"$t" "'b/' || :client_id || '/' || :r || '/' || g" "$BATCH" >"$ARTRIE_TMP/insert_$t.sql"
+	printf '\\set f random(0, 7)\n' >"$ARTRIE_TMP/copy_$t.sql"
+	for c in $(seq 0 7); do
+		printf '\\if :f = %d\nCOPY bulk_%s (k) FROM '"'"'%s/copy/%d.txt'"'"';\n\\endif\n' \
+			"$c" "$t" "$ARTRIE_TMP" "$c" >>"$ARTRIE_TMP/copy_$t.sql"
+	done
+done
+chmod -R a+rX "$ARTRIE_TMP"
+
+# rows KIND TABLE CLIENTS: one pgbench run's rows per second.
+rows() {
+	local j=$(($3 < 2 ? $3 : 2)) tps
+	tps=$(as_pg "$PG_BIN/pgbench" -n -c "$3" -j "$j" -T "$DUR" -f "$ARTRIE_TMP/$1_$2.sql" "$BENCH_DB" 2>&1 |
+		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
+	awk -v t="${tps:-0}" -v b="$BATCH" 'BEGIN { printf "%.0f", t * b }'
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+declare -A runs=()
+rows insert btree 2 >/dev/null # warm-up
+rows insert artrie 2 >/dev/null
+for rep in $(seq 1 "$REPS"); do
+	for kind in insert copy; do
+		for c in 1 2 8; do
+			for t in btree artrie; do
+				v=$(rows "$kind" "$t" "$c")
+				runs[$kind.$t.$c]="${runs[$kind.$t.$c]:-} $v"
+				printf '   rep %d  %-6s %-6s c%-2d %10s rows/s\n' "$rep" "$kind" "$t" "$c" "$v"
+			done
+		done
+	done
+done
+say "medians of $REPS runs of ${DUR}s, $BATCH rows per statement, io_uring"
+for kind in insert copy; do
+	declare -A med=()
+	for c in 1 2 8; do
+		for t in btree artrie; do
+			med[$t.$c]=$(echo "${runs[$kind.$t.$c]}" | median)
+		done
+		printf '%-6s c%-2d btree-C %9.0f rows/s  artrie %9.0f rows/s  ratio %.2fx\n' "$kind" "$c" \
+			"${med[btree.$c]}" "${med[artrie.$c]}" \
+			"$(awk -v a="${med[artrie.$c]}" -v b="${med[btree.$c]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+	done
+	printf '%-6s 1 -> 2 clients: btree %.2fx, artrie %.2fx\n' "$kind" \
+		"$(awk -v a="${med[btree.2]}" -v b="${med[btree.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
+		"$(awk -v a="${med[artrie.2]}" -v b="${med[artrie.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+	unset med
+done
