@@ -71,6 +71,7 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
 /* An entry record held back in a batch; its bytes are in the file's. */
 typedef struct BatchItem
 {
+	uint64		head;			/* the entry's first 8 bytes, big-endian */
 	XLogRecPtr	lsn;
 	Size		off;			/* of the entry in FileBatch.bytes */
 	uint32		len;
@@ -277,6 +278,9 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 	}
 	memcpy(fb->bytes + fb->used, entry, rec->len);
 	item = &fb->items[fb->nitems++];
+	item->head = 0;
+	for (uint32 i = 0; i < 8; i++)
+		item->head = (item->head << 8) | (i < rec->len ? entry[i] : 0);
 	item->lsn = lsn;
 	item->off = fb->used;
 	item->len = rec->len;
@@ -287,8 +291,10 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 }
 
 /*
- * Order held-back records by trie, then entry bytes, then WAL position:
- * the records of one entry stay in WAL order.
+ * Order held-back records by trie, then entry bytes (the first eight
+ * compared as one number; shorter entries are padded with zeros there,
+ * the length decides after the bytes), then WAL position: the records of
+ * one entry stay in WAL order.
  */
 static int
 batch_item_cmp(const void *a, const void *b, void *arg)
@@ -300,6 +306,8 @@ batch_item_cmp(const void *a, const void *b, void *arg)
 
 	if (x->root != y->root)
 		return x->root < y->root ? -1 : 1;
+	if (x->head != y->head)
+		return x->head < y->head ? -1 : 1;
 	c = memcmp(bytes + x->off, bytes + y->off, Min(x->len, y->len));
 	if (c != 0)
 		return c;
