@@ -318,14 +318,23 @@ batch_item_cmp(const void *a, const void *b, void *arg)
 	return 0;
 }
 
-/* Apply one file's held-back records (a FileBatch) in entry order. */
+/*
+ * Apply one file's held-back records (a FileBatch) in entry order, each
+ * in a memory context of its own, as wal_apply does.
+ */
 static void
 batch_apply(void *arg)
 {
 	FileBatch  *fb = arg;
+	MemoryContext item_cxt;
+	MemoryContext old;
 
 	qsort_arg(fb->items, fb->nitems, sizeof(BatchItem), batch_item_cmp,
 			  fb->bytes);
+	item_cxt = AllocSetContextCreate(CurrentMemoryContext,
+									 "artrie redo batch record",
+									 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(item_cxt);
 	for (int i = 0; i < fb->nitems; i++)
 	{
 		BatchItem  *item = &fb->items[i];
@@ -333,7 +342,10 @@ batch_apply(void *arg)
 		redo_lsn_now = item->lsn;
 		redo_entry(item->kind, &fb->id, item->root, fb->bytes + item->off,
 				   item->len, item->lsn);
+		MemoryContextReset(item_cxt);
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(item_cxt);
 }
 
 /* Decode a record and apply it; ERROR if it is malformed. */
