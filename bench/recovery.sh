@@ -14,7 +14,10 @@
 # checkpoint, artrie's included), the MB of WAL that redo went over, and
 # the artrie records it applied.  The result is written as dataset, index,
 # metric, value, unit to bench/results/recovery-<date>.tsv and printed.
-# Absolute figures are from the machine it runs on.
+# Absolute figures are from the machine it runs on.  With ARTRIE_PERF=DIR
+# (as root), the restart runs under `perf record -g`, which follows the
+# postmaster's children (the startup process's redo among them), and
+# DIR/recovery-<MB>.txt gets the report of the postgres processes.
 set -eu
 
 . "$(dirname "$0")/../test/lib.sh"
