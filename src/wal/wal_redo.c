@@ -35,8 +35,8 @@
  * cache at every level.  The result is the same set of entries: records
  * of different entries commute, and those of one entry keep their order.
  * Each record still passes redo_file's check on its own.  Any other
- * record, the end of redo and a bound on the memory held apply the
- * pending batch first; until then pager_hold_redo keeps checkpoints from
+ * record, the end of redo and maintenance_work_mem of records held back
+ * apply the pending batches first; until then pager_hold_redo keeps checkpoints from
  * claiming the records held back.  A hot standby applies every record at
  * once: its queries see the heap at the replay point.
  *
@@ -65,8 +65,11 @@ static MemoryContext redo_cxt = NULL;
 /* The record being applied, for the message when its file cannot take it. */
 static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
 
-/* Bytes of pending entry records after which the batch is applied. */
-#define WAL_BATCH_MEMORY	((Size) 64 * 1024 * 1024)
+/*
+ * Bytes of held-back entry records after which the batches are applied:
+ * maintenance_work_mem (64 MB unless set otherwise).
+ */
+#define WAL_BATCH_MEMORY	((Size) maintenance_work_mem * 1024)
 
 /* An entry record held back in a batch; its bytes are in the file's. */
 typedef struct BatchItem
