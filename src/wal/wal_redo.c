@@ -36,9 +36,9 @@
  * of different entries commute, and those of one entry keep their order.
  * Each record still passes redo_file's check on its own.  Any other
  * record, the end of redo and maintenance_work_mem of records held back
- * apply the pending batches first; until then pager_hold_redo keeps checkpoints from
- * claiming the records held back.  A hot standby applies every record at
- * once: its queries see the heap at the replay point.
+ * apply the pending batches first; until then pager_hold_redo keeps
+ * checkpoints from claiming the records held back.  A hot standby applies
+ * every record at once: its queries see the heap at the replay point.
  *
  *-------------------------------------------------------------------------
  */
@@ -87,8 +87,8 @@ typedef struct FileBatch
 {
 	ArtFileId	id;
 	BatchItem  *items;
-	int			nitems;
-	int			maxitems;
+	Size		nitems;
+	Size		maxitems;
 	uint8	   *bytes;
 	Size		used;
 	Size		size;
@@ -267,7 +267,7 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 	}
 	if (fb->nitems == fb->maxitems)
 	{
-		fb->maxitems = Max(1024, fb->maxitems * 2);
+		fb->maxitems = Max((Size) 1024, fb->maxitems * 2);
 		fb->items = fb->items == NULL ?
 			MemoryContextAllocHuge(batch_cxt, fb->maxitems * sizeof(BatchItem)) :
 			repalloc_huge(fb->items, fb->maxitems * sizeof(BatchItem));
@@ -338,7 +338,7 @@ batch_apply(void *arg)
 									 "artrie redo batch record",
 									 ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(item_cxt);
-	for (int i = 0; i < fb->nitems; i++)
+	for (Size i = 0; i < fb->nitems; i++)
 	{
 		BatchItem  *item = &fb->items[i];
 
