@@ -14,7 +14,10 @@
 # checkpoint, artrie's included), the MB of WAL that redo went over, and
 # the artrie records it applied.  The result is written as dataset, index,
 # metric, value, unit to bench/results/recovery-<date>.tsv and printed.
-# Absolute figures are from the machine it runs on.
+# Absolute figures are from the machine it runs on.  With ARTRIE_PERF=DIR
+# (as root), the restart runs under `perf record -g`, which follows the
+# postmaster's children (the startup process's redo among them), and
+# DIR/recovery-<MB>.txt gets the report of the postgres processes.
 set -eu
 
 . "$(dirname "$0")/../test/lib.sh"
@@ -66,7 +69,14 @@ for mb in "${sizes[@]}"; do
 	for k in $kids; do while kill -0 "$k" 2>/dev/null; do sleep 0.1; done; done
 
 	start=$(date +%s.%N)
-	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null
+	if [ -n "${ARTRIE_PERF:-}" ]; then
+		mkdir -p "$ARTRIE_PERF"
+		perf record -q -g -o "$ARTRIE_TMP/perf.data" -- \
+			runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$PGDATA" \
+			-l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null
+	else
+		as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null
+	fi
 	found=$(psql_q "SET enable_seqscan = off; SET enable_bitmapscan = off;
 		SELECT count(*) FROM j WHERE k >= ''" | tail -n 1)
 	secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')
@@ -85,6 +95,11 @@ for mb in "${sizes[@]}"; do
 	} >>"$out"
 
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null
+	if [ -n "${ARTRIE_PERF:-}" ]; then
+		perf report -i "$ARTRIE_TMP/perf.data" --comm postgres --no-children \
+			--percent-limit 1 --stdio 2>/dev/null >"$ARTRIE_PERF/recovery-$mb.txt"
+		rm -f "$ARTRIE_TMP/perf.data"
+	fi
 	rm -rf "$PGDATA"
 done
 echo "results: $out"

@@ -175,6 +175,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u32(&pager_shared->slots_closed, 0);
 		ConditionVariableInit(&pager_shared->slots_cv);
 		pg_atomic_init_u64(&pager_shared->use_clock, 0);
+		pg_atomic_init_u64(&pager_shared->redo_held, InvalidXLogRecPtr);
 		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.misses, 0);
 		pg_atomic_init_u64(&pager_shared->counters.evictions, 0);

@@ -134,7 +134,9 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  * from its checkpoint up to a later position); pager_set_replay_from says
  * where the WAL replayed at the next start begins.  Redo, which runs
  * outside any transaction, lets go of the file slots it holds with
- * pager_unhold_files.
+ * pager_unhold_files.  Redo that applies records later than it reads
+ * them (a batch) says from which position it holds them back with
+ * pager_hold_redo, so that no checkpoint claims them meanwhile.
  *
  * The hooks: checkpoint_done is called after every checkpoint of all
  * files, with the WAL position from which recovery would need records;
@@ -164,6 +166,7 @@ extern void pager_forget_files_before(XLogRecPtr lsn);
 extern void pager_vouch_file(const ArtFileId *id, XLogRecPtr since,
 							 XLogRecPtr upto);
 extern void pager_unhold_files(void);
+extern void pager_hold_redo(XLogRecPtr lsn);
 extern void pager_set_min_redo(XLogRecPtr lsn);
 extern XLogRecPtr pager_min_redo(void);
 extern void pager_set_replay_from(XLogRecPtr lsn);

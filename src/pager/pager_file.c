@@ -89,14 +89,36 @@ pager_file_path(const ArtFileId *id, char *path)
  * Where a checkpoint that starts now begins: every WAL record that starts
  * before it describes a change already made to the pages (changes are
  * logged after they are made), so redo of a file it leaves may start
- * there.  In recovery, the end of the last record replayed.
+ * there.  In recovery, the end of the last record replayed, or the first
+ * record that redo holds back (pager_hold_redo) if that is earlier.  The
+ * replay position is read first: redo holds a record back before the
+ * replay position passes it.
  */
 XLogRecPtr
 pager_redo_now(void)
 {
-	if (RecoveryInProgress())
-		return GetXLogReplayRecPtr(NULL);
-	return GetXLogInsertRecPtr();
+	XLogRecPtr	now;
+	XLogRecPtr	held;
+
+	if (!RecoveryInProgress())
+		return GetXLogInsertRecPtr();
+	now = GetXLogReplayRecPtr(NULL);
+	held = pg_atomic_read_u64(&pager_shared->redo_held);
+	if (!XLogRecPtrIsInvalid(held) && held < now)
+		return held;
+	return now;
+}
+
+/*
+ * Redo holds back the records from lsn on (it applies them later, in one
+ * batch), or none with InvalidXLogRecPtr: until then, no checkpoint may
+ * claim them.  Called with lsn before the replay position passes it, and
+ * with InvalidXLogRecPtr once every record held back is applied.
+ */
+void
+pager_hold_redo(XLogRecPtr lsn)
+{
+	(void) pg_atomic_exchange_u64(&pager_shared->redo_held, lsn);
 }
 
 /*

@@ -220,6 +220,7 @@ typedef struct PagerShared
 	XLogRecPtr	replay_from;	/* WAL from here on is replayed at start */
 	XLogRecPtr	replayed_from;	/* where this start's replay began */
 	XLogRecPtr	ckpt_barrier;	/* in recovery, no checkpoint until past it */
+	pg_atomic_uint64 redo_held;	/* redo has not applied records from here */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	int			nholds;
 	PagerProcHolds *holds;		/* per PGPROC */

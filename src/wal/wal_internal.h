@@ -40,7 +40,9 @@ extern void wal_log_unchanged(const ArtFileId *file, XLogRecPtr since);
 
 /* wal_redo.c */
 extern void wal_rmgr_register(void);
-extern void wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn);
+extern void wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn,
+					  bool batch);
+extern void wal_batch_flush(void);
 extern void wal_redo_forget(void);
 
 /* wal_recovery.c */

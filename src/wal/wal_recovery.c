@@ -238,8 +238,9 @@ reader_page_read(XLogReaderState *state, XLogRecPtr page, int reqlen,
 }
 
 /*
- * Apply artrie's records in [from, to) from pg_wal.  Returns false if that
- * WAL is not all there (the reason is logged).
+ * Apply artrie's records in [from, to) from pg_wal, entry records in
+ * batches (no backend may use a file before recovery is done).  Returns
+ * false if that WAL is not all there (the reason is logged).
  */
 static bool
 replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
@@ -287,7 +288,7 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 			{
 				wal_apply(XLogRecGetInfo(reader) & WAL_ARTRIE_KIND_MASK,
 						  XLogRecGetData(reader), XLogRecGetDataLen(reader),
-						  reader->ReadRecPtr);
+						  reader->ReadRecPtr, true);
 				applied++;
 			}
 		}
@@ -310,6 +311,7 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 	}
 	PG_END_TRY();
 	XLogReaderFree(reader);
+	wal_batch_flush();
 	wal_redo_forget();
 
 	if (ok)

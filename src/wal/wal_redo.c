@@ -26,11 +26,27 @@
  * does for PostgreSQL's own pages: the server restarts it once the cause
  * is fixed.
  *
+ * Where no query can look at an index until redo is over (crash recovery,
+ * archive recovery without hot standby, artrie's own replay before
+ * PostgreSQL's), entry records are not applied one at a time but
+ * collected per file, sorted by trie and entry bytes (WAL order among
+ * records of the same entry) and applied in one ordered pass: consecutive
+ * inserts then share the pages of their paths, where random ones miss the
+ * cache at every level.  The result is the same set of entries: records
+ * of different entries commute, and those of one entry keep their order.
+ * Each record still passes redo_file's check on its own.  Any other
+ * record, the end of redo and maintenance_work_mem of records held back
+ * apply the pending batches first; until then pager_hold_redo keeps
+ * checkpoints from claiming the records held back.  A hot standby applies
+ * every record at once: its queries see the heap at the replay point.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "access/xlog_internal.h"
+#include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "storage/condition_variable.h"
 #include "utils/memutils.h"
@@ -45,6 +61,55 @@ static XLogRecPtr last_redo_lsn = InvalidXLogRecPtr;
 static bool have_last = false;
 
 static MemoryContext redo_cxt = NULL;
+
+/* The record being applied, for the message when its file cannot take it. */
+static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
+
+/*
+ * Bytes of held-back entry records after which the batches are applied:
+ * maintenance_work_mem (64 MB unless set otherwise).
+ */
+#define WAL_BATCH_MEMORY	((Size) maintenance_work_mem * 1024)
+
+/* An entry record held back in a batch; its bytes are in the file's. */
+typedef struct BatchItem
+{
+	uint64		head;			/* the entry's first 8 bytes, big-endian */
+	XLogRecPtr	lsn;
+	Size		off;			/* of the entry in FileBatch.bytes */
+	uint32		len;
+	uint32		root;
+	uint8		kind;			/* WAL_ARTRIE_INSERT or _DELETE */
+} BatchItem;
+
+/* The pending entry records of one file, in WAL order. */
+typedef struct FileBatch
+{
+	ArtFileId	id;
+	BatchItem  *items;
+	Size		nitems;
+	Size		maxitems;
+	uint8	   *bytes;
+	Size		used;
+	Size		size;
+} FileBatch;
+
+/* A record for redo_record: wal_apply's arguments. */
+typedef struct RedoArgs
+{
+	uint8		kind;
+	const char *data;
+	Size		len;
+	XLogRecPtr	lsn;
+	bool		batch;
+} RedoArgs;
+
+/* The pending batches, each of another file, in batch_cxt. */
+static MemoryContext batch_cxt = NULL;
+static FileBatch *batches = NULL;
+static int	nbatches = 0;
+static int	maxbatches = 0;
+static Size batch_memory = 0;
 
 /*
  * Forget the cached file (it may be dropped or recreated), and let go of
@@ -86,22 +151,25 @@ redo_file(const ArtFileId *id, XLogRecPtr lsn)
 	return last_file;
 }
 
-/* Apply an entry record. */
+/*
+ * Apply an entry record: insert (kind WAL_ARTRIE_INSERT) or delete entry
+ * of len bytes in the trie at root of file id.
+ */
 static void
-redo_entry(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
-		   XLogRecPtr lsn)
+redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
+		   uint32 len, XLogRecPtr lsn)
 {
-	PagerFile  *file = redo_file(&rec->file, lsn);
+	PagerFile  *file = redo_file(id, lsn);
 	ArtTrie		trie;
 	ArtStatus	status;
 
 	if (file == NULL)
 		return;
-	art_open(&trie, pager_page_store(file), rec->root);
+	art_open(&trie, pager_page_store(file), root);
 	if (kind == WAL_ARTRIE_INSERT)
-		status = art_insert(&trie, entry, rec->len);
+		status = art_insert(&trie, entry, len);
 	else
-		status = art_delete(&trie, entry, rec->len);
+		status = art_delete(&trie, entry, len);
 	if (status != ART_OK && status != ART_EXISTS && status != ART_NOT_FOUND)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -164,10 +232,135 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 	pg_atomic_fetch_add_u64(&wal_shared->replayed, 1);
 }
 
+/* Hold an entry record back in its file's batch. */
+static void
+batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
+		  XLogRecPtr lsn)
+{
+	FileBatch  *fb = NULL;
+	BatchItem  *item;
+
+	if (batch_cxt == NULL)
+		batch_cxt = AllocSetContextCreate(TopMemoryContext,
+										  "artrie redo batch",
+										  ALLOCSET_DEFAULT_SIZES);
+	for (int i = 0; i < nbatches && fb == NULL; i++)
+	{
+		if (memcmp(&batches[i].id, &rec->file, sizeof(ArtFileId)) == 0)
+			fb = &batches[i];
+	}
+	if (fb == NULL)
+	{
+		/* The first record held back: no checkpoint may claim it. */
+		if (nbatches == 0)
+			pager_hold_redo(lsn);
+		if (nbatches == maxbatches)
+		{
+			maxbatches = Max(8, maxbatches * 2);
+			batches = batches == NULL ?
+				MemoryContextAlloc(batch_cxt, maxbatches * sizeof(FileBatch)) :
+				repalloc(batches, maxbatches * sizeof(FileBatch));
+		}
+		fb = &batches[nbatches++];
+		memset(fb, 0, sizeof(FileBatch));
+		fb->id = rec->file;
+	}
+	if (fb->nitems == fb->maxitems)
+	{
+		fb->maxitems = Max((Size) 1024, fb->maxitems * 2);
+		fb->items = fb->items == NULL ?
+			MemoryContextAllocHuge(batch_cxt, fb->maxitems * sizeof(BatchItem)) :
+			repalloc_huge(fb->items, fb->maxitems * sizeof(BatchItem));
+	}
+	if (fb->bytes == NULL || fb->used + rec->len > fb->size)
+	{
+		fb->size = Max(Max(fb->size * 2, fb->used + rec->len), 65536);
+		fb->bytes = fb->bytes == NULL ?
+			MemoryContextAllocHuge(batch_cxt, fb->size) :
+			repalloc_huge(fb->bytes, fb->size);
+	}
+	memcpy(fb->bytes + fb->used, entry, rec->len);
+	item = &fb->items[fb->nitems++];
+	item->head = 0;
+	for (uint32 i = 0; i < 8; i++)
+		item->head = (item->head << 8) | (i < rec->len ? entry[i] : 0);
+	item->lsn = lsn;
+	item->off = fb->used;
+	item->len = rec->len;
+	item->root = rec->root;
+	item->kind = kind;
+	fb->used += rec->len;
+	batch_memory += rec->len + sizeof(BatchItem);
+}
+
+/*
+ * Order held-back records by trie, then entry bytes (the first eight
+ * compared as one number; shorter entries are padded with zeros there,
+ * the length decides after the bytes), then WAL position: the records of
+ * one entry stay in WAL order.
+ */
+static int
+batch_item_cmp(const void *a, const void *b, void *arg)
+{
+	const BatchItem *x = a;
+	const BatchItem *y = b;
+	const uint8 *bytes = arg;
+	int			c;
+
+	if (x->root != y->root)
+		return x->root < y->root ? -1 : 1;
+	if (x->head != y->head)
+		return x->head < y->head ? -1 : 1;
+	c = memcmp(bytes + x->off, bytes + y->off, Min(x->len, y->len));
+	if (c != 0)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	if (x->lsn != y->lsn)
+		return x->lsn < y->lsn ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Apply one file's held-back records (a FileBatch) in entry order, each
+ * in a memory context of its own, as wal_apply does.
+ */
+static void
+batch_apply(void *arg)
+{
+	FileBatch  *fb = arg;
+	MemoryContext item_cxt;
+	MemoryContext old;
+
+	qsort_arg(fb->items, fb->nitems, sizeof(BatchItem), batch_item_cmp,
+			  fb->bytes);
+	item_cxt = AllocSetContextCreate(CurrentMemoryContext,
+									 "artrie redo batch record",
+									 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(item_cxt);
+	for (Size i = 0; i < fb->nitems; i++)
+	{
+		BatchItem  *item = &fb->items[i];
+
+		redo_lsn_now = item->lsn;
+		redo_entry(item->kind, &fb->id, item->root, fb->bytes + item->off,
+				   item->len, item->lsn);
+		MemoryContextReset(item_cxt);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(item_cxt);
+}
+
 /* Decode a record and apply it; ERROR if it is malformed. */
 static void
-redo_record(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
+redo_record(void *arg)
 {
+	const RedoArgs *args = arg;
+	uint8		kind = args->kind;
+	const char *data = args->data;
+	Size		len = args->len;
+	XLogRecPtr	lsn = args->lsn;
+
 	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE)
 	{
 		WalEntryRecord rec;
@@ -178,7 +371,10 @@ redo_record(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed artrie WAL entry record at %X/%X",
 							LSN_FORMAT_ARGS(lsn))));
-		redo_entry(kind, &rec, entry, lsn);
+		if (args->batch)
+			batch_add(kind, &rec, entry, lsn);
+		else
+			redo_entry(kind, &rec.file, rec.root, entry, rec.len, lsn);
 	}
 	else if (kind == WAL_ARTRIE_IMAGE)
 	{
@@ -226,26 +422,19 @@ redo_error_is_damage(int sqlerrcode)
 }
 
 /*
- * Apply one artrie WAL record (kind from its info byte, its payload, its
- * position); mark its file damaged if the file cannot take it.
+ * Run work(arg), which applies records of file id (NULL: not known); if
+ * the file cannot take the one at redo_lsn_now, mark the file damaged, or
+ * skip a file that cannot be proven current, and go on.
  */
-void
-wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
+static void
+redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id)
 {
 	MemoryContext old;
-	ArtFileId	id;
-
-	if (redo_cxt == NULL)
-		redo_cxt = AllocSetContextCreate(TopMemoryContext, "artrie redo",
-										 ALLOCSET_DEFAULT_SIZES);
-	memset(&id, 0, sizeof(id));
-	if (len >= sizeof(ArtFileId))
-		memcpy(&id, data, sizeof(ArtFileId));
 
 	old = MemoryContextSwitchTo(redo_cxt);
 	PG_TRY();
 	{
-		redo_record(kind, data, len, lsn);
+		work(arg);
 	}
 	PG_CATCH();
 	{
@@ -254,7 +443,7 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
 
 		MemoryContextSwitchTo(redo_cxt);
 		edata = CopyErrorData();
-		if (len < sizeof(ArtFileId) ||
+		if (id == NULL ||
 			(!redo_error_is_damage(edata->sqlerrcode) &&
 			 edata->sqlerrcode != ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE))
 			PG_RE_THROW();
@@ -271,26 +460,90 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn)
 		 */
 		if (edata->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE)
 		{
-			redo_skip_file(&id);
+			redo_skip_file(id);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(redo_cxt);
 			return;
 		}
 
 		reason = psprintf("Redo of the WAL record at %X/%X failed: %s",
-						  LSN_FORMAT_ARGS(lsn), edata->message);
+						  LSN_FORMAT_ARGS(redo_lsn_now), edata->message);
 		ereport(WARNING,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("artrie file \"artrie/%u/%u.%u\" is damaged and will be refused until REINDEX",
-						id.dbOid, id.relNumber, id.generation),
+						id->dbOid, id->relNumber, id->generation),
 				 errdetail("%s", reason),
 				 errhint("REINDEX the index that uses this file.")));
-		pager_mark_damaged(&id, reason);
+		pager_mark_damaged(id, reason);
 		pg_atomic_fetch_add_u64(&wal_shared->failed, 1);
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(redo_cxt);
+}
+
+/*
+ * Apply every held-back record, each file's in entry order; a file that
+ * cannot take one of them is marked damaged and the rest of its records
+ * are dropped (redo skips a damaged file's records).  Then checkpoints may
+ * claim them.
+ */
+void
+wal_batch_flush(void)
+{
+	if (nbatches == 0)
+		return;
+	for (int i = 0; i < nbatches; i++)
+		redo_guarded(batch_apply, &batches[i], &batches[i].id);
+	batches = NULL;
+	nbatches = 0;
+	maxbatches = 0;
+	batch_memory = 0;
+	MemoryContextReset(batch_cxt);
+	pager_hold_redo(InvalidXLogRecPtr);
+}
+
+/*
+ * Apply one artrie WAL record (kind from its info byte, its payload, its
+ * position); mark its file damaged if the file cannot take it.  With
+ * batch (no query may look at an index until wal_batch_flush), an entry
+ * record may be held back in its file's batch; any other record applies
+ * the batches first.
+ */
+void
+wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
+{
+	RedoArgs	args;
+	ArtFileId	id;
+
+	if (redo_cxt == NULL)
+		redo_cxt = AllocSetContextCreate(TopMemoryContext, "artrie redo",
+										 ALLOCSET_DEFAULT_SIZES);
+	if (!batch || (kind != WAL_ARTRIE_INSERT && kind != WAL_ARTRIE_DELETE))
+		wal_batch_flush();
+	args.kind = kind;
+	args.data = data;
+	args.len = len;
+	args.lsn = lsn;
+	args.batch = batch;
+	redo_lsn_now = lsn;
+	memset(&id, 0, sizeof(id));
+	if (len >= sizeof(ArtFileId))
+		memcpy(&id, data, sizeof(ArtFileId));
+	redo_guarded(redo_record, &args, len >= sizeof(ArtFileId) ? &id : NULL);
+	if (batch_memory >= WAL_BATCH_MEMORY)
+		wal_batch_flush();
+}
+
+/*
+ * Whether PostgreSQL's redo may hold entry records back: not where hot
+ * standby may let queries in (from the record at which the standby is
+ * consistent on, each must see every record replayed).
+ */
+static bool
+redo_may_batch(void)
+{
+	return !(ArchiveRecoveryRequested && EnableHotStandby);
 }
 
 /* rm_redo: apply one record during PostgreSQL's recovery. */
@@ -299,7 +552,7 @@ artrie_rm_redo(XLogReaderState *record)
 {
 	wal_apply(XLogRecGetInfo(record) & WAL_ARTRIE_KIND_MASK,
 			  XLogRecGetData(record), XLogRecGetDataLen(record),
-			  record->ReadRecPtr);
+			  record->ReadRecPtr, redo_may_batch());
 }
 
 /* rm_desc: describe a record, for pg_waldump and error contexts. */
@@ -373,10 +626,14 @@ artrie_rm_startup(void)
 	wal_recover(true);
 }
 
-/* rm_cleanup: redo is over; the cached file handle goes. */
+/*
+ * rm_cleanup: redo is over; the records held back are applied, the cached
+ * file handle goes.
+ */
 static void
 artrie_rm_cleanup(void)
 {
+	wal_batch_flush();
 	wal_redo_forget();
 }
 
