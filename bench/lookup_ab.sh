@@ -20,6 +20,10 @@
 #          SELECT id FROM <table> WHERE k = <the synth key of a random n>
 #          (128MB pools, warmed up): tps
 #
+# ARTRIE_AB_WORKER=1 adds a third variant under io_uring, "artrie-worker":
+# the same artrie index with artrie.backend_reads = off (every read a round
+# trip to the io worker, as before that setting existed).
+#
 # Prints every run, then the medians and artrie's ratio to btree.  After
 # each artrie cold run it prints artrie_pool_stats() and the backends' row
 # of artrie_io_stats() (misses, reads, time waited for reads).
@@ -74,13 +78,18 @@ VACUUM ANALYZE probe;
 CHECKPOINT;
 SQL
 say "$ROWS keys: btree $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b_k_idx'))"), artrie $(q -c "SELECT pg_size_pretty((artrie_stats('ds_a_k_idx')->>'bytes_on_disk')::bigint)"), heap $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b'))") each"
-for t in a b; do
+for t in ds_a ds_b; do
 	# shellcheck disable=SC2059
-	printf "\\\\set n random(1, $ROWS)\\nSELECT id FROM ds_$t WHERE k = $KEY;\\n" :n :n >"$ARTRIE_TMP/lookup_$t.sql"
+	printf "\\\\set n random(1, $ROWS)\\nSELECT id FROM $t WHERE k = $KEY;\\n" :n :n >"$ARTRIE_TMP/lookup_$t.sql"
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
 
-COLD_QRY="SELECT sum((SELECT count(t.id) FROM ds_%s t WHERE t.k = p.k)) FROM probe p"
+COLD_QRY="SELECT sum((SELECT count(t.id) FROM %s t WHERE t.k = p.k)) FROM probe p"
+
+# A variant's table, its session options and its label.
+tbl() { if [ "$1" = b ]; then echo ds_b; else echo ds_a; fi; }
+opts() { if [ "$1" = w ]; then echo "-c artrie.backend_reads=off"; fi; }
+label() { case $1 in a) echo artrie ;; b) echo btree ;; w) echo artrie-worker ;; esac; }
 
 # profile BACKEND POOL_MB: settings file and restart.
 profile() {
@@ -89,7 +98,7 @@ profile() {
 	server_restart
 }
 
-# cold TABLE: restart with 16MB pools, drop the OS cache, time the probes;
+# cold VARIANT: restart with 16MB pools, drop the OS cache, time the probes;
 # prints us/probe and the number of rows found.
 cold() {
 	local out
@@ -97,29 +106,35 @@ cold() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	# shellcheck disable=SC2059
-	out=$(as_pg "$PG_BIN/psql" -XAtq -d "$BENCH_DB" -c '\timing on' -c "$(printf "$COLD_QRY" "$1")")
+	out=$(as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/psql" -XAtq -d "$BENCH_DB" -c '\timing on' \
+		-c "$(printf "$COLD_QRY" "$(tbl "$1")")")
 	awk -v n="$NCOLD" '/^Time:/ { t = $2 } /^[0-9]+$/ { r = $1 } END { printf "%.2f %s\n", t * 1000 / n, r }' <<<"$out"
 }
 
-# tps TABLE SECONDS: one 2-client pgbench run's tps.
+# tps VARIANT SECONDS: one 2-client pgbench run's tps.
 tps() {
-	as_pg "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$2" -f "$ARTRIE_TMP/lookup_$1.sql" "$BENCH_DB" 2>&1 |
+	as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$2" -f "$ARTRIE_TMP/lookup_$(tbl "$1").sql" "$BENCH_DB" 2>&1 |
 		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
 }
 
-# perf_record FILE COMMAND...: perf of every server process while COMMAND runs.
+# perf_record FILE COMMAND...: runs COMMAND in the background; once its
+# connections are up (after a second) records perf of every process of the
+# server until COMMAND ends.
 perf_record() {
-	local file=$1 pids
+	local file=$1 cmd_pid perf_pid
 	shift
-	pids=$(pgrep -d, -P "$(head -1 "$PGDATA/postmaster.pid")")
-	perf record -q -g -o "$ARTRIE_TMP/perf.data" -p "$pids" -- sleep 600 >/dev/null 2>&1 &
-	local perf_pid=$!
+	"$@" >/dev/null &
+	cmd_pid=$!
 	sleep 1
-	"$@" >/dev/null
+	perf record -q -g -o "$ARTRIE_TMP/perf.data" \
+		-p "$(pgrep -d, -P "$(head -1 "$PGDATA/postmaster.pid")")" >/dev/null 2>&1 &
+	perf_pid=$!
+	wait "$cmd_pid"
 	kill -INT "$perf_pid"
 	wait "$perf_pid"
 	perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort comm,dso,symbol \
 		--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' >"$file"
+	rm -f "$ARTRIE_TMP/perf.data"
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -128,15 +143,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'
 SUMMARY=
 for backend in $BACKENDS; do
 	declare -A runs=()
+	variants="b a"
+	[ "$backend" = io_uring ] && [ "${ARTRIE_AB_WORKER:-}" = 1 ] && variants="b a w"
+	reversed=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
 	for rep in $(seq 1 "$REPS"); do
-		order="b a"
-		[ $((rep % 2)) = 0 ] && order="a b"
+		order=$variants
+		[ $((rep % 2)) = 0 ] && order=$reversed
 		for t in $order; do
 			read -r v n < <(cold "$t")
 			runs[cold.$t]="${runs[cold.$t]:-} $v"
-			printf '   %-8s rep %d  cold  %-6s %8s us/probe  (%s found)\n' "$backend" "$rep" \
-				"$([ $t = a ] && echo artrie || echo btree)" "$v" "$n"
-			if [ "$t" = a ]; then
+			printf '   %-8s rep %d  cold  %-13s %8s us/probe  (%s found)\n' "$backend" "$rep" \
+				"$(label "$t")" "$v" "$n"
+			if [ "$t" != b ]; then
 				printf '      pool: %s\n      io (backends): %s\n' \
 					"$(q -c "SELECT format('hits %s misses %s evictions %s', hits, misses, evictions) FROM artrie_pool_stats()")" \
 					"$(q -c "SELECT format('reads %s requests %s wait %s ms mode %s', reads, requests, round(wait_ms::numeric, 1), buffer_mode) FROM artrie_io_stats() WHERE process = 'backend'")"
@@ -147,35 +165,37 @@ for backend in $BACKENDS; do
 	tps a 3 >/dev/null
 	tps b 3 >/dev/null
 	for rep in $(seq 1 "$REPS"); do
-		order="b a"
-		[ $((rep % 2)) = 0 ] && order="a b"
+		order=$variants
+		[ $((rep % 2)) = 0 ] && order=$reversed
 		for t in $order; do
 			v=$(tps "$t" "$DUR")
 			runs[tps.$t]="${runs[tps.$t]:-} ${v:-0}"
-			printf '   %-8s rep %d  tps   %-6s %10s tps\n' "$backend" "$rep" \
-				"$([ $t = a ] && echo artrie || echo btree)" "${v:-?}"
+			printf '   %-8s rep %d  tps   %-13s %10s tps\n' "$backend" "$rep" "$(label "$t")" "${v:-?}"
 		done
 	done
-	b=$(echo "${runs[cold.b]}" | median)
-	a=$(echo "${runs[cold.a]}" | median)
-	SUMMARY+=$(printf '%-9s cold lookups   btree-C %8.2f us/probe  artrie %8.2f us/probe  ratio %sx (lower is better)' \
-		"$backend" "$b" "$a" "$(ratio "$a" "$b")")$'\n'
-	b=$(echo "${runs[tps.b]}" | median)
-	a=$(echo "${runs[tps.a]}" | median)
-	SUMMARY+=$(printf '%-9s pgbench c2     btree-C %8.0f tps       artrie %8.0f tps       ratio %sx (higher is better)' \
-		"$backend" "$b" "$a" "$(ratio "$a" "$b")")$'\n'
+	for t in ${variants#b }; do
+		b=$(echo "${runs[cold.b]}" | median)
+		a=$(echo "${runs[cold.$t]}" | median)
+		SUMMARY+=$(printf '%-9s cold lookups  btree-C %8.2f us/probe  %-13s %8.2f us/probe  ratio %sx (lower is better)' \
+			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+		b=$(echo "${runs[tps.b]}" | median)
+		a=$(echo "${runs[tps.$t]}" | median)
+		SUMMARY+=$(printf '%-9s pgbench c2    btree-C %8.0f tps       %-13s %8.0f tps       ratio %sx (higher is better)' \
+			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+	done
 	if [ -n "$PERF_OUT" ]; then
 		mkdir -p "$PERF_OUT"
-		for t in b a; do
+		for t in $variants; do
 			profile "$backend" 16
 			sync
 			echo 3 >/proc/sys/vm/drop_caches
 			# shellcheck disable=SC2059
-			perf_record "$PERF_OUT/$backend-$t-cold.txt" \
-				as_pg "$PG_BIN/psql" -XAtq -d "$BENCH_DB" -c "$(printf "$COLD_QRY" "$t")"
+			perf_record "$PERF_OUT/$backend-$(label "$t")-cold.txt" \
+				as_pg env PGOPTIONS="$(opts "$t")" "$PG_BIN/psql" -XAtq -d "$BENCH_DB" \
+				-c 'SELECT pg_sleep(2)' -c "$(printf "$COLD_QRY" "$(tbl "$t")")"
 			profile "$backend" 128
 			tps "$t" 3 >/dev/null
-			perf_record "$PERF_OUT/$backend-$t-tps.txt" tps "$t" "$DUR"
+			perf_record "$PERF_OUT/$backend-$(label "$t")-tps.txt" tps "$t" "$DUR"
 		done
 	fi
 	unset runs
