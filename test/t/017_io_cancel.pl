@@ -36,7 +36,7 @@ kill 'STOP', $worker;
 
 # Backend reads: no wait for the worker at all.
 my ($ret, $out, $err) = $node->psql('postgres',
-	"$force SET artrie.backend_reads = on; SET statement_timeout = '60s'; $query
+	"$force SET artrie.backend_reads = on; SET statement_timeout = '60s'; $query;
 	SELECT reads > 0 FROM artrie_io_stats() WHERE process = 'backend'", timeout => 120);
 is($out, "$want\nt", 'with artrie.backend_reads, the query answers while the io worker is stopped');
 is($err, '', 'and without error');
