@@ -30,11 +30,12 @@
  * way it came.
  *
  * A process keeps a descriptor per file it has read, as the mmap backend
- * does (BasicOpenFile: opening one closes PostgreSQL's virtual file
- * descriptors' kernel descriptors if the process has too many).  io_forget_file, in whichever process removes a file, bumps a
- * counter in shared memory; a process that sees it changed closes all its
- * handles before its next read, so that no handle keeps a removed file's
- * space or reaches it instead of a later file of the same name.
+ * does (BasicOpenFile: opening one closes kernel descriptors of
+ * PostgreSQL's virtual files if the process has too many).  io_forget_file,
+ * in whichever process removes a file, bumps a counter in shared memory; a
+ * process that sees it changed closes all its descriptors before its next
+ * read, so that none keeps a removed file's space or reaches it instead of
+ * a later file of the same name.
  *
  *-------------------------------------------------------------------------
  */
@@ -145,7 +146,8 @@ local_read_page(int fd, char *buf, uint64 offset)
 	n = preadv2(fd, &iov, 1, offset, RWF_NOWAIT);
 	if (n > 0)
 		done = n;
-	else if (n < 0 && errno != EAGAIN && errno != EOPNOTSUPP)
+	else if (n < 0 && errno != EAGAIN && errno != EOPNOTSUPP &&
+			 errno != EINTR)
 		return errno;
 	if (done < IO_PAGE_SIZE)
 		(void) posix_fadvise(fd, offset - offset % LOCAL_READ_AROUND,
