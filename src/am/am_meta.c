@@ -21,6 +21,8 @@
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/resowner.h"
 
 #include "am/am.h"
@@ -112,7 +114,8 @@ am_meta_peek(Relation index, ForkNumber fork, ArtrieMetaPageData *meta)
 }
 
 /*
- * Replace the metapage of an existing fork of the index.
+ * Replace the metapage of an existing fork of the index, and make every
+ * process drop its cached copy (am_meta_read).
  */
 void
 am_meta_rewrite(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
@@ -124,6 +127,7 @@ am_meta_rewrite(Relation index, ForkNumber fork, const ArtrieMetaPageData *meta)
 	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
 	am_meta_write(index, fork, buf, meta);
 	UnlockReleaseBuffer(buf);
+	CacheInvalidateRelcache(index);
 }
 
 /*
@@ -190,11 +194,26 @@ am_meta_reset(Relation index, Buffer buf, ArtrieMetaPageData *meta)
 /*
  * Read the metapage into *meta, resetting the file of an UNLOGGED index
  * after a crash.
+ *
+ * The contents are kept in the relation cache entry's rd_amcache, as btree
+ * keeps its metapage, so that a scan reads no buffer and asks the kernel
+ * for no file size.  The metapage of an index changes only when it gets
+ * a new relfilenode (build, REINDEX, TRUNCATE, ALTER INDEX SET
+ * TABLESPACE: the relation cache entry is invalidated, which frees
+ * rd_amcache, and am_meta_rewrite invalidates it once more) and when an
+ * UNLOGGED index is reset after a crash, which no process running before
+ * the crash survives: a metapage flagged ARTRIE_META_RESET is never kept.
  */
 static void
 am_meta_read(Relation index, ArtrieMetaPageData *meta)
 {
 	Buffer		buf;
+
+	if (index->rd_amcache != NULL)
+	{
+		*meta = *(ArtrieMetaPageData *) index->rd_amcache;
+		return;
+	}
 
 	if (RelationGetNumberOfBlocks(index) <= ARTRIE_METAPAGE_BLKNO)
 		ereport(ERROR,
@@ -219,6 +238,13 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
 			am_meta_reset(index, buf, meta);
 	}
 	UnlockReleaseBuffer(buf);
+
+	if (!(meta->flags & ARTRIE_META_RESET))
+	{
+		index->rd_amcache = MemoryContextAlloc(index->rd_indexcxt,
+											   sizeof(ArtrieMetaPageData));
+		*(ArtrieMetaPageData *) index->rd_amcache = *meta;
+	}
 }
 
 /*

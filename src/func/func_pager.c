@@ -17,7 +17,8 @@
  *					area, copies), 'plain' (no registered buffers), or
  *					'none (mmap)'
  *	reads, writes	pages this kind of process moved itself (under io_uring
- *					the io worker moves every page)
+ *					the io worker moves every page but the ones backends
+ *					read themselves, see artrie.backend_reads)
  *	read_bytes, write_bytes
  *	syncs			fdatasync or msync calls made
  *	submissions		io_uring_submit calls that sent SQEs

@@ -14,7 +14,9 @@
  * tells the pager not to reuse its buffer until then; a write or sync
  * under way is waited for, since the caller gives its target space back.
  * When the caller is the worker itself, it serves the queue until its own
- * requests are done.
+ * requests are done.  With artrie.backend_reads (the default) a backend's
+ * reads skip the queue: it reads through the page cache itself
+ * (io_local.c); writes and syncs always go to the worker.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +35,7 @@
 int			io_backend_setting = IO_BACKEND_IO_URING;
 int			io_ring_entries = 256;
 int			io_debug_fault = IO_FAULT_NONE;
+bool		io_backend_reads = true;
 
 IoShared   *io_shared = NULL;
 bool		io_am_worker = false;
@@ -136,6 +139,14 @@ io_define_gucs(void)
 						  "Also the size of a checkpoint's write batches.",
 						  &io_ring_entries,
 						  256, 8, 4096, 0);
+	DefineCustomBoolVariable("artrie.backend_reads",
+							 "Under io_uring, backends read the pages they miss themselves.",
+							 "A backend then reads a page with a plain read through the kernel's page cache in its own process; off sends every read to the io worker, which reads with O_DIRECT.",
+							 &io_backend_reads,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("artrie.debug_fault",
 							 "Makes artrie's I/O fail on purpose; for tests only.",
 							 "sync: every fsync or msync of an artrie file this session asks for fails with EIO.",
@@ -214,6 +225,7 @@ io_shmem_init(void)
 	}
 	ConditionVariableInit(&io_shared->free_cv);
 	pg_atomic_init_u32(&io_shared->backend_in_use, (uint32) io_backend_setting);
+	pg_atomic_init_u32(&io_shared->forgets, 0);
 	strlcpy(io_shared->buffer_mode,
 			io_backend_setting == IO_BACKEND_MMAP ? "none (mmap)" : "not started",
 			sizeof(io_shared->buffer_mode));
@@ -672,12 +684,14 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 }
 
 /*
- * Run one operation on the mmap backend in this process.
+ * Run one operation in this process: any on the mmap backend, a read under
+ * io_uring with artrie.backend_reads (io_local.c).
  */
 static void
-io_mmap_run(IoOp op, const char *path, const IoPage *pages, int npages)
+io_run_here(IoOp op, const char *path, const IoPage *pages, int npages)
 {
 	int			err = 0;
+	uint64		failed = npages > 0 ? pages[0].offset : 0;
 	instr_time	start,
 				elapsed;
 
@@ -685,7 +699,10 @@ io_mmap_run(IoOp op, const char *path, const IoPage *pages, int npages)
 	switch (op)
 	{
 		case IO_OP_READ:
-			err = iommap_read(path, pages, npages);
+			if (io_backend_in_use() == IO_BACKEND_MMAP)
+				err = iommap_read(path, pages, npages);
+			else
+				err = iolocal_read(path, pages, npages, &failed);
 			break;
 		case IO_OP_WRITE:
 			err = iommap_write(path, pages, npages);
@@ -707,7 +724,7 @@ io_mmap_run(IoOp op, const char *path, const IoPage *pages, int npages)
 	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].wait_us,
 							INSTR_TIME_GET_MICROSEC(elapsed));
 	if (err != 0)
-		io_report(op, path, npages > 0 ? pages[0].offset : 0, err);
+		io_report(op, path, failed, err);
 	io_count(io_my_kind(), op, npages);
 }
 
@@ -725,9 +742,10 @@ io_run(IoOp op, const char *path, const IoPage *pages, int npages)
 			io_run(IO_OP_WRITE, path, pages, npages);
 		io_report(IO_OP_SYNC, path, 0, EIO);
 	}
-	if (io_backend_in_use() == IO_BACKEND_MMAP)
+	if (io_backend_in_use() == IO_BACKEND_MMAP ||
+		(op == IO_OP_READ && io_backend_reads && !io_am_worker))
 	{
-		io_mmap_run(op, path, pages, npages);
+		io_run_here(op, path, pages, npages);
 		return;
 	}
 	if (op == IO_OP_WRITE_SYNC)
@@ -799,12 +817,14 @@ io_sync_file(const char *path)
 
 /*
  * Drop handles on a file that is going away.  Other backends' mmap
- * mappings of it are dropped lazily: the name is never used again.
+ * mappings of it are dropped lazily: the name is never used again.  Their
+ * handles for reads of their own are closed before their next read.
  */
 void
 io_forget_file(const char *path)
 {
 	iommap_forget(path);
+	iolocal_forget();
 	if (io_backend_in_use() == IO_BACKEND_IO_URING)
 		io_queue_run(IO_OP_FORGET, path, NULL, 0);
 }

@@ -73,6 +73,7 @@ typedef struct IoStatsSnapshot
 /* GUC variables. */
 extern int	io_backend_setting;
 extern int	io_ring_entries;
+extern bool io_backend_reads;
 
 /* Setup, from the pager's _PG_init and shared memory hooks. */
 extern void io_define_gucs(void);

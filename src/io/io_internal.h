@@ -77,6 +77,7 @@ typedef struct IoShared
 	ConditionVariable free_cv;	/* broadcast when slots are freed */
 	Latch	   *worker_latch;	/* NULL while no worker runs */
 	pg_atomic_uint32 backend_in_use;	/* an IoBackend */
+	pg_atomic_uint32 forgets;	/* files removed, for io_local.c */
 	char	   *region_base;	/* the buffer pool, for fixed buffers */
 	Size		region_size;
 	char		buffer_mode[32];
@@ -104,6 +105,11 @@ extern int	iommap_read(const char *path, const IoPage *pages, int npages);
 extern int	iommap_write(const char *path, const IoPage *pages, int npages);
 extern int	iommap_sync(const char *path);
 extern void iommap_forget(const char *path);
+
+/* Reads in the calling process (io_local.c). */
+extern int	iolocal_read(const char *path, const IoPage *pages, int npages,
+						 uint64 *failed);
+extern void iolocal_forget(void);
 
 /* The queue, shared by io.c and the worker in io_uring.c. */
 extern bool io_queue_pop(int *slot);

@@ -253,6 +253,27 @@ slot_new(const ArtFileId *id, const char *relname)
 #define SLOTS_WAIT_ROUNDS	100
 
 /*
+ * The io worker's latch, after waiting for the worker to come up if it
+ * has not yet (the postmaster starts it after the startup process, whose
+ * redo may open files without its help: reads under mmap or with
+ * artrie.backend_reads do not go through it); NULL if it does not come up
+ * within SLOTS_WAIT_ROUNDS rounds.
+ */
+static Latch *
+slots_worker(void)
+{
+	Latch	   *worker = pager_shared->worker_latch;
+
+	for (int waits = 0; worker == NULL && waits < SLOTS_WAIT_ROUNDS; waits++)
+	{
+		pg_usleep(100 * 1000L);
+		CHECK_FOR_INTERRUPTS();
+		worker = pager_shared->worker_latch;
+	}
+	return worker;
+}
+
+/*
  * Every slot is taken: ask the io worker to close files that nobody
  * holds, and wait for its answer.  ERROR if it closed none.  The io
  * worker itself (replaying WAL at start) closes unchanged files it finds
@@ -261,8 +282,8 @@ slot_new(const ArtFileId *id, const char *relname)
 static void
 slots_wait(void)
 {
-	uint32		round = pg_atomic_read_u32(&pager_shared->slots_round);
-	Latch	   *worker = pager_shared->worker_latch;
+	uint32		round;
+	Latch	   *worker = NULL;
 	int			waits = 0;
 
 	if (io_in_worker())
@@ -274,7 +295,10 @@ slots_wait(void)
 			if (pager_close_slot(idle[i]))
 				return;
 	}
-	if (io_in_worker() || worker == NULL)
+	else
+		worker = slots_worker();
+	round = pg_atomic_read_u32(&pager_shared->slots_round);
+	if (worker == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("too many artrie files are open"),

@@ -1,8 +1,10 @@
 # Both I/O backends give the same answers on the same workload, the file
 # format is the same (switching backends across restarts keeps the index
 # readable and writable), and each backend does its I/O where it should:
-# under mmap the backend maps the file itself; under io_uring it does not,
-# and the io worker holds the file open O_DIRECT.
+# under mmap the backend maps the file itself; under io_uring it does not:
+# with artrie.backend_reads it reads the pages it misses itself and the io
+# worker reads none of them, without it the io worker reads them and holds
+# the file open O_DIRECT.
 use strict;
 use warnings;
 use FindBin;
@@ -36,8 +38,18 @@ my $maps = q{SELECT count(*) FROM regexp_split_to_table(pg_read_file('/proc/self
 my $probe = q{SET enable_seqscan = off; SELECT count(*) FROM w WHERE t > 'b';};
 my $ring = $nodes{io_uring};
 $ring->restart;
+$ring->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+my $before = io_stats($ring);
 my ($cnt, $mapped) = split /\n/, $ring->safe_psql('postgres', "$probe $maps");
 is($mapped, '0', 'io_uring: the backend has no mapping of an artrie file');
+cmp_ok(io_stats($ring)->{backend}{reads} - $before->{backend}{reads}, '>', 0,
+	'io_uring: the backend read the pages it missed itself');
+is(io_stats($ring)->{'io worker'}{reads} - $before->{'io worker'}{reads}, 0,
+	'io_uring: the io worker read none of them');
+$ring->restart;
+($cnt, $mapped) = split /\n/, $ring->safe_psql('postgres',
+	"SET artrie.backend_reads = off; $probe $maps");
+is($mapped, '0', 'io_uring, artrie.backend_reads off: no mapping either');
 my $wpid = worker_pid($ring);
 like($wpid, qr/^\d+$/, 'the io worker is a child of the postmaster');
 my $direct = 0;

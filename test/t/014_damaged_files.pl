@@ -14,7 +14,8 @@
 # meanwhile keeps getting right answers, including the replayed rows.
 # REINDEX repairs the index: every committed row is there again.  Then a
 # file removed under a running server, and DROP INDEX of an index whose
-# file is missing.
+# file is missing.  All of it on each read path (read_paths): mmap, and
+# io_uring with a backend's own reads and with the io worker's.
 use strict;
 use warnings;
 use FindBin;
@@ -72,9 +73,10 @@ my %problem = (
 my %error = map { $_ => qr/ERROR:  $problem{$_}/ } keys %problem;
 my %warning = map { $_ => qr/WARNING:  $problem{$_}/ } keys %problem;
 
-for my $backend (backends())
+for my $rp (read_paths())
 {
-	my $node = artrie_node("damage_$backend", $backend, 'artrie.buffer_pool_size = 4MB');
+	my ($backend, $io, @conf) = @$rp;
+	my $node = artrie_node("damage_$backend", $io, 'artrie.buffer_pool_size = 4MB', @conf);
 	$node->safe_psql('postgres', q{
 		CREATE TABLE w (t text COLLATE "C");
 		INSERT INTO w SELECT md5(i::text) FROM generate_series(1, 20000) i;

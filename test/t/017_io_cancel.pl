@@ -4,7 +4,10 @@
 # pg_terminate_backend must each end it with their error instead of a
 # hang.  Once the worker runs again (SIGCONT), the same query answers
 # like the table and the index is sound: no request left behind blocks
-# the queue and no frame stays "being read".
+# the queue and no frame stays "being read".  Those waits are the io
+# worker's path: the server runs with artrie.backend_reads = off.  With it
+# on, a backend reads the pages it misses itself: the same query answers
+# while the worker is stopped.
 use strict;
 use warnings;
 use FindBin;
@@ -17,7 +20,8 @@ use Test::More;
 use ArtrieTest;
 use PagerTest;
 
-my $node = artrie_node('io_cancel', 'io_uring', 'artrie.buffer_pool_size = 1MB');
+my $node = artrie_node('io_cancel', 'io_uring', 'artrie.buffer_pool_size = 1MB',
+	'artrie.backend_reads = off');
 load_words($node, 30000);
 my $force = 'SET enable_seqscan = off; SET enable_bitmapscan = off;';
 my $query = "SELECT count(*), sum(hashtext(t)) FROM w WHERE t >= ''";
@@ -25,12 +29,20 @@ like($node->safe_psql('postgres', "$force EXPLAIN $query"), qr/Index (Only )?Sca
 	'the query scans the index');
 my $want = $node->safe_psql('postgres', $query);
 
+$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
 my $worker = worker_pid($node);
 ok($worker, 'the io worker runs');
 kill 'STOP', $worker;
 
-# statement_timeout ends the wait.
+# Backend reads: no wait for the worker at all.
 my ($ret, $out, $err) = $node->psql('postgres',
+	"$force SET artrie.backend_reads = on; SET statement_timeout = '60s'; $query;
+	SELECT reads > 0 FROM artrie_io_stats() WHERE process = 'backend'", timeout => 120);
+is($out, "$want\nt", 'with artrie.backend_reads, the query answers while the io worker is stopped');
+is($err, '', 'and without error');
+
+# statement_timeout ends the wait.
+($ret, $out, $err) = $node->psql('postgres',
 	"$force SET statement_timeout = '1s'; $query", timeout => 120);
 like($err, qr/canceling statement due to statement timeout/,
 	'statement_timeout ends a query waiting for the stopped io worker');

@@ -7,9 +7,10 @@
 # the file after the first checkpoint, changes every page twice more with a
 # checkpoint each time, then puts back the old image of every physical page
 # that now holds a newer copy of the same logical page, as a lost write
-# would leave it.  On both I/O backends a query through the index must then
-# be an ERROR naming the index, the file and the page, with the REINDEX
-# hint, not an answer from the stale pages.
+# would leave it.  On both I/O backends, and under io_uring for a backend's
+# own reads and the io worker's, a query through the index must then be
+# an ERROR naming the index, the file and the page, with the REINDEX hint,
+# not an answer from the stale pages.
 use strict;
 use warnings;
 use FindBin;
@@ -38,9 +39,10 @@ sub data_pageno
 	return unpack('V', substr($page, 4, 4));
 }
 
-for my $backend (backends())
+for my $rp (read_paths())
 {
-	my $node = artrie_node("lostwrite_$backend", $backend);
+	my ($backend, $io, @conf) = @$rp;
+	my $node = artrie_node("lostwrite_$backend", $io, @conf);
 	$node->safe_psql('postgres', q{
 		CREATE TABLE w (t text COLLATE "C");
 		INSERT INTO w SELECT md5(i::text) FROM generate_series(1, 20000) i;

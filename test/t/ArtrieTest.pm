@@ -13,13 +13,24 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
-our @EXPORT = qw(artrie_node crash_node artrie_files backends damage_pages
+our @EXPORT = qw(artrie_node crash_node artrie_files backends read_paths damage_pages
   artrie_primary artrie_standby start_ok wait_replayed wait_promoted
   make_wtable start_writers stop_writers writers_wait acked_ids
   index_queries check_index index_answers index_or_refusal verify_ok sql_ok);
 
 # The I/O backends every durability test runs on.
 sub backends { return ('io_uring', 'mmap'); }
+
+# The ways a page read reaches a file, for the tests of what a read must
+# catch: [label, artrie.io_backend, extra postgresql.conf lines].  Under
+# io_uring a backend reads the pages it misses itself (artrie.backend_reads,
+# the default), or asks the io worker.
+sub read_paths
+{
+	return (['io_uring', 'io_uring'],
+		['io_uring_worker', 'io_uring', 'artrie.backend_reads = off'],
+		['mmap', 'mmap']);
+}
 
 # A started node with artrie preloaded and the extension created in
 # database postgres; extra postgresql.conf lines may be given.  The WAL

@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Exact lookups, artrie against btree on a COLLATE "C" column, side by side:
+# the two lookup rows of bench/run.sh that artrie lost, measured alone.
+#
+#   bash bench/lookup_ab.sh [ROWS [REPS [SECONDS]]]     (as root on Debian 12)
+#
+# Builds a private install (like bench/run.sh), starts a throwaway cluster
+# with bench/run.sh's settings and loads the synth dataset (ROWS keys,
+# default 2,000,000) twice: ds_b with a btree, ds_a with an artrie index,
+# same rows in the same order.  The probes are bench/run.sh's (keys in md5
+# order, every tenth one made a miss).  Then, per artrie.io_backend in
+# $ARTRIE_BACKENDS (default "io_uring mmap"), REPS times (default 5), the
+# two tables alternated within each repetition (which one goes first
+# alternates too):
+#
+#   cold   run.sh's lookup_cold: restart with shared_buffers and
+#          artrie.buffer_pool_size = 16MB, sync, drop the OS page cache,
+#          then NCOLD probes (default 10,000) in one query, once: us/probe
+#   tps    pgbench -M prepared, 2 clients, SECONDS each (default 10):
+#          SELECT id FROM <table> WHERE k = <the synth key of a random n>
+#          (128MB pools, warmed up): tps
+#
+# ARTRIE_AB_WORKER=1 adds a third variant under io_uring, "artrie-worker":
+# the same artrie index with artrie.backend_reads = off (every read a round
+# trip to the io worker, as before that setting existed).
+#
+# Prints every run, then the medians and artrie's ratio to btree.  After
+# each artrie cold run it prints artrie_pool_stats() and the backends' row
+# of artrie_io_stats() (misses, reads, time waited for reads).
+#
+# ARTRIE_PERF=<dir>: also record perf profiles (perf record -g, every
+# process of the server) of one extra cold run and one extra pgbench run
+# per table and backend into <dir>.  ARTRIE_KEEP=1 keeps the scratch
+# directory (server logs).
+set -u
+
+ROWS=${1:-2000000}
+REPS=${2:-5}
+DUR=${3:-10}
+NCOLD=${ARTRIE_NCOLD:-10000}
+BACKENDS=${ARTRIE_BACKENDS:-io_uring mmap}
+PERF_OUT=${ARTRIE_PERF:-}
+
+. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
+
+[ "$(id -u)" = 0 ] || {
+	echo "$0: run as root (it drops the OS page cache)" >&2
+	exit 2
+}
+artrie_make_tmp
+bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+BENCH_ERR=$ARTRIE_TMP/psql.err
+: >"$BENCH_ERR"
+chown postgres: "$BENCH_ERR"
+artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
+	"jit = off" "max_parallel_workers_per_gather = 0" "max_parallel_maintenance_workers = 0" \
+	"maintenance_work_mem = 1GB" "include_if_exists = 'bench_profile.conf'"
+as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+MOD=$((ROWS / 20 + 7))
+KEY="'user/' || ((%s::bigint * 48271) %% $MOD) || '/item/' || %s"
+# shellcheck disable=SC2059
+q <<SQL || { cat "$BENCH_ERR"; exit 1; }
+CREATE EXTENSION artrie;
+CREATE TABLE ds_b (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
+CREATE TABLE ds_a (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
+INSERT INTO ds_b (k) SELECT $(printf "$KEY" g g) FROM generate_series(1, $ROWS) g;
+INSERT INTO ds_a (k) SELECT k FROM ds_b ORDER BY id;
+CREATE INDEX ON ds_b USING btree (k);
+CREATE INDEX ON ds_a USING artrie (k);
+VACUUM ANALYZE ds_b, ds_a;
+CREATE TABLE probe AS
+	SELECT row_number() OVER ()::int AS pid,
+		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
+	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
+		FROM ds_b ORDER BY md5(k) LIMIT $NCOLD) s;
+VACUUM ANALYZE probe;
+CHECKPOINT;
+SQL
+say "$ROWS keys: btree $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b_k_idx'))"), artrie $(q -c "SELECT pg_size_pretty((artrie_stats('ds_a_k_idx')->>'bytes_on_disk')::bigint)"), heap $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b'))") each"
+for t in ds_a ds_b; do
+	# shellcheck disable=SC2059
+	printf "\\\\set n random(1, $ROWS)\\nSELECT id FROM $t WHERE k = $KEY;\\n" :n :n >"$ARTRIE_TMP/lookup_$t.sql"
+done
+chmod a+r "$ARTRIE_TMP"/*.sql
+
+COLD_QRY="SELECT sum((SELECT count(t.id) FROM %s t WHERE t.k = p.k)) FROM probe p"
+
+# A variant's table, its session options and its label.
+tbl() { if [ "$1" = b ]; then echo ds_b; else echo ds_a; fi; }
+opts() { if [ "$1" = w ]; then echo "-c artrie.backend_reads=off"; fi; }
+label() { case $1 in a) echo artrie ;; b) echo btree ;; w) echo artrie-worker ;; esac; }
+
+# profile BACKEND POOL_MB: settings file and restart.
+profile() {
+	printf 'artrie.io_backend = %s\nshared_buffers = %sMB\nartrie.buffer_pool_size = %sMB\n' "$1" "$2" "$2" |
+		as_pg tee "$PGDATA/bench_profile.conf" >/dev/null
+	server_restart
+}
+
+# cold VARIANT: restart with 16MB pools, drop the OS cache, time the probes;
+# prints us/probe and the number of rows found.
+cold() {
+	local out
+	profile "$backend" 16
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	# shellcheck disable=SC2059
+	out=$(as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/psql" -XAtq -d "$BENCH_DB" -c '\timing on' \
+		-c "$(printf "$COLD_QRY" "$(tbl "$1")")")
+	awk -v n="$NCOLD" '/^Time:/ { t = $2 } /^[0-9]+$/ { r = $1 } END { printf "%.2f %s\n", t * 1000 / n, r }' <<<"$out"
+}
+
+# tps VARIANT SECONDS: one 2-client pgbench run's tps.
+tps() {
+	as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$2" -f "$ARTRIE_TMP/lookup_$(tbl "$1").sql" "$BENCH_DB" 2>&1 |
+		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
+}
+
+# perf_record FILE COMMAND...: runs COMMAND in the background; once its
+# connections are up (after a second) records perf of every process of the
+# server until COMMAND ends.
+perf_record() {
+	local file=$1 cmd_pid perf_pid
+	shift
+	"$@" >/dev/null &
+	cmd_pid=$!
+	sleep 1
+	perf record -q -g -o "$ARTRIE_TMP/perf.data" \
+		-p "$(pgrep -d, -P "$(head -1 "$PGDATA/postmaster.pid")")" >/dev/null 2>&1 &
+	perf_pid=$!
+	wait "$cmd_pid"
+	kill -INT "$perf_pid"
+	wait "$perf_pid"
+	perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort comm,dso,symbol \
+		--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' >"$file"
+	rm -f "$ARTRIE_TMP/perf.data"
+}
+
+median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
+
+SUMMARY=
+for backend in $BACKENDS; do
+	declare -A runs=()
+	variants="b a"
+	[ "$backend" = io_uring ] && [ "${ARTRIE_AB_WORKER:-}" = 1 ] && variants="b a w"
+	reversed=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
+	for rep in $(seq 1 "$REPS"); do
+		order=$variants
+		[ $((rep % 2)) = 0 ] && order=$reversed
+		for t in $order; do
+			read -r v n < <(cold "$t")
+			runs[cold.$t]="${runs[cold.$t]:-} $v"
+			printf '   %-8s rep %d  cold  %-13s %8s us/probe  (%s found)\n' "$backend" "$rep" \
+				"$(label "$t")" "$v" "$n"
+			if [ "$t" != b ]; then
+				printf '      pool: %s\n      io (backends): %s\n' \
+					"$(q -c "SELECT format('hits %s misses %s evictions %s', hits, misses, evictions) FROM artrie_pool_stats()")" \
+					"$(q -c "SELECT format('reads %s requests %s wait %s ms mode %s', reads, requests, round(wait_ms::numeric, 1), buffer_mode) FROM artrie_io_stats() WHERE process = 'backend'")"
+			fi
+		done
+	done
+	profile "$backend" 128
+	tps a 3 >/dev/null
+	tps b 3 >/dev/null
+	for rep in $(seq 1 "$REPS"); do
+		order=$variants
+		[ $((rep % 2)) = 0 ] && order=$reversed
+		for t in $order; do
+			v=$(tps "$t" "$DUR")
+			runs[tps.$t]="${runs[tps.$t]:-} ${v:-0}"
+			printf '   %-8s rep %d  tps   %-13s %10s tps\n' "$backend" "$rep" "$(label "$t")" "${v:-?}"
+		done
+	done
+	for t in ${variants#b }; do
+		b=$(echo "${runs[cold.b]}" | median)
+		a=$(echo "${runs[cold.$t]}" | median)
+		SUMMARY+=$(printf '%-9s cold lookups  btree-C %8.2f us/probe  %-13s %8.2f us/probe  ratio %sx (lower is better)' \
+			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+		b=$(echo "${runs[tps.b]}" | median)
+		a=$(echo "${runs[tps.$t]}" | median)
+		SUMMARY+=$(printf '%-9s pgbench c2    btree-C %8.0f tps       %-13s %8.0f tps       ratio %sx (higher is better)' \
+			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+	done
+	if [ -n "$PERF_OUT" ]; then
+		mkdir -p "$PERF_OUT"
+		for t in $variants; do
+			profile "$backend" 16
+			sync
+			echo 3 >/proc/sys/vm/drop_caches
+			# shellcheck disable=SC2059
+			perf_record "$PERF_OUT/$backend-$(label "$t")-cold.txt" \
+				as_pg env PGOPTIONS="$(opts "$t")" "$PG_BIN/psql" -XAtq -d "$BENCH_DB" \
+				-c 'SELECT pg_sleep(2)' -c "$(printf "$COLD_QRY" "$(tbl "$t")")"
+			profile "$backend" 128
+			tps "$t" 3 >/dev/null
+			perf_record "$PERF_OUT/$backend-$(label "$t")-tps.txt" tps "$t" "$DUR"
+		done
+	fi
+	unset runs
+done
+say "medians of $REPS runs; $ROWS synth keys, $NCOLD cold probes (16MB pools, OS cache dropped), pgbench -M prepared -c 2 -T $DUR (128MB pools)"
+printf '%s' "$SUMMARY"
