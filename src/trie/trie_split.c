@@ -179,6 +179,30 @@ select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
 	return freed;
 }
 
+/*
+ * The largest inner subtree that fits a new page, whatever its share of
+ * this one (0 if none): for a page whose room is held by one subtree
+ * larger than half of it, which select_subtrees passes over.
+ */
+static int
+largest_subtree(uint8_t *page, SplitState *ss)
+{
+	int			best = 0;
+
+	for (int i = 0; i < ss->norder; i++)
+	{
+		int			slot = ss->order[i];
+
+		if (ss->parent[slot] == 0 || art_is_stub(art_rec(page, slot)) ||
+			ss->size[slot] <= ART_STUB_SIZE + 2 ||
+			ss->size[slot] > ART_PAGE_USABLE)
+			continue;
+		if (best == 0 || ss->size[slot] > ss->size[best])
+			best = slot;
+	}
+	return best;
+}
+
 /* Copy the subtree at slot from page to newpage; frees it in page. */
 static void
 move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
@@ -253,6 +277,18 @@ art_split_page(ArtTrie *t, ArtPageRef *page, ArtPageRef *parent, size_t need)
 	{
 		roots = true;
 		freed = select_subtrees(page, parent, is_root_page, true, target, ss);
+	}
+	if (freed < need)
+	{
+		int			big = largest_subtree(page->data, ss);
+
+		if (big != 0 && ss->size[big] - (ART_STUB_SIZE + 2) > freed)
+		{
+			memset(ss->selected, 0, sizeof(ss->selected));
+			ss->selected[big] = 1;
+			roots = false;
+			freed = ss->size[big] - (ART_STUB_SIZE + 2);
+		}
 	}
 	if (freed == 0)
 	{

@@ -484,6 +484,74 @@ test_bulk(void)
 	return true;
 }
 
+/* Hex digits of a 64-bit mix of (a, b), as an md5() would give them. */
+static void
+hex_of(uint64_t a, uint64_t b, char *out, int n)
+{
+	uint64_t	x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
+
+	for (int i = 0; i < n; i++)
+	{
+		x ^= x >> 29;
+		x *= 0xBF58476D1CE4E5B9ull;
+		x ^= x >> 32;
+		out[i] = "0123456789abcdef"[x & 15];
+	}
+}
+
+/* A heap TID for row i, as the access method writes it (6 bytes). */
+static void
+tid_of(int i, uint8_t *out)
+{
+	uint32_t	block = (uint32_t) i / 60;
+	uint16_t	off = (uint16_t) (i % 60 + 1);
+
+	out[0] = block >> 24;
+	out[1] = block >> 16;
+	out[2] = block >> 8;
+	out[3] = block;
+	out[4] = off >> 8;
+	out[5] = off;
+}
+
+/*
+ * Entries of about 1000 bytes inserted one by one into a bulk-loaded trie
+ * of short ones, as an index of md5 keys gets long keys beside them (the
+ * shape of test/t/090_full_disk.pl's last phase): every insert succeeds
+ * and the trie holds exactly the entries.
+ */
+static bool
+test_long_after_bulk(void)
+{
+	Fixture		f;
+	uint8_t		entry[1100];
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 200000; i++)
+	{
+		entry[0] = 'k';
+		hex_of(i, 0, (char *) entry + 1, 32);
+		entry[33] = 0;
+		tid_of(i, entry + 34);
+		model_insert(&f.m, entry, 40);
+	}
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	for (i = 0; i < 8000; i++)
+	{
+		entry[0] = 'k';
+		hex_of(300000 + i, 0, (char *) entry + 1, 32);
+		for (int r = 1; r < 31; r++)
+			memcpy(entry + 1 + 32 * r, entry + 1, 32);
+		entry[993] = 0;
+		tid_of(400000 + i * 8, entry + 994);
+		CHECK(put(&f, entry, 1000), "long entry %d", i);
+	}
+	CHECK(check_content(&f.t, &f.m), "content");
+	fixture_done(&f);
+	return true;
+}
+
 /*
  * Failure injection: fail the n-th store call of an operation for every
  * n until it succeeds; each failure must leave the trie valid, unchanged,
@@ -1006,6 +1074,7 @@ main(int argc, char **argv)
 		{"verify_cycle", test_verify_page_cycle},
 		{"cursors", test_cursors},
 		{"bulk", test_bulk},
+		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 	};
 	const char *env = getenv("ART_TEST_SCALE");
