@@ -10,7 +10,9 @@
  * subtrees: each leaves a stub in its old slot, so its parent's child slot
  * stays valid.  If that cannot free enough (a page made of many small page
  * roots), it moves page roots whose stubs are in the parent page on the
- * path instead, and repoints those stubs.  Each page stays convex: a path
+ * path instead, and repoints those stubs; if one subtree larger than half
+ * the page holds the room, the largest inner subtree that fits a new page
+ * goes whole.  Each page stays convex: a path
  * between two of its nodes never leaves it, so the graph of pages is
  * acyclic (a page can have several parent pages, never an ancestor among
  * its descendants), which is what the lock order relies on.
