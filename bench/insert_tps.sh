@@ -27,15 +27,7 @@ PERF_OUT=${ARTRIE_PERF:-}
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
 
-artrie_make_tmp
-bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-BENCH_ERR=$ARTRIE_TMP/psql.err
-: >"$BENCH_ERR"
-[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
-artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
-	"jit = off" "shared_buffers = 512MB" "artrie.buffer_pool_size = 512MB" \
-	"include_if_exists = 'bench_profile.conf'"
-as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+bench_write_cluster "include_if_exists = 'bench_profile.conf'"
 q <<SQL || { cat "$BENCH_ERR"; exit 1; }
 CREATE EXTENSION artrie;
 CREATE TABLE ins_btree (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");

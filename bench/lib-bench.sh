@@ -598,3 +598,18 @@ bench_build_install() {
 		'. "$ARTRIE_TMP/src/test/lib.sh" && artrie_build_install >&2 && echo "$PG_BIN"') || return 1
 	PG_BIN=$bin
 }
+
+# For the write benchmarks (insert_tps.sh, bulk_writers.sh): a scratch
+# directory, a private build, and a started cluster with their settings
+# (no checkpoint or autovacuum during a run, 512 MB pools) plus the extra
+# postgresql.conf lines given, and the benchmark database.
+bench_write_cluster() {
+	artrie_make_tmp
+	bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+	BENCH_ERR=$ARTRIE_TMP/psql.err
+	: >"$BENCH_ERR"
+	[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
+	artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
+		"jit = off" "shared_buffers = 512MB" "artrie.buffer_pool_size = 512MB" "$@"
+	as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+}
