@@ -3,17 +3,31 @@
  * trie_insert.c
  *	  Inserting an entry.
  *
- * An insert descends from the root taking exclusive locks on every page of
- * its path and keeping them (every node on the path gets its count bumped).
- * When it reaches the place of the change it computes the bytes the change
- * needs in that page.  If the page is too full it splits the page (a
- * self-contained restructuring that keeps the trie's content) and starts
- * over.  Otherwise it first places any long new path in fresh pages, and
- * only then changes the pinned pages, with no fallible store call left.
+ * An insert runs in two passes, inside the trie's write section (share
+ * mode, so inserts run side by side).  The first descends from the root
+ * with exclusive lock coupling, holding only the current page and the one
+ * above it (a split needs both).  When it reaches the place of the change
+ * it computes the bytes the change needs in that page.  If the page is
+ * too full it splits the page (a self-contained restructuring that keeps
+ * the trie's content) and starts over.  Otherwise it first places any
+ * long new path in fresh pages, and only then changes the page, counts of
+ * the page's own nodes on the path included, with no fallible store call
+ * left.  The second pass adds one to the count of every node on the path
+ * above that page, again with lock coupling from the root.  Between the
+ * passes those counts are one short; only verify, which keeps writers
+ * out, would notice, and structural decisions never read counts.
  *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
+
+/* Why an insert's first pass asks to start over. */
+typedef enum InsertRetry
+{
+	RETRY_NONE,
+	RETRY_SPLIT,				/* it split a page */
+	RETRY_EXCLUSIVE				/* a page must be split: lock the path */
+} InsertRetry;
 
 typedef enum InsertOp
 {
@@ -22,13 +36,6 @@ typedef enum InsertOp
 	OP_SPLIT_PREFIX,			/* the entry leaves the node's prefix */
 	OP_FILL_ROOT				/* the trie is empty */
 } InsertOp;
-
-/* A node on the path: the index of its page in the pin stack, its slot. */
-typedef struct PathNode
-{
-	int			pidx;
-	uint16_t	slot;
-} PathNode;
 
 /* Length of the common prefix of a and b. */
 static size_t
@@ -58,17 +65,45 @@ encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
 }
 
 /*
- * One try at an insert.  Sets *retry when it split a page and the insert
- * must start over.
+ * Follow a stub to the page it points at, with lock coupling in mode: the
+ * page above stays locked (while a page is relocked exclusive, or split,
+ * its parent must hold still), the one above that is released.
  */
 static ArtStatus
-insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
+couple_down(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
+{
+	ArtStatus	st = art_pin_push(t, ps, pageno, mode);
+
+	if (st != ART_OK || ps->n < 3)
+		return st;
+	t->store.ops->release(t->store.store, &ps->refs[0]);
+	memmove(&ps->refs[0], &ps->refs[1], 2 * sizeof(ArtPageRef));
+	ps->n--;
+	return ART_OK;
+}
+
+/*
+ * The first pass of an insert (see the file header).  With upper_exclusive
+ * false it descends with share locks and relocks only the page it changes
+ * exclusive; a page that must be split is split in a try with exclusive
+ * locks all the way (upper_exclusive), since the split may repoint stubs in
+ * the parent page.  Sets *retry when the insert must start over (after a
+ * split, or to split), and *pagedepth to the key depth at which the changed
+ * page's part of the path begins (0: the root page holds the whole path).
+ */
+static ArtStatus
+insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
+			   bool upper_exclusive, InsertRetry *retry, size_t *pagedepth)
 {
 	ArtPinStack ps = {0};
-	PathNode   *path = NULL;
+	uint16_t   *path = NULL;
 	int			npath = 0;
 	int			pathcap = 0;
 	ArtStatus	st;
+	ArtLockMode mode = upper_exclusive ? ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
+	bool		cur_x = upper_exclusive;
+	bool		parent_x = upper_exclusive;
+	uint16_t	pageslot = ART_ROOT_SLOT;
 	uint16_t	slot = ART_ROOT_SLOT;
 	size_t		d = 0;
 	size_t		m = 0;
@@ -89,11 +124,13 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 	size_t		size2;
 	int			i;
 
-	*retry = false;
-	st = art_pin_push(t, &ps, t->root, ART_LOCK_EXCLUSIVE);
+	*retry = RETRY_NONE;
+	*pagedepth = 0;
+	st = art_pin_push(t, &ps, t->root, mode);
 	if (st != ART_OK)
 		goto out;
 
+walk:
 	for (;;)
 	{
 		page = ps.refs[ps.n - 1].data;
@@ -103,13 +140,19 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 			ArtPageNo	pg;
 
 			art_stub_target(rec, &pg, &slot);
-			st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
+			st = couple_down(t, &ps, pg, mode);
 			if (st != ART_OK)
 				goto out;
+			parent_x = cur_x;
+			cur_x = mode == ART_LOCK_EXCLUSIVE;
+			npath = 0;
+			*pagedepth = d;
+			pageslot = slot;
 			continue;
 		}
 		art_node_decode(rec, &node);
-		if (npath == 0 && node.kind == ART_NODE_LEAF && !node.terminal &&
+		if (ps.refs[ps.n - 1].pageno == t->root && slot == ART_ROOT_SLOT &&
+			node.kind == ART_NODE_LEAF && !node.terminal &&
 			len <= ART_MAX_PREFIX)
 		{
 			op = OP_FILL_ROOT;
@@ -148,15 +191,36 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 				break;
 			}
 			st = art_grow(t, (void **) &path, &pathcap, npath + 1,
-						  sizeof(PathNode));
+						  sizeof(uint16_t));
 			if (st != ART_OK)
 				goto out;
-			path[npath].pidx = ps.n - 1;
-			path[npath].slot = slot;
-			npath++;
+			path[npath++] = slot;
 			slot = child;
 			d++;
 		}
+	}
+
+	/*
+	 * The page was read under a share lock: relock it exclusive, its parent
+	 * page still held, and walk its part of the path again (a split may
+	 * have moved it on meanwhile).
+	 */
+	if (!cur_x)
+	{
+		ArtPageNo	pg = ps.refs[ps.n - 1].pageno;
+
+		art_pin_pop(t, &ps);
+		st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
+		if (st != ART_OK)
+			goto out;
+		mode = ART_LOCK_EXCLUSIVE;
+		cur_x = true;
+		slot = pageslot;
+		d = *pagedepth;
+		npath = 0;
+		has_leaf = false;
+		leafoff = 0;
+		goto walk;
 	}
 
 	/*
@@ -194,10 +258,15 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 		need += size1 - node.size;
 	if (need > art_page_free(page))
 	{
-		st = art_split_page(t, &ps.refs[ps.n - 1],
-							ps.n >= 2 ? &ps.refs[ps.n - 2] : NULL, need);
-		if (st == ART_OK)
-			*retry = true;
+		if (ps.n >= 2 && !parent_x)
+			*retry = RETRY_EXCLUSIVE;
+		else
+		{
+			st = art_split_page(t, &ps.refs[ps.n - 1],
+								ps.n >= 2 ? &ps.refs[ps.n - 2] : NULL, need);
+			if (st == ART_OK)
+				*retry = RETRY_SPLIT;
+		}
 		goto out;
 	}
 
@@ -214,8 +283,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 	{
 		ArtNode		anc;
 
-		art_node_decode(art_rec(ps.refs[path[i].pidx].data, path[i].slot),
-						&anc);
+		art_node_decode(art_rec(page, path[i]), &anc);
 		art_node_set_count(&anc, anc.count + 1);
 	}
 	if (has_leaf)
@@ -280,9 +348,9 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 			}
 			break;
 	}
-	art_page_set_version(ps.refs[0].data,
-						 art_page_version(ps.refs[0].data) + 1);
-	art_pin_dirty_all(t, &ps);
+	if (ps.refs[ps.n - 1].pageno == t->root)
+		art_page_set_version(page, art_page_version(page) + 1);
+	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 
 out:
 	art_pin_release_all(t, &ps);
@@ -290,21 +358,95 @@ out:
 	return st;
 }
 
+/*
+ * Add delta to the count of every node on key's path that begins above key
+ * depth upto, and move the trie's version: the second pass of an insert or
+ * delete whose first pass changed a page below the root page (the path's
+ * part in that page begins at depth upto).  Lock coupling from the root,
+ * exclusive.  The first pass has changed the trie already, so a store
+ * failure here cannot be returned cleanly: the stretch is critical.  The
+ * nodes are found again by key, not by slot, since other writers may
+ * have split pages or node prefixes meanwhile; such a change keeps every
+ * node on one side of upto (a prefix split copies the count into the new
+ * node above, and both begin above upto), so each node that missed this
+ * change's count gets it exactly once.
+ */
+ArtStatus
+art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
+				int delta)
+{
+	ArtPageRef	cur;
+	ArtPageRef	next;
+	ArtStatus	st;
+	uint16_t	slot = ART_ROOT_SLOT;
+	size_t		d = 0;
+
+	t->store.ops->critical(t->store.store, true);
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE, &cur);
+	if (st != ART_OK)
+		goto out;
+	art_page_set_version(cur.data, art_page_version(cur.data) + 1);
+	while (d < upto)
+	{
+		uint8_t    *rec = art_rec(cur.data, slot);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+		{
+			ArtPageNo	pg;
+
+			art_stub_target(rec, &pg, &slot);
+			st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE,
+								   &next);
+			if (st != ART_OK)
+				break;
+			t->store.ops->mark_dirty(t->store.store, &cur);
+			t->store.ops->release(t->store.store, &cur);
+			cur = next;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
+			memcmp(key + d, node.prefix, node.plen) != 0)
+			break;
+		art_node_set_count(&node, node.count + (uint64_t) (int64_t) delta);
+		d += node.plen;
+		slot = art_node_find(&node, key[d]);
+		if (slot == 0)
+			break;
+		d++;
+	}
+	t->store.ops->mark_dirty(t->store.store, &cur);
+	t->store.ops->release(t->store.store, &cur);
+out:
+	t->store.ops->critical(t->store.store, false);
+	return st;
+}
+
 /* Insert an entry; ART_EXISTS if it is already there. */
 ArtStatus
 art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 {
+	ArtStatus	st = ART_CORRUPT;
 	int			attempt;
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_TOO_LONG;
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
-		bool		retry;
-		ArtStatus	st = insert_attempt(t, entry, len, &retry);
+		InsertRetry retry;
+		size_t		pagedepth;
 
-		if (st != ART_OK || !retry)
-			return st;
+		st = insert_attempt(t, entry, len, attempt > 0, &retry, &pagedepth);
+		if (st == ART_OK && retry != RETRY_NONE)
+			continue;
+		if (st == ART_OK && pagedepth > 0)
+			st = art_count_above(t, entry, len, pagedepth, 1);
+		break;
 	}
-	return ART_CORRUPT;
+	if (attempt == 100000)
+		st = ART_CORRUPT;
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	return st;
 }

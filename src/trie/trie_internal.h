@@ -312,6 +312,10 @@ extern ArtStatus art_iter_next(ArtIter *it, bool *found);
 extern void art_iter_end(ArtIter *it);
 extern void art_iter_free(ArtIter *it);
 
+/* trie_insert.c: the second pass of a change, for deletes too */
+extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,
+								 size_t upto, int delta);
+
 /* trie_split.c: make room in a full page */
 extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,
 								ArtPageRef *parent, size_t need);
