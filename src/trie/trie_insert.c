@@ -423,30 +423,43 @@ out:
 	return st;
 }
 
+/*
+ * The first pass of an insert with its retries, inside a write section the
+ * caller holds; *pagedepth as for insert_attempt.  Split out for the unit
+ * test that interleaves the passes of several inserts.
+ */
+ArtStatus
+art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
+					  size_t *pagedepth)
+{
+	InsertRetry retry = RETRY_NONE;
+	int			attempt;
+
+	for (attempt = 0; attempt < 100000; attempt++)
+	{
+		ArtStatus	st = insert_attempt(t, entry, len,
+										retry == RETRY_EXCLUSIVE, &retry,
+										pagedepth);
+
+		if (st != ART_OK || retry == RETRY_NONE)
+			return st;
+	}
+	return ART_CORRUPT;
+}
+
 /* Insert an entry; ART_EXISTS if it is already there. */
 ArtStatus
 art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 {
-	ArtStatus	st = ART_CORRUPT;
-	int			attempt;
+	ArtStatus	st;
+	size_t		pagedepth;
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_TOO_LONG;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
-	for (attempt = 0; attempt < 100000; attempt++)
-	{
-		InsertRetry retry;
-		size_t		pagedepth;
-
-		st = insert_attempt(t, entry, len, attempt > 0, &retry, &pagedepth);
-		if (st == ART_OK && retry != RETRY_NONE)
-			continue;
-		if (st == ART_OK && pagedepth > 0)
-			st = art_count_above(t, entry, len, pagedepth, 1);
-		break;
-	}
-	if (attempt == 100000)
-		st = ART_CORRUPT;
+	st = art_insert_first_pass(t, entry, len, &pagedepth);
+	if (st == ART_OK && pagedepth > 0)
+		st = art_count_above(t, entry, len, pagedepth, 1);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }

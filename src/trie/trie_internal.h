@@ -312,7 +312,9 @@ extern ArtStatus art_iter_next(ArtIter *it, bool *found);
 extern void art_iter_end(ArtIter *it);
 extern void art_iter_free(ArtIter *it);
 
-/* trie_insert.c: the second pass of a change, for deletes too */
+/* trie_insert.c: the two passes of an insert */
+extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,
+									   size_t len, size_t *pagedepth);
 extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,
 								 size_t upto, int delta);
 
