@@ -5,17 +5,19 @@
  *
  * An insert runs in two passes, inside the trie's write section (share
  * mode, so inserts run side by side).  The first descends from the root
- * with exclusive lock coupling, holding only the current page and the one
- * above it (a split needs both).  When it reaches the place of the change
- * it computes the bytes the change needs in that page.  If the page is
- * too full it splits the page (a self-contained restructuring that keeps
- * the trie's content) and starts over.  Otherwise it first places any
- * long new path in fresh pages, and only then changes the page, counts of
- * the page's own nodes on the path included, with no fallible store call
- * left.  The second pass adds one to the count of every node on the path
- * above that page, again with lock coupling from the root.  Between the
- * passes those counts are one short; only verify, which keeps writers
- * out, would notice, and structural decisions never read counts.
+ * with share-lock coupling, holding only the current page and the one
+ * above it, and relocks exclusive the page where the change happens.  It
+ * computes the bytes the change needs in that page.  If the page is too
+ * full it splits the page (a self-contained restructuring that keeps the
+ * trie's content; in a try that holds the path exclusive, since a split
+ * may repoint stubs in the page above) and starts over.  Otherwise it
+ * first places any long new path in fresh pages, and only then changes
+ * the page, counts of the page's own nodes on the path included, with no
+ * fallible store call left.  The second pass adds one to the count of
+ * every node on the path above that page, with exclusive lock coupling
+ * from the root.  Between the passes those counts are one short; only
+ * verify, which keeps writers out, would notice, and structural decisions
+ * never read counts.
  *
  *-------------------------------------------------------------------------
  */
@@ -359,10 +361,10 @@ out:
 }
 
 /*
- * Add delta to the count of every node on key's path that begins above key
- * depth upto, and move the trie's version: the second pass of an insert or
- * delete whose first pass changed a page below the root page (the path's
- * part in that page begins at depth upto).  Lock coupling from the root,
+ * Add one to the count of every node on key's path that begins above key
+ * depth upto, and move the trie's version: the second pass of an insert
+ * whose first pass changed a page below the root page (the path's part in
+ * that page begins at depth upto).  Lock coupling from the root,
  * exclusive.  The first pass has changed the trie already, so a store
  * failure here cannot be returned cleanly: the stretch is critical.  The
  * nodes are found again by key, not by slot, since other writers may
@@ -372,8 +374,7 @@ out:
  * change's count gets it exactly once.
  */
 ArtStatus
-art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
-				int delta)
+art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
 {
 	ArtPageRef	cur;
 	ArtPageRef	next;
@@ -409,7 +410,7 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
 			memcmp(key + d, node.prefix, node.plen) != 0)
 			break;
-		art_node_set_count(&node, node.count + (uint64_t) (int64_t) delta);
+		art_node_set_count(&node, node.count + 1);
 		d += node.plen;
 		slot = art_node_find(&node, key[d]);
 		if (slot == 0)
@@ -459,7 +460,7 @@ art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	st = art_insert_first_pass(t, entry, len, &pagedepth);
 	if (st == ART_OK && pagedepth > 0)
-		st = art_count_above(t, entry, len, pagedepth, 1);
+		st = art_count_above(t, entry, len, pagedepth);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }

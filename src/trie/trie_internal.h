@@ -251,7 +251,6 @@ extern ArtStatus art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno,
 							  ArtLockMode mode);
 extern void art_pin_pop(ArtTrie *t, ArtPinStack *ps);
 extern void art_pin_release_all(ArtTrie *t, ArtPinStack *ps);
-extern void art_pin_dirty_all(ArtTrie *t, ArtPinStack *ps);
 extern ArtStatus art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len);
 extern ArtStatus art_buf_append_slow(ArtTrie *t, ArtBuf *buf,
 									 const uint8_t *data, size_t len);
@@ -316,7 +315,7 @@ extern void art_iter_free(ArtIter *it);
 extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,
 									   size_t len, size_t *pagedepth);
 extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,
-								 size_t upto, int delta);
+								 size_t upto);
 
 /* trie_split.c: make room in a full page */
 extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,

@@ -627,7 +627,7 @@ test_interleaved_passes(void)
 			else
 				CHECK(put(&f, other, olen), "insert between passes");
 		}
-		st = upto > 0 ? art_count_above(&f.t, key, len, upto, 1) : ART_OK;
+		st = upto > 0 ? art_count_above(&f.t, key, len, upto) : ART_OK;
 		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
 		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
 		if (round % 20 == 0)
