@@ -204,12 +204,14 @@ in_range(const ArtCursor *c, const uint8_t *e, size_t len)
 }
 
 /* Append the iterator's position to the batch. */
-static ArtStatus
+static inline ArtStatus
 batch_add(ArtCursor *c, const ArtBuf *path)
 {
-	ArtStatus	st = art_grow(c->t, (void **) &c->ends, &c->ends_cap,
-							  c->nbatch + 1, sizeof(size_t));
+	ArtStatus	st = ART_OK;
 
+	if (c->nbatch >= c->ends_cap)
+		st = art_grow(c->t, (void **) &c->ends, &c->ends_cap, c->nbatch + 1,
+					  sizeof(size_t));
 	if (st == ART_OK)
 		st = art_buf_append(c->t, &c->batch, path->data, path->len);
 	if (st == ART_OK)
