@@ -20,9 +20,11 @@
 # alternating between rounds), restarts the server, runs every query once
 # to warm up, then times every query set REPS times (default 3), btree and
 # artrie alternating (one index visible at a time: the other is marked
-# invalid in a transaction that is rolled back).  Printed: every
-# measurement, then per build the median ms per query of each index and
-# artrie's ratio to btree.  The builds must share the on-disk format and
+# invalid in a transaction that is rolled back).  Each measurement takes
+# the backend's CPU time (/proc/self/schedstat) and the wall clock.
+# Printed: every measurement ("build round dataset metric index wall_ms
+# cpu_ms result"), then per build the median ms per query of each index
+# and artrie's ratio to btree, by CPU time and by the clock.  The builds must share the on-disk format and
 # the extension's SQL.
 #
 # PFX_BEFORE is the "before" revision (default main); PFX_DIR keeps the
@@ -101,6 +103,28 @@ else
 	done
 fi
 
+q <<'SQL' || { last_err; exit 1; }
+-- bench_multi's queries, timed by the clock and by the backend's own CPU
+-- time (the first field of /proc/self/schedstat, in ns): on a machine
+-- shared with other jobs, the time a backend waits for a CPU is noise.
+CREATE OR REPLACE FUNCTION pfx_multi(template text, vals text[])
+RETURNS TABLE (ms double precision, cpu_ms double precision, result text)
+LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; c0 bigint; r text; s numeric := 0; v text;
+BEGIN
+	c0 := split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint;
+	t0 := clock_timestamp();
+	FOREACH v IN ARRAY vals LOOP
+		EXECUTE format(template, v) INTO r;
+		s := s + coalesce(r::numeric, 0);
+	END LOOP;
+	ms := extract(epoch FROM clock_timestamp() - t0) * 1000 / greatest(cardinality(vals), 1);
+	cpu_ms := (split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint - c0) / 1e6 / greatest(cardinality(vals), 1);
+	result := s::text;
+	RETURN NEXT;
+END $$;
+SQL
+
 NOSEQ="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off"
 DATASETS=${PFX_DATASETS:-words synth paths}
 METRICS=${PFX_METRICS:-count_like3 count_pfx3 like_rows3 seek_limit10}
@@ -131,7 +155,7 @@ measure() {
 			lit=$(printf '%s' "$tmpl" | sed "s/'/''/g")
 			PGOPTIONS="$NOSEQ" q <<SQL | sed "s/^/$build $round $ds $m /"
 BEGIN;
-CREATE TEMP TABLE ab (i int, idx text, ms float8, result text);
+CREATE TEMP TABLE ab (i int, idx text, ms float8, cpu float8, result text);
 DO \$\$
 DECLARE
 	vals text[] := ARRAY($vals);
@@ -141,12 +165,12 @@ BEGIN
 		FOREACH ix IN ARRAY CASE WHEN i % 2 = 0 THEN ARRAY['btree', 'artrie'] ELSE ARRAY['artrie', 'btree'] END LOOP
 			UPDATE pg_index SET indisvalid = (indexrelid = ('ds_${ds}_' || ix)::regclass)
 				WHERE indexrelid IN ('ds_${ds}_btree'::regclass, 'ds_${ds}_artrie'::regclass);
-			INSERT INTO ab SELECT i, ix, b.ms, b.result FROM bench_multi('$lit', vals) b;
+			INSERT INTO ab SELECT i, ix, b.ms, b.cpu_ms, b.result FROM pfx_multi('$lit', vals) b;
 		END LOOP;
 	END LOOP;
 END
 \$\$;
-SELECT idx, round(ms::numeric, 3), result FROM ab WHERE i > 0 ORDER BY i, idx;
+SELECT idx, round(ms::numeric, 4), round(cpu::numeric, 4), result FROM ab WHERE i > 0 ORDER BY i, idx;
 ROLLBACK;
 SQL
 		done
@@ -184,20 +208,22 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 
-echo
-echo "medians of ${ROUNDS}x$REPS runs (ms per query); ratio = artrie / btree"
-printf '%-7s %-13s %10s %10s %7s   %10s %10s %7s  %s\n' dataset metric btree_bef artrie_bef ratio btree_aft artrie_aft ratio check
-awk '
+# summary COLUMN TITLE: medians per build of one column of $OUT.
+summary() {
+	echo
+	echo "$2: medians of ${ROUNDS}x$REPS runs (ms per query); ratio = artrie / btree"
+	printf '%-7s %-13s %10s %10s %7s   %10s %10s %7s  %s\n' dataset metric btree_bef artrie_bef ratio btree_aft artrie_aft ratio check
+	awk -v col="$1" '
 function med(key,   n, i, j, t, a) {
 	n = split(vals[key], a, " ")
-	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 {
 	key = $1 SUBSEP $3 SUBSEP $4 SUBSEP $5
-	vals[key] = vals[key] " " $6
+	vals[key] = vals[key] " " $col
 	if (!(($3, $4) in seen)) { seen[$3, $4] = 1; order[++no] = $3 SUBSEP $4 }
-	res[$3, $4, $5, $1] = $7
+	res[$3, $4, $5, $1] = $8
 }
 END {
 	for (i = 1; i <= no; i++) {
@@ -207,6 +233,9 @@ END {
 		chk = (res[k[1], k[2], "btree", "before"] == res[k[1], k[2], "artrie", "before"] && \
 			res[k[1], k[2], "btree", "after"] == res[k[1], k[2], "artrie", "after"]) ? \
 			"same (" res[k[1], k[2], "btree", "after"] ")" : "DIFFERENT"
-		printf "%-7s %-13s %10.3f %10.3f %6.2fx   %10.3f %10.3f %6.2fx  %s\n", k[1], k[2], bb, ab, ab / bb, ba, aa, aa / ba, chk
+		printf "%-7s %-13s %10.4f %10.4f %6.2fx   %10.4f %10.4f %6.2fx  %s\n", k[1], k[2], bb, ab, ab / bb, ba, aa, aa / ba, chk
 	}
 }' "$OUT"
+}
+summary 7 "backend CPU time"
+summary 6 "wall clock"

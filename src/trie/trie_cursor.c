@@ -51,10 +51,11 @@ struct ArtCursor
 };
 
 /*
- * Fetch ahead at most this many entries (the first fetch 32, doubling with
- * each fetch, so short scans stay cheap), or this many bytes.
+ * Fetch ahead at most this many entries (the first fetch 16, doubling with
+ * each fetch, so short scans stay cheap: an ORDER BY ... LIMIT 10 after a
+ * seek reads few entries past its last), or this many bytes.
  */
-#define BATCH_FIRST		32
+#define BATCH_FIRST		16
 #define BATCH_ENTRIES	256
 #define BATCH_BYTES		65536
 

@@ -36,8 +36,9 @@ prefetch_page(const uint8_t *page)
 }
 
 /*
- * Ask the CPU for the record at a slot of a page: the next sibling's,
- * while the iterator visits the current one.
+ * Ask the CPU for the record at a slot of a page: a node's children's,
+ * when the iterator steps into the node (most are leaves, visited one
+ * after another).
  */
 static inline void
 prefetch_rec(uint8_t *page, uint16_t slot)
@@ -82,6 +83,14 @@ push(ArtIter *it, uint16_t slot)
 	}
 	f = &it->frames[it->nframes++];
 	art_node_decode(rec, &f->node);
+	if (it->stepping && f->node.kind <= ART_NODE_16)
+	{
+		/* the children's records, before the walk needs them */
+		uint8_t    *page = it->ps.refs[it->ps.n - 1].data;
+
+		for (int i = 0; i < f->node.n; i++)
+			prefetch_rec(page, art_get16(f->node.body + f->node.n + 2 * i));
+	}
 	f->pidx = it->ps.n - 1;
 	f->lastkey = -1;
 	f->lastidx = -1;
@@ -257,9 +266,6 @@ advance(ArtIter *it, bool *found)
 				k = node->body[i];
 				slot = art_get16(node->body + node->n + 2 * i);
 				f->lastidx = i;
-				if (i + 1 < node->n)
-					prefetch_rec(it->ps.refs[f->pidx].data,
-								 art_get16(node->body + node->n + 2 * i + 2));
 				st = enter(it, k, slot);
 				return st != ART_OK ? st : extreme(it, found);
 			}
