@@ -404,7 +404,7 @@ test_cursors(void)
 	/*
 	 * Batched: the batch is returned as read (a deleted entry included, an
 	 * entry inserted behind it not); past the batch, the cursor reads the
-	 * trie as it is then.  The first batch is 32 entries.
+	 * trie as it is then.  The first batch is 16 entries.
 	 */
 	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open batched");
 	art_cursor_set_batched(c, true);
@@ -418,14 +418,14 @@ test_cursors(void)
 		  del(&f, S("c0180")) && put(&f, S("c0181")), "modify");
 	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
 		  memcmp(e, "c0112", 5) == 0, "batched: the deleted entry is in the batch");
-	for (i = 114; i < 110 + 2 * 32; i += 2)
+	for (i = 114; i < 110 + 2 * 16; i += 2)
 	{
 		snprintf((char *) key, sizeof(key), "c%04d", i);
 		CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
 			  memcmp(e, key, 5) == 0, "batched: %s", (char *) key);
 	}
 	CHECK(!art_cursor_buffered(c), "the batch is used up");
-	for (i = 174; i < 200; i += 2)
+	for (i = 110 + 2 * 16; i < 200; i += 2)
 	{
 		snprintf((char *) key, sizeof(key), "c%04d", i == 180 ? 181 : i);
 		CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
