@@ -58,29 +58,15 @@ BENCH_ERR=$ARTRIE_TMP/psql.err
 # The two builds: "after" is this tree (installed by bench_build_install),
 # "before" the revision BEFORE built beside it; each one's artrie.so is
 # kept and copied into the private installation before a restart.
-rm -rf "$ARTRIE_TMP/src" "$ARTRIE_TMP/src-before"
+rm -rf "$ARTRIE_TMP/src"
 bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-PKGLIB=$ARTRIE_TMP/inst$($PG_CONFIG --pkglibdir)
-cp "$ARTRIE_TMP/src/artrie.so" "$ARTRIE_TMP/artrie-after.so"
-mkdir -p "$ARTRIE_TMP/src-before"
-git -C "$ARTRIE_SRC" archive "$BEFORE" | tar -C "$ARTRIE_TMP/src-before" -xf -
-chown -R postgres: "$ARTRIE_TMP/src-before"
-runuser -u postgres -- make -C "$ARTRIE_TMP/src-before" -s PG_CONFIG="$PG_CONFIG" with_llvm=no >>"$ARTRIE_TMP/build.log" 2>&1 ||
+{ bench_build_version after && bench_build_version before "$BEFORE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
 	{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-cp "$ARTRIE_TMP/src-before/artrie.so" "$ARTRIE_TMP/artrie-before.so"
-chmod a+r "$ARTRIE_TMP"/artrie-*.so
-
-# use_build NAME: install that build's artrie.so and restart.
-use_build() {
-	install -m 755 "$ARTRIE_TMP/artrie-$1.so" "$PKGLIB/artrie.so"
-	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -m fast -w -t 120 restart >/dev/null ||
-		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
-}
 
 if [ -f "$PGDATA/PG_VERSION" ]; then
 	PGPORT=$(sed -n 's/^port = //p' "$PGDATA/postgresql.conf" | tail -1)
 	export PGPORT PGUSER=postgres
-	use_build after
+	bench_use_version after
 else
 	artrie_start_cluster "shared_buffers = 1GB" "artrie.buffer_pool_size = 1GB" \
 		"work_mem = 64MB" "max_parallel_workers_per_gather = 0" "jit = off" \
@@ -203,7 +189,7 @@ OUT=$ARTRIE_TMP/prefix_scan.out
 for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then order="before after"; else order="after before"; fi
 	for b in $order; do
-		use_build "$b"
+		bench_use_version "$b"
 		measure "$b" "$r" | tee -a "$OUT"
 	done
 done
