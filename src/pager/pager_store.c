@@ -279,6 +279,23 @@ pager_critical(void *store, bool on)
 		END_CRIT_SECTION();
 }
 
+/*
+ * ArtPageStoreOps.version: a counter per file slot in shared memory, for
+ * both tries of the file.  The full barriers of the atomic add and of the
+ * page locks around a read order it with the changes it stands for.
+ */
+static uint64_t
+pager_version(void *store, bool bump)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	if (bump)
+		return pg_atomic_add_fetch_u64(&fs->version, 1);
+	pg_memory_barrier();
+	return pg_atomic_read_u64(&fs->version);
+}
+
 static const ArtPageStoreOps pager_store_ops = {
 	.pin = pager_pin,
 	.release = pager_release,
@@ -290,6 +307,7 @@ static const ArtPageStoreOps pager_store_ops = {
 	.write_begin = pager_write_begin,
 	.write_end = pager_write_end,
 	.critical = pager_critical,
+	.version = pager_version,
 };
 
 /*

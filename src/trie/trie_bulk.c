@@ -498,7 +498,7 @@ art_bulk_begin(ArtTrie *t, ArtBulkLoader **loader)
 		return st;
 	art_node_decode(art_rec(ref.data, ART_ROOT_SLOT), &node);
 	t->store.ops->release(t->store.store, &ref);
-	if (node.count != 0)
+	if (node.n != 0 || node.terminal)
 		return ART_EXISTS;
 	*loader = loader_new(t);
 	return *loader ? ART_OK : ART_NO_MEMORY;
@@ -595,6 +595,7 @@ art_bulk_finish(ArtBulkLoader *l)
 		art_root_reset(ref.data);
 		st = place(l, root, &ref, ART_ROOT_SLOT);
 		t->store.ops->mark_dirty(t->store.store, &ref);
+		t->store.ops->version(t->store.store, true);
 		t->store.ops->release(t->store.store, &ref);
 	}
 	loader_free(l);

@@ -7,11 +7,11 @@
  * it returned.  A fetch seeks from the root (strictly past the last entry
  * returned) with share locks top-down, and while its pages are pinned
  * copies a batch of the entries that follow, with the trie's version
- * (kept in the root page, bumped by every insert, delete, truncate and
- * bulk load).  Later calls return from the batch only after checking,
- * under a share lock of the root page, that the version is unchanged; if
- * it changed they seek again from the last entry returned.  So every call
- * returns exactly the next entry of the trie as it is at that call.
+ * (kept by the store, moved by every insert, delete, truncate and bulk
+ * load after its change).  Later calls return from the batch only after
+ * checking that the version is unchanged; if it changed they seek again
+ * from the last entry returned.  So every call returns exactly the next
+ * entry of the trie as it is at that call.
  *
  * A cursor set to whole batches (art_cursor_set_batched) skips that check:
  * it returns each batch as it was read, and seeks again only when the
@@ -243,13 +243,13 @@ fetch(ArtCursor *c)
 	st = art_buf_reserve(c->t, &c->batch, 1);
 	if (st != ART_OK)
 		return st;
+	/* before the seek: a change moves the version after it is made */
+	c->version = c->t->store.ops->version(c->t->store.store, false);
 	if (c->has_last)
 		st = art_iter_seek(it, c->last.data, c->last.len, false, false,
 						   &found);
 	else
 		st = first_seek(c, it, &found);
-	if (st == ART_OK)
-		c->version = art_page_version(it->ps.refs[0].data);
 	while (st == ART_OK)
 	{
 		/* past the first entry, the iterator itself stops at the bound */
@@ -291,19 +291,10 @@ save_last(ArtCursor *c)
 }
 
 /* Whether the trie is still at the version the batch was read at. */
-static ArtStatus
-batch_valid(ArtCursor *c, bool *valid)
+static bool
+batch_valid(ArtCursor *c)
 {
-	ArtPageRef	ref;
-	ArtStatus	st;
-
-	st = c->t->store.ops->pin(c->t->store.store, c->t->root, ART_LOCK_SHARE,
-							  &ref);
-	if (st != ART_OK)
-		return st;
-	*valid = art_page_version(ref.data) == c->version;
-	c->t->store.ops->release(c->t->store.store, &ref);
-	return ART_OK;
+	return c->t->store.ops->version(c->t->store.store, false) == c->version;
 }
 
 /* The next entry in the cursor's direction. */
@@ -320,11 +311,7 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 	if (c->ibatch > 0 && c->batched)
 		valid = true;
 	else if (c->ibatch > 0)
-	{
-		st = batch_valid(c, &valid);
-		if (st != ART_OK)
-			return st;
-	}
+		valid = batch_valid(c);
 	if (!valid || (c->ibatch == c->nbatch && !c->batch_ends))
 	{
 		/* seek again from the last entry returned */

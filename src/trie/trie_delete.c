@@ -229,8 +229,7 @@ delete_locked(ArtTrie *t, const uint8_t *key, size_t len)
 
 	/* Everything is pinned: from here on nothing can fail. */
 	delete_found(&ps, lv, nlev);
-	art_page_set_version(ps.refs[0].data,
-						 art_page_version(ps.refs[0].data) + 1);
+	t->store.ops->version(t->store.store, true);
 	while (ps.n > 0)
 	{
 		ArtPageRef *ref = &ps.refs[ps.n - 1];
@@ -393,6 +392,7 @@ art_truncate(ArtTrie *t)
 		goto out;
 	art_root_reset(root.data);
 	t->store.ops->mark_dirty(t->store.store, &root);
+	t->store.ops->version(t->store.store, true);
 	for (i = 0; i < set.n; i++)
 	{
 		ArtPageRef	ref;

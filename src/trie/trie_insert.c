@@ -418,8 +418,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	for (i = 0; i < npath; i++)
 		count_one_more(page, path[i]);
 	change_apply(page, slot, key, len, &p, lpage, lslot);
-	if (ps.refs[ps.n - 1].pageno == t->root)
-		art_page_set_version(page, art_page_version(page) + 1);
+	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 
 out:
@@ -568,8 +567,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	for (i = 0; i < npath; i++)
 		count_one_more(ps->refs[f->path[i].pidx].data, f->path[i].slot);
 	change_apply(page, slot, key, len, &p, lpage, lslot);
-	art_page_set_version(ps->refs[0].data,
-						 art_page_version(ps->refs[0].data) + 1);
+	t->store.ops->version(t->store.store, true);
 	for (i = 0; i < ps->n; i++)
 		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);
 
@@ -583,16 +581,21 @@ out:
 
 /*
  * Add one to the count of every node on key's path that begins above key
- * depth upto, and move the trie's version: the second pass of an insert
+ * depth upto and lies below the root page: the second pass of an insert
  * whose first pass changed a page below the root page (the path's part in
- * that page begins at depth upto).  Lock coupling from the root,
- * exclusive.  The first pass has changed the trie already, so a store
- * failure here cannot be returned cleanly: the stretch is critical.  The
- * nodes are found again by key, not by slot, since other writers may
- * have split pages or node prefixes meanwhile; such a change keeps every
- * node on one side of upto (a prefix split copies the count into the new
- * node above, and both begin above upto), so each node that missed this
- * change's count gets it exactly once.
+ * that page begins at depth upto).  The root page's node counts are not
+ * kept (readers derive them, see art_root_count), so the pass crosses the
+ * root page under a share lock and takes the pages below it exclusive,
+ * with lock coupling; when the changed page hangs right from the root
+ * page it changes nothing.  The first pass has changed the trie already,
+ * so a store failure here cannot be returned cleanly: the stretch is
+ * critical.  The nodes are found again by key, not by slot, since other
+ * writers may have split pages or node prefixes meanwhile; such a change
+ * keeps every node on one side of upto (a prefix split copies the count
+ * into the new node above, and both begin above upto), and a node that
+ * leaves the root page gets its count derived as it leaves (after this
+ * pass, or waiting for it), so each node that missed this change's count
+ * gets it exactly once.
  */
 ArtStatus
 art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
@@ -600,14 +603,14 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
 	ArtPageRef	cur;
 	ArtPageRef	next;
 	ArtStatus	st;
+	bool		below_root = false;
 	uint16_t	slot = ART_ROOT_SLOT;
 	size_t		d = 0;
 
 	t->store.ops->critical(t->store.store, true);
-	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE, &cur);
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &cur);
 	if (st != ART_OK)
 		goto out;
-	art_page_set_version(cur.data, art_page_version(cur.data) + 1);
 	while (d < upto)
 	{
 		uint8_t    *rec = art_rec(cur.data, slot);
@@ -622,23 +625,27 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
 								   &next);
 			if (st != ART_OK)
 				break;
-			t->store.ops->mark_dirty(t->store.store, &cur);
+			if (below_root)
+				t->store.ops->mark_dirty(t->store.store, &cur);
 			t->store.ops->release(t->store.store, &cur);
 			cur = next;
+			below_root = true;
 			continue;
 		}
 		art_node_decode(rec, &node);
 		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
 			memcmp(key + d, node.prefix, node.plen) != 0)
 			break;
-		art_node_set_count(&node, node.count + 1);
+		if (below_root)
+			art_node_set_count(&node, node.count + 1);
 		d += node.plen;
 		slot = art_node_find(&node, key[d]);
 		if (slot == 0)
 			break;
 		d++;
 	}
-	t->store.ops->mark_dirty(t->store.store, &cur);
+	if (below_root)
+		t->store.ops->mark_dirty(t->store.store, &cur);
 	t->store.ops->release(t->store.store, &cur);
 out:
 	t->store.ops->critical(t->store.store, false);

@@ -19,9 +19,9 @@
 /*
  * Page header, right after the store's reserved bytes: a magic number, the
  * number of slots, the start of the record area (records grow down from
- * the end of the page), the bytes of live records, (root page only) the
- * trie's version, bumped by every change of its content, and the number
- * of free slots below the last one.  The slot array follows: slot k
+ * the end of the page), the bytes of live records, 8 bytes kept zero (the
+ * root page held the trie's version there; the store keeps it now), and
+ * the number of free slots below the last one.  The slot array follows: slot k
  * (1-based) holds the offset of its record, 0 if free.
  */
 #define ART_PAGE_MAGIC		0xA27E
@@ -174,21 +174,6 @@ static inline uint16_t
 art_slot_off(const uint8_t *page, int slot)
 {
 	return art_get16(page + ART_SLOTS_OFF + 2 * (slot - 1));
-}
-
-/* The trie version kept in the root page. */
-static inline uint64_t
-art_page_version(const uint8_t *page)
-{
-	return (uint64_t) art_get32(page + ART_VERSION_OFF) |
-		((uint64_t) art_get32(page + ART_VERSION_OFF + 4) << 32);
-}
-
-static inline void
-art_page_set_version(uint8_t *page, uint64_t v)
-{
-	art_put32(page + ART_VERSION_OFF, (uint32_t) v);
-	art_put32(page + ART_VERSION_OFF + 4, (uint32_t) (v >> 32));
 }
 
 /* Bytes a page can still take, counting fragmented space. */
@@ -354,6 +339,12 @@ extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 extern ArtStatus art_iter_next(ArtIter *it, bool *found);
 extern void art_iter_end(ArtIter *it);
 extern void art_iter_free(ArtIter *it);
+
+/* trie_read.c: counts the root page does not keep */
+extern ArtStatus art_stub_count(ArtTrie *t, const uint8_t *stub,
+								uint64_t *count);
+extern ArtStatus art_root_count(ArtTrie *t, uint8_t *page, uint16_t slot,
+								uint64_t *count);
 
 /* trie_insert.c: the two passes of an insert */
 extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,

@@ -31,6 +31,7 @@ struct ArtMemStore
 	int			writers;		/* write sections held in share mode */
 	bool		writer_excl;	/* a write section held exclusive */
 	bool		critical;		/* inside a critical stretch */
+	uint64_t	version;		/* the tries' content version */
 	long		budget;			/* calls left before failing; -1: never */
 	bool		fail_mem;
 	bool		failed;
@@ -248,6 +249,17 @@ mem_critical(void *store, bool on)
 	ms->critical = on;
 }
 
+/* version: a plain counter. */
+static uint64_t
+mem_version(void *store, bool bump)
+{
+	ArtMemStore *ms = store;
+
+	if (bump)
+		ms->version++;
+	return ms->version;
+}
+
 static const ArtPageStoreOps mem_ops = {
 	mem_pin,
 	mem_release,
@@ -258,7 +270,8 @@ static const ArtPageStoreOps mem_ops = {
 	mem_free_mem,
 	mem_write_begin,
 	mem_write_end,
-	mem_critical
+	mem_critical,
+	mem_version
 };
 
 /* A new, empty store. */

@@ -54,15 +54,13 @@ art_page_init(uint8_t *page)
 	set_used(page, 0);
 }
 
-/* Make a root page hold the empty root node, keeping the version + 1. */
+/* Make a root page hold the empty root node. */
 void
 art_root_reset(uint8_t *page)
 {
-	uint64_t	version = art_page_version(page);
 	uint8_t		rec[4];
 
 	art_page_init(page);
-	art_page_set_version(page, version + 1);
 	art_rec_alloc(page, rec, art_leaf_encode((const uint8_t *) "", 0, false,
 											 rec));
 }

@@ -105,6 +105,15 @@ typedef struct ArtPageStoreOps
 	 * PANICs, and recovery rebuilds the file without the half change).
 	 */
 	void		(*critical) (void *store, bool on);
+
+	/*
+	 * The content version of the store's tries, with bump first moved on
+	 * by one: a counter in memory (it need not survive a restart) that
+	 * every insert, delete, truncate and bulk load moves after its change,
+	 * and that cursors compare to see whether their batch is still the
+	 * trie's content.  One counter may serve several tries.  Cannot fail.
+	 */
+	uint64_t	(*version) (void *store, bool bump);
 } ArtPageStoreOps;
 
 /* A store: its functions and their first argument. */

@@ -35,11 +35,12 @@ couple(ArtTrie *t, ArtPageRef *cur, uint16_t *slot)
  * Follow key from the root with lock coupling as far as it matches.  Stops
  * at the node where key ends (inside or at the end of the node's prefix;
  * *at is the length of key before that prefix) with *matched set, or at a
- * mismatch or a missing child.  The node's page stays pinned in *cur.
+ * mismatch or a missing child.  The node's page stays pinned in *cur, its
+ * slot in *nodeslot.
  */
 static ArtStatus
 descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
-		ArtNode *node, size_t *at, bool *matched)
+		ArtNode *node, size_t *at, bool *matched, uint16_t *nodeslot)
 {
 	uint16_t	slot = ART_ROOT_SLOT;
 	size_t		d = 0;
@@ -58,6 +59,7 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 			return st;
 		}
 		art_node_decode(art_rec(cur->data, slot), node);
+		*nodeslot = slot;
 		*at = d;
 		if (len - d <= node->plen)
 		{
@@ -82,13 +84,82 @@ art_lookup(ArtTrie *t, const uint8_t *key, size_t len)
 	ArtNode		node;
 	size_t		at;
 	bool		matched;
-	ArtStatus	st = descend(t, key, len, &cur, &node, &at, &matched);
+	uint16_t	slot;
+	ArtStatus	st = descend(t, key, len, &cur, &node, &at, &matched, &slot);
 
 	if (st != ART_OK)
 		return st;
 	st = matched && len - at == node.plen && node.terminal ?
 		ART_OK : ART_NOT_FOUND;
 	t->store.ops->release(t->store.store, &cur);
+	return st;
+}
+
+/*
+ * The count of the node a stub leads to (a page below the root page, where
+ * counts are kept), the stub's page held by the caller.
+ */
+ArtStatus
+art_stub_count(ArtTrie *t, const uint8_t *stub, uint64_t *count)
+{
+	ArtPageRef	ref;
+	ArtPageNo	pg;
+	uint16_t	slot;
+	ArtNode		node;
+	ArtStatus	st;
+
+	art_stub_target(stub, &pg, &slot);
+	st = t->store.ops->pin(t->store.store, pg, ART_LOCK_SHARE, &ref);
+	if (st != ART_OK)
+		return st;
+	art_node_decode(art_rec(ref.data, slot), &node);
+	*count = node.count;
+	t->store.ops->release(t->store.store, &ref);
+	return ART_OK;
+}
+
+/*
+ * The number of entries below the node in slot of the root page, which
+ * the caller holds.  The root page's node counts are not kept (every
+ * insert would have to lock the root page exclusive to keep them): sum
+ * the entries of the node's subtree in the root page and the counts of
+ * the nodes its stubs lead to, each of those pages locked share in turn.
+ */
+ArtStatus
+art_root_count(ArtTrie *t, uint8_t *page, uint16_t slot, uint64_t *count)
+{
+	uint16_t   *stack = art_alloc(t, sizeof(uint16_t) * ART_PAGE_SIZE / 2);
+	int			sp = 0;
+	ArtStatus	st = ART_OK;
+
+	*count = 0;
+	if (stack == NULL)
+		return ART_NO_MEMORY;
+	stack[sp++] = slot;
+	while (sp > 0 && st == ART_OK)
+	{
+		uint8_t    *rec = art_rec(page, stack[--sp]);
+		ArtNode		node;
+		int			key = -1;
+		uint8_t		k;
+		uint16_t	s;
+		uint64_t	c;
+
+		if (art_is_stub(rec))
+		{
+			st = art_stub_count(t, rec, &c);
+			*count += c;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		*count += node.terminal ? 1 : 0;
+		while (art_node_next(&node, key, &k, &s))
+		{
+			stack[sp++] = s;
+			key = k;
+		}
+	}
+	art_free(t, stack);
 	return st;
 }
 
@@ -101,15 +172,19 @@ art_count_prefix(ArtTrie *t, const uint8_t *prefix, size_t len,
 	ArtNode		node;
 	size_t		at;
 	bool		matched;
-	ArtStatus	st = descend(t, prefix, len, &cur, &node, &at, &matched);
+	uint16_t	slot;
+	ArtStatus	st = descend(t, prefix, len, &cur, &node, &at, &matched,
+							 &slot);
 
 	*count = 0;
 	if (st != ART_OK)
 		return st;
-	if (matched)
+	if (matched && cur.pageno == t->root)
+		st = art_root_count(t, cur.data, slot, count);
+	else if (matched)
 		*count = node.count;
 	t->store.ops->release(t->store.store, &cur);
-	return ART_OK;
+	return st;
 }
 
 /* Remember one prefix length for art_prefixes_of. */

@@ -37,6 +37,8 @@ typedef struct SplitState
 	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the new page */
 	uint8_t		selected[MAX_SLOTS];
 	uint8_t		covered[MAX_SLOTS];
+	uint64_t	counts[MAX_SLOTS];	/* root page: entries below each record */
+	bool		derive;			/* set the moved nodes' counts from counts */
 	int			norder;
 } SplitState;
 
@@ -108,6 +110,46 @@ analyse(uint8_t *page, SplitState *ss)
 		if (ss->parent[slot])
 			ss->size[ss->parent[slot]] += ss->size[slot];
 	}
+}
+
+/*
+ * For a split of the root page, whose node counts are not kept: the
+ * entries below every record, from the counts of the nodes its stubs lead
+ * to (the pages below keep theirs), children before parents.  The moved
+ * nodes take these counts with them.  Pins the pages below, so it runs
+ * before anything changes.
+ */
+static ArtStatus
+derive_counts(ArtTrie *t, uint8_t *page, SplitState *ss)
+{
+	int			i;
+
+	for (i = 0; i < ss->norder; i++)
+	{
+		int			slot = ss->order[i];
+		uint8_t    *rec = art_rec(page, slot);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+		{
+			ArtStatus	st = art_stub_count(t, rec, &ss->counts[slot]);
+
+			if (st != ART_OK)
+				return st;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		ss->counts[slot] = node.terminal ? 1 : 0;
+	}
+	for (i = ss->norder - 1; i >= 0; i--)
+	{
+		int			slot = ss->order[i];
+
+		if (ss->parent[slot])
+			ss->counts[ss->parent[slot]] += ss->counts[slot];
+	}
+	ss->derive = true;
+	return ART_OK;
 }
 
 /* Find the stub in the parent page that points at (pageno, slot). */
@@ -244,6 +286,8 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 				art_node_set_child(&node, k, ss->map[s]);
 				key = k;
 			}
+			if (ss->derive && node.kind != ART_NODE_LEAF)
+				art_node_set_count(&node, ss->counts[slot]);
 		}
 		ss->map[slot] = (uint16_t) art_rec_alloc(newpage, tmp, size);
 		if (slot != root)
@@ -296,6 +340,16 @@ art_split_page(ArtTrie *t, ArtPageRef *page, ArtPageRef *parent, size_t need)
 	{
 		art_free(t, ss);
 		return ART_CORRUPT;
+	}
+	ss->derive = false;
+	if (is_root_page)
+	{
+		st = derive_counts(t, page->data, ss);
+		if (st != ART_OK)
+		{
+			art_free(t, ss);
+			return st;
+		}
 	}
 	st = t->store.ops->alloc(t->store.store, &q);
 	if (st != ART_OK)

@@ -253,8 +253,11 @@ test_verify_detects(void)
 {
 	Fixture		f;
 	char		msg[256];
+	char		want[32];
 	uint8_t		key[16];
+	ArtPageRef	root;
 	ArtPageRef	ref;
+	ArtPageNo	target = ART_INVALID_PAGENO;
 	int			i;
 
 	CHECK(fixture_init(&f), "create");
@@ -265,16 +268,33 @@ test_verify_detects(void)
 		CHECK(put(&f, key, len), "put");
 	}
 	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "clean: %s", msg);
-	/* damage a count in the root page */
-	art_memstore_store(f.ms).ops->pin(f.ms, f.t.root, ART_LOCK_EXCLUSIVE, &ref);
-	{
-		uint8_t    *rec = art_rec(ref.data, ART_ROOT_SLOT);
 
-		rec[3] ^= 0x40;
+	/*
+	 * Damage the count of an inner node below the root page (the root
+	 * page keeps no counts).
+	 */
+	art_memstore_store(f.ms).ops->pin(f.ms, f.t.root, ART_LOCK_SHARE, &root);
+	for (i = 1; i <= art_page_nslots(root.data) && target == ART_INVALID_PAGENO; i++)
+	{
+		ArtNode		node;
+		uint16_t	slot;
+
+		if (art_slot_off(root.data, i) == 0 || !art_is_stub(art_rec(root.data, i)))
+			continue;
+		art_stub_target(art_rec(root.data, i), &target, &slot);
+		art_memstore_store(f.ms).ops->pin(f.ms, target, ART_LOCK_EXCLUSIVE, &ref);
+		art_node_decode(art_rec(ref.data, slot), &node);
+		if (node.kind != ART_NODE_LEAF)
+			art_node_set_count(&node, node.count + 7);
+		else
+			target = ART_INVALID_PAGENO;
+		art_memstore_store(f.ms).ops->release(f.ms, &ref);
 	}
-	art_memstore_store(f.ms).ops->release(f.ms, &ref);
+	art_memstore_store(f.ms).ops->release(f.ms, &root);
+	CHECK(target != ART_INVALID_PAGENO, "an inner node below the root page");
+	snprintf(want, sizeof(want), "page %u", (unsigned) target);
 	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_CORRUPT, "damage found");
-	CHECK(strstr(msg, "page 0") != NULL && strstr(msg, "count") != NULL,
+	CHECK(strstr(msg, want) != NULL && strstr(msg, "count") != NULL,
 		  "message names page: %s", msg);
 	fixture_done(&f);
 	return true;
