@@ -20,7 +20,9 @@
 # the data directory and the tables are shared.
 #
 # Prints every run, then per version, backend and dataset the medians and
-# artrie's ratio to btree measured in the same phases.  The summary also
+# artrie's ratio to btree: the median of the ratios of the two builds of
+# each repetition (adjacent in time, so that the load other processes put
+# on the machine cancels out as far as it can).  The summary also
 # goes to $ARTRIE_BENCH_OUT/build-<date>.txt (default bench/results).
 #
 # ARTRIE_PERF=<dir>: after the timed runs, records perf profiles (perf
@@ -127,7 +129,6 @@ build() {
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 
 declare -A runs=()
 for rep in $(seq 1 "$REPS"); do
@@ -159,13 +160,17 @@ OUT=$OUT_DIR/build-$STAMP.txt
 	echo "# head = $HEAD_COMMIT${BASE:+, base = $BASE ($BASE_COMMIT)}; $(nproc) cores, shared: compare ratios"
 	echo "# rows: $(for ds in $DATASETS; do printf '%s %s  ' "$ds" "$(q -c "SELECT count(*) FROM ds_$ds")"; done)"
 	echo "# settings: maintenance_work_mem 1GB, shared_buffers 1GB, artrie.buffer_pool_size 1GB; CHECKPOINT and sync before each build"
+	echo "# ratio: the median over the repetitions of artrie's time over btree's in the same repetition"
 	printf '%-4s %-8s %-10s %12s %12s %7s\n' version backend dataset "btree ms" "artrie ms" ratio
 	for v in $VERSIONS; do
 		for backend in $BACKENDS; do
 			for ds in $DATASETS; do
 				b=$(echo "${runs[$v.$backend.$ds.btree]}" | median)
 				a=$(echo "${runs[$v.$backend.$ds.artrie]}" | median)
-				printf '%-4s %-8s %-10s %12.0f %12.0f %6sx\n' "$v" "$backend" "$ds" "$b" "$a" "$(ratio "$a" "$b")"
+				r=$(paste <(echo "${runs[$v.$backend.$ds.artrie]}" | tr ' ' '\n' | grep .) \
+					<(echo "${runs[$v.$backend.$ds.btree]}" | tr ' ' '\n' | grep .) |
+					awk '{ print $1 / $2 }' | median)
+				printf '%-4s %-8s %-10s %12.0f %12.0f %6.2fx\n' "$v" "$backend" "$ds" "$b" "$a" "$r"
 			done
 		done
 	done

@@ -16,6 +16,10 @@
  *
  * Memory: the spine plus at most about a page of pending nodes per spine
  * level.  Prefixes longer than one node holds become chains of nodes.
+ * Nodes of up to BNODE_CLASSES size classes come from the loader's own
+ * chunks and are recycled through a free list per class, and spine nodes
+ * keep their arrays when popped, so the loader rarely calls the store's
+ * allocator once its spine and pending pages have grown.
  *
  * The same machinery places the long tail of a new entry for an insert
  * (art_bulk_place_leaf): it only writes fresh pages, which it keeps
@@ -30,13 +34,19 @@
 /* Fill pages up to this many bytes, leaving room for later inserts. */
 #define BULK_FILL	(ART_PAGE_USABLE - 160)
 
+/* BNodes of up to BNODE_CLASSES * BNODE_GRAIN bytes are recycled. */
+#define BNODE_GRAIN		16
+#define BNODE_CLASSES	40
+#define BNODE_CHUNK		65536
+
 typedef struct BNode BNode;
 
 /* A closed node, pending (page invalid) or placed at (page, slot). */
 struct BNode
 {
 	BNode	   *prev;			/* list of every live BNode */
-	BNode	   *next;
+	BNode	   *next;			/* (or the free list of its class) */
+	int			sizeclass;		/* 0: allocated alone */
 	uint8_t    *prefix;
 	uint32_t	plen;
 	bool		terminal;
@@ -58,9 +68,16 @@ typedef struct SpineNode
 	int			n;
 	int			cap;
 	int			kcap;
-	uint8_t    *keys;
+	uint8_t    *keys;			/* kept when the node is popped */
 	BNode	  **kids;
 } SpineNode;
+
+/* A chunk of memory that BNodes are cut from. */
+typedef struct BChunk
+{
+	struct BChunk *next;
+	size_t		used;			/* bytes used, this header included */
+} BChunk;
 
 struct ArtBulkLoader
 {
@@ -70,22 +87,72 @@ struct ArtBulkLoader
 	SpineNode  *spine;
 	int			nspine;
 	int			spinecap;
+	int			spineinit;		/* spine entries initialized */
 	BNode	   *all;
+	BNode	   *freelist[BNODE_CLASSES + 1];
+	BChunk	   *chunks;
+	BNode	  **stack;			/* place's traversal */
+	int		   *stacknext;
+	int			stackcap;
+	int			stacknextcap;
 	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
 	ArtPinStack pinned;
 	ArtStatus	error;
 };
 
+/*
+ * Memory for a BNode of size bytes: from its class's free list, else cut
+ * from the current chunk, else (too large for a class) allocated alone.
+ */
+static BNode *
+bnode_alloc(ArtBulkLoader *l, size_t size)
+{
+	int			cls = (int) ((size + BNODE_GRAIN - 1) / BNODE_GRAIN);
+	size_t		bytes = (size_t) cls * BNODE_GRAIN;
+	BChunk	   *c = l->chunks;
+	BNode	   *b;
+
+	if (cls > BNODE_CLASSES)
+	{
+		b = art_alloc(l->t, size);
+		if (b != NULL)
+			b->sizeclass = 0;
+		return b;
+	}
+	b = l->freelist[cls];
+	if (b != NULL)
+	{
+		l->freelist[cls] = b->next;
+		return b;
+	}
+	if (c == NULL || c->used + bytes > BNODE_CHUNK)
+	{
+		c = art_alloc(l->t, BNODE_CHUNK);
+		if (c == NULL)
+			return NULL;
+		c->next = l->chunks;
+		c->used = sizeof(BChunk);
+		l->chunks = c;
+	}
+	b = (BNode *) ((uint8_t *) c + c->used);
+	c->used += bytes;
+	b->sizeclass = cls;
+	return b;
+}
+
 /* A new BNode with a copy of the prefix, on the live list; one block. */
 static BNode *
 bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 {
-	BNode	   *b = art_alloc(l->t, sizeof(BNode) + sizeof(BNode *) * n +
-							  n + plen);
+	BNode	   *b = bnode_alloc(l, sizeof(BNode) + sizeof(BNode *) * n +
+								n + plen);
+	int			cls;
 
 	if (b == NULL)
 		return NULL;
+	cls = b->sizeclass;
 	memset(b, 0, sizeof(BNode));
+	b->sizeclass = cls;
 	b->kids = (BNode **) (b + 1);
 	b->keys = (uint8_t *) (b->kids + n);
 	b->prefix = b->keys + n;
@@ -101,7 +168,7 @@ bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 	return b;
 }
 
-/* Free one BNode. */
+/* Free one BNode (to its class's free list). */
 static void
 bnode_free(ArtBulkLoader *l, BNode *b)
 {
@@ -111,7 +178,13 @@ bnode_free(ArtBulkLoader *l, BNode *b)
 		l->all = b->next;
 	if (b->next)
 		b->next->prev = b->prev;
-	art_free(l->t, b);
+	if (b->sizeclass == 0)
+		art_free(l->t, b);
+	else
+	{
+		b->next = l->freelist[b->sizeclass];
+		l->freelist[b->sizeclass] = b;
+	}
 }
 
 /* Size of a BNode's own record. */
@@ -164,19 +237,19 @@ new_page(ArtBulkLoader *l, ArtPinStack *ps)
 static ArtStatus
 place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 {
-	ArtTrie    *t = l->t;
-	BNode	  **stack = NULL;
-	int		   *next = NULL;
+	BNode	  **stack;
+	int		   *next;
 	int			sp = 0;
-	int			cap = 0;
-	int			cap2 = 0;
-	ArtStatus	st = ART_OK;
+	ArtStatus	st;
 
-	st = art_grow(t, (void **) &stack, &cap, 1, sizeof(BNode *));
+	st = art_grow(l->t, (void **) &l->stack, &l->stackcap, 1, sizeof(BNode *));
 	if (st == ART_OK)
-		st = art_grow(t, (void **) &next, &cap2, 1, sizeof(int));
+		st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap, 1,
+					  sizeof(int));
 	if (st != ART_OK)
-		goto out;
+		return st;
+	stack = l->stack;
+	next = l->stacknext;
 	stack[0] = root;
 	next[0] = 0;
 	sp = 1;
@@ -195,11 +268,15 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 
 			if (kid->page != ART_INVALID_PAGENO)
 				continue;
-			st = art_grow(t, (void **) &stack, &cap, sp + 1, sizeof(BNode *));
+			st = art_grow(l->t, (void **) &l->stack, &l->stackcap, sp + 1,
+						  sizeof(BNode *));
 			if (st == ART_OK)
-				st = art_grow(t, (void **) &next, &cap2, sp + 1, sizeof(int));
+				st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap,
+							  sp + 1, sizeof(int));
 			if (st != ART_OK)
-				goto out;
+				return st;
+			stack = l->stack;
+			next = l->stacknext;
 			stack[sp] = kid;
 			next[sp] = 0;
 			sp++;
@@ -238,10 +315,7 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		x->page = q->pageno;
 		x->slot = (uint16_t) slot;
 	}
-out:
-	art_free(t, stack);
-	art_free(t, next);
-	return st;
+	return ART_OK;
 }
 
 /* Order BNode pointers by pending size, largest first. */
@@ -404,17 +478,6 @@ spine_add_kid(ArtBulkLoader *l, SpineNode *sn, uint8_t key, BNode *kid)
 	return ART_OK;
 }
 
-/* Free a spine node's arrays. */
-static void
-spine_free(ArtBulkLoader *l, SpineNode *sn)
-{
-	art_free(l->t, sn->keys);
-	art_free(l->t, sn->kids);
-	sn->keys = NULL;
-	sn->kids = NULL;
-	sn->n = sn->cap = sn->kcap = 0;
-}
-
 /* Close the top spine node into its parent (or *root for the bottom). */
 static ArtStatus
 spine_pop(ArtBulkLoader *l, BNode **root)
@@ -425,7 +488,7 @@ spine_pop(ArtBulkLoader *l, BNode **root)
 
 	st = close_node(l, l->key.data, sn->d0, sn->d1, sn->terminal, sn->n,
 					sn->keys, sn->kids, &b);
-	spine_free(l, sn);
+	sn->n = 0;
 	l->nspine--;
 	if (st != ART_OK)
 		return st;
@@ -437,7 +500,10 @@ spine_pop(ArtBulkLoader *l, BNode **root)
 	return spine_add_kid(l, &l->spine[l->nspine - 1], l->key.data[sn->d0 - 1], b);
 }
 
-/* Push a new open node for key[d0, d1). */
+/*
+ * Push a new open node for key[d0, d1); it reuses the arrays of the node
+ * last popped from that level.
+ */
 static ArtStatus
 spine_push(ArtBulkLoader *l, size_t d0, size_t d1, bool terminal)
 {
@@ -447,8 +513,13 @@ spine_push(ArtBulkLoader *l, size_t d0, size_t d1, bool terminal)
 
 	if (st != ART_OK)
 		return st;
+	if (l->nspine == l->spineinit)
+	{
+		memset(&l->spine[l->spineinit], 0, sizeof(SpineNode));
+		l->spineinit++;
+	}
 	sn = &l->spine[l->nspine++];
-	memset(sn, 0, sizeof(SpineNode));
+	sn->n = 0;
 	sn->d0 = d0;
 	sn->d1 = d1;
 	sn->terminal = terminal;
@@ -474,11 +545,24 @@ static void
 loader_free(ArtBulkLoader *l)
 {
 	ArtTrie    *t = l->t;
+	int			i;
 
-	while (l->nspine > 0)
-		spine_free(l, &l->spine[--l->nspine]);
+	for (i = 0; i < l->spineinit; i++)
+	{
+		art_free(t, l->spine[i].keys);
+		art_free(t, l->spine[i].kids);
+	}
 	while (l->all)
 		bnode_free(l, l->all);
+	while (l->chunks)
+	{
+		BChunk	   *c = l->chunks;
+
+		l->chunks = c->next;
+		art_free(t, c);
+	}
+	art_free(t, l->stack);
+	art_free(t, l->stacknext);
 	art_free(t, l->spine);
 	art_buf_free(t, &l->key);
 	art_pin_release_all(t, &l->pinned);
