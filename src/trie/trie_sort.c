@@ -9,17 +9,20 @@
  * counting and permuting passes read the item array alone rather than
  * every string.  A level sorts its range into 257 buckets (strings that
  * end at that depth first, then one per byte value) in place, the
- * "American flag" way; buckets of up to ART_SORT_SMALL items are finished
- * by insertion sort.  The smaller buckets are sorted by recursion and the
- * largest by iteration, so the recursion is at most log2(n) deep however
- * long the shared prefixes.
+ * "American flag" way, visiting only the span of byte values present
+ * (UTF-8 text uses a narrow one at most depths); bytes that every item of
+ * a range shares up to the end of the caches are skipped in one pass, and
+ * ranges of up to ART_SORT_SMALL items are finished by insertion sort.
+ * The smaller buckets are sorted by recursion and the largest by
+ * iteration, so the recursion is at most log2(n) deep however long the
+ * shared prefixes.
  *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
 
 /* Ranges of at most this many items are insertion-sorted. */
-#define ART_SORT_SMALL	24
+#define ART_SORT_SMALL	32
 
 /* Bytes [d, d + 8) of an item's string, big-endian, zeros past its end. */
 static inline uint64_t
@@ -92,6 +95,39 @@ sort_small(ArtSortItem *a, size_t n, size_t d)
 	}
 }
 
+/*
+ * If the n items, sharing their first *d bytes, also share the next bytes
+ * up to the end of their caches (and none ends there), advance *d past
+ * them and return true: the levels they would take sort nothing.
+ */
+static bool
+sort_skip_shared(const ArtSortItem *a, size_t n, size_t *d)
+{
+	uint64_t	diff = 0;
+	size_t		minlen = a[0].len;
+	size_t		end = (*d & ~(size_t) 7) + 8;
+	size_t		same;
+	size_t		i;
+
+	for (i = 1; i < n; i++)
+	{
+		diff |= a[i].cache ^ a[0].cache;
+		if (a[i].len < minlen)
+			minlen = a[i].len;
+	}
+	/* bytes of the cache, from its start, that every item has alike */
+	same = 0;
+	while (same < 8 && (diff >> (56 - 8 * same)) == 0)
+		same++;
+	same += end - 8;
+	if (same > minlen)
+		same = minlen;
+	if (same <= *d)
+		return false;
+	*d = same;
+	return true;
+}
+
 /* Sort n items sharing their first d bytes. */
 static void
 sort_range(ArtSortItem *a, size_t n, size_t d)
@@ -100,11 +136,14 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 	size_t		next[257];
 	size_t		end[257];
 
+	memset(count, 0, sizeof(count));
 	while (n > 1)
 	{
 		size_t		i;
 		size_t		pos;
-		size_t		big;
+		int			lo = 256;
+		int			hi = 1;
+		int			big;
 		int			b;
 
 		if ((d & 7) == 0)
@@ -115,17 +154,33 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 			sort_small(a, n, d);
 			return;
 		}
-		memset(count, 0, sizeof(count));
+		if (sort_skip_shared(a, n, &d))
+			continue;
+
+		/* count the buckets; only those in [lo, hi] (and 0) are used */
 		for (i = 0; i < n; i++)
-			count[sort_bucket(&a[i], d)]++;
-		pos = 0;
-		for (b = 0; b < 257; b++)
+		{
+			b = sort_bucket(&a[i], d);
+			count[b]++;
+			if (b != 0 && b < lo)
+				lo = b;
+			if (b > hi)
+				hi = b;
+		}
+		if (lo > hi)
+			return;				/* all end at d: equal */
+		next[0] = 0;
+		end[0] = count[0];
+		pos = count[0];
+		for (b = lo; b <= hi; b++)
 		{
 			next[b] = pos;
 			pos += count[b];
 			end[b] = pos;
 		}
-		for (b = 0; b < 257; b++)
+
+		/* permute in place, following cycles */
+		for (b = 0; b <= hi; b = b == 0 ? lo : b + 1)
 		{
 			while (next[b] < end[b])
 			{
@@ -143,21 +198,24 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 				a[next[b]++] = x;
 			}
 		}
+
 		/*
 		 * The strings ending at d are equal.  Recurse into every other
 		 * bucket but the largest, which this loop goes on with.
 		 */
-		big = 1;
-		for (b = 2; b < 257; b++)
+		big = lo;
+		for (b = lo + 1; b <= hi; b++)
 			if (count[b] > count[big])
-				big = (size_t) b;
-		for (b = 1; b < 257; b++)
-			if ((size_t) b != big && count[b] > 1)
+				big = b;
+		for (b = lo; b <= hi; b++)
+			if (b != big && count[b] > 1)
 				sort_range(a + end[b] - count[b], count[b], d + 1);
-		pos = end[big] - count[big];
-		a += pos;
+		a += end[big] - count[big];
 		n = count[big];
 		d++;
+		count[0] = 0;
+		for (b = lo; b <= hi; b++)
+			count[b] = 0;
 	}
 }
 

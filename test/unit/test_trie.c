@@ -554,6 +554,22 @@ test_sort(void)
 		free(a);
 		free(b);
 	}
+	/* many equal strings, then many empty ones */
+	{
+		ArtSortItem eq[100];
+		size_t		i;
+
+		for (i = 0; i < 100; i++)
+		{
+			eq[i].data = (const uint8_t *) "same string";
+			eq[i].len = i < 50 ? 11 : 0;
+		}
+		art_sort_items(eq, 50);
+		art_sort_items(eq + 50, 50);
+		art_sort_items(eq, 100);
+		for (i = 0; i < 100; i++)
+			CHECK(eq[i].len == (i < 50 ? 0 : 11), "equal strings, item %zu", i);
+	}
 	return true;
 }
 
