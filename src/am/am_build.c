@@ -146,7 +146,8 @@ am_build_put_sorted(ArtrieBuildState *bs, const uint8 *p, Size len)
 
 /*
  * The values outgrew maintenance_work_mem: move them all to a tuplesort
- * and free the arena.
+ * and free the arena.  (While they move, the arena and the tuplesort each
+ * hold up to maintenance_work_mem; the tuplesort spills beyond that.)
  */
 static void
 am_build_spill(ArtrieBuildState *bs)

@@ -16,10 +16,11 @@
  *
  * Memory: the spine plus at most about a page of pending nodes per spine
  * level.  Prefixes longer than one node holds become chains of nodes.
- * Nodes of up to BNODE_CLASSES size classes come from the loader's own
- * chunks and are recycled through a free list per class, and spine nodes
- * keep their arrays when popped, so the loader rarely calls the store's
- * allocator once its spine and pending pages have grown.
+ * Closed nodes are small (a 32-byte header, then their children, key
+ * bytes and prefix), cut from the loader's own chunks and recycled through
+ * a free list per 16-byte size class; spine nodes keep their arrays when
+ * popped.  So the loader rarely calls the store's allocator once its spine
+ * and pending pages have grown, and a leaf mostly fits one cache line.
  *
  * The same machinery places the long tail of a new entry for an insert
  * (art_bulk_place_leaf): it only writes fresh pages, which it keeps
@@ -34,30 +35,40 @@
 /* Fill pages up to this many bytes, leaving room for later inserts. */
 #define BULK_FILL	(ART_PAGE_USABLE - 160)
 
-/* BNodes of up to BNODE_CLASSES * BNODE_GRAIN bytes are recycled. */
+/*
+ * BNodes are allocated in size classes of BNODE_GRAIN bytes; the largest
+ * (256 children and a prefix of ART_MAX_PREFIX bytes) is 3872 bytes.
+ */
 #define BNODE_GRAIN		16
-#define BNODE_CLASSES	40
+#define BNODE_CLASSES	256
 #define BNODE_CHUNK		65536
 
 typedef struct BNode BNode;
 
-/* A closed node, pending (page invalid) or placed at (page, slot). */
+/*
+ * A closed node, pending (page invalid) or placed at (page, slot).  The
+ * header is followed by n child pointers, n key bytes and the prefix.
+ */
 struct BNode
 {
-	BNode	   *prev;			/* list of every live BNode */
-	BNode	   *next;			/* (or the free list of its class) */
-	int			sizeclass;		/* 0: allocated alone */
-	uint8_t    *prefix;
+	union
+	{
+		uint64_t	count;		/* entries in the subtree */
+		BNode	   *nextfree;	/* the free list of its size class */
+	}			u;
+	uint32_t	size;			/* bytes of the pending subtree, slots incl. */
 	uint32_t	plen;
-	bool		terminal;
-	uint64_t	count;
-	int			n;
-	uint8_t    *keys;
-	BNode	  **kids;
 	ArtPageNo	page;
 	uint16_t	slot;
-	size_t		size;			/* bytes of the pending subtree, slots incl. */
+	uint16_t	n;
+	uint16_t	sizeclass;
+	bool		terminal;
 };
+
+/* A BNode's children, key bytes and prefix. */
+#define BNODE_KIDS(b)	((BNode **) ((b) + 1))
+#define BNODE_KEYS(b)	((uint8_t *) (BNODE_KIDS(b) + (b)->n))
+#define BNODE_PREFIX(b)	(BNODE_KEYS(b) + (b)->n)
 
 /* An open node on the spine: its prefix is key[d0, d1). */
 typedef struct SpineNode
@@ -88,7 +99,6 @@ struct ArtBulkLoader
 	int			nspine;
 	int			spinecap;
 	int			spineinit;		/* spine entries initialized */
-	BNode	   *all;
 	BNode	   *freelist[BNODE_CLASSES + 1];
 	BChunk	   *chunks;
 	BNode	  **stack;			/* place's traversal */
@@ -102,7 +112,7 @@ struct ArtBulkLoader
 
 /*
  * Memory for a BNode of size bytes: from its class's free list, else cut
- * from the current chunk, else (too large for a class) allocated alone.
+ * from the current chunk.
  */
 static BNode *
 bnode_alloc(ArtBulkLoader *l, size_t size)
@@ -113,16 +123,12 @@ bnode_alloc(ArtBulkLoader *l, size_t size)
 	BNode	   *b;
 
 	if (cls > BNODE_CLASSES)
-	{
-		b = art_alloc(l->t, size);
-		if (b != NULL)
-			b->sizeclass = 0;
-		return b;
-	}
+		return NULL;			/* cannot happen: see BNODE_CLASSES */
 	b = l->freelist[cls];
 	if (b != NULL)
 	{
-		l->freelist[cls] = b->next;
+		l->freelist[cls] = b->u.nextfree;
+		b->sizeclass = (uint16_t) cls;
 		return b;
 	}
 	if (c == NULL || c->used + bytes > BNODE_CHUNK)
@@ -136,35 +142,28 @@ bnode_alloc(ArtBulkLoader *l, size_t size)
 	}
 	b = (BNode *) ((uint8_t *) c + c->used);
 	c->used += bytes;
-	b->sizeclass = cls;
+	b->sizeclass = (uint16_t) cls;
 	return b;
 }
 
-/* A new BNode with a copy of the prefix, on the live list; one block. */
+/* A new BNode with a copy of the prefix; n children to be filled in. */
 static BNode *
 bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 {
 	BNode	   *b = bnode_alloc(l, sizeof(BNode) + sizeof(BNode *) * n +
 								n + plen);
-	int			cls;
 
 	if (b == NULL)
 		return NULL;
-	cls = b->sizeclass;
-	memset(b, 0, sizeof(BNode));
-	b->sizeclass = cls;
-	b->kids = (BNode **) (b + 1);
-	b->keys = (uint8_t *) (b->kids + n);
-	b->prefix = b->keys + n;
-	if (plen)
-		memcpy(b->prefix, prefix, plen);
+	b->u.count = 0;
+	b->size = 0;
 	b->plen = (uint32_t) plen;
-	b->n = n;
 	b->page = ART_INVALID_PAGENO;
-	b->next = l->all;
-	if (l->all)
-		l->all->prev = b;
-	l->all = b;
+	b->slot = 0;
+	b->n = (uint16_t) n;
+	b->terminal = false;
+	if (plen)
+		memcpy(BNODE_PREFIX(b), prefix, plen);
 	return b;
 }
 
@@ -172,19 +171,8 @@ bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 static void
 bnode_free(ArtBulkLoader *l, BNode *b)
 {
-	if (b->prev)
-		b->prev->next = b->next;
-	else
-		l->all = b->next;
-	if (b->next)
-		b->next->prev = b->prev;
-	if (b->sizeclass == 0)
-		art_free(l->t, b);
-	else
-	{
-		b->next = l->freelist[b->sizeclass];
-		l->freelist[b->sizeclass] = b;
-	}
+	b->u.nextfree = l->freelist[b->sizeclass];
+	l->freelist[b->sizeclass] = b;
 }
 
 /* Size of a BNode's own record. */
@@ -202,12 +190,14 @@ bnode_rec_size(const BNode *b)
 static void
 bnode_size(BNode *b)
 {
+	BNode	  **kids = BNODE_KIDS(b);
+	size_t		size = bnode_rec_size(b) + 2;
 	int			i;
 
-	b->size = bnode_rec_size(b) + 2;
 	for (i = 0; i < b->n; i++)
-		b->size += b->kids[i]->page != ART_INVALID_PAGENO ?
-			ART_STUB_SIZE + 2 : b->kids[i]->size;
+		size += kids[i]->page != ART_INVALID_PAGENO ?
+			ART_STUB_SIZE + 2 : kids[i]->size;
+	b->size = (uint32_t) size;
 }
 
 /* Allocate a fresh page for the loader. */
@@ -264,7 +254,7 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 
 		if (next[sp - 1] < x->n)
 		{
-			BNode	   *kid = x->kids[next[sp - 1]++];
+			BNode	   *kid = BNODE_KIDS(x)[next[sp - 1]++];
 
 			if (kid->page != ART_INVALID_PAGENO)
 				continue;
@@ -285,14 +275,14 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		sp--;
 		nb.terminal = x->terminal;
 		nb.plen = x->plen;
-		nb.prefix = x->prefix;
-		nb.count = x->count;
+		nb.prefix = BNODE_PREFIX(x);
+		nb.count = x->u.count;
 		nb.n = x->n;
 		for (i = 0; i < x->n; i++)
 		{
-			BNode	   *kid = x->kids[i];
+			BNode	   *kid = BNODE_KIDS(x)[i];
 
-			nb.keys[i] = x->keys[i];
+			nb.keys[i] = BNODE_KEYS(x)[i];
 			if (kid->page == q->pageno)
 				nb.slots[i] = kid->slot;
 			else
@@ -358,10 +348,10 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 	bin = (int *) (sel + (b->n ? b->n : 1));
 	base = b->size;
 	for (i = 0; i < b->n; i++)
-		if (b->kids[i]->page == ART_INVALID_PAGENO)
+		if (BNODE_KIDS(b)[i]->page == ART_INVALID_PAGENO)
 		{
-			sel[nsel++] = b->kids[i];
-			base -= b->kids[i]->size - (ART_STUB_SIZE + 2);
+			sel[nsel++] = BNODE_KIDS(b)[i];
+			base -= BNODE_KIDS(b)[i]->size - (ART_STUB_SIZE + 2);
 		}
 	qsort(sel, nsel, sizeof(BNode *), size_desc);
 	for (i = 0; i < nsel; i++)
@@ -408,9 +398,9 @@ finalize(ArtBulkLoader *l, BNode *b)
 {
 	int			i;
 
-	b->count = b->terminal ? 1 : 0;
+	b->u.count = b->terminal ? 1 : 0;
 	for (i = 0; i < b->n; i++)
-		b->count += b->kids[i]->count;
+		b->u.count += BNODE_KIDS(b)[i]->u.count;
 	bnode_size(b);
 	if (b->size > BULK_FILL)
 		return flush_kids(l, b, BULK_FILL);
@@ -439,8 +429,8 @@ close_node(ArtBulkLoader *l, const uint8_t *key, size_t d0, size_t d1,
 	b->terminal = terminal;
 	if (n)
 	{
-		memcpy(b->keys, keys, n);
-		memcpy(b->kids, kids, sizeof(BNode *) * n);
+		memcpy(BNODE_KEYS(b), keys, n);
+		memcpy(BNODE_KIDS(b), kids, sizeof(BNode *) * n);
 	}
 	st = finalize(l, b);
 	while (st == ART_OK && pos > 0)
@@ -451,8 +441,8 @@ close_node(ArtBulkLoader *l, const uint8_t *key, size_t d0, size_t d1,
 		c = bnode_new(l, key + d0 + pos, ART_MAX_PREFIX, 1);
 		if (c == NULL)
 			return ART_NO_MEMORY;
-		c->keys[0] = key[d0 + pos + ART_MAX_PREFIX];
-		c->kids[0] = b;
+		BNODE_KEYS(c)[0] = key[d0 + pos + ART_MAX_PREFIX];
+		BNODE_KIDS(c)[0] = b;
 		st = finalize(l, c);
 		b = c;
 	}
@@ -552,8 +542,6 @@ loader_free(ArtBulkLoader *l)
 		art_free(t, l->spine[i].keys);
 		art_free(t, l->spine[i].kids);
 	}
-	while (l->all)
-		bnode_free(l, l->all);
 	while (l->chunks)
 	{
 		BChunk	   *c = l->chunks;
