@@ -117,20 +117,39 @@ switch() {
 		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
 }
 
-# build KIND DATASET: ms of one CREATE INDEX (the index is dropped again).
+# build KIND DATASET: "wall cpu", the ms of one CREATE INDEX as psql times
+# it and the CPU time (user + system, 10 ms ticks) its backend spent on it
+# from /proc; the index is dropped again.  A build that fails (or leaves
+# no index) is reported and tried again.
+CPU_SQL="SELECT (split_part(s, ' ', 14)::bigint + split_part(s, ' ', 15)::bigint) * 10 FROM pg_read_file('/proc/self/stat') s"
 build() {
-	local am=btree
+	local am=btree out try
 	[ "$1" = artrie ] && am=artrie
-	q -c "CHECKPOINT" || { cat "$BENCH_ERR"; exit 1; }
-	sync
-	q -c '\timing on' -c "CREATE INDEX bt_idx ON ds_$2 USING $am (k)" |
-		sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
-	q -c "DROP INDEX bt_idx" || { cat "$BENCH_ERR"; exit 1; }
+	for try in 1 2 3; do
+		q -c "CHECKPOINT" || { cat "$BENCH_ERR"; exit 1; }
+		sync
+		if out=$(q -c "$CPU_SQL" -c '\timing on' -c "CREATE INDEX bt_idx ON ds_$2 USING $am (k)" \
+			-c '\timing off' -c "$CPU_SQL") &&
+			[ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'bt_idx'")" = 1 ]; then
+			q -c "DROP INDEX bt_idx" || { cat "$BENCH_ERR"; exit 1; }
+			awk 'NR == 1 { c0 = $1 } /^Time:/ { t = $2 } /^[0-9]+$/ && NR > 1 { c1 = $1 }
+				END { printf "%s %d\n", t, c1 - c0 }' <<<"$out"
+			return
+		fi
+		echo "   CREATE INDEX ($am on ds_$2) failed, try $try: $(cat "$BENCH_ERR") $out" >&2
+		q -c "DROP INDEX IF EXISTS bt_idx"
+	done
+	exit 1
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# paired "A1 A2 ..." "B1 B2 ...": the median of A_i / B_i.
+paired() {
+	paste <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) |
+		awk '$2 > 0 { print $1 / $2 }' | median
+}
 
-declare -A runs=()
+declare -A runs=() cpus=()
 for rep in $(seq 1 "$REPS"); do
 	vorder=$VERSIONS
 	korder="btree artrie"
@@ -143,9 +162,10 @@ for rep in $(seq 1 "$REPS"); do
 			switch "$v" "$backend"
 			for ds in $DATASETS; do
 				for kind in $korder; do
-					ms=$(build "$kind" "$ds")
+					read -r ms cpu < <(build "$kind" "$ds")
 					runs[$v.$backend.$ds.$kind]="${runs[$v.$backend.$ds.$kind]:-} $ms"
-					printf '   rep %d  %-4s %-8s %-10s %-6s %10s ms\n' "$rep" "$v" "$backend" "$ds" "$kind" "$ms"
+					cpus[$v.$backend.$ds.$kind]="${cpus[$v.$backend.$ds.$kind]:-} $cpu"
+					printf '   rep %d  %-4s %-8s %-10s %-6s %10s ms  %6s ms CPU\n' "$rep" "$v" "$backend" "$ds" "$kind" "$ms" "$cpu"
 				done
 			done
 		done
@@ -160,23 +180,25 @@ OUT=$OUT_DIR/build-$STAMP.txt
 	echo "# head = $HEAD_COMMIT${BASE:+, base = $BASE ($BASE_COMMIT)}; $(nproc) cores, shared: compare ratios"
 	echo "# rows: $(for ds in $DATASETS; do printf '%s %s  ' "$ds" "$(q -c "SELECT count(*) FROM ds_$ds")"; done)"
 	echo "# settings: maintenance_work_mem 1GB, shared_buffers 1GB, artrie.buffer_pool_size 1GB; CHECKPOINT and sync before each build"
-	echo "# ratio: the median over the repetitions of artrie's time over btree's in the same repetition"
-	printf '%-4s %-8s %-10s %12s %12s %7s\n' version backend dataset "btree ms" "artrie ms" ratio
+	echo "# ratio: the median over the repetitions of artrie's time over btree's in the same repetition;"
+	echo "# wall: as psql times CREATE INDEX; cpu: the backend's user + system time during it"
+	printf '%-4s %-8s %-10s %10s %10s %7s %10s %10s %7s\n' version backend dataset \
+		"btree ms" "artrie ms" ratio "btree cpu" "artrie cpu" ratio
 	for v in $VERSIONS; do
 		for backend in $BACKENDS; do
 			for ds in $DATASETS; do
-				b=$(echo "${runs[$v.$backend.$ds.btree]}" | median)
-				a=$(echo "${runs[$v.$backend.$ds.artrie]}" | median)
-				r=$(paste <(echo "${runs[$v.$backend.$ds.artrie]}" | tr ' ' '\n' | grep .) \
-					<(echo "${runs[$v.$backend.$ds.btree]}" | tr ' ' '\n' | grep .) |
-					awk '{ print $1 / $2 }' | median)
-				printf '%-4s %-8s %-10s %12.0f %12.0f %6.2fx\n' "$v" "$backend" "$ds" "$b" "$a" "$r"
+				k=$v.$backend.$ds
+				printf '%-4s %-8s %-10s %10.0f %10.0f %6.2fx %10.0f %10.0f %6.2fx\n' "$v" "$backend" "$ds" \
+					"$(echo "${runs[$k.btree]}" | median)" "$(echo "${runs[$k.artrie]}" | median)" \
+					"$(paired "${runs[$k.artrie]}" "${runs[$k.btree]}")" \
+					"$(echo "${cpus[$k.btree]}" | median)" "$(echo "${cpus[$k.artrie]}" | median)" \
+					"$(paired "${cpus[$k.artrie]}" "${cpus[$k.btree]}")"
 			done
 		done
 	done
-	echo "# every run (ms):"
+	echo "# every run (wall ms; cpu ms):"
 	for key in $(printf '%s\n' "${!runs[@]}" | sort); do
-		echo "#   $key:${runs[$key]}"
+		echo "#   $key:${runs[$key]};${cpus[$key]}"
 	done
 } | tee "$OUT"
 say "written $OUT"
