@@ -147,6 +147,28 @@ SELECT u_try('INSERT INTO %I VALUES (1001, NULL)', 'b_art');
 SELECT count(*), count(k), count(DISTINCT k) FROM b_art;
 SELECT artrie_verify('b_art_k');
 
+-- A build whose values outgrow maintenance_work_mem (40,000 values of
+-- about 41 bytes, each with a 24-byte sort item, against 1MB) sorts them
+-- with a tuplesort instead of in memory: the same duplicate check, the
+-- same content.
+SET maintenance_work_mem = '1MB';
+CREATE TABLE s_art (id int, k text COLLATE "C");
+INSERT INTO s_art SELECT g, md5(g::text) FROM generate_series(1, 40000) g;
+INSERT INTO s_art VALUES (0, NULL), (-1, NULL), (40001, md5('77'));
+SELECT u_try('CREATE UNIQUE INDEX s_art_k ON %I USING artrie (k)', 's_art');
+DELETE FROM s_art WHERE id = 40001;
+CREATE UNIQUE INDEX s_art_k ON s_art USING artrie (k);
+RESET maintenance_work_mem;
+SELECT artrie_verify('s_art_k');
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*), min(k), max(k) FROM s_art WHERE k >= '';
+SELECT count(*) FROM s_art WHERE k IS NULL;
+SELECT id FROM s_art WHERE k = md5('77');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE s_art;
+
 -- CREATE UNIQUE INDEX CONCURRENTLY: the same check; a failed build
 -- leaves an invalid index behind, as btree's does.
 CREATE TABLE cc (id int, k text COLLATE "C");

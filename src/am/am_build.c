@@ -3,19 +3,21 @@
  * am_build.c
  *	  CREATE INDEX for artrie: sort every entry, then bulk-load the tries.
  *
- * The heap scan feeds one tuplesort of bytea values, compared with
- * bytea's "<" (memcmp, shorter first), so it spills to disk within
- * maintenance_work_mem.  Each value is a tag byte (0 for the key trie, 1
- * for the NULL trie), the entry, and a byte saying whether the heap tuple
- * is live (no entry is a proper prefix of another, so that last byte
- * never decides the order).  The sorted stream gives each trie its
- * entries in strictly increasing order, the key trie's first; the trie's
- * bulk loader packs them into pages.  For a UNIQUE index the load also
- * finds two live tuples with the same key, which are adjacent in the
- * stream but for dead tuples between them (recently dead tuples are
- * indexed and may share a live one's key).  The new file is
- * flushed before ambuild returns, so it is durable before the creating
- * transaction commits.
+ * The heap scan produces one value per heap tuple: a tag byte (0 for the
+ * key trie, 1 for the NULL trie), the entry, and a byte saying whether the
+ * heap tuple is live (no entry is a proper prefix of another, so that last
+ * byte never decides the order).  The values are copied into an arena and
+ * sorted there by art_sort_items, a radix sort over their bytes, as long
+ * as the arena and its item array fit in maintenance_work_mem; beyond
+ * that, every value goes to a tuplesort of bytea values (bytea's "<" is
+ * the same order: memcmp, shorter first), which spills to disk.  The
+ * sorted stream gives each trie its entries in strictly increasing order,
+ * the key trie's first; the trie's bulk loader packs them into pages.  For
+ * a UNIQUE index the load also finds two live tuples with the same key,
+ * which are adjacent in the stream but for dead tuples between them
+ * (recently dead tuples are indexed and may share a live one's key).  The
+ * new file is flushed before ambuild returns, so it is durable before the
+ * creating transaction commits.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,13 +46,37 @@
 /* How often the load phase reports progress. */
 #define ARTRIE_PROGRESS_EVERY	1024
 
+/*
+ * The arena's blocks: at most this, and an eighth of maintenance_work_mem
+ * (a longer value gets a block of its own size).
+ */
+#define ARTRIE_ARENA_BLOCK		(1024 * 1024)
+
 typedef struct ArtrieBuildState
 {
 	Relation	index;
 	Relation	heap;
-	Tuplesortstate *sort;
-	MemoryContext tmpCxt;
 	double		indtuples;
+	MemoryContext tmpCxt;
+
+	/* the in-memory sort: values in arena blocks, items naming them */
+	MemoryContext arenaCxt;
+	uint8	   *block;			/* free space of the current block */
+	Size		blockFree;
+	ArtSortItem *items;
+	Size		nitems;
+	Size		maxitems;
+	Size		memUsed;		/* arena blocks and item array */
+	Size		memLimit;
+
+	/* the tuplesort, once the values outgrew memory; else NULL */
+	Tuplesortstate *sort;
+
+	/* the load: the next item, and the last live value (UNIQUE) */
+	Size		nextItem;
+	uint8	   *lastLive;
+	Size		lastLiveLen;
+	Size		lastLiveCap;
 } ArtrieBuildState;
 
 /*
@@ -103,77 +129,213 @@ am_check_type(Relation index)
 }
 
 /*
- * Add one heap tuple's entry to the sort.
+ * Put one value into the tuplesort, as a bytea.
+ */
+static void
+am_build_put_sorted(ArtrieBuildState *bs, const uint8 *p, Size len)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
+	bytea	   *val = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(val, VARHDRSZ + len);
+	memcpy(VARDATA(val), p, len);
+	tuplesort_putdatum(bs->sort, PointerGetDatum(val), false);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextReset(bs->tmpCxt);
+}
+
+/*
+ * The values outgrew maintenance_work_mem: move them all to a tuplesort
+ * and free the arena.  (While they move, the arena and the tuplesort each
+ * hold up to maintenance_work_mem; the tuplesort spills beyond that.)
+ */
+static void
+am_build_spill(ArtrieBuildState *bs)
+{
+	Size		i;
+
+	bs->sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator, InvalidOid,
+									 false, maintenance_work_mem, NULL,
+									 TUPLESORT_NONE);
+	for (i = 0; i < bs->nitems; i++)
+		am_build_put_sorted(bs, bs->items[i].data, bs->items[i].len);
+	MemoryContextDelete(bs->arenaCxt);
+	bs->arenaCxt = NULL;
+	bs->items = NULL;
+	bs->nitems = bs->maxitems = 0;
+	bs->blockFree = 0;
+}
+
+/*
+ * Room for a value of len bytes: in the arena, or NULL once (or when this
+ * value makes) the values outgrow maintenance_work_mem.
+ */
+static uint8 *
+am_build_reserve(ArtrieBuildState *bs, Size len)
+{
+	uint8	   *p;
+
+	if (bs->sort != NULL)
+		return NULL;
+	if (bs->nitems == bs->maxitems)
+	{
+		Size		newmax = Max(bs->maxitems * 2, 1024);
+
+		if (bs->memUsed + (newmax - bs->maxitems) * sizeof(ArtSortItem) > bs->memLimit)
+		{
+			am_build_spill(bs);
+			return NULL;
+		}
+		bs->memUsed += (newmax - bs->maxitems) * sizeof(ArtSortItem);
+		bs->items = bs->items == NULL ?
+			MemoryContextAllocHuge(bs->arenaCxt, newmax * sizeof(ArtSortItem)) :
+			repalloc_huge(bs->items, newmax * sizeof(ArtSortItem));
+		bs->maxitems = newmax;
+	}
+	if (len > bs->blockFree)
+	{
+		Size		size = Max(len, Min(ARTRIE_ARENA_BLOCK, bs->memLimit / 8));
+
+		if (bs->memUsed + size > bs->memLimit)
+		{
+			am_build_spill(bs);
+			return NULL;
+		}
+		bs->memUsed += size;
+		bs->block = MemoryContextAllocHuge(bs->arenaCxt, size);
+		bs->blockFree = size;
+	}
+	p = bs->block;
+	bs->block += len;
+	bs->blockFree -= len;
+	bs->items[bs->nitems].data = p;
+	bs->items[bs->nitems].len = len;
+	bs->nitems++;
+	return p;
+}
+
+/*
+ * Add one heap tuple's value to the sort.
  */
 static void
 am_build_callback(Relation index, ItemPointer tid, Datum *values,
 				  bool *isnull, bool tupleIsAlive, void *state)
 {
 	ArtrieBuildState *bs = (ArtrieBuildState *) state;
-	MemoryContext oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
-	bytea	   *val;
+	AmKey		key;
+	Size		len;
 	uint8	   *p;
-	Size		entrylen;
+	uint8	   *spill = NULL;
 
 	if (isnull[0])
+		key.len = 0;
+	else
 	{
-		entrylen = ARTRIE_TID_LEN;
-		val = palloc(VARHDRSZ + 1 + entrylen + 1);
-		p = (uint8 *) VARDATA(val);
+		key = am_datum_key(index->rd_opcintype[0], values[0]);
+		am_check_key_length(index, key.len);
+	}
+	/* tag, [key, terminator,] TID, liveness */
+	len = 1 + (isnull[0] ? 0 : key.len + 1) + ARTRIE_TID_LEN + 1;
+	p = am_build_reserve(bs, len);
+	if (p == NULL)
+		p = spill = MemoryContextAlloc(bs->tmpCxt, len);
+	if (isnull[0])
+	{
 		p[0] = ARTRIE_TAG_NULL;
 		am_tid_encode(tid, p + 1);
 	}
 	else
 	{
-		AmKey		key = am_datum_key(index->rd_opcintype[0], values[0]);
-
-		am_check_key_length(index, key.len);
-		entrylen = key.len + 1 + ARTRIE_TID_LEN;
-		val = palloc(VARHDRSZ + 1 + entrylen + 1);
-		p = (uint8 *) VARDATA(val);
 		p[0] = ARTRIE_TAG_KEY;
 		memcpy(p + 1, key.data, key.len);
 		p[1 + key.len] = 0x00;
 		am_tid_encode(tid, p + 2 + key.len);
 	}
-	SET_VARSIZE(val, VARHDRSZ + 1 + entrylen + 1);
-	p[1 + entrylen] = tupleIsAlive ? 1 : 0;
-
-	tuplesort_putdatum(bs->sort, PointerGetDatum(val), false);
+	p[len - 1] = tupleIsAlive ? 1 : 0;
+	if (spill != NULL)
+		am_build_put_sorted(bs, spill, len);
 	bs->indtuples += 1;
-
-	MemoryContextSwitchTo(oldcxt);
-	MemoryContextReset(bs->tmpCxt);
 }
 
 /*
- * For a UNIQUE index: is this live entry (the sort value p, len bytes, of
- * a live tuple) a duplicate of the last live one, lastLive?  Entries of
- * the NULL trie all have the same key under NULLS NOT DISTINCT, and none
- * under NULLS DISTINCT.
+ * The next value in sorted order, or false at the end.  A value from the
+ * tuplesort stays valid until the next call.
  */
 static bool
-am_build_is_duplicate(ArtrieBuildState *bs, const uint8 *p, Size len,
-					  bytea *lastLive)
+am_build_next(ArtrieBuildState *bs, const uint8 **p, Size *len)
 {
-	const uint8 *q;
-	Size		qlen;
+	Datum		val;
+	bool		isnull;
+	bytea	   *b;
+	MemoryContext oldcxt;
 
-	if (lastLive == NULL)
+	if (bs->sort == NULL)
+	{
+		if (bs->nextItem == bs->nitems)
+			return false;
+		*p = bs->items[bs->nextItem].data;
+		*len = bs->items[bs->nextItem].len;
+		bs->nextItem++;
+		return true;
+	}
+	MemoryContextReset(bs->tmpCxt);
+	oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
+#if PG_VERSION_NUM >= 160000
+	if (!tuplesort_getdatum(bs->sort, true, true, &val, &isnull, NULL))
+#else
+	if (!tuplesort_getdatum(bs->sort, true, &val, &isnull, NULL))
+#endif
+	{
+		MemoryContextSwitchTo(oldcxt);
 		return false;
-	q = (const uint8 *) VARDATA_ANY(lastLive);
-	qlen = VARSIZE_ANY_EXHDR(lastLive);
+	}
+	b = DatumGetByteaPP(val);
+	MemoryContextSwitchTo(oldcxt);
+	*p = (const uint8 *) VARDATA_ANY(b);
+	*len = VARSIZE_ANY_EXHDR(b);
+	return true;
+}
+
+/*
+ * Remember a live value for the duplicate check of a UNIQUE index.
+ */
+static void
+am_build_set_last_live(ArtrieBuildState *bs, const uint8 *p, Size len)
+{
+	if (len > bs->lastLiveCap)
+	{
+		if (bs->lastLive != NULL)
+			pfree(bs->lastLive);
+		bs->lastLiveCap = Max(len, 64);
+		bs->lastLive = palloc(bs->lastLiveCap);
+	}
+	memcpy(bs->lastLive, p, len);
+	bs->lastLiveLen = len;
+}
+
+/*
+ * For a UNIQUE index: is this live value (p, len bytes) a duplicate of
+ * the last live one?  Entries of the NULL trie all have the same key
+ * under NULLS NOT DISTINCT, and none under NULLS DISTINCT.
+ */
+static bool
+am_build_is_duplicate(ArtrieBuildState *bs, const uint8 *p, Size len)
+{
+	const uint8 *q = bs->lastLive;
+
+	if (bs->lastLiveLen == 0)
+		return false;
 	if (q[0] != p[0])
 		return false;
 	if (p[0] == ARTRIE_TAG_NULL)
 		return bs->index->rd_index->indnullsnotdistinct;
 	/* the tag, the key and its terminator */
-	return qlen == len &&
+	return bs->lastLiveLen == len &&
 		memcmp(p, q, len - ARTRIE_TID_LEN - 1) == 0;
 }
 
 /*
- * Load the sorted entries into the two tries.
+ * Load the sorted values into the two tries.
  */
 static void
 am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
@@ -181,32 +343,21 @@ am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
 	ArtBulkLoader *loader;
 	int			tag = ARTRIE_TAG_KEY;
 	int64		done = 0;
-	Datum		val;
-	bool		isnull;
-	bytea	   *lastLive = NULL;
+	const uint8 *p;
+	Size		len;
 
 	am_check_status(art_bulk_begin(keys, &loader), bs->index, "building");
-
-#if PG_VERSION_NUM >= 160000
-	while (tuplesort_getdatum(bs->sort, true, true, &val, &isnull, NULL))
-#else
-	while (tuplesort_getdatum(bs->sort, true, &val, &isnull, NULL))
-#endif
+	while (am_build_next(bs, &p, &len))
 	{
-		bytea	   *b = DatumGetByteaPP(val);
-		const uint8 *p = (const uint8 *) VARDATA_ANY(b);
-		Size		len = VARSIZE_ANY_EXHDR(b);
 		bool		alive = p[len - 1] != 0;
 
 		if (bs->index->rd_index->indisunique && alive)
 		{
-			if (am_build_is_duplicate(bs, p, len, lastLive))
+			if (am_build_is_duplicate(bs, p, len))
 				am_unique_duplicate(bs->index, bs->heap,
 									p[0] == ARTRIE_TAG_KEY ? p + 1 : NULL,
 									len - 2 - ARTRIE_TID_LEN - 1);
-			if (lastLive != NULL)
-				pfree(lastLive);
-			lastLive = b;
+			am_build_set_last_live(bs, p, len);
 		}
 
 		if (p[0] != tag)
@@ -219,8 +370,6 @@ am_build_load(ArtrieBuildState *bs, ArtTrie *keys, ArtTrie *nulls)
 		}
 		am_check_status(art_bulk_add(loader, p + 1, len - 2), bs->index,
 						"building");
-		if (b != lastLive)
-			pfree(b);
 
 		if (++done % ARTRIE_PROGRESS_EVERY == 0)
 		{
@@ -284,15 +433,16 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	meta.keyRoot = keys.root;
 	meta.nullRoot = nulls.root;
 
+	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
 	bs.heap = heap;
-	bs.indtuples = 0;
 	bs.tmpCxt = AllocSetContextCreate(CurrentMemoryContext,
 									  "artrie build temporary context",
 									  ALLOCSET_DEFAULT_SIZES);
-	bs.sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator, InvalidOid,
-									false, maintenance_work_mem, NULL,
-									TUPLESORT_NONE);
+	bs.arenaCxt = AllocSetContextCreate(CurrentMemoryContext,
+										"artrie build sort arena",
+										ALLOCSET_DEFAULT_SIZES);
+	bs.memLimit = (Size) maintenance_work_mem * 1024;
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 ARTRIE_PHASE_SCAN);
@@ -301,7 +451,10 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 ARTRIE_PHASE_SORT);
-	tuplesort_performsort(bs.sort);
+	if (bs.sort != NULL)
+		tuplesort_performsort(bs.sort);
+	else
+		art_sort_items(bs.items, bs.nitems);
 
 	{
 		const int	progress_index[] = {
@@ -318,8 +471,13 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		pgstat_progress_update_multi_param(3, progress_index, progress_vals);
 	}
 	am_build_load(&bs, &keys, &nulls);
-	tuplesort_end(bs.sort);
+	if (bs.sort != NULL)
+		tuplesort_end(bs.sort);
+	else
+		MemoryContextDelete(bs.arenaCxt);
 	MemoryContextDelete(bs.tmpCxt);
+	if (bs.lastLive != NULL)
+		pfree(bs.lastLive);
 
 	pager_flush_file(file);
 	am_wal_file(index, file, &meta.file);

@@ -201,6 +201,20 @@ extern ArtStatus art_bulk_finish(ArtBulkLoader *loader);
 /* Give up a bulk load: free the loader, leave the trie empty. */
 extern void art_bulk_abort(ArtBulkLoader *loader);
 
+/*
+ * Sorting entries for a bulk load, in the trie's order (memcmp, a proper
+ * prefix first): an in-place radix sort of n items, each naming a string
+ * (data, len); cache is the sort's own.  The strings are not moved.
+ */
+typedef struct ArtSortItem
+{
+	uint64_t	cache;
+	const uint8_t *data;
+	size_t		len;
+} ArtSortItem;
+
+extern void art_sort_items(ArtSortItem *items, size_t n);
+
 /* Node kinds, for statistics. */
 typedef enum ArtNodeKind
 {

@@ -16,6 +16,11 @@
  *
  * Memory: the spine plus at most about a page of pending nodes per spine
  * level.  Prefixes longer than one node holds become chains of nodes.
+ * Closed nodes are small (a 32-byte header, then their children, key
+ * bytes and prefix), cut from the loader's own chunks and recycled through
+ * a free list per 16-byte size class; spine nodes keep their arrays when
+ * popped.  So the loader rarely calls the store's allocator once its spine
+ * and pending pages have grown, and a leaf mostly fits one cache line.
  *
  * The same machinery places the long tail of a new entry for an insert
  * (art_bulk_place_leaf): it only writes fresh pages, which it keeps
@@ -30,24 +35,40 @@
 /* Fill pages up to this many bytes, leaving room for later inserts. */
 #define BULK_FILL	(ART_PAGE_USABLE - 160)
 
+/*
+ * BNodes are allocated in size classes of BNODE_GRAIN bytes; the largest
+ * (256 children and a prefix of ART_MAX_PREFIX bytes) is 3872 bytes.
+ */
+#define BNODE_GRAIN		16
+#define BNODE_CLASSES	256
+#define BNODE_CHUNK		65536
+
 typedef struct BNode BNode;
 
-/* A closed node, pending (page invalid) or placed at (page, slot). */
+/*
+ * A closed node, pending (page invalid) or placed at (page, slot).  The
+ * header is followed by n child pointers, n key bytes and the prefix.
+ */
 struct BNode
 {
-	BNode	   *prev;			/* list of every live BNode */
-	BNode	   *next;
-	uint8_t    *prefix;
+	union
+	{
+		uint64_t	count;		/* entries in the subtree */
+		BNode	   *nextfree;	/* the free list of its size class */
+	}			u;
+	uint32_t	size;			/* bytes of the pending subtree, slots incl. */
 	uint32_t	plen;
-	bool		terminal;
-	uint64_t	count;
-	int			n;
-	uint8_t    *keys;
-	BNode	  **kids;
 	ArtPageNo	page;
 	uint16_t	slot;
-	size_t		size;			/* bytes of the pending subtree, slots incl. */
+	uint16_t	n;
+	uint16_t	sizeclass;
+	bool		terminal;
 };
+
+/* A BNode's children, key bytes and prefix. */
+#define BNODE_KIDS(b)	((BNode **) ((b) + 1))
+#define BNODE_KEYS(b)	((uint8_t *) (BNODE_KIDS(b) + (b)->n))
+#define BNODE_PREFIX(b)	(BNODE_KEYS(b) + (b)->n)
 
 /* An open node on the spine: its prefix is key[d0, d1). */
 typedef struct SpineNode
@@ -58,9 +79,16 @@ typedef struct SpineNode
 	int			n;
 	int			cap;
 	int			kcap;
-	uint8_t    *keys;
+	uint8_t    *keys;			/* kept when the node is popped */
 	BNode	  **kids;
 } SpineNode;
+
+/* A chunk of memory that BNodes are cut from. */
+typedef struct BChunk
+{
+	struct BChunk *next;
+	size_t		used;			/* bytes used, this header included */
+} BChunk;
 
 struct ArtBulkLoader
 {
@@ -70,48 +98,81 @@ struct ArtBulkLoader
 	SpineNode  *spine;
 	int			nspine;
 	int			spinecap;
-	BNode	   *all;
+	int			spineinit;		/* spine entries initialized */
+	BNode	   *freelist[BNODE_CLASSES + 1];
+	BChunk	   *chunks;
+	BNode	  **stack;			/* place's traversal */
+	int		   *stacknext;
+	int			stackcap;
+	int			stacknextcap;
 	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
 	ArtPinStack pinned;
 	ArtStatus	error;
 };
 
-/* A new BNode with a copy of the prefix, on the live list; one block. */
+/*
+ * Memory for a BNode of size bytes: from its class's free list, else cut
+ * from the current chunk.
+ */
 static BNode *
-bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
+bnode_alloc(ArtBulkLoader *l, size_t size)
 {
-	BNode	   *b = art_alloc(l->t, sizeof(BNode) + sizeof(BNode *) * n +
-							  n + plen);
+	int			cls = (int) ((size + BNODE_GRAIN - 1) / BNODE_GRAIN);
+	size_t		bytes = (size_t) cls * BNODE_GRAIN;
+	BChunk	   *c = l->chunks;
+	BNode	   *b;
 
-	if (b == NULL)
-		return NULL;
-	memset(b, 0, sizeof(BNode));
-	b->kids = (BNode **) (b + 1);
-	b->keys = (uint8_t *) (b->kids + n);
-	b->prefix = b->keys + n;
-	if (plen)
-		memcpy(b->prefix, prefix, plen);
-	b->plen = (uint32_t) plen;
-	b->n = n;
-	b->page = ART_INVALID_PAGENO;
-	b->next = l->all;
-	if (l->all)
-		l->all->prev = b;
-	l->all = b;
+	if (cls > BNODE_CLASSES)
+		return NULL;			/* cannot happen: see BNODE_CLASSES */
+	b = l->freelist[cls];
+	if (b != NULL)
+	{
+		l->freelist[cls] = b->u.nextfree;
+		b->sizeclass = (uint16_t) cls;
+		return b;
+	}
+	if (c == NULL || c->used + bytes > BNODE_CHUNK)
+	{
+		c = art_alloc(l->t, BNODE_CHUNK);
+		if (c == NULL)
+			return NULL;
+		c->next = l->chunks;
+		c->used = sizeof(BChunk);
+		l->chunks = c;
+	}
+	b = (BNode *) ((uint8_t *) c + c->used);
+	c->used += bytes;
+	b->sizeclass = (uint16_t) cls;
 	return b;
 }
 
-/* Free one BNode. */
+/* A new BNode with a copy of the prefix; n children to be filled in. */
+static BNode *
+bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
+{
+	BNode	   *b = bnode_alloc(l, sizeof(BNode) + sizeof(BNode *) * n +
+								n + plen);
+
+	if (b == NULL)
+		return NULL;
+	b->u.count = 0;
+	b->size = 0;
+	b->plen = (uint32_t) plen;
+	b->page = ART_INVALID_PAGENO;
+	b->slot = 0;
+	b->n = (uint16_t) n;
+	b->terminal = false;
+	if (plen)
+		memcpy(BNODE_PREFIX(b), prefix, plen);
+	return b;
+}
+
+/* Free one BNode (to its class's free list). */
 static void
 bnode_free(ArtBulkLoader *l, BNode *b)
 {
-	if (b->prev)
-		b->prev->next = b->next;
-	else
-		l->all = b->next;
-	if (b->next)
-		b->next->prev = b->prev;
-	art_free(l->t, b);
+	b->u.nextfree = l->freelist[b->sizeclass];
+	l->freelist[b->sizeclass] = b;
 }
 
 /* Size of a BNode's own record. */
@@ -129,12 +190,14 @@ bnode_rec_size(const BNode *b)
 static void
 bnode_size(BNode *b)
 {
+	BNode	  **kids = BNODE_KIDS(b);
+	size_t		size = bnode_rec_size(b) + 2;
 	int			i;
 
-	b->size = bnode_rec_size(b) + 2;
 	for (i = 0; i < b->n; i++)
-		b->size += b->kids[i]->page != ART_INVALID_PAGENO ?
-			ART_STUB_SIZE + 2 : b->kids[i]->size;
+		size += kids[i]->page != ART_INVALID_PAGENO ?
+			ART_STUB_SIZE + 2 : kids[i]->size;
+	b->size = (uint32_t) size;
 }
 
 /* Allocate a fresh page for the loader. */
@@ -164,19 +227,19 @@ new_page(ArtBulkLoader *l, ArtPinStack *ps)
 static ArtStatus
 place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 {
-	ArtTrie    *t = l->t;
-	BNode	  **stack = NULL;
-	int		   *next = NULL;
+	BNode	  **stack;
+	int		   *next;
 	int			sp = 0;
-	int			cap = 0;
-	int			cap2 = 0;
-	ArtStatus	st = ART_OK;
+	ArtStatus	st;
 
-	st = art_grow(t, (void **) &stack, &cap, 1, sizeof(BNode *));
+	st = art_grow(l->t, (void **) &l->stack, &l->stackcap, 1, sizeof(BNode *));
 	if (st == ART_OK)
-		st = art_grow(t, (void **) &next, &cap2, 1, sizeof(int));
+		st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap, 1,
+					  sizeof(int));
 	if (st != ART_OK)
-		goto out;
+		return st;
+	stack = l->stack;
+	next = l->stacknext;
 	stack[0] = root;
 	next[0] = 0;
 	sp = 1;
@@ -191,15 +254,19 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 
 		if (next[sp - 1] < x->n)
 		{
-			BNode	   *kid = x->kids[next[sp - 1]++];
+			BNode	   *kid = BNODE_KIDS(x)[next[sp - 1]++];
 
 			if (kid->page != ART_INVALID_PAGENO)
 				continue;
-			st = art_grow(t, (void **) &stack, &cap, sp + 1, sizeof(BNode *));
+			st = art_grow(l->t, (void **) &l->stack, &l->stackcap, sp + 1,
+						  sizeof(BNode *));
 			if (st == ART_OK)
-				st = art_grow(t, (void **) &next, &cap2, sp + 1, sizeof(int));
+				st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap,
+							  sp + 1, sizeof(int));
 			if (st != ART_OK)
-				goto out;
+				return st;
+			stack = l->stack;
+			next = l->stacknext;
 			stack[sp] = kid;
 			next[sp] = 0;
 			sp++;
@@ -208,14 +275,14 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		sp--;
 		nb.terminal = x->terminal;
 		nb.plen = x->plen;
-		nb.prefix = x->prefix;
-		nb.count = x->count;
+		nb.prefix = BNODE_PREFIX(x);
+		nb.count = x->u.count;
 		nb.n = x->n;
 		for (i = 0; i < x->n; i++)
 		{
-			BNode	   *kid = x->kids[i];
+			BNode	   *kid = BNODE_KIDS(x)[i];
 
-			nb.keys[i] = x->keys[i];
+			nb.keys[i] = BNODE_KEYS(x)[i];
 			if (kid->page == q->pageno)
 				nb.slots[i] = kid->slot;
 			else
@@ -238,10 +305,7 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		x->page = q->pageno;
 		x->slot = (uint16_t) slot;
 	}
-out:
-	art_free(t, stack);
-	art_free(t, next);
-	return st;
+	return ART_OK;
 }
 
 /* Order BNode pointers by pending size, largest first. */
@@ -284,10 +348,10 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 	bin = (int *) (sel + (b->n ? b->n : 1));
 	base = b->size;
 	for (i = 0; i < b->n; i++)
-		if (b->kids[i]->page == ART_INVALID_PAGENO)
+		if (BNODE_KIDS(b)[i]->page == ART_INVALID_PAGENO)
 		{
-			sel[nsel++] = b->kids[i];
-			base -= b->kids[i]->size - (ART_STUB_SIZE + 2);
+			sel[nsel++] = BNODE_KIDS(b)[i];
+			base -= BNODE_KIDS(b)[i]->size - (ART_STUB_SIZE + 2);
 		}
 	qsort(sel, nsel, sizeof(BNode *), size_desc);
 	for (i = 0; i < nsel; i++)
@@ -334,9 +398,9 @@ finalize(ArtBulkLoader *l, BNode *b)
 {
 	int			i;
 
-	b->count = b->terminal ? 1 : 0;
+	b->u.count = b->terminal ? 1 : 0;
 	for (i = 0; i < b->n; i++)
-		b->count += b->kids[i]->count;
+		b->u.count += BNODE_KIDS(b)[i]->u.count;
 	bnode_size(b);
 	if (b->size > BULK_FILL)
 		return flush_kids(l, b, BULK_FILL);
@@ -365,8 +429,8 @@ close_node(ArtBulkLoader *l, const uint8_t *key, size_t d0, size_t d1,
 	b->terminal = terminal;
 	if (n)
 	{
-		memcpy(b->keys, keys, n);
-		memcpy(b->kids, kids, sizeof(BNode *) * n);
+		memcpy(BNODE_KEYS(b), keys, n);
+		memcpy(BNODE_KIDS(b), kids, sizeof(BNode *) * n);
 	}
 	st = finalize(l, b);
 	while (st == ART_OK && pos > 0)
@@ -377,8 +441,8 @@ close_node(ArtBulkLoader *l, const uint8_t *key, size_t d0, size_t d1,
 		c = bnode_new(l, key + d0 + pos, ART_MAX_PREFIX, 1);
 		if (c == NULL)
 			return ART_NO_MEMORY;
-		c->keys[0] = key[d0 + pos + ART_MAX_PREFIX];
-		c->kids[0] = b;
+		BNODE_KEYS(c)[0] = key[d0 + pos + ART_MAX_PREFIX];
+		BNODE_KIDS(c)[0] = b;
 		st = finalize(l, c);
 		b = c;
 	}
@@ -404,17 +468,6 @@ spine_add_kid(ArtBulkLoader *l, SpineNode *sn, uint8_t key, BNode *kid)
 	return ART_OK;
 }
 
-/* Free a spine node's arrays. */
-static void
-spine_free(ArtBulkLoader *l, SpineNode *sn)
-{
-	art_free(l->t, sn->keys);
-	art_free(l->t, sn->kids);
-	sn->keys = NULL;
-	sn->kids = NULL;
-	sn->n = sn->cap = sn->kcap = 0;
-}
-
 /* Close the top spine node into its parent (or *root for the bottom). */
 static ArtStatus
 spine_pop(ArtBulkLoader *l, BNode **root)
@@ -425,7 +478,7 @@ spine_pop(ArtBulkLoader *l, BNode **root)
 
 	st = close_node(l, l->key.data, sn->d0, sn->d1, sn->terminal, sn->n,
 					sn->keys, sn->kids, &b);
-	spine_free(l, sn);
+	sn->n = 0;
 	l->nspine--;
 	if (st != ART_OK)
 		return st;
@@ -437,7 +490,10 @@ spine_pop(ArtBulkLoader *l, BNode **root)
 	return spine_add_kid(l, &l->spine[l->nspine - 1], l->key.data[sn->d0 - 1], b);
 }
 
-/* Push a new open node for key[d0, d1). */
+/*
+ * Push a new open node for key[d0, d1); it reuses the arrays of the node
+ * last popped from that level.
+ */
 static ArtStatus
 spine_push(ArtBulkLoader *l, size_t d0, size_t d1, bool terminal)
 {
@@ -447,8 +503,13 @@ spine_push(ArtBulkLoader *l, size_t d0, size_t d1, bool terminal)
 
 	if (st != ART_OK)
 		return st;
+	if (l->nspine == l->spineinit)
+	{
+		memset(&l->spine[l->spineinit], 0, sizeof(SpineNode));
+		l->spineinit++;
+	}
 	sn = &l->spine[l->nspine++];
-	memset(sn, 0, sizeof(SpineNode));
+	sn->n = 0;
 	sn->d0 = d0;
 	sn->d1 = d1;
 	sn->terminal = terminal;
@@ -474,11 +535,22 @@ static void
 loader_free(ArtBulkLoader *l)
 {
 	ArtTrie    *t = l->t;
+	int			i;
 
-	while (l->nspine > 0)
-		spine_free(l, &l->spine[--l->nspine]);
-	while (l->all)
-		bnode_free(l, l->all);
+	for (i = 0; i < l->spineinit; i++)
+	{
+		art_free(t, l->spine[i].keys);
+		art_free(t, l->spine[i].kids);
+	}
+	while (l->chunks)
+	{
+		BChunk	   *c = l->chunks;
+
+		l->chunks = c->next;
+		art_free(t, c);
+	}
+	art_free(t, l->stack);
+	art_free(t, l->stacknext);
 	art_free(t, l->spine);
 	art_buf_free(t, &l->key);
 	art_pin_release_all(t, &l->pinned);

@@ -504,6 +504,95 @@ test_bulk(void)
 	return true;
 }
 
+/* The trie's order of two byte strings, for qsort. */
+static int
+sort_item_cmp(const void *a, const void *b)
+{
+	const ArtSortItem *x = a;
+	const ArtSortItem *y = b;
+	size_t		n = x->len < y->len ? x->len : y->len;
+	int			c = n ? memcmp(x->data, y->data, n) : 0;
+
+	if (c != 0)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
+/*
+ * The radix sort gives qsort's order: random strings over a few byte
+ * values (so many share long prefixes, and some are prefixes of others or
+ * equal), the empty string, a run sharing a 3000-byte prefix, and ranges
+ * of every size around the insertion-sort threshold.
+ */
+static bool
+test_sort(void)
+{
+	const size_t sizes[] = {0, 1, 2, 23, 24, 25, 100, 5000, 60000};
+	const uint8_t alphabet[] = {0x00, 0x01, 'a', 0xFF};
+	uint64_t	x = 12345;
+	size_t		s;
+
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		size_t		n = sizes[s];
+		uint8_t    *buf = malloc(n * 3100 + 1);
+		ArtSortItem *a = malloc(sizeof(ArtSortItem) * (n + 1));
+		ArtSortItem *b = malloc(sizeof(ArtSortItem) * (n + 1));
+		size_t		used = 0;
+		size_t		i;
+		size_t		j;
+
+		CHECK(buf && a && b, "memory");
+		for (i = 0; i < n; i++)
+		{
+			size_t		len;
+			size_t		pre = 0;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			len = x % 20;
+			if (i % 7 == 0)
+			{
+				pre = 3000;
+				memset(buf + used, 0xAB, pre);
+			}
+			for (j = 0; j < len; j++)
+				buf[used + pre + j] = alphabet[(x >> (3 * j + 5)) & 3];
+			a[i].data = buf + used;
+			a[i].len = pre + len;
+			used += pre + len;
+		}
+		memcpy(b, a, sizeof(ArtSortItem) * n);
+		art_sort_items(a, n);
+		if (n)
+			qsort(b, n, sizeof(ArtSortItem), sort_item_cmp);
+		for (i = 0; i < n; i++)
+			CHECK(sort_item_cmp(&a[i], &b[i]) == 0, "sorted order, n %zu item %zu",
+				  n, i);
+		free(buf);
+		free(a);
+		free(b);
+	}
+	/* many equal strings, then many empty ones */
+	{
+		ArtSortItem eq[100];
+		size_t		i;
+
+		for (i = 0; i < 100; i++)
+		{
+			eq[i].data = (const uint8_t *) "same string";
+			eq[i].len = i < 50 ? 11 : 0;
+		}
+		art_sort_items(eq, 50);
+		art_sort_items(eq + 50, 50);
+		art_sort_items(eq, 100);
+		for (i = 0; i < 100; i++)
+			CHECK(eq[i].len == (i < 50 ? 0 : 11), "equal strings, item %zu", i);
+	}
+	return true;
+}
+
 /* Hex digits of a 64-bit mix of (a, b), as an md5() would give them. */
 static void
 hex_of(uint64_t a, uint64_t b, char *out, int n)
@@ -1187,6 +1276,7 @@ main(int argc, char **argv)
 		{"verify_cycle", test_verify_page_cycle},
 		{"cursors", test_cursors},
 		{"bulk", test_bulk},
+		{"sort", test_sort},
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
