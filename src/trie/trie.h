@@ -52,6 +52,31 @@ extern ArtStatus art_truncate(ArtTrie *t);
 extern ArtStatus art_insert(ArtTrie *t, const uint8_t *entry, size_t len);
 extern ArtStatus art_delete(ArtTrie *t, const uint8_t *entry, size_t len);
 
+/*
+ * A finger: inserts and deletes applied one after another, best in entry
+ * order, that keep the exclusively locked path of the last change between
+ * calls, so that the next insert descends only from the deepest node its
+ * entry shares with the last one (art_insert descends from the root every
+ * time).  Each call returns what art_insert or art_delete would, and the
+ * result of a series is the same as theirs one by one.
+ *
+ * Unlike every other call, the finger keeps exclusive locks on the pages
+ * of one root-to-node path when it returns, until the next call or
+ * art_finger_end: only for a caller no other user of the trie can wait
+ * for meanwhile (redo where no query may look, a test).  If the store
+ * raises an error instead of returning a status (the pager), the store
+ * releases the pages and the finger must be forgotten, not ended; its
+ * memory is the store's temporary memory.
+ */
+typedef struct ArtFinger ArtFinger;
+
+extern ArtStatus art_finger_begin(ArtTrie *t, ArtFinger **finger);
+extern ArtStatus art_finger_insert(ArtFinger *finger, const uint8_t *entry,
+								   size_t len);
+extern ArtStatus art_finger_delete(ArtFinger *finger, const uint8_t *entry,
+								   size_t len);
+extern void art_finger_end(ArtFinger *finger);
+
 /* ART_OK if the entry is present, else ART_NOT_FOUND. */
 extern ArtStatus art_lookup(ArtTrie *t, const uint8_t *entry, size_t len);
 

@@ -11,6 +11,15 @@
  * over.  Otherwise it first places any long new path in fresh pages, and
  * only then changes the pinned pages, with no fallible store call left.
  *
+ * A finger (art_finger_*) applies a series of changes, best in entry
+ * order, keeping the exclusively locked path of the last one between
+ * calls: the next insert goes back up only to the deepest node of that
+ * path that its entry shares with the last one and descends from there.
+ * Every node of the kept path stays where it was through an insert (nodes
+ * never change slot; the changed node keeps its slot and start), so the
+ * path stays valid; a split, a delete or a failure drops it, and the next
+ * call descends from the root.
+ *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
@@ -23,12 +32,32 @@ typedef enum InsertOp
 	OP_FILL_ROOT				/* the trie is empty */
 } InsertOp;
 
-/* A node on the path: the index of its page in the pin stack, its slot. */
+/*
+ * A node on the path: the index of its page in the pin stack, its slot,
+ * and the entry's depth (bytes) at the start of its prefix.
+ */
 typedef struct PathNode
 {
 	int			pidx;
 	uint16_t	slot;
+	size_t		depth;
 } PathNode;
+
+/*
+ * A finger: the path of the last entry changed, held between calls.  When
+ * npath > 0, ps holds every page of the path, exclusively locked (the root
+ * page first), path[0 .. npath) its nodes, root first, the last one the
+ * node the change was made at, and last the entry.
+ */
+struct ArtFinger
+{
+	ArtTrie    *t;
+	ArtPinStack ps;
+	PathNode   *path;
+	int			npath;
+	int			pathcap;
+	ArtBuf		last;
+};
 
 /* Length of the common prefix of a and b. */
 static size_t
@@ -57,20 +86,59 @@ encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
 	return art_build_encode(&b, out);
 }
 
+/* Release the finger's path: the next call descends from the root. */
+static void
+finger_drop(ArtFinger *f)
+{
+	art_pin_release_all(f->t, &f->ps);
+	f->npath = 0;
+}
+
+/*
+ * Keep the path of an insert that ended at the node at (the top page of
+ * the pin stack, slot), at depth, in the finger; or drop it when memory
+ * for it is short.  The finger already holds the pages and the path.
+ */
+static void
+finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
+			const uint8_t *key, size_t len)
+{
+	if (art_grow(f->t, (void **) &f->path, &f->pathcap, npath + 1,
+				 sizeof(PathNode)) != ART_OK ||
+		art_buf_reserve(f->t, &f->last, len) != ART_OK)
+	{
+		finger_drop(f);
+		return;
+	}
+	f->path[npath].pidx = f->ps.n - 1;
+	f->path[npath].slot = slot;
+	f->path[npath].depth = depth;
+	f->npath = npath + 1;
+	if (len)
+		memcpy(f->last.data, key, len);
+	f->last.len = len;
+}
+
 /*
  * One try at an insert.  Sets *retry when it split a page and the insert
- * must start over.
+ * must start over.  With a finger f, the pin stack and the path are the
+ * finger's: the descent starts at the deepest node of the finger's path
+ * that the entry shares with the last one, and the path is kept at the
+ * end (see finger_keep), or dropped on a split or a failure.
  */
 static ArtStatus
-insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
+insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
+			   ArtFinger *f)
 {
-	ArtPinStack ps = {0};
-	PathNode   *path = NULL;
+	ArtPinStack own_ps = {0};
+	ArtPinStack *psp = f ? &f->ps : &own_ps;
+	PathNode   *path = f ? f->path : NULL;
 	int			npath = 0;
-	int			pathcap = 0;
+	int			pathcap = f ? f->pathcap : 0;
 	ArtStatus	st;
 	uint16_t	slot = ART_ROOT_SLOT;
 	size_t		d = 0;
+	size_t		dnode = 0;
 	size_t		m = 0;
 	uint8_t    *page;
 	uint8_t    *rec;
@@ -90,24 +158,43 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 	int			i;
 
 	*retry = false;
-	st = art_pin_push(t, &ps, t->root, ART_LOCK_EXCLUSIVE);
-	if (st != ART_OK)
-		goto out;
+	if (f && f->npath > 0)
+	{
+		size_t		c = common_len(f->last.data, f->last.len, key, len);
+		int			k = f->npath - 1;
+
+		/* path[0] is the root, at depth 0 */
+		while (path[k].depth > c)
+			k--;
+		while (psp->n - 1 > path[k].pidx)
+			art_pin_pop(t, psp);
+		npath = k;
+		slot = path[k].slot;
+		d = path[k].depth;
+		f->npath = 0;
+	}
+	else
+	{
+		st = art_pin_push(t, psp, t->root, ART_LOCK_EXCLUSIVE);
+		if (st != ART_OK)
+			goto out;
+	}
 
 	for (;;)
 	{
-		page = ps.refs[ps.n - 1].data;
+		page = psp->refs[psp->n - 1].data;
 		rec = art_rec(page, slot);
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
 
 			art_stub_target(rec, &pg, &slot);
-			st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
+			st = art_pin_push(t, psp, pg, ART_LOCK_EXCLUSIVE);
 			if (st != ART_OK)
 				goto out;
 			continue;
 		}
+		dnode = d;
 		art_node_decode(rec, &node);
 		if (npath == 0 && node.kind == ART_NODE_LEAF && !node.terminal &&
 			len <= ART_MAX_PREFIX)
@@ -151,8 +238,9 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 						  sizeof(PathNode));
 			if (st != ART_OK)
 				goto out;
-			path[npath].pidx = ps.n - 1;
+			path[npath].pidx = psp->n - 1;
 			path[npath].slot = slot;
+			path[npath].depth = dnode;
 			npath++;
 			slot = child;
 			d++;
@@ -194,8 +282,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 		need += size1 - node.size;
 	if (need > art_page_free(page))
 	{
-		st = art_split_page(t, &ps.refs[ps.n - 1],
-							ps.n >= 2 ? &ps.refs[ps.n - 2] : NULL, need);
+		st = art_split_page(t, &psp->refs[psp->n - 1],
+							psp->n >= 2 ? &psp->refs[psp->n - 2] : NULL, need);
 		if (st == ART_OK)
 			*retry = true;
 		goto out;
@@ -214,7 +302,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 	{
 		ArtNode		anc;
 
-		art_node_decode(art_rec(ps.refs[path[i].pidx].data, path[i].slot),
+		art_node_decode(art_rec(psp->refs[path[i].pidx].data, path[i].slot),
 						&anc);
 		art_node_set_count(&anc, anc.count + 1);
 	}
@@ -280,19 +368,29 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry)
 			}
 			break;
 	}
-	art_page_set_version(ps.refs[0].data,
-						 art_page_version(ps.refs[0].data) + 1);
-	art_pin_dirty_all(t, &ps);
+	art_page_set_version(psp->refs[0].data,
+						 art_page_version(psp->refs[0].data) + 1);
+	art_pin_dirty_all(t, psp);
 
 out:
-	art_pin_release_all(t, &ps);
-	art_free(t, path);
+	if (f == NULL)
+	{
+		art_pin_release_all(t, psp);
+		art_free(t, path);
+		return st;
+	}
+	f->path = path;
+	f->pathcap = pathcap;
+	if ((st == ART_OK || st == ART_EXISTS) && !*retry)
+		finger_keep(f, npath, slot, dnode, key, len);
+	else
+		finger_drop(f);
 	return st;
 }
 
-/* Insert an entry; ART_EXISTS if it is already there. */
-ArtStatus
-art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
+/* Insert an entry, with a finger f or none. */
+static ArtStatus
+insert_entry(ArtTrie *t, const uint8_t *entry, size_t len, ArtFinger *f)
 {
 	int			attempt;
 
@@ -301,10 +399,63 @@ art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		bool		retry;
-		ArtStatus	st = insert_attempt(t, entry, len, &retry);
+		ArtStatus	st = insert_attempt(t, entry, len, &retry, f);
 
 		if (st != ART_OK || !retry)
 			return st;
 	}
 	return ART_CORRUPT;
+}
+
+/* Insert an entry; ART_EXISTS if it is already there. */
+ArtStatus
+art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
+{
+	return insert_entry(t, entry, len, NULL);
+}
+
+/* Start a finger on trie t; it holds no page yet. */
+ArtStatus
+art_finger_begin(ArtTrie *t, ArtFinger **finger)
+{
+	ArtFinger  *f = art_alloc(t, sizeof(ArtFinger));
+
+	*finger = NULL;
+	if (f == NULL)
+		return ART_NO_MEMORY;
+	memset(f, 0, sizeof(ArtFinger));
+	f->t = t;
+	*finger = f;
+	return ART_OK;
+}
+
+/* Insert an entry through a finger; as art_insert. */
+ArtStatus
+art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
+{
+	return insert_entry(f->t, entry, len, f);
+}
+
+/*
+ * Delete an entry through a finger; as art_delete.  A delete may merge
+ * nodes and free pages of the path, so the finger lets its path go first
+ * and the next insert descends from the root.
+ */
+ArtStatus
+art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
+{
+	finger_drop(f);
+	return art_delete(f->t, entry, len);
+}
+
+/* Release the finger's pages and free it. */
+void
+art_finger_end(ArtFinger *f)
+{
+	ArtTrie    *t = f->t;
+
+	finger_drop(f);
+	art_free(t, f->path);
+	art_buf_free(t, &f->last);
+	art_free(t, f);
 }

@@ -152,6 +152,22 @@ redo_file(const ArtFileId *id, XLogRecPtr lsn)
 }
 
 /*
+ * Check the status of an entry record applied to file: it may find the
+ * entry already there or gone (the record was applied before); anything
+ * else is an ERROR.
+ */
+static void
+redo_entry_done(PagerFile *file, ArtStatus status)
+{
+	if (status != ART_OK && status != ART_EXISTS && status != ART_NOT_FOUND)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("could not apply an artrie WAL record to file \"%s\": %s",
+						pager_file_name(file), art_status_string(status))));
+	pg_atomic_fetch_add_u64(&wal_shared->replayed, 1);
+}
+
+/*
  * Apply an entry record: insert (kind WAL_ARTRIE_INSERT) or delete entry
  * of len bytes in the trie at root of file id.
  */
@@ -161,21 +177,13 @@ redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
 {
 	PagerFile  *file = redo_file(id, lsn);
 	ArtTrie		trie;
-	ArtStatus	status;
 
 	if (file == NULL)
 		return;
 	art_open(&trie, pager_page_store(file), root);
-	if (kind == WAL_ARTRIE_INSERT)
-		status = art_insert(&trie, entry, len);
-	else
-		status = art_delete(&trie, entry, len);
-	if (status != ART_OK && status != ART_EXISTS && status != ART_NOT_FOUND)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("could not apply an artrie WAL record to file \"%s\": %s",
-						pager_file_name(file), art_status_string(status))));
-	pg_atomic_fetch_add_u64(&wal_shared->replayed, 1);
+	redo_entry_done(file, kind == WAL_ARTRIE_INSERT ?
+					art_insert(&trie, entry, len) :
+					art_delete(&trie, entry, len));
 }
 
 /* Apply an image record. */
@@ -323,32 +331,55 @@ batch_item_cmp(const void *a, const void *b, void *arg)
 
 /*
  * Apply one file's held-back records (a FileBatch) in entry order, each
- * in a memory context of its own, as wal_apply does.
+ * trie's through one finger (art_finger_insert): an insert descends only
+ * from the deepest node its entry shares with the one before.  The finger
+ * keeps exclusive locks on the pages of its path from one record to the
+ * next, until the trie's last record; nothing else waits for them: no
+ * query runs while records are held back (wal_apply's batch), the
+ * processes that write pages back (eviction, the io worker) pass over a
+ * locked page, and the io worker's checkpoint of the file only tries the
+ * write gate, which this process holds until the finger ends (the
+ * checkpoint gives up and comes back later).  On an ERROR the pager
+ * releases the pages and redo_guarded the rest; the finger's memory is
+ * redo_cxt's, reset after the batch.
  */
 static void
 batch_apply(void *arg)
 {
 	FileBatch  *fb = arg;
-	MemoryContext item_cxt;
-	MemoryContext old;
+	ArtTrie		trie;
+	ArtFinger  *finger = NULL;
+	uint32		root = 0;
 
 	qsort_arg(fb->items, fb->nitems, sizeof(BatchItem), batch_item_cmp,
 			  fb->bytes);
-	item_cxt = AllocSetContextCreate(CurrentMemoryContext,
-									 "artrie redo batch record",
-									 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(item_cxt);
 	for (Size i = 0; i < fb->nitems; i++)
 	{
 		BatchItem  *item = &fb->items[i];
+		const uint8 *entry = fb->bytes + item->off;
+		PagerFile  *file;
 
 		redo_lsn_now = item->lsn;
-		redo_entry(item->kind, &fb->id, item->root, fb->bytes + item->off,
-				   item->len, item->lsn);
-		MemoryContextReset(item_cxt);
+		file = redo_file(&fb->id, item->lsn);
+		if (file == NULL)
+			continue;
+		if (finger == NULL || item->root != root)
+		{
+			if (finger != NULL)
+				art_finger_end(finger);
+			art_open(&trie, pager_page_store(file), item->root);
+			if (art_finger_begin(&trie, &finger) != ART_OK)
+				ereport(ERROR,
+						(errcode(ERRCODE_OUT_OF_MEMORY),
+						 errmsg("out of memory")));
+			root = item->root;
+		}
+		redo_entry_done(file, item->kind == WAL_ARTRIE_INSERT ?
+						art_finger_insert(finger, entry, item->len) :
+						art_finger_delete(finger, entry, item->len));
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextDelete(item_cxt);
+	if (finger != NULL)
+		art_finger_end(finger);
 }
 
 /* Decode a record and apply it; ERROR if it is malformed. */
