@@ -1173,6 +1173,54 @@ delete_all(Fixture *f, Gen *g)
 	return true;
 }
 
+/*
+ * Up to 64 inserts and deletes of generated keys, sorted as redo sorts a
+ * batch, through one finger; each status must be the model's.
+ */
+static bool
+finger_run(Fixture *f, Gen *g)
+{
+	FingerOp	ops[64];
+	ArtFinger  *fg;
+	int			nops = 0;
+	int			n = 1 + (int) rng_below(&g->r, 64);
+	int			i;
+	bool		ok = true;
+
+	while (nops < n)
+	{
+		size_t		len = gen_key(g, &f->m);
+
+		finger_add(ops, &nops, g->buf, len, rng_below(&g->r, 3) != 0);
+	}
+	qsort(ops, nops, sizeof(FingerOp), finger_op_cmp);
+	if (art_finger_begin(&f->t, &fg) != ART_OK)
+		ok = false;
+	for (i = 0; ok && i < nops; i++)
+	{
+		bool		changed = ops[i].ins ?
+			model_insert(&f->m, ops[i].key, ops[i].len) :
+			model_delete(&f->m, ops[i].key, ops[i].len);
+		ArtStatus	st = ops[i].ins ?
+			art_finger_insert(fg, ops[i].key, ops[i].len) :
+			art_finger_delete(fg, ops[i].key, ops[i].len);
+
+		if (st != (changed ? ART_OK : ops[i].ins ? ART_EXISTS : ART_NOT_FOUND))
+		{
+			fprintf(stderr, "finger %s of %zu bytes: %s\n",
+					ops[i].ins ? "insert" : "delete", ops[i].len,
+					art_status_string(st));
+			failures++;
+			ok = false;
+		}
+	}
+	if (fg != NULL)
+		art_finger_end(fg);
+	for (i = 0; i < nops; i++)
+		free(ops[i].key);
+	return ok;
+}
+
 static bool
 property(uint64_t seed, long ops, long *done)
 {
@@ -1195,7 +1243,12 @@ property(uint64_t seed, long ops, long *done)
 		/* keep the set small enough that deletes and lookups hit */
 		if (f.m.n > 6000 && op < 450)
 			op += 450;
-		if (op < 420)
+		if (op < 420 && rng_below(&g.r, 30) == 0)
+		{
+			if (!finger_run(&f, &g))
+				goto out;
+		}
+		else if (op < 420)
 		{
 			len = op < 1 && rng_below(&g.r, 40) == 0 ? gen_huge(&g) : gen_key(&g, &f.m);
 			if (!put(&f, g.buf, len))
