@@ -21,9 +21,10 @@
 #
 # The restart time is also split by the server log's timestamps: from the
 # start to PostgreSQL's "redo starts" (the data directory sync, artrie's
-# own WAL window), redo itself (PostgreSQL's "redo done", with artrie's
-# log line of the time it spent sorting and applying its held-back entry
-# records), from there to "ready to accept connections" (the end-of-
+# own WAL window), redo itself (PostgreSQL's "redo done" and the startup
+# process's CPU time it reports, with artrie's log line of the time, and
+# CPU time, it spent sorting and applying its held-back entry records;
+# on a busy machine the CPU times are the steadier), from there to "ready to accept connections" (the end-of-
 # recovery checkpoint) and the query (an index scan over every entry).
 set -eu
 
@@ -99,9 +100,13 @@ for mb in "${sizes[@]}"; do
 	t_redo=$(log_time 'redo starts at')
 	t_done=$(log_time 'redo done at')
 	t_ready=$(log_time 'ready to accept connections')
-	art_apply=$(grep -m1 -o 'artrie applied [0-9]* held-back WAL entry records in [0-9.]* s' <<<"$restart_log" | awk '{ print $(NF-1) }' || true)
+	# artrie's line: "... records in W s (CPU C s), ..."; PostgreSQL's:
+	# "redo done at ... CPU: user: U s, system: S s, elapsed: E s"
+	art_apply=$(grep -m1 -o 'held-back WAL entry records in [0-9.]* s (CPU [0-9.]* s)' <<<"$restart_log" | awk '{ print $6 }' || true)
+	art_cpu=$(grep -m1 -o 'held-back WAL entry records in [0-9.]* s (CPU [0-9.]* s)' <<<"$restart_log" | awk '{ print $9 }' || true)
+	redo_cpu=$(grep -m1 -o 'CPU: user: [0-9.]* s, system: [0-9.]* s' <<<"$restart_log" | awk '{ printf "%.3f", $3 + $6 }' || true)
 	span() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
-	echo "restart: $(span "$start" "$t_redo") s to redo, redo $(span "$t_redo" "$t_done") s (artrie's sorted batches ${art_apply:-0} s of it), $(span "$t_done" "$t_ready") s to ready, query $(span "$t_ready" "$end") s"
+	echo "restart: $(span "$start" "$t_redo") s to redo, redo $(span "$t_redo" "$t_done") s (CPU ${redo_cpu:-?} s; artrie's sorted batches ${art_apply:-0} s of it, CPU ${art_cpu:-0} s), $(span "$t_done" "$t_ready") s to ready, query $(span "$t_ready" "$end") s"
 	replayed=$(artrie_wal replayed)
 	art_mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 	wal_mb=$(awk -v b="$wal_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
@@ -116,7 +121,9 @@ for mb in "${sizes[@]}"; do
 		printf 'wal_%sMB\tartrie\trows_found_after_crash\t%s\tof %s\n' "$mb" "$found" "$rows"
 		printf 'wal_%sMB\tartrie\trestart_to_redo_start\t%s\ts\n' "$mb" "$(span "$start" "$t_redo")"
 		printf 'wal_%sMB\tartrie\tredo\t%s\ts\n' "$mb" "$(span "$t_redo" "$t_done")"
+		printf 'wal_%sMB\tartrie\tredo_cpu\t%s\ts\n' "$mb" "${redo_cpu:-0}"
 		printf 'wal_%sMB\tartrie\tredo_artrie_batches\t%s\ts\n' "$mb" "${art_apply:-0}"
+		printf 'wal_%sMB\tartrie\tredo_artrie_batches_cpu\t%s\ts\n' "$mb" "${art_cpu:-0}"
 		printf 'wal_%sMB\tartrie\tredo_done_to_ready\t%s\ts\n' "$mb" "$(span "$t_done" "$t_ready")"
 		printf 'wal_%sMB\tartrie\tready_to_query_answered\t%s\ts\n' "$mb" "$(span "$t_ready" "$end")"
 	} >>"$out"

@@ -172,6 +172,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
 		slot = path[k].slot;
 		d = path[k].depth;
 		f->npath = 0;
+		st = ART_OK;
 	}
 	else
 	{
