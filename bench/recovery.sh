@@ -104,9 +104,10 @@ for mb in "${sizes[@]}"; do
 	# "redo done at ... CPU: user: U s, system: S s, elapsed: E s"
 	art_apply=$(grep -m1 -o 'held-back WAL entry records in [0-9.]* s (CPU [0-9.]* s)' <<<"$restart_log" | awk '{ print $6 }' || true)
 	art_cpu=$(grep -m1 -o 'held-back WAL entry records in [0-9.]* s (CPU [0-9.]* s)' <<<"$restart_log" | awk '{ print $9 }' || true)
+	sort_cpu=$(grep -m1 -o 'of it (CPU [0-9.]* s) sorting' <<<"$restart_log" | awk '{ print $4 }' || true)
 	redo_cpu=$(grep -m1 -o 'CPU: user: [0-9.]* s, system: [0-9.]* s' <<<"$restart_log" | awk '{ printf "%.3f", $3 + $6 }' || true)
 	span() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
-	echo "restart: $(span "$start" "$t_redo") s to redo, redo $(span "$t_redo" "$t_done") s (CPU ${redo_cpu:-?} s; artrie's sorted batches ${art_apply:-0} s of it, CPU ${art_cpu:-0} s), $(span "$t_done" "$t_ready") s to ready, query $(span "$t_ready" "$end") s"
+	echo "restart: $(span "$start" "$t_redo") s to redo, redo $(span "$t_redo" "$t_done") s (CPU ${redo_cpu:-?} s; artrie's sorted batches ${art_apply:-0} s of it, CPU ${art_cpu:-0} s, sorting CPU ${sort_cpu:-0} s), $(span "$t_done" "$t_ready") s to ready, query $(span "$t_ready" "$end") s"
 	replayed=$(artrie_wal replayed)
 	art_mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 	wal_mb=$(awk -v b="$wal_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
@@ -124,6 +125,7 @@ for mb in "${sizes[@]}"; do
 		printf 'wal_%sMB\tartrie\tredo_cpu\t%s\ts\n' "$mb" "${redo_cpu:-0}"
 		printf 'wal_%sMB\tartrie\tredo_artrie_batches\t%s\ts\n' "$mb" "${art_apply:-0}"
 		printf 'wal_%sMB\tartrie\tredo_artrie_batches_cpu\t%s\ts\n' "$mb" "${art_cpu:-0}"
+		printf 'wal_%sMB\tartrie\tredo_artrie_sort_cpu\t%s\ts\n' "$mb" "${sort_cpu:-0}"
 		printf 'wal_%sMB\tartrie\tredo_done_to_ready\t%s\ts\n' "$mb" "$(span "$t_done" "$t_ready")"
 		printf 'wal_%sMB\tartrie\tready_to_query_answered\t%s\ts\n' "$mb" "$(span "$t_ready" "$end")"
 	} >>"$out"
