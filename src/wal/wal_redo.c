@@ -365,9 +365,9 @@ batch_item_cmp(const void *a, const void *b, void *arg)
  * locked page, and a checkpoint of the file waits for the write gate,
  * which this process holds until the finger ends and never waits for
  * meanwhile (the io worker's checkpoint only tries it, serving I/O
- * between tries).  On an ERROR the pager
- * releases the pages and redo_guarded the rest; the finger's memory is
- * redo_cxt's, reset after the batch.
+ * between tries).  On an ERROR the pager releases the pages and
+ * redo_guarded the rest; the finger's memory is redo_cxt's, reset after
+ * the batch, and the trie frees its own temporary memory as it goes.
  */
 static void
 batch_apply(void *arg)
