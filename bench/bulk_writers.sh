@@ -17,11 +17,14 @@
 # Prints every run's rows/s, the medians, artrie's ratio to btree, and how
 # 1 -> 2 clients scaled for each.  The machine's other load shows in the
 # absolute figures; the ratios are measured in the same run.
-# ARTRIE_KEEP=1 keeps the scratch directory (server logs).
+# ARTRIE_BASE=<git ref> also measures that revision of artrie, alternating
+# with this tree in each repetition (see below).  ARTRIE_KEEP=1 keeps the
+# scratch directory (server logs).
 set -u
 
 REPS=${1:-3}
 DUR=${2:-5}
+BASE=${ARTRIE_BASE:-}
 BATCH=1000
 
 . "$(dirname "$0")/../test/lib.sh"
@@ -54,7 +57,7 @@ for t in btree artrie; do
 			"$c" "$t" "$ARTRIE_TMP" "$c" >>"$ARTRIE_TMP/copy_$t.sql"
 	done
 done
-chmod -R a+rX "$ARTRIE_TMP"
+chmod a+rX "$ARTRIE_TMP" "$ARTRIE_TMP"/*.sql && chmod -R a+rX "$ARTRIE_TMP/copy"
 
 # rows KIND TABLE CLIENTS: one pgbench run's rows per second.
 rows() {
@@ -66,33 +69,51 @@ rows() {
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# With ARTRIE_BASE=<git ref>, every repetition runs under both versions
+# ("base": that revision, "head": this tree), alternating which goes
+# first, the server restarted with the other's artrie.so in between.
+VERSIONS=head
+if [ -n "$BASE" ]; then
+	{ bench_build_version head && bench_build_version base "$BASE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
+		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+	VERSIONS="base head"
+	say "base = $(git -C "$ARTRIE_SRC" rev-parse --short "$BASE") ($BASE), head = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)"
+fi
+
 declare -A runs=()
 rows insert btree 2 >/dev/null # warm-up
 rows insert artrie 2 >/dev/null
 for rep in $(seq 1 "$REPS"); do
-	for kind in insert copy; do
-		for c in 1 2 8; do
-			for t in btree artrie; do
-				v=$(rows "$kind" "$t" "$c")
-				runs[$kind.$t.$c]="${runs[$kind.$t.$c]:-} $v"
-				printf '   rep %d  %-6s %-6s c%-2d %10s rows/s\n' "$rep" "$kind" "$t" "$c" "$v"
+	order=$VERSIONS
+	[ $((rep % 2)) = 0 ] && order=$(echo "$VERSIONS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+	for ver in $order; do
+		[ -n "$BASE" ] && bench_use_version "$ver"
+		for kind in insert copy; do
+			for c in 1 2 8; do
+				for t in btree artrie; do
+					v=$(rows "$kind" "$t" "$c")
+					runs[$ver.$kind.$t.$c]="${runs[$ver.$kind.$t.$c]:-} $v"
+					printf '   rep %d  %-4s %-6s %-6s c%-2d %10s rows/s\n' "$rep" "$ver" "$kind" "$t" "$c" "$v"
+				done
 			done
 		done
 	done
 done
 say "medians of $REPS runs of ${DUR}s, $BATCH rows per statement, io_uring"
-for kind in insert copy; do
-	declare -A med=()
-	for c in 1 2 8; do
-		for t in btree artrie; do
-			med[$t.$c]=$(echo "${runs[$kind.$t.$c]}" | median)
+for ver in $VERSIONS; do
+	for kind in insert copy; do
+		declare -A med=()
+		for c in 1 2 8; do
+			for t in btree artrie; do
+				med[$t.$c]=$(echo "${runs[$ver.$kind.$t.$c]}" | median)
+			done
+			printf '%-4s %-6s c%-2d btree-C %9.0f rows/s  artrie %9.0f rows/s  ratio %.2fx\n' "$ver" "$kind" "$c" \
+				"${med[btree.$c]}" "${med[artrie.$c]}" \
+				"$(awk -v a="${med[artrie.$c]}" -v b="${med[btree.$c]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
 		done
-		printf '%-6s c%-2d btree-C %9.0f rows/s  artrie %9.0f rows/s  ratio %.2fx\n' "$kind" "$c" \
-			"${med[btree.$c]}" "${med[artrie.$c]}" \
-			"$(awk -v a="${med[artrie.$c]}" -v b="${med[btree.$c]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+		printf '%-4s %-6s 1 -> 2 clients: btree %.2fx, artrie %.2fx\n' "$ver" "$kind" \
+			"$(awk -v a="${med[btree.2]}" -v b="${med[btree.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
+			"$(awk -v a="${med[artrie.2]}" -v b="${med[artrie.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+		unset med
 	done
-	printf '%-6s 1 -> 2 clients: btree %.2fx, artrie %.2fx\n' "$kind" \
-		"$(awk -v a="${med[btree.2]}" -v b="${med[btree.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
-		"$(awk -v a="${med[artrie.2]}" -v b="${med[artrie.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
-	unset med
 done

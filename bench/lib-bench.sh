@@ -599,6 +599,31 @@ bench_build_install() {
 	PG_BIN=$bin
 }
 
+# For A/B runs of two versions of artrie in one cluster: bench_build_version
+# NAME [REF] keeps an artrie.so as $ARTRIE_TMP/artrie-NAME.so, the one
+# bench_build_install built from the working tree (no REF), or one built
+# from revision REF of this repository; bench_use_version NAME installs it
+# into the private installation and restarts the server.  Root only (the
+# private installation's path).
+bench_build_version() {
+	local name=$1 ref=${2:-} src=$ARTRIE_TMP/src
+	if [ -n "$ref" ]; then
+		src=$ARTRIE_TMP/src-$name
+		rm -rf "$src"
+		mkdir -p "$src"
+		git -C "$ARTRIE_SRC" archive "$ref" | tar -C "$src" -xf - || return 1
+		chown -R postgres: "$src"
+		runuser -u postgres -- make -C "$src" -s PG_CONFIG="$PG_CONFIG" with_llvm=no || return 1
+	fi
+	install -m 644 "$src/artrie.so" "$ARTRIE_TMP/artrie-$name.so"
+}
+
+bench_use_version() {
+	install -m 755 "$ARTRIE_TMP/artrie-$1.so" "$ARTRIE_TMP/inst$($PG_CONFIG --pkglibdir)/artrie.so"
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -m fast -w -t 120 restart >/dev/null ||
+		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
+}
+
 # For the write benchmarks (insert_tps.sh, bulk_writers.sh): a scratch
 # directory, a private build, and a started cluster with their settings
 # (no checkpoint or autovacuum during a run, 512 MB pools) plus the extra

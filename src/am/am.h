@@ -97,7 +97,25 @@ typedef struct AmKey
 extern uint8 *am_key_entry(const char *key, Size keylen, ItemPointer tid,
 						   Size *entrylen);
 extern void am_tid_encode(ItemPointer tid, uint8 *out);
-extern void am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid);
+
+/*
+ * The heap TID in the last six bytes of an entry of either trie (inline:
+ * scans decode one per entry they return).
+ */
+static inline void
+am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
+{
+	const uint8 *p;
+
+	Assert(entrylen >= ARTRIE_TID_LEN);
+	p = entry + entrylen - ARTRIE_TID_LEN;
+	ItemPointerSetBlockNumber(tid,
+							  ((BlockNumber) p[0] << 24) |
+							  ((BlockNumber) p[1] << 16) |
+							  ((BlockNumber) p[2] << 8) | (BlockNumber) p[3]);
+	ItemPointerSetOffsetNumber(tid, (OffsetNumber) ((p[4] << 8) | p[5]));
+}
+
 extern void am_check_key_length(Relation index, Size keylen);
 extern AmKey am_datum_key(Oid typid, Datum value);
 extern void am_key_free(AmKey *key);

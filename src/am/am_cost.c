@@ -91,6 +91,30 @@ am_cost_count_qual(ArtrieIndex *ai, Oid typid, int strategy, Const *c,
 }
 
 /*
+ * Is the range [lo, hi) of two constants exactly the values beginning
+ * with lo's key, that is, hi's key lo's with its last byte below 0xFF
+ * raised by one (and the bytes after it dropped)?  That is the range the
+ * LIKE operators' support functions derive from 'abc%' under "C".
+ */
+static bool
+am_cost_range_is_prefix(Oid typid, Const *lo, Const *hi)
+{
+	AmKey		l;
+	AmKey		h;
+	Size		n;
+
+	if (lo->constisnull || hi->constisnull)
+		return false;
+	l = am_datum_key(typid, lo->constvalue);
+	h = am_datum_key(typid, hi->constvalue);
+	n = l.len;
+	while (n > 0 && (uint8) l.data[n - 1] == 0xFF)
+		n--;
+	return n > 0 && h.len == n && memcmp(l.data, h.data, n - 1) == 0 &&
+		(uint8) h.data[n - 1] == (uint8) l.data[n - 1] + 1;
+}
+
+/*
  * amcostestimate: genericcostestimate over artrie's own page count, fed
  * with exact entry counts where the quals allow.
  */
@@ -111,6 +135,8 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	ListCell   *lc;
 	double		ntuples;
 	double		scanned = -1;
+	Const	   *rangelo = NULL; /* a ">=" and a "<" bound, for the prefix */
+	Const	   *rangehi = NULL; /* case (am_cost_range_is_prefix) */
 
 	foreach(lc, path->indexclauses)
 	{
@@ -163,7 +189,16 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 				if (!bytewise || isarray)
 					lossy = true;
 				else
+				{
 					rangequals = lappend(rangequals, rinfo);
+					other = estimate_expression_value(root, other);
+					if (IsA(other, Const) &&
+						strategy == ARTRIE_GREATER_EQUAL_STRATEGY)
+						rangelo = (Const *) other;
+					else if (IsA(other, Const) &&
+							 strategy == ARTRIE_LESS_STRATEGY)
+						rangehi = (Const *) other;
+				}
 				continue;
 			}
 
@@ -174,6 +209,17 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 									   (Const *) other, isarray);
 			exact = (exact < 0) ? count : Min(exact, count);
 		}
+	}
+
+	/* a range that is a prefix is counted as the prefix */
+	if (rangelo != NULL && rangehi != NULL &&
+		am_cost_range_is_prefix(index->opcintype[0], rangelo, rangehi))
+	{
+		double		count = am_cost_count_qual(&ai, index->opcintype[0],
+											   ARTRIE_PREFIX_STRATEGY,
+											   rangelo, false);
+
+		exact = (exact < 0) ? count : Min(exact, count);
 	}
 
 	/*

@@ -56,22 +56,6 @@ am_key_entry(const char *key, Size keylen, ItemPointer tid, Size *entrylen)
 }
 
 /*
- * The heap TID in the last six bytes of an entry of either trie.
- */
-void
-am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
-{
-	const uint8 *p;
-
-	Assert(entrylen >= ARTRIE_TID_LEN);
-	p = entry + entrylen - ARTRIE_TID_LEN;
-	ItemPointerSet(tid,
-				   ((BlockNumber) p[0] << 24) | ((BlockNumber) p[1] << 16) |
-				   ((BlockNumber) p[2] << 8) | (BlockNumber) p[3],
-				   (OffsetNumber) ((p[4] << 8) | p[5]));
-}
-
-/*
  * The key of a non-NULL value of an operator class's input type: text
  * (and varchar) as its bytes, bpchar without the trailing blanks its
  * comparisons ignore, name up to its terminating NUL.  A copy made by

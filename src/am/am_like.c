@@ -25,6 +25,13 @@
  * every row the index returns.  An OR of such restrictions gets a
  * BitmapOr of their index scans.
  *
+ * A text LIKE whose pattern is only a literal prefix and '%' ('abc%')
+ * matches exactly the keys that begin with the prefix, so for it the
+ * hook adds such paths under any collation, the "C" one included, with a
+ * clause that is not lossy: no recheck of the LIKE on every row returned
+ * (the range the support function derives under "C" keeps it).  The
+ * planner keeps whichever path costs less.
+ *
  * That is exact under a deterministic collation: there LIKE, ILIKE and
  * regular expressions compare the literal characters of a pattern as
  * bytes, so every value that matches begins with the prefix's bytes (for
@@ -146,6 +153,29 @@ am_like_prefix(const char *patt, int len, bool ilike, char *prefix)
 }
 
 /*
+ * Is a LIKE pattern a literal prefix followed only by '%' (at least one)?
+ * Then a value matches it exactly when it begins with the prefix's bytes.
+ */
+static bool
+am_like_prefix_only(const char *patt, int len)
+{
+	int			i = 0;
+
+	while (i < len && patt[i] != '%' && patt[i] != '_')
+	{
+		if (patt[i] == '\\' && ++i >= len)
+			return false;
+		i += Min(pg_mblen(patt + i), len - i);
+	}
+	if (i >= len)
+		return false;
+	for (; i < len; i++)
+		if (patt[i] != '%')
+			return false;
+	return true;
+}
+
+/*
  * The literal prefix of a regular expression anchored with '^': the
  * characters after it up to the first one with a meaning of its own,
  * less the last one if a quantifier follows it.  Returns its length, or
@@ -235,11 +265,15 @@ am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
 
 /*
  * The index clause "key ^@ prefix" that a restriction implies on the
- * artrie index's key, or NULL if it implies none this file handles.
+ * artrie index's key, or NULL if it implies none this file handles.  With
+ * allow_exact, a text LIKE whose pattern is a literal prefix and '%'
+ * gives the clause even where the operator's support function gives one,
+ * and not lossy: the restriction holds exactly for the keys beginning
+ * with the prefix, so the executor need not check it on each row.
  */
 static IndexClause *
 am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
-					 IndexOptInfo *index)
+					 IndexOptInfo *index, bool allow_exact)
 {
 	Expr	   *clause = rinfo->clause;
 	Oid			typid = index->opcintype[0];
@@ -254,6 +288,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	Oid			opno;
 	Expr	   *prefixclause;
 	IndexClause *iclause;
+	bool		exact;
 
 	if (rinfo->pseudoconstant ||
 		!restriction_is_securely_promotable(rinfo, index->rel))
@@ -282,13 +317,17 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 		return NULL;
 	if (!IsA(lsecond(args), Const) || ((Const *) lsecond(args))->constisnull)
 		return NULL;
-	if (!match_index_to_operand((Node *) linitial(args), 0, index) ||
-		am_like_has_support(root, funcid, clause, index))
+	if (!match_index_to_operand((Node *) linitial(args), 0, index))
 		return NULL;
 
 	patt = (Const *) lsecond(args);
 	pattext = DatumGetTextPP(patt->constvalue);
 	len = VARSIZE_ANY_EXHDR(pattext);
+	exact = allow_exact && typid == TEXTOID &&
+		am_pattern_kind(funcid) == AM_PATTERN_LIKE &&
+		am_like_prefix_only(VARDATA_ANY(pattext), len);
+	if (!exact && am_like_has_support(root, funcid, clause, index))
+		return NULL;
 	prefix = palloc(len + 1);
 	switch (am_pattern_kind(funcid))
 	{
@@ -322,7 +361,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	iclause->rinfo = rinfo;
 	iclause->indexquals = list_make1(make_simple_restrictinfo(root,
 															  prefixclause));
-	iclause->lossy = true;
+	iclause->lossy = !exact;
 	iclause->indexcol = 0;
 	iclause->indexcols = NIL;
 	return iclause;
@@ -365,7 +404,8 @@ am_like_index_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index)
 	foreach(lc, rel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		IndexClause *iclause = am_like_index_clause(root, rinfo, index);
+		IndexClause *iclause = am_like_index_clause(root, rinfo, index,
+													true);
 
 		if (iclause != NULL)
 			iclauses = lappend(iclauses, iclause);
@@ -414,7 +454,8 @@ am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
 		{
 			IndexOptInfo *index = (IndexOptInfo *) lfirst(lc2);
 
-			iclause = am_like_index_clause(root, (RestrictInfo *) arm, index);
+			iclause = am_like_index_clause(root, (RestrictInfo *) arm, index,
+										   false);
 			if (iclause != NULL)
 			{
 				bitmapquals = lappend(bitmapquals,

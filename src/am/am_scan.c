@@ -599,9 +599,10 @@ am_scan_next(IndexScanDesc scan, bool forward)
 
 /*
  * The index-only tuple for a key: one text attribute, or one name (the key
- * padded with NULs), built in a buffer the scan reuses (the executor
- * copies the value out before the next call), as heap_form_tuple would
- * build it.
+ * padded with NULs), built in a buffer the scan reuses (the executor uses
+ * the value only until the next call), as heap_form_tuple would build it.
+ * The header's fixed fields are written when the buffer is allocated;
+ * each call sets the lengths and copies the key.
  */
 static HeapTuple
 am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
@@ -618,25 +619,29 @@ am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
 		so->tupcap = Max(HEAPTUPLESIZE + len, 2 * so->tupcap);
 		if (so->tup)
 			pfree(so->tup);
-		so->tup = MemoryContextAlloc(so->scanCxt, so->tupcap);
+		so->tup = MemoryContextAllocZero(so->scanCxt, so->tupcap);
+		td = (HeapTupleHeader) ((char *) so->tup + HEAPTUPLESIZE);
+		ItemPointerSetInvalid(&so->tup->t_self);
+		so->tup->t_tableOid = InvalidOid;
+		so->tup->t_data = td;
+		HeapTupleHeaderSetTypeId(td, desc->tdtypeid);
+		HeapTupleHeaderSetTypMod(td, desc->tdtypmod);
+		HeapTupleHeaderSetNatts(td, 1);
+		td->t_hoff = hoff;
+		if (!isname)
+			td->t_infomask = HEAP_HASVARWIDTH;
 	}
-	td = (HeapTupleHeader) ((char *) so->tup + HEAPTUPLESIZE);
+	td = so->tup->t_data;
 	so->tup->t_len = len;
-	ItemPointerSetInvalid(&so->tup->t_self);
-	so->tup->t_tableOid = InvalidOid;
-	so->tup->t_data = td;
-	memset(td, 0, len);
 	HeapTupleHeaderSetDatumLength(td, len);
-	HeapTupleHeaderSetTypeId(td, desc->tdtypeid);
-	HeapTupleHeaderSetTypMod(td, desc->tdtypmod);
-	HeapTupleHeaderSetNatts(td, 1);
-	td->t_hoff = hoff;
 	data = (char *) td + hoff;
 	if (isname)
+	{
+		memset(data, 0, NAMEDATALEN);
 		memcpy(data, key, Min(keylen, NAMEDATALEN - 1));
+	}
 	else
 	{
-		td->t_infomask = HEAP_HASVARWIDTH;
 		SET_VARSIZE(data, VARHDRSZ + keylen);
 		memcpy(data + VARHDRSZ, key, keylen);
 	}
@@ -727,6 +732,9 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 	return true;
 }
 
+/* TIDs amgetbitmap passes to the bitmap at once. */
+#define AM_BITMAP_TIDS	256
+
 /*
  * amgetbitmap: every matching heap TID into the bitmap.
  */
@@ -734,18 +742,24 @@ int64
 artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	ItemPointerData tids[AM_BITMAP_TIDS];
+	int			n = 0;
 	int64		ntids = 0;
 
+	/* in groups: the bitmap looks up a block once for a run of its TIDs */
 	while (am_scan_next(scan, true))
 	{
-		ItemPointerData tid;
-
-		am_entry_tid(so->entry, so->entrylen, &tid);
-		tbm_add_tuples(tbm, &tid, 1, so->recheck);
-		if ((++ntids & 1023) == 0)
+		am_entry_tid(so->entry, so->entrylen, &tids[n++]);
+		if (n == AM_BITMAP_TIDS)
+		{
+			tbm_add_tuples(tbm, tids, n, so->recheck);
+			ntids += n;
+			n = 0;
 			CHECK_FOR_INTERRUPTS();
+		}
 	}
-	return ntids;
+	tbm_add_tuples(tbm, tids, n, so->recheck);
+	return ntids + n;
 }
 
 /*

@@ -23,6 +23,7 @@
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
 
+#include "miscadmin.h"
 #include "utils/hsearch.h"
 
 /* A page reference's handle: frame + 1, and whether it is exclusive. */
@@ -229,6 +230,55 @@ pager_mem_free(void *store, void *ptr)
 		pfree(ptr);
 }
 
+/*
+ * ArtPageStoreOps.write_begin: the file's writers lock; a share holder
+ * also enters the write gate for the whole change, so that a checkpoint
+ * never sees one half done between the trie's two passes.
+ */
+static void
+pager_write_begin(void *store, ArtLockMode mode)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = pager_slot(file);
+
+	if (mode == ART_LOCK_EXCLUSIVE)
+	{
+		LWLockAcquire(&fs->writers, LW_EXCLUSIVE);
+		return;
+	}
+	LWLockAcquire(&fs->writers, LW_SHARED);
+	pager_gate_enter(file->slot, false);
+}
+
+/*
+ * ArtPageStoreOps.write_end
+ */
+static void
+pager_write_end(void *store, ArtLockMode mode)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	if (mode != ART_LOCK_EXCLUSIVE)
+		pager_gate_exit(file->slot);
+	LWLockRelease(&fs->writers);
+}
+
+/*
+ * ArtPageStoreOps.critical: a critical section, so that an ERROR there
+ * (a page that cannot be read back) becomes a PANIC and crash recovery
+ * replays the file from its checkpoint and the WAL, where the change
+ * half made in shared memory is not.
+ */
+static void
+pager_critical(void *store, bool on)
+{
+	if (on)
+		START_CRIT_SECTION();
+	else
+		END_CRIT_SECTION();
+}
+
 static const ArtPageStoreOps pager_store_ops = {
 	.pin = pager_pin,
 	.release = pager_release,
@@ -237,6 +287,9 @@ static const ArtPageStoreOps pager_store_ops = {
 	.free = pager_free,
 	.mem_alloc = pager_mem_alloc,
 	.mem_free = pager_mem_free,
+	.write_begin = pager_write_begin,
+	.write_end = pager_write_end,
+	.critical = pager_critical,
 };
 
 /*

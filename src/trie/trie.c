@@ -81,16 +81,6 @@ art_pin_release_all(ArtTrie *t, ArtPinStack *ps)
 	ps->cap = 0;
 }
 
-/* Mark every page of the stack dirty. */
-void
-art_pin_dirty_all(ArtTrie *t, ArtPinStack *ps)
-{
-	int			i;
-
-	for (i = 0; i < ps->n; i++)
-		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);
-}
-
 /* Make room for len bytes in buf. */
 ArtStatus
 art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len)

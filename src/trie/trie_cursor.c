@@ -51,10 +51,11 @@ struct ArtCursor
 };
 
 /*
- * Fetch ahead at most this many entries (the first fetch 32, doubling with
- * each fetch, so short scans stay cheap), or this many bytes.
+ * Fetch ahead at most this many entries (the first fetch 16, doubling with
+ * each fetch, so short scans stay cheap: an ORDER BY ... LIMIT 10 after a
+ * seek reads few entries past its last), or this many bytes.
  */
-#define BATCH_FIRST		32
+#define BATCH_FIRST		16
 #define BATCH_ENTRIES	256
 #define BATCH_BYTES		65536
 
@@ -204,12 +205,14 @@ in_range(const ArtCursor *c, const uint8_t *e, size_t len)
 }
 
 /* Append the iterator's position to the batch. */
-static ArtStatus
+static inline ArtStatus
 batch_add(ArtCursor *c, const ArtBuf *path)
 {
-	ArtStatus	st = art_grow(c->t, (void **) &c->ends, &c->ends_cap,
-							  c->nbatch + 1, sizeof(size_t));
+	ArtStatus	st = ART_OK;
 
+	if (c->nbatch >= c->ends_cap)
+		st = art_grow(c->t, (void **) &c->ends, &c->ends_cap, c->nbatch + 1,
+					  sizeof(size_t));
 	if (st == ART_OK)
 		st = art_buf_append(c->t, &c->batch, path->data, path->len);
 	if (st == ART_OK)

@@ -3,12 +3,13 @@
  * trie_delete.c
  *	  Deleting an entry, and truncating a trie.
  *
- * A delete descends like an insert, exclusive locks on every page of its
- * path.  Once it has found the entry every page it will touch is pinned,
- * and the rest cannot fail: it removes the leaf (and every node left with
- * no entry below it), shrinks the parent node's kind, merges a node left
- * with one child and no entry into that child when both sit in the same
- * page, decrements the counts on the path, and frees pages left empty.
+ * A delete descends from the root taking exclusive locks on every page of
+ * its path and keeping them.  Once it has found the entry every page it
+ * will touch is pinned, and the rest cannot fail: it removes the leaf (and
+ * every node left with no entry below it), shrinks the parent node's kind,
+ * merges a node left with one child and no entry into that child when both
+ * sit in the same page, decrements the counts on the path, and frees pages
+ * left empty.
  *
  *-------------------------------------------------------------------------
  */
@@ -145,9 +146,14 @@ delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
 		decrement(ps->refs[lv[i].pidx].data, lv[i].slot);
 }
 
-/* Delete an entry; ART_NOT_FOUND if it is not there. */
-ArtStatus
-art_delete(ArtTrie *t, const uint8_t *key, size_t len)
+/*
+ * Delete an entry, holding its whole path.  The counts on the path are
+ * exact for this change only; other writers' inserts between their passes
+ * may still be missing from them, which is why the structural steps look
+ * at children and terminal flags, never at counts.
+ */
+static ArtStatus
+delete_locked(ArtTrie *t, const uint8_t *key, size_t len)
 {
 	ArtPinStack ps = {0};
 	DelLevel   *lv = NULL;
@@ -156,8 +162,6 @@ art_delete(ArtTrie *t, const uint8_t *key, size_t len)
 	ArtStatus	st;
 	size_t		d = 0;
 
-	if (len > ART_MAX_ENTRY_LEN)
-		return ART_NOT_FOUND;
 	st = art_pin_push(t, &ps, t->root, ART_LOCK_EXCLUSIVE);
 	if (st != ART_OK)
 		goto out;
@@ -246,6 +250,25 @@ art_delete(ArtTrie *t, const uint8_t *key, size_t len)
 out:
 	art_pin_release_all(t, &ps);
 	art_free(t, lv);
+	return st;
+}
+
+/*
+ * Delete an entry; ART_NOT_FOUND if it is not there.  Deletes come from
+ * VACUUM, one process per table, so unlike inserts they keep the simple
+ * protocol: exclusive locks on the whole path, held to the end, inside
+ * the write section beside concurrent inserts.
+ */
+ArtStatus
+art_delete(ArtTrie *t, const uint8_t *key, size_t len)
+{
+	ArtStatus	st;
+
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_NOT_FOUND;
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
+	st = delete_locked(t, key, len);
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }
 
@@ -347,9 +370,13 @@ art_truncate(ArtTrie *t)
 	ArtStatus	st;
 	int			i;
 
+	t->store.ops->write_begin(t->store.store, ART_LOCK_EXCLUSIVE);
 	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE, &root);
 	if (st != ART_OK)
+	{
+		t->store.ops->write_end(t->store.store, ART_LOCK_EXCLUSIVE);
 		return st;
+	}
 	st = collect_children(t, root.data, &set);
 	for (i = 0; st == ART_OK && i < set.n; i++)
 	{
@@ -378,6 +405,7 @@ art_truncate(ArtTrie *t)
 	}
 out:
 	t->store.ops->release(t->store.store, &root);
+	t->store.ops->write_end(t->store.store, ART_LOCK_EXCLUSIVE);
 	art_free(t, set.slots);
 	art_free(t, set.list);
 	return st;

@@ -3,26 +3,33 @@
  * trie_insert.c
  *	  Inserting an entry.
  *
- * An insert descends from the root taking exclusive locks on every page of
- * its path and keeping them (every node on the path gets its count bumped).
- * When it reaches the place of the change it computes the bytes the change
- * needs in that page.  If the page is too full it splits the page (a
- * self-contained restructuring that keeps the trie's content) and starts
- * over.  Otherwise it first places any long new path in fresh pages, and
- * only then changes the pinned pages, with no fallible store call left.
- *
- * A finger (art_finger_*) applies a series of changes, best in entry
- * order, keeping the exclusively locked path of the last one between
- * calls: the next insert goes back up only to the deepest node of that
- * path that its entry shares with the last one and descends from there.
- * Every node of the kept path stays where it was through an insert (nodes
- * never change slot; the changed node keeps its slot and start), so the
- * path stays valid; a split, a delete or a failure drops it, and the next
- * call descends from the root.
+ * An insert runs in two passes, inside the trie's write section (share
+ * mode, so inserts run side by side).  The first descends from the root
+ * with share-lock coupling, holding only the current page and the one
+ * above it, and relocks exclusive the page where the change happens.  It
+ * computes the bytes the change needs in that page.  If the page is too
+ * full it splits the page (a self-contained restructuring that keeps the
+ * trie's content; in a try that holds the path exclusive, since a split
+ * may repoint stubs in the page above) and starts over.  Otherwise it
+ * first places any long new path in fresh pages, and only then changes
+ * the page, counts of the page's own nodes on the path included, with no
+ * fallible store call left.  The second pass adds one to the count of
+ * every node on the path above that page, with exclusive lock coupling
+ * from the root.  Between the passes those counts are one short; only
+ * verify, which keeps writers out, would notice, and structural decisions
+ * never read counts.
  *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
+
+/* Why an insert's first pass asks to start over. */
+typedef enum InsertRetry
+{
+	RETRY_NONE,
+	RETRY_SPLIT,				/* it split a page */
+	RETRY_EXCLUSIVE				/* a page must be split: lock the path */
+} InsertRetry;
 
 typedef enum InsertOp
 {
@@ -31,33 +38,6 @@ typedef enum InsertOp
 	OP_SPLIT_PREFIX,			/* the entry leaves the node's prefix */
 	OP_FILL_ROOT				/* the trie is empty */
 } InsertOp;
-
-/*
- * A node on the path: the index of its page in the pin stack, its slot,
- * and the entry's depth (bytes) at the start of its prefix.
- */
-typedef struct PathNode
-{
-	int			pidx;
-	uint16_t	slot;
-	size_t		depth;
-} PathNode;
-
-/*
- * A finger: the path of the last entry changed, held between calls.  When
- * npath > 0, ps holds every page of the path, exclusively locked (the root
- * page first), path[0 .. npath) its nodes, root first, the last one the
- * node the change was made at, and last the entry.
- */
-struct ArtFinger
-{
-	ArtTrie    *t;
-	ArtPinStack ps;
-	PathNode   *path;
-	int			npath;
-	int			pathcap;
-	ArtBuf		last;
-};
 
 /* Length of the common prefix of a and b. */
 static size_t
@@ -86,59 +66,48 @@ encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
 	return art_build_encode(&b, out);
 }
 
-/* Release the finger's path: the next call descends from the root. */
-static void
-finger_drop(ArtFinger *f)
-{
-	art_pin_release_all(f->t, &f->ps);
-	f->npath = 0;
-}
-
 /*
- * Keep the path of an insert that ended at the node at (the top page of
- * the pin stack, slot), at depth, in the finger; or drop it when memory
- * for it is short.  The finger already holds the pages and the path.
- */
-static void
-finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
-			const uint8_t *key, size_t len)
-{
-	if (art_grow(f->t, (void **) &f->path, &f->pathcap, npath + 1,
-				 sizeof(PathNode)) != ART_OK ||
-		art_buf_reserve(f->t, &f->last, len) != ART_OK)
-	{
-		finger_drop(f);
-		return;
-	}
-	f->path[npath].pidx = f->ps.n - 1;
-	f->path[npath].slot = slot;
-	f->path[npath].depth = depth;
-	f->npath = npath + 1;
-	if (len)
-		memcpy(f->last.data, key, len);
-	f->last.len = len;
-}
-
-/*
- * One try at an insert.  Sets *retry when it split a page and the insert
- * must start over.  With a finger f, the pin stack and the path are the
- * finger's: the descent starts at the deepest node of the finger's path
- * that the entry shares with the last one, and the path is kept at the
- * end (see finger_keep), or dropped on a split or a failure.
+ * Follow a stub to the page it points at, with lock coupling in mode: the
+ * page above stays locked (while a page is relocked exclusive, or split,
+ * its parent must hold still), the one above that is released.
  */
 static ArtStatus
-insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
-			   ArtFinger *f)
+couple_down(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
 {
-	ArtPinStack own_ps = {0};
-	ArtPinStack *psp = f ? &f->ps : &own_ps;
-	PathNode   *path = f ? f->path : NULL;
+	ArtStatus	st = art_pin_push(t, ps, pageno, mode);
+
+	if (st != ART_OK || ps->n < 3)
+		return st;
+	t->store.ops->release(t->store.store, &ps->refs[0]);
+	memmove(&ps->refs[0], &ps->refs[1], 2 * sizeof(ArtPageRef));
+	ps->n--;
+	return ART_OK;
+}
+
+/*
+ * The first pass of an insert (see the file header).  With upper_exclusive
+ * false it descends with share locks and relocks only the page it changes
+ * exclusive; a page that must be split is split in a try with exclusive
+ * locks all the way (upper_exclusive), since the split may repoint stubs in
+ * the parent page.  Sets *retry when the insert must start over (after a
+ * split, or to split), and *pagedepth to the key depth at which the changed
+ * page's part of the path begins (0: the root page holds the whole path).
+ */
+static ArtStatus
+insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
+			   bool upper_exclusive, InsertRetry *retry, size_t *pagedepth)
+{
+	ArtPinStack ps = {0};
+	uint16_t   *path = NULL;
 	int			npath = 0;
-	int			pathcap = f ? f->pathcap : 0;
+	int			pathcap = 0;
 	ArtStatus	st;
+	ArtLockMode mode = upper_exclusive ? ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
+	bool		cur_x = upper_exclusive;
+	bool		parent_x = upper_exclusive;
+	uint16_t	pageslot = ART_ROOT_SLOT;
 	uint16_t	slot = ART_ROOT_SLOT;
 	size_t		d = 0;
-	size_t		dnode = 0;
 	size_t		m = 0;
 	uint8_t    *page;
 	uint8_t    *rec;
@@ -157,47 +126,35 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
 	size_t		size2;
 	int			i;
 
-	*retry = false;
-	if (f && f->npath > 0)
-	{
-		size_t		c = common_len(f->last.data, f->last.len, key, len);
-		int			k = f->npath - 1;
+	*retry = RETRY_NONE;
+	*pagedepth = 0;
+	st = art_pin_push(t, &ps, t->root, mode);
+	if (st != ART_OK)
+		goto out;
 
-		/* path[0] is the root, at depth 0 */
-		while (path[k].depth > c)
-			k--;
-		while (psp->n - 1 > path[k].pidx)
-			art_pin_pop(t, psp);
-		npath = k;
-		slot = path[k].slot;
-		d = path[k].depth;
-		f->npath = 0;
-		st = ART_OK;
-	}
-	else
-	{
-		st = art_pin_push(t, psp, t->root, ART_LOCK_EXCLUSIVE);
-		if (st != ART_OK)
-			goto out;
-	}
-
+walk:
 	for (;;)
 	{
-		page = psp->refs[psp->n - 1].data;
+		page = ps.refs[ps.n - 1].data;
 		rec = art_rec(page, slot);
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
 
 			art_stub_target(rec, &pg, &slot);
-			st = art_pin_push(t, psp, pg, ART_LOCK_EXCLUSIVE);
+			st = couple_down(t, &ps, pg, mode);
 			if (st != ART_OK)
 				goto out;
+			parent_x = cur_x;
+			cur_x = mode == ART_LOCK_EXCLUSIVE;
+			npath = 0;
+			*pagedepth = d;
+			pageslot = slot;
 			continue;
 		}
-		dnode = d;
 		art_node_decode(rec, &node);
-		if (npath == 0 && node.kind == ART_NODE_LEAF && !node.terminal &&
+		if (ps.refs[ps.n - 1].pageno == t->root && slot == ART_ROOT_SLOT &&
+			node.kind == ART_NODE_LEAF && !node.terminal &&
 			len <= ART_MAX_PREFIX)
 		{
 			op = OP_FILL_ROOT;
@@ -236,16 +193,36 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
 				break;
 			}
 			st = art_grow(t, (void **) &path, &pathcap, npath + 1,
-						  sizeof(PathNode));
+						  sizeof(uint16_t));
 			if (st != ART_OK)
 				goto out;
-			path[npath].pidx = psp->n - 1;
-			path[npath].slot = slot;
-			path[npath].depth = dnode;
-			npath++;
+			path[npath++] = slot;
 			slot = child;
 			d++;
 		}
+	}
+
+	/*
+	 * The page was read under a share lock: relock it exclusive, its parent
+	 * page still held, and walk its part of the path again (a split may
+	 * have moved it on meanwhile).
+	 */
+	if (!cur_x)
+	{
+		ArtPageNo	pg = ps.refs[ps.n - 1].pageno;
+
+		art_pin_pop(t, &ps);
+		st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
+		if (st != ART_OK)
+			goto out;
+		mode = ART_LOCK_EXCLUSIVE;
+		cur_x = true;
+		slot = pageslot;
+		d = *pagedepth;
+		npath = 0;
+		has_leaf = false;
+		leafoff = 0;
+		goto walk;
 	}
 
 	/*
@@ -283,10 +260,15 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
 		need += size1 - node.size;
 	if (need > art_page_free(page))
 	{
-		st = art_split_page(t, &psp->refs[psp->n - 1],
-							psp->n >= 2 ? &psp->refs[psp->n - 2] : NULL, need);
-		if (st == ART_OK)
-			*retry = true;
+		if (ps.n >= 2 && !parent_x)
+			*retry = RETRY_EXCLUSIVE;
+		else
+		{
+			st = art_split_page(t, &ps.refs[ps.n - 1],
+								ps.n >= 2 ? &ps.refs[ps.n - 2] : NULL, need);
+			if (st == ART_OK)
+				*retry = RETRY_SPLIT;
+		}
 		goto out;
 	}
 
@@ -303,8 +285,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
 	{
 		ArtNode		anc;
 
-		art_node_decode(art_rec(psp->refs[path[i].pidx].data, path[i].slot),
-						&anc);
+		art_node_decode(art_rec(page, path[i]), &anc);
 		art_node_set_count(&anc, anc.count + 1);
 	}
 	if (has_leaf)
@@ -369,40 +350,99 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool *retry,
 			}
 			break;
 	}
-	art_page_set_version(psp->refs[0].data,
-						 art_page_version(psp->refs[0].data) + 1);
-	art_pin_dirty_all(t, psp);
+	if (ps.refs[ps.n - 1].pageno == t->root)
+		art_page_set_version(page, art_page_version(page) + 1);
+	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 
 out:
-	if (f == NULL)
-	{
-		art_pin_release_all(t, psp);
-		art_free(t, path);
-		return st;
-	}
-	f->path = path;
-	f->pathcap = pathcap;
-	if ((st == ART_OK || st == ART_EXISTS) && !*retry)
-		finger_keep(f, npath, slot, dnode, key, len);
-	else
-		finger_drop(f);
+	art_pin_release_all(t, &ps);
+	art_free(t, path);
 	return st;
 }
 
-/* Insert an entry, with a finger f or none. */
-static ArtStatus
-insert_entry(ArtTrie *t, const uint8_t *entry, size_t len, ArtFinger *f)
+/*
+ * Add one to the count of every node on key's path that begins above key
+ * depth upto, and move the trie's version: the second pass of an insert
+ * whose first pass changed a page below the root page (the path's part in
+ * that page begins at depth upto).  Lock coupling from the root,
+ * exclusive.  The first pass has changed the trie already, so a store
+ * failure here cannot be returned cleanly: the stretch is critical.  The
+ * nodes are found again by key, not by slot, since other writers may
+ * have split pages or node prefixes meanwhile; such a change keeps every
+ * node on one side of upto (a prefix split copies the count into the new
+ * node above, and both begin above upto), so each node that missed this
+ * change's count gets it exactly once.
+ */
+ArtStatus
+art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
 {
+	ArtPageRef	cur;
+	ArtPageRef	next;
+	ArtStatus	st;
+	uint16_t	slot = ART_ROOT_SLOT;
+	size_t		d = 0;
+
+	t->store.ops->critical(t->store.store, true);
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE, &cur);
+	if (st != ART_OK)
+		goto out;
+	art_page_set_version(cur.data, art_page_version(cur.data) + 1);
+	while (d < upto)
+	{
+		uint8_t    *rec = art_rec(cur.data, slot);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+		{
+			ArtPageNo	pg;
+
+			art_stub_target(rec, &pg, &slot);
+			st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE,
+								   &next);
+			if (st != ART_OK)
+				break;
+			t->store.ops->mark_dirty(t->store.store, &cur);
+			t->store.ops->release(t->store.store, &cur);
+			cur = next;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
+			memcmp(key + d, node.prefix, node.plen) != 0)
+			break;
+		art_node_set_count(&node, node.count + 1);
+		d += node.plen;
+		slot = art_node_find(&node, key[d]);
+		if (slot == 0)
+			break;
+		d++;
+	}
+	t->store.ops->mark_dirty(t->store.store, &cur);
+	t->store.ops->release(t->store.store, &cur);
+out:
+	t->store.ops->critical(t->store.store, false);
+	return st;
+}
+
+/*
+ * The first pass of an insert with its retries, inside a write section the
+ * caller holds; *pagedepth as for insert_attempt.  Split out for the unit
+ * test that interleaves the passes of several inserts.
+ */
+ArtStatus
+art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
+					  size_t *pagedepth)
+{
+	InsertRetry retry = RETRY_NONE;
 	int			attempt;
 
-	if (len > ART_MAX_ENTRY_LEN)
-		return ART_TOO_LONG;
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
-		bool		retry;
-		ArtStatus	st = insert_attempt(t, entry, len, &retry, f);
+		ArtStatus	st = insert_attempt(t, entry, len,
+										retry == RETRY_EXCLUSIVE, &retry,
+										pagedepth);
 
-		if (st != ART_OK || !retry)
+		if (st != ART_OK || retry == RETRY_NONE)
 			return st;
 	}
 	return ART_CORRUPT;
@@ -412,51 +452,15 @@ insert_entry(ArtTrie *t, const uint8_t *entry, size_t len, ArtFinger *f)
 ArtStatus
 art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 {
-	return insert_entry(t, entry, len, NULL);
-}
+	ArtStatus	st;
+	size_t		pagedepth;
 
-/* Start a finger on trie t; it holds no page yet. */
-ArtStatus
-art_finger_begin(ArtTrie *t, ArtFinger **finger)
-{
-	ArtFinger  *f = art_alloc(t, sizeof(ArtFinger));
-
-	*finger = NULL;
-	if (f == NULL)
-		return ART_NO_MEMORY;
-	memset(f, 0, sizeof(ArtFinger));
-	f->t = t;
-	*finger = f;
-	return ART_OK;
-}
-
-/* Insert an entry through a finger; as art_insert. */
-ArtStatus
-art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
-{
-	return insert_entry(f->t, entry, len, f);
-}
-
-/*
- * Delete an entry through a finger; as art_delete.  A delete may merge
- * nodes and free pages of the path, so the finger lets its path go first
- * and the next insert descends from the root.
- */
-ArtStatus
-art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
-{
-	finger_drop(f);
-	return art_delete(f->t, entry, len);
-}
-
-/* Release the finger's pages and free it. */
-void
-art_finger_end(ArtFinger *f)
-{
-	ArtTrie    *t = f->t;
-
-	finger_drop(f);
-	art_free(t, f->path);
-	art_buf_free(t, &f->last);
-	art_free(t, f);
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_TOO_LONG;
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
+	st = art_insert_first_pass(t, entry, len, &pagedepth);
+	if (st == ART_OK && pagedepth > 0)
+		st = art_count_above(t, entry, len, pagedepth);
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	return st;
 }

@@ -251,7 +251,6 @@ extern ArtStatus art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno,
 							  ArtLockMode mode);
 extern void art_pin_pop(ArtTrie *t, ArtPinStack *ps);
 extern void art_pin_release_all(ArtTrie *t, ArtPinStack *ps);
-extern void art_pin_dirty_all(ArtTrie *t, ArtPinStack *ps);
 extern ArtStatus art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len);
 extern ArtStatus art_buf_append_slow(ArtTrie *t, ArtBuf *buf,
 									 const uint8_t *data, size_t len);
@@ -259,14 +258,55 @@ extern void art_buf_free(ArtTrie *t, ArtBuf *buf);
 extern ArtStatus art_grow(ArtTrie *t, void **array, int *cap, int need,
 						  size_t elem);
 
+/*
+ * Copy len bytes, which must not overlap.  Up to 128 bytes are copied in
+ * 8-byte words, the last one overlapping the one before, within both
+ * buffers: a compiler may expand a memcpy of bounded size inline as a
+ * string instruction that costs tens of cycles to start, and the ordered
+ * iterator copies a few bytes per node.
+ */
+static inline void
+art_copy(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	if (len >= 8 && len <= 128)
+	{
+		uint64_t	w;
+		size_t		i;
+
+		for (i = 0; i + 8 < len; i += 8)
+		{
+			memcpy(&w, src + i, 8);
+			memcpy(dst + i, &w, 8);
+		}
+		memcpy(&w, src + len - 8, 8);
+		memcpy(dst + len - 8, &w, 8);
+	}
+	else if (len >= 4 && len < 8)
+	{
+		uint32_t	a;
+		uint32_t	b;
+
+		memcpy(&a, src, 4);
+		memcpy(&b, src + len - 4, 4);
+		memcpy(dst, &a, 4);
+		memcpy(dst + len - 4, &b, 4);
+	}
+	else if (len < 4)
+	{
+		for (size_t i = 0; i < len; i++)
+			dst[i] = src[i];
+	}
+	else
+		memcpy(dst, src, len);
+}
+
 /* Append bytes to buf (growing it through art_buf_append_slow). */
 static inline ArtStatus
 art_buf_append(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 {
 	if (buf->len + len > buf->cap)
 		return art_buf_append_slow(t, buf, data, len);
-	if (len)
-		memcpy(buf->data + buf->len, data, len);
+	art_copy(buf->data + buf->len, data, len);
 	buf->len += len;
 	return ART_OK;
 }
@@ -304,6 +344,9 @@ typedef struct ArtIter
 	bool		stop_inclusive;
 	bool		past;			/* the rest lies past stop */
 	bool		stepping;		/* art_iter_next was called since the seek */
+	bool		atleaf;			/* the position is a leaf of the top frame's
+								 * page, entered under its lastkey, with no
+								 * frame of its own */
 } ArtIter;
 
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
@@ -311,6 +354,12 @@ extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 extern ArtStatus art_iter_next(ArtIter *it, bool *found);
 extern void art_iter_end(ArtIter *it);
 extern void art_iter_free(ArtIter *it);
+
+/* trie_insert.c: the two passes of an insert */
+extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,
+									   size_t len, size_t *pagedepth);
+extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,
+								 size_t upto);
 
 /* trie_split.c: make room in a full page */
 extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,

@@ -5,9 +5,12 @@
  *
  * The iterator keeps a frame for every node on the path to its position
  * and share locks on the pages of that path (so it can back up to an
- * ancestor without re-descending).  A position is always a node's own
- * entry (its frame's lastkey is -1).  Forward order visits a node's own
- * entry, then its children in key order; backward order the reverse.
+ * ancestor without re-descending).  A position is a node's own entry: its
+ * frame's lastkey is -1, or, for a leaf in its parent's page (every entry
+ * of an index ends in one), the leaf has no frame and the parent's
+ * lastkey leads to it (atleaf).  Forward order visits a
+ * node's own entry, then its children in key order; backward order the
+ * reverse.
  * Pages are released as the iterator backs out of them; art_iter_end
  * releases the rest.  Every lock is taken top-down along the path.
  *
@@ -29,6 +32,22 @@ prefetch_page(const uint8_t *page)
 		__builtin_prefetch(page + off);
 #else
 	(void) page;
+#endif
+}
+
+/*
+ * Ask the CPU for the record at a slot of a page: a node's children's,
+ * when the iterator steps into the node (most are leaves, visited one
+ * after another).
+ */
+static inline void
+prefetch_rec(uint8_t *page, uint16_t slot)
+{
+#if defined(__GNUC__)
+	__builtin_prefetch(art_rec(page, slot));
+#else
+	(void) page;
+	(void) slot;
 #endif
 }
 
@@ -64,6 +83,14 @@ push(ArtIter *it, uint16_t slot)
 	}
 	f = &it->frames[it->nframes++];
 	art_node_decode(rec, &f->node);
+	if (it->stepping && f->node.kind <= ART_NODE_16)
+	{
+		/* the children's records, before the walk needs them */
+		uint8_t    *page = it->ps.refs[it->ps.n - 1].data;
+
+		for (int i = 0; i < f->node.n; i++)
+			prefetch_rec(page, art_get16(f->node.body + f->node.n + 2 * i));
+	}
 	f->pidx = it->ps.n - 1;
 	f->lastkey = -1;
 	f->lastidx = -1;
@@ -117,6 +144,7 @@ enter(ArtIter *it, uint8_t k, uint16_t slot)
 	ArtIterFrame *f = &it->frames[it->nframes - 1];
 	ArtStatus	st;
 	int			cmp = -1;		/* below the stop bound, or none */
+	const uint8_t *rec;
 
 	f->lastkey = k;
 	it->out->len = f->outlen;
@@ -129,6 +157,22 @@ enter(ArtIter *it, uint8_t k, uint16_t slot)
 	{
 		/* not even the child's page is needed */
 		it->past = true;
+		return ART_OK;
+	}
+	rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
+	if ((rec[0] & (ART_KIND_MASK | ART_FLAG_TERMINAL)) ==
+		(ART_NODE_LEAF | ART_FLAG_TERMINAL))
+	{
+		/* an entry in this page: no frame, the position is its bytes */
+		if (rec[0] & ART_FLAG_LONGPLEN)
+			st = art_buf_append(it->t, it->out, rec + 3, art_get16(rec + 1));
+		else
+			st = art_buf_append(it->t, it->out, rec + 2, rec[1]);
+		if (st != ART_OK)
+			return st;
+		if (cmp == 0 && stop_cmp(it) > 0)
+			it->past = true;
+		it->atleaf = true;
 		return ART_OK;
 	}
 	st = push(it, slot);
@@ -167,6 +211,11 @@ extreme(ArtIter *it, bool *found)
 			*found = false;
 			return ART_OK;
 		}
+		if (it->atleaf)
+		{
+			*found = true;
+			return ART_OK;
+		}
 		if (it->fwd && node->terminal)
 		{
 			*found = true;
@@ -197,6 +246,7 @@ static ArtStatus
 advance(ArtIter *it, bool *found)
 {
 	*found = false;
+	it->atleaf = false;
 	while (it->nframes > 0 && !it->past)
 	{
 		ArtIterFrame *f = &it->frames[it->nframes - 1];
@@ -265,6 +315,7 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 	uint16_t	slot = ART_ROOT_SLOT;
 
 	*found = false;
+	it->atleaf = false;
 	it->out->len = 0;
 	st = art_buf_reserve(it->t, it->out, 1);
 	if (st == ART_OK)
@@ -353,6 +404,7 @@ art_iter_end(ArtIter *it)
 	it->nframes = 0;
 	it->past = false;
 	it->stepping = false;
+	it->atleaf = false;
 }
 
 /* Free the iterator's memory (its pages are released). */

@@ -28,6 +28,9 @@ struct ArtMemStore
 	uint32_t	nfree;
 	uint64_t	live;
 	int			pinned;
+	int			writers;		/* write sections held in share mode */
+	bool		writer_excl;	/* a write section held exclusive */
+	bool		critical;		/* inside a critical stretch */
 	long		budget;			/* calls left before failing; -1: never */
 	bool		fail_mem;
 	bool		failed;
@@ -38,7 +41,7 @@ struct ArtMemStore
 static bool
 inject(ArtMemStore *ms)
 {
-	if (ms->budget < 0)
+	if (ms->budget < 0 || ms->critical)
 		return false;
 	if (ms->budget == 0)
 	{
@@ -188,6 +191,8 @@ mem_alloc_mem(void *store, size_t size)
 {
 	ArtMemStore *ms = store;
 
+	if (ms->critical)
+		violate(ms, "mem_alloc in a critical stretch");
 	if (ms->fail_mem && inject(ms))
 		return NULL;
 	return malloc(size);
@@ -201,6 +206,48 @@ mem_free_mem(void *store, void *ptr)
 	free(ptr);
 }
 
+/* write_begin: check that exclusive sections exclude every other. */
+static void
+mem_write_begin(void *store, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+
+	if (ms->writer_excl || (mode == ART_LOCK_EXCLUSIVE && ms->writers > 0))
+		violate(ms, "write section taken while an exclusive one is held");
+	if (mode == ART_LOCK_EXCLUSIVE)
+		ms->writer_excl = true;
+	else
+		ms->writers++;
+}
+
+/* write_end: leave a write section. */
+static void
+mem_write_end(void *store, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+
+	if (mode == ART_LOCK_EXCLUSIVE ? !ms->writer_excl : ms->writers == 0)
+		violate(ms, "write section left that was not entered");
+	if (mode == ART_LOCK_EXCLUSIVE)
+		ms->writer_excl = false;
+	else
+		ms->writers--;
+}
+
+/*
+ * critical: no failure is injected inside (the pager would PANIC there,
+ * which a unit test cannot observe), and memory may not be allocated.
+ */
+static void
+mem_critical(void *store, bool on)
+{
+	ArtMemStore *ms = store;
+
+	if (ms->critical == on)
+		violate(ms, "critical stretch entered twice or left unentered");
+	ms->critical = on;
+}
+
 static const ArtPageStoreOps mem_ops = {
 	mem_pin,
 	mem_release,
@@ -208,7 +255,10 @@ static const ArtPageStoreOps mem_ops = {
 	mem_alloc_page,
 	mem_free_page,
 	mem_alloc_mem,
-	mem_free_mem
+	mem_free_mem,
+	mem_write_begin,
+	mem_write_end,
+	mem_critical
 };
 
 /* A new, empty store. */

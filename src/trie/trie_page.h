@@ -34,6 +34,7 @@
 #ifndef ARTRIE_TRIE_PAGE_H
 #define ARTRIE_TRIE_PAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,23 @@ typedef struct ArtPageStoreOps
 	/* Temporary memory. */
 	void	   *(*mem_alloc) (void *store, size_t size);
 	void		(*mem_free) (void *store, void *ptr);
+
+	/*
+	 * Enter and leave a write section of the trie.  Inserts and deletes
+	 * hold it in share mode from their first lock to their last, so any
+	 * number of them run at once; verify and truncate hold it exclusive,
+	 * so that no change is half done while they look.  Cannot fail.
+	 */
+	void		(*write_begin) (void *store, ArtLockMode mode);
+	void		(*write_end) (void *store, ArtLockMode mode);
+
+	/*
+	 * Begin (on) or end (off) a stretch in which the trie has changed pages
+	 * and must still pin others to finish the change: a store failure
+	 * there cannot be undone, so the store treats it as a crash (the pager
+	 * PANICs, and recovery rebuilds the file without the half change).
+	 */
+	void		(*critical) (void *store, bool on);
 } ArtPageStoreOps;
 
 /* A store: its functions and their first argument. */

@@ -157,7 +157,7 @@ art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len, int terminator,
 			return st;
 		}
 		art_node_decode(art_rec(cur.data, slot), &node);
-		if (node.count == 0)
+		if (node.n == 0 && !node.terminal)
 			break;
 		for (k = 0; k < node.plen; k++)
 		{

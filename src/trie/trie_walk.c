@@ -98,7 +98,7 @@ art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
 		st = walk_resolve(&w, &slot, &node);
 		if (st != ART_OK)
 			goto done;
-		if (node.count == 0)
+		if (node.n == 0 && !node.terminal)
 			goto done;
 		if (len - d <= node.plen)
 		{

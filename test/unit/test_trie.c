@@ -404,7 +404,7 @@ test_cursors(void)
 	/*
 	 * Batched: the batch is returned as read (a deleted entry included, an
 	 * entry inserted behind it not); past the batch, the cursor reads the
-	 * trie as it is then.  The first batch is 32 entries.
+	 * trie as it is then.  The first batch is 16 entries.
 	 */
 	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open batched");
 	art_cursor_set_batched(c, true);
@@ -418,14 +418,14 @@ test_cursors(void)
 		  del(&f, S("c0180")) && put(&f, S("c0181")), "modify");
 	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
 		  memcmp(e, "c0112", 5) == 0, "batched: the deleted entry is in the batch");
-	for (i = 114; i < 110 + 2 * 32; i += 2)
+	for (i = 114; i < 110 + 2 * 16; i += 2)
 	{
 		snprintf((char *) key, sizeof(key), "c%04d", i);
 		CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
 			  memcmp(e, key, 5) == 0, "batched: %s", (char *) key);
 	}
 	CHECK(!art_cursor_buffered(c), "the batch is used up");
-	for (i = 174; i < 200; i += 2)
+	for (i = 110 + 2 * 16; i < 200; i += 2)
 	{
 		snprintf((char *) key, sizeof(key), "c%04d", i == 180 ? 181 : i);
 		CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
@@ -548,6 +548,99 @@ test_long_after_bulk(void)
 		CHECK(put(&f, entry, 1000), "long entry %d", i);
 	}
 	CHECK(check_content(&f.t, &f.m), "content");
+	fixture_done(&f);
+	return true;
+}
+
+/*
+ * A key that shares a random part of key's bytes, then differs: inserted
+ * while key is between its passes, it splits node prefixes and pages on
+ * key's path, at every depth.
+ */
+static size_t
+branch_key(const uint8_t *key, size_t len, Rng *r, uint8_t *out)
+{
+	size_t		cut = rng_below(r, (uint32_t) len + 1);
+	size_t		tail = 1 + rng_below(r, 24);
+	size_t		i;
+
+	memcpy(out, key, cut);
+	for (i = 0; i < tail; i++)
+		out[cut + i] = (uint8_t) rng_next(r);
+	return cut + tail;
+}
+
+/*
+ * Inserts whose two passes are interleaved with other writers, as
+ * concurrent sessions interleave them: between an entry's first pass and
+ * the second, other entries branching off its path at every depth are
+ * inserted (prefix splits above and below the changed page, page splits,
+ * new stubs) and others deleted (node merges, removed subtrees).  After
+ * each second pass every count must be exact again (verify checks each
+ * node's count against its subtree) and the content must match the model.
+ */
+static bool
+test_interleaved_passes(void)
+{
+	Fixture		f;
+	Rng			r = {12345};
+	uint8_t		key[2048];
+	uint8_t		other[2048];
+	int			above = 0;
+	int			round;
+	char		msg[256];
+
+	CHECK(fixture_init(&f), "create");
+	for (round = 0; round < 3000; round++)
+	{
+		size_t		len = 8 + rng_below(&r, 40);
+		size_t		upto = 0;
+		ArtStatus	st;
+		int			k;
+
+		if (round % 50 == 0)
+			len = 1500 + rng_below(&r, 500);
+		memcpy(key, "key/", 4);
+		for (size_t i = 4; i < len; i++)
+			key[i] = (uint8_t) ('a' + rng_below(&r, 4));
+		if (!model_insert(&f.m, key, len))
+			continue;
+		f.t.store.ops->write_begin(f.t.store.store, ART_LOCK_SHARE);
+		st = art_insert_first_pass(&f.t, key, len, &upto);
+		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
+		above += upto > 0;
+		for (k = 0; k < 12; k++)
+		{
+			size_t		olen = branch_key(key, len, &r, other);
+
+			if (k % 4 == 3)
+			{
+				const MKey *victim = &f.m.keys[rng_below(&r, (uint32_t) f.m.n)];
+
+				if (mcmp(victim->data, victim->len, key, len) != 0)
+				{
+					olen = victim->len;
+					memcpy(other, victim->data, olen);
+					CHECK(del(&f, other, olen), "delete between passes");
+				}
+			}
+			else
+				CHECK(put(&f, other, olen), "insert between passes");
+		}
+		st = upto > 0 ? art_count_above(&f.t, key, len, upto) : ART_OK;
+		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
+		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
+		if (round % 20 == 0)
+		{
+			st = art_verify(&f.t, msg, sizeof(msg));
+			CHECK(st == ART_OK, "round %d: %s", round, msg);
+		}
+	}
+	CHECK(above > 1000, "only %d first passes ended below the root page", above);
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "%s", msg);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+		  art_memstore_violation(f.ms));
 	fixture_done(&f);
 	return true;
 }
@@ -1383,6 +1476,7 @@ main(int argc, char **argv)
 		{"bulk", test_bulk},
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
+		{"interleaved", test_interleaved_passes},
 		{"finger", test_finger},
 		{"finger_failures", test_finger_failures},
 	};
