@@ -18,6 +18,14 @@
 # (as root), the restart runs under `perf record -g`, which follows the
 # postmaster's children (the startup process's redo among them), and
 # DIR/recovery-<MB>.txt gets the report of the postgres processes.
+#
+# The restart time is also split by the server log's timestamps: from the
+# start to PostgreSQL's "redo starts" (the data directory sync, artrie's
+# own WAL window), redo itself (PostgreSQL's "redo done" and the startup
+# process's CPU time it reports, with artrie's log line of the time, and
+# CPU time, it spent sorting and applying its held-back entry records;
+# on a busy machine the CPU times are the steadier), from there to "ready to accept connections" (the end-of-
+# recovery checkpoint) and the query (an index scan over every entry).
 set -eu
 
 . "$(dirname "$0")/../test/lib.sh"
@@ -68,6 +76,7 @@ for mb in "${sizes[@]}"; do
 	while kill -0 "$pm" 2>/dev/null; do sleep 0.1; done
 	for k in $kids; do while kill -0 "$k" 2>/dev/null; do sleep 0.1; done; done
 
+	logstart=$(( $(wc -l <"$ARTRIE_TMP/server.log") + 1 ))
 	start=$(date +%s.%N)
 	if [ -n "${ARTRIE_PERF:-}" ]; then
 		mkdir -p "$ARTRIE_PERF"
@@ -79,7 +88,26 @@ for mb in "${sizes[@]}"; do
 	fi
 	found=$(psql_q "SET enable_seqscan = off; SET enable_bitmapscan = off;
 		SELECT count(*) FROM j WHERE k >= ''" | tail -n 1)
-	secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')
+	end=$(date +%s.%N)
+	secs=$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')
+	# The restart's log lines, and the time of the first that matches.
+	restart_log=$(tail -n +"$logstart" "$ARTRIE_TMP/server.log")
+	log_time() {
+		local line
+		line=$(grep -m1 -- "$1" <<<"$restart_log" || true)
+		if [ -n "$line" ]; then date -d "$(awk '{ print $1, $2, $3 }' <<<"$line")" +%s.%N; else echo "$start"; fi
+	}
+	t_redo=$(log_time 'redo starts at')
+	t_done=$(log_time 'redo done at')
+	t_ready=$(log_time 'ready to accept connections')
+	# artrie's line: "... records in W s (CPU C s), ..."; PostgreSQL's:
+	# "redo done at ... CPU: user: U s, system: S s, elapsed: E s"
+	art_apply=$(grep -m1 -o 'held-back WAL entry records in [0-9.]* s (CPU [0-9.]* s)' <<<"$restart_log" | awk '{ print $6 }' || true)
+	art_cpu=$(grep -m1 -o 'held-back WAL entry records in [0-9.]* s (CPU [0-9.]* s)' <<<"$restart_log" | awk '{ print $9 }' || true)
+	sort_cpu=$(grep -m1 -o 'of it (CPU [0-9.]* s) sorting' <<<"$restart_log" | awk '{ print $4 }' || true)
+	redo_cpu=$(grep -m1 -o 'CPU: user: [0-9.]* s, system: [0-9.]* s' <<<"$restart_log" | awk '{ printf "%.3f", $3 + $6 }' || true)
+	span() { awk -v s="$1" -v e="$2" 'BEGIN { printf "%.3f", e - s }'; }
+	echo "restart: $(span "$start" "$t_redo") s to redo, redo $(span "$t_redo" "$t_done") s (CPU ${redo_cpu:-?} s; artrie's sorted batches ${art_apply:-0} s of it, CPU ${art_cpu:-0} s, sorting CPU ${sort_cpu:-0} s), $(span "$t_done" "$t_ready") s to ready, query $(span "$t_ready" "$end") s"
 	replayed=$(artrie_wal replayed)
 	art_mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 	wal_mb=$(awk -v b="$wal_bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
@@ -92,6 +120,14 @@ for mb in "${sizes[@]}"; do
 		printf 'wal_%sMB\tartrie\trecovery_rate\t%s\tMB/s\n' "$mb" "$rate"
 		printf 'wal_%sMB\tartrie\trecords_replayed\t%s\trecords\n' "$mb" "$replayed"
 		printf 'wal_%sMB\tartrie\trows_found_after_crash\t%s\tof %s\n' "$mb" "$found" "$rows"
+		printf 'wal_%sMB\tartrie\trestart_to_redo_start\t%s\ts\n' "$mb" "$(span "$start" "$t_redo")"
+		printf 'wal_%sMB\tartrie\tredo\t%s\ts\n' "$mb" "$(span "$t_redo" "$t_done")"
+		printf 'wal_%sMB\tartrie\tredo_cpu\t%s\ts\n' "$mb" "${redo_cpu:-0}"
+		printf 'wal_%sMB\tartrie\tredo_artrie_batches\t%s\ts\n' "$mb" "${art_apply:-0}"
+		printf 'wal_%sMB\tartrie\tredo_artrie_batches_cpu\t%s\ts\n' "$mb" "${art_cpu:-0}"
+		printf 'wal_%sMB\tartrie\tredo_artrie_sort_cpu\t%s\ts\n' "$mb" "${sort_cpu:-0}"
+		printf 'wal_%sMB\tartrie\tredo_done_to_ready\t%s\ts\n' "$mb" "$(span "$t_done" "$t_ready")"
+		printf 'wal_%sMB\tartrie\tready_to_query_answered\t%s\ts\n' "$mb" "$(span "$t_ready" "$end")"
 	} >>"$out"
 
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m immediate -w stop >/dev/null

@@ -14,10 +14,12 @@
  * first places any long new path in fresh pages, and only then changes
  * the page, counts of the page's own nodes on the path included, with no
  * fallible store call left.  The second pass adds one to the count of
- * every node on the path above that page, with exclusive lock coupling
- * from the root.  Between the passes those counts are one short; only
- * verify, which keeps writers out, would notice, and structural decisions
- * never read counts.
+ * every node on the path between that page and the root page (whose nodes
+ * keep no counts), crossing the root page with a share lock and coupling
+ * exclusive below it.  Between the passes those counts are one short;
+ * only verify, which keeps writers out, would notice, and structural
+ * decisions never read counts.  The planning and change steps serve the
+ * finger (trie_finger.c) too.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,56 +33,9 @@ typedef enum InsertRetry
 	RETRY_EXCLUSIVE				/* a page must be split: lock the path */
 } InsertRetry;
 
-/* What an insert does at a node it has reached. */
-typedef enum InsertOp
-{
-	OP_DESCEND,					/* go on to a child */
-	OP_EXISTS,					/* the entry is there */
-	OP_ADD_CHILD,				/* new child under the node */
-	OP_SET_TERMINAL,			/* the entry ends at the node */
-	OP_SPLIT_PREFIX,			/* the entry leaves the node's prefix */
-	OP_FILL_ROOT				/* the trie is empty */
-} InsertOp;
-
-/* An insert's change at one node, planned before anything is changed. */
-typedef struct InsertPlan
-{
-	InsertOp	op;
-	size_t		d;				/* key depth: at the node's start, then past
-								 * its prefix (ADD_CHILD: the new key byte) */
-	size_t		m;				/* SPLIT_PREFIX: prefix bytes the key shares */
-	bool		has_leaf;		/* a new leaf holds key[leafoff ..] */
-	size_t		leafoff;
-	bool		inline_leaf;	/* in this page, or in fresh pages by a stub */
-} InsertPlan;
-
-/* A node on a finger's path: its page in the pin stack, slot, start depth. */
-typedef struct PathNode
-{
-	int			pidx;
-	uint16_t	slot;
-	size_t		depth;
-} PathNode;
-
-/*
- * A finger: the path of the last entry changed, held between calls.  When
- * npath > 0, ps holds every page of the path, exclusively locked (the root
- * page first), path[0 .. npath) its nodes, root first, the last one the
- * node the change was made at, and last the entry.
- */
-struct ArtFinger
-{
-	ArtTrie    *t;
-	ArtPinStack ps;
-	PathNode   *path;
-	int			npath;
-	int			pathcap;
-	ArtBuf		last;
-};
-
 /* Length of the common prefix of a and b. */
-static size_t
-common_len(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+size_t
+art_common_len(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 {
 	size_t		n = alen < blen ? alen : blen;
 	size_t		i = 0;
@@ -107,20 +62,20 @@ encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
 
 /*
  * Plan the insert of key at node, which begins at key depth p->d (at_root:
- * the trie's root node): OP_DESCEND with *child set, or the change to make
- * here, or OP_EXISTS.
+ * the trie's root node): ART_OP_DESCEND with *child set, or the change to make
+ * here, or ART_OP_EXISTS.
  */
-static InsertOp
-plan_node(const ArtNode *node, bool at_root, const uint8_t *key, size_t len,
-		  InsertPlan *p, uint16_t *child)
+ArtInsertOp
+art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key, size_t len,
+		  ArtInsertPlan *p, uint16_t *child)
 {
 	size_t		d = p->d;
 
 	p->has_leaf = false;
 	if (at_root && node->kind == ART_NODE_LEAF && !node->terminal &&
 		len <= ART_MAX_PREFIX)
-		return p->op = OP_FILL_ROOT;
-	p->m = common_len(key + d, len - d, node->prefix, node->plen);
+		return p->op = ART_OP_FILL_ROOT;
+	p->m = art_common_len(key + d, len - d, node->prefix, node->plen);
 	if (p->m < node->plen)
 	{
 		if (d + p->m < len)
@@ -128,21 +83,21 @@ plan_node(const ArtNode *node, bool at_root, const uint8_t *key, size_t len,
 			p->has_leaf = true;
 			p->leafoff = d + p->m + 1;
 		}
-		return p->op = OP_SPLIT_PREFIX;
+		return p->op = ART_OP_SPLIT_PREFIX;
 	}
 	d += node->plen;
 	p->d = d;
 	if (d == len)
-		return p->op = node->terminal ? OP_EXISTS : OP_SET_TERMINAL;
+		return p->op = node->terminal ? ART_OP_EXISTS : ART_OP_SET_TERMINAL;
 	*child = art_node_find(node, key[d]);
 	if (*child == 0)
 	{
 		p->has_leaf = true;
 		p->leafoff = d + 1;
-		return p->op = OP_ADD_CHILD;
+		return p->op = ART_OP_ADD_CHILD;
 	}
 	p->d = d + 1;
-	return p->op = OP_DESCEND;
+	return p->op = ART_OP_DESCEND;
 }
 
 /*
@@ -150,9 +105,9 @@ plan_node(const ArtNode *node, bool at_root, const uint8_t *key, size_t len,
  * records (allocated while the old node is still there), plus what the
  * node's own record grows by when it is rewritten.
  */
-static size_t
-change_need(const ArtNode *node, const uint8_t *key, size_t len,
-			InsertPlan *p)
+size_t
+art_change_need(const ArtNode *node, const uint8_t *key, size_t len,
+			ArtInsertPlan *p)
 {
 	uint8_t		tmp[ART_MAX_RECORD];
 	size_t		need = 0;
@@ -162,9 +117,9 @@ change_need(const ArtNode *node, const uint8_t *key, size_t len,
 	if (p->has_leaf)
 		need += (p->inline_leaf ? art_leaf_size(len - p->leafoff) :
 				 ART_STUB_SIZE) + 2;
-	if (p->op == OP_FILL_ROOT)
+	if (p->op == ART_OP_FILL_ROOT)
 		size = art_leaf_size(len);
-	else if (p->op == OP_ADD_CHILD)
+	else if (p->op == ART_OP_ADD_CHILD)
 	{
 		ArtNodeBuild b;
 
@@ -172,7 +127,7 @@ change_need(const ArtNode *node, const uint8_t *key, size_t len,
 		art_build_add(&b, key[p->d], 0);
 		size = art_build_size(&b);
 	}
-	else if (p->op == OP_SPLIT_PREFIX)
+	else if (p->op == ART_OP_SPLIT_PREFIX)
 	{
 		/* the shortened old node, then the new one (at most two children) */
 		need += encode_tail(node, p->m + 1, tmp) + 2;
@@ -190,9 +145,9 @@ change_need(const ArtNode *node, const uint8_t *key, size_t len,
  * change_need asked for; a long new tail is already at (lpage, lslot).
  * Cannot fail.  The counts of the node's ancestors are the caller's.
  */
-static void
-change_apply(uint8_t *page, uint16_t slot, const uint8_t *key, size_t len,
-			 const InsertPlan *p, ArtPageNo lpage, uint16_t lslot)
+void
+art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key, size_t len,
+			 const ArtInsertPlan *p, ArtPageNo lpage, uint16_t lslot)
 {
 	ArtNode		node;
 	ArtNodeBuild b;
@@ -216,18 +171,18 @@ change_apply(uint8_t *page, uint16_t slot, const uint8_t *key, size_t len,
 	}
 	switch (p->op)
 	{
-		case OP_FILL_ROOT:
+		case ART_OP_FILL_ROOT:
 			size1 = art_leaf_encode(key, len, true, tmp1);
 			art_rec_replace(page, slot, tmp1, size1);
 			break;
-		case OP_SET_TERMINAL:
+		case ART_OP_SET_TERMINAL:
 			rec = art_rec(page, slot);
 			rec[0] |= ART_FLAG_TERMINAL;
 			art_node_decode(rec, &node);
 			if (node.kind != ART_NODE_LEAF)
 				art_node_set_count(&node, node.count + 1);
 			break;
-		case OP_ADD_CHILD:
+		case ART_OP_ADD_CHILD:
 			art_node_decode(art_rec(page, slot), &node);
 			art_build_from_node(&node, &b);
 			art_build_add(&b, key[p->d], lslot);
@@ -235,7 +190,7 @@ change_apply(uint8_t *page, uint16_t slot, const uint8_t *key, size_t len,
 			size1 = art_build_encode(&b, tmp1);
 			art_rec_replace(page, slot, tmp1, size1);
 			break;
-		case OP_SPLIT_PREFIX:
+		case ART_OP_SPLIT_PREFIX:
 			{
 				uint16_t	oldslot;
 				uint8_t		oldkey;
@@ -257,15 +212,15 @@ change_apply(uint8_t *page, uint16_t slot, const uint8_t *key, size_t len,
 				art_rec_replace(page, slot, tmp2, size2);
 			}
 			break;
-		case OP_DESCEND:
-		case OP_EXISTS:
+		case ART_OP_DESCEND:
+		case ART_OP_EXISTS:
 			break;
 	}
 }
 
 /* Add one to the count of the inner node in slot of page. */
-static void
-count_one_more(uint8_t *page, uint16_t slot)
+void
+art_count_one_more(uint8_t *page, uint16_t slot)
 {
 	ArtNode		node;
 
@@ -316,7 +271,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	uint16_t	slot = ART_ROOT_SLOT;
 	uint8_t    *page;
 	ArtNode		node;
-	InsertPlan	p = {0};
+	ArtInsertPlan	p = {0};
 	size_t		need;
 	ArtPageNo	lpage = ART_INVALID_PAGENO;
 	uint16_t	lslot = 0;
@@ -351,10 +306,10 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 			continue;
 		}
 		art_node_decode(rec, &node);
-		if (plan_node(&node, ps.refs[ps.n - 1].pageno == t->root &&
-					  slot == ART_ROOT_SLOT, key, len, &p, &child) != OP_DESCEND)
+		if (art_plan_node(&node, ps.refs[ps.n - 1].pageno == t->root &&
+					  slot == ART_ROOT_SLOT, key, len, &p, &child) != ART_OP_DESCEND)
 		{
-			if (p.op == OP_EXISTS)
+			if (p.op == ART_OP_EXISTS)
 			{
 				st = ART_EXISTS;
 				goto out;
@@ -390,7 +345,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 		slot = child;
 	}
 
-	need = change_need(&node, key, len, &p);
+	need = art_change_need(&node, key, len, &p);
 	if (need > art_page_free(page))
 	{
 		if (ps.n >= 2 && !parent_x)
@@ -416,166 +371,14 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 
 	/* From here on, no store call that can fail. */
 	for (i = 0; i < npath; i++)
-		count_one_more(page, path[i]);
-	change_apply(page, slot, key, len, &p, lpage, lslot);
+		art_count_one_more(page, path[i]);
+	art_change_apply(page, slot, key, len, &p, lpage, lslot);
 	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 
 out:
 	art_pin_release_all(t, &ps);
 	art_free(t, path);
-	return st;
-}
-
-/* Release the finger's path: the next call descends from the root. */
-static void
-finger_drop(ArtFinger *f)
-{
-	art_pin_release_all(f->t, &f->ps);
-	f->npath = 0;
-}
-
-/*
- * Keep the path of an insert that ended at the node at (the top page of
- * the pin stack, slot), at depth, in the finger; or drop it when memory
- * for it is short.  The finger already holds the pages and the path.
- */
-static void
-finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
-			const uint8_t *key, size_t len)
-{
-	if (art_grow(f->t, (void **) &f->path, &f->pathcap, npath + 1,
-				 sizeof(PathNode)) != ART_OK ||
-		art_buf_reserve(f->t, &f->last, len) != ART_OK)
-	{
-		finger_drop(f);
-		return;
-	}
-	f->path[npath].pidx = f->ps.n - 1;
-	f->path[npath].slot = slot;
-	f->path[npath].depth = depth;
-	f->npath = npath + 1;
-	if (len)
-		memcpy(f->last.data, key, len);
-	f->last.len = len;
-}
-
-/*
- * One try at an insert through a finger, in one pass: the finger holds
- * every page of its path exclusive, so the counts of the whole path change
- * with the entry.  The descent starts at the deepest node of the finger's
- * path that the entry shares with the last one; the path is kept at the
- * end (finger_keep), or dropped on a split or a failure.  Sets *retry when
- * it split a page and the insert must start over.
- */
-static ArtStatus
-finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
-{
-	ArtTrie    *t = f->t;
-	ArtPinStack *ps = &f->ps;
-	int			npath = 0;
-	ArtStatus	st = ART_OK;
-	uint16_t	slot = ART_ROOT_SLOT;
-	size_t		dnode = 0;
-	uint8_t    *page;
-	ArtNode		node;
-	InsertPlan	p = {0};
-	size_t		need;
-	ArtPageNo	lpage = ART_INVALID_PAGENO;
-	uint16_t	lslot = 0;
-	int			i;
-
-	*retry = false;
-	if (f->npath > 0)
-	{
-		size_t		c = common_len(f->last.data, f->last.len, key, len);
-		int			k = f->npath - 1;
-
-		/* path[0] is the root, at depth 0 */
-		while (f->path[k].depth > c)
-			k--;
-		while (ps->n - 1 > f->path[k].pidx)
-			art_pin_pop(t, ps);
-		npath = k;
-		slot = f->path[k].slot;
-		p.d = f->path[k].depth;
-		f->npath = 0;
-	}
-	else
-	{
-		st = art_pin_push(t, ps, t->root, ART_LOCK_EXCLUSIVE);
-		if (st != ART_OK)
-			goto out;
-	}
-
-	for (;;)
-	{
-		uint8_t    *rec;
-		uint16_t	child;
-
-		page = ps->refs[ps->n - 1].data;
-		rec = art_rec(page, slot);
-		if (art_is_stub(rec))
-		{
-			ArtPageNo	pg;
-
-			art_stub_target(rec, &pg, &slot);
-			st = art_pin_push(t, ps, pg, ART_LOCK_EXCLUSIVE);
-			if (st != ART_OK)
-				goto out;
-			continue;
-		}
-		dnode = p.d;
-		art_node_decode(rec, &node);
-		if (plan_node(&node, ps->n == 1 && slot == ART_ROOT_SLOT, key, len,
-					  &p, &child) != OP_DESCEND)
-			break;
-		st = art_grow(t, (void **) &f->path, &f->pathcap, npath + 1,
-					  sizeof(PathNode));
-		if (st != ART_OK)
-			goto out;
-		f->path[npath].pidx = ps->n - 1;
-		f->path[npath].slot = slot;
-		f->path[npath].depth = dnode;
-		npath++;
-		slot = child;
-	}
-	if (p.op == OP_EXISTS)
-	{
-		st = ART_EXISTS;
-		goto out;
-	}
-
-	need = change_need(&node, key, len, &p);
-	if (need > art_page_free(page))
-	{
-		st = art_split_page(t, &ps->refs[ps->n - 1],
-							ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL, need);
-		if (st == ART_OK)
-			*retry = true;
-		goto out;
-	}
-	if (!p.inline_leaf)
-	{
-		st = art_bulk_place_leaf(t, key + p.leafoff, len - p.leafoff,
-								 &lpage, &lslot);
-		if (st != ART_OK)
-			goto out;
-	}
-
-	/* From here on, no store call that can fail. */
-	for (i = 0; i < npath; i++)
-		count_one_more(ps->refs[f->path[i].pidx].data, f->path[i].slot);
-	change_apply(page, slot, key, len, &p, lpage, lslot);
-	t->store.ops->version(t->store.store, true);
-	for (i = 0; i < ps->n; i++)
-		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);
-
-out:
-	if ((st == ART_OK || st == ART_EXISTS) && !*retry)
-		finger_keep(f, npath, slot, dnode, key, len);
-	else
-		finger_drop(f);
 	return st;
 }
 
@@ -693,69 +496,3 @@ art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 	return st;
 }
 
-/* Start a finger on trie t; it holds no page yet. */
-ArtStatus
-art_finger_begin(ArtTrie *t, ArtFinger **finger)
-{
-	ArtFinger  *f = art_alloc(t, sizeof(ArtFinger));
-
-	*finger = NULL;
-	if (f == NULL)
-		return ART_NO_MEMORY;
-	memset(f, 0, sizeof(ArtFinger));
-	f->t = t;
-	*finger = f;
-	return ART_OK;
-}
-
-/*
- * Insert an entry through a finger; as art_insert.  The write section is
- * taken for the call; the pages the finger keeps between calls stay
- * locked exclusive, which keeps every other user of those pages out.
- */
-ArtStatus
-art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
-{
-	ArtTrie    *t = f->t;
-	ArtStatus	st = ART_CORRUPT;
-	int			attempt;
-
-	if (len > ART_MAX_ENTRY_LEN)
-		return ART_TOO_LONG;
-	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
-	for (attempt = 0; attempt < 100000; attempt++)
-	{
-		bool		retry;
-
-		st = finger_attempt(f, entry, len, &retry);
-		if (st != ART_OK || !retry)
-			break;
-		st = ART_CORRUPT;
-	}
-	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
-	return st;
-}
-
-/*
- * Delete an entry through a finger; as art_delete.  A delete may merge
- * nodes and free pages of the path, so the finger lets its path go first
- * and the next insert descends from the root.
- */
-ArtStatus
-art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
-{
-	finger_drop(f);
-	return art_delete(f->t, entry, len);
-}
-
-/* Release the finger's pages and free it. */
-void
-art_finger_end(ArtFinger *f)
-{
-	ArtTrie    *t = f->t;
-
-	finger_drop(f);
-	art_free(t, f->path);
-	art_buf_free(t, &f->last);
-	art_free(t, f);
-}

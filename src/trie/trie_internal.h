@@ -346,7 +346,41 @@ extern ArtStatus art_stub_count(ArtTrie *t, const uint8_t *stub,
 extern ArtStatus art_root_count(ArtTrie *t, uint8_t *page, uint16_t slot,
 								uint64_t *count);
 
-/* trie_insert.c: the two passes of an insert */
+/* What an insert does at a node it has reached. */
+typedef enum ArtInsertOp
+{
+	ART_OP_DESCEND,				/* go on to a child */
+	ART_OP_EXISTS,				/* the entry is there */
+	ART_OP_ADD_CHILD,			/* new child under the node */
+	ART_OP_SET_TERMINAL,		/* the entry ends at the node */
+	ART_OP_SPLIT_PREFIX,		/* the entry leaves the node's prefix */
+	ART_OP_FILL_ROOT			/* the trie is empty */
+} ArtInsertOp;
+
+/* An insert's change at one node, planned before anything is changed. */
+typedef struct ArtInsertPlan
+{
+	ArtInsertOp op;
+	size_t		d;				/* key depth: at the node's start, then past
+								 * its prefix (ADD_CHILD: the new key byte) */
+	size_t		m;				/* SPLIT_PREFIX: prefix bytes the key shares */
+	bool		has_leaf;		/* a new leaf holds key[leafoff ..] */
+	size_t		leafoff;
+	bool		inline_leaf;	/* in this page, or in fresh pages by a stub */
+} ArtInsertPlan;
+
+/* trie_insert.c: the two passes of an insert, and its steps for a finger */
+extern size_t art_common_len(const uint8_t *a, size_t alen, const uint8_t *b,
+							 size_t blen);
+extern ArtInsertOp art_plan_node(const ArtNode *node, bool at_root,
+								 const uint8_t *key, size_t len,
+								 ArtInsertPlan *p, uint16_t *child);
+extern size_t art_change_need(const ArtNode *node, const uint8_t *key,
+							  size_t len, ArtInsertPlan *p);
+extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
+							 size_t len, const ArtInsertPlan *p,
+							 ArtPageNo lpage, uint16_t lslot);
+extern void art_count_one_more(uint8_t *page, uint16_t slot);
 extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,
 									   size_t len, size_t *pagedepth);
 extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,

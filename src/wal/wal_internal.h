@@ -43,6 +43,7 @@ extern void wal_rmgr_register(void);
 extern void wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn,
 					  bool batch);
 extern void wal_batch_flush(void);
+extern void wal_batch_report(void);
 extern void wal_redo_forget(void);
 
 /* wal_recovery.c */

@@ -312,6 +312,7 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 	PG_END_TRY();
 	XLogReaderFree(reader);
 	wal_batch_flush();
+	wal_batch_report();
 	wal_redo_forget();
 
 	if (ok)

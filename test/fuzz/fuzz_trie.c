@@ -9,7 +9,10 @@
  *
  * Encoding: each operation is one opcode byte followed by its operands; a
  * key is a length byte (low 5 bits: 0-31 bytes taken from the input; 0xFF:
- * a long key of a repeated input byte, 1-12 KiB) then its bytes.
+ * a long key of a repeated input byte, 1-12 KiB) then its bytes.  Inserts
+ * and deletes with bit 4 of the opcode set go through one finger, kept
+ * open across a run of them (so it holds its path between them) and
+ * ended by any other operation.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,21 +52,25 @@ check(bool ok, const char *what)
 		FAIL("mismatch: %s", what);
 }
 
-/* Insert or delete in both, comparing statuses. */
+/*
+ * Insert or delete in both, comparing statuses; through finger fg unless
+ * it is NULL.
+ */
 static void
-modify(ArtTrie *t, Model *m, bool insert, const uint8_t *key, size_t len)
+modify(ArtTrie *t, ArtFinger *fg, Model *m, bool insert, const uint8_t *key,
+	   size_t len)
 {
 	ArtStatus	st;
 
 	if (insert)
 	{
-		st = art_insert(t, key, len);
+		st = fg ? art_finger_insert(fg, key, len) : art_insert(t, key, len);
 		if (st != (model_insert(m, key, len) ? ART_OK : ART_EXISTS))
 			FAIL("insert: %s", art_status_string(st));
 	}
 	else
 	{
-		st = art_delete(t, key, len);
+		st = fg ? art_finger_delete(fg, key, len) : art_delete(t, key, len);
 		if (st != (model_delete(m, key, len) ? ART_OK : ART_NOT_FOUND))
 			FAIL("delete: %s", art_status_string(st));
 	}
@@ -85,6 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ScanSpec	ls;
 	MKey		last = {0};
 	bool		has_last = false;
+	ArtFinger  *fg = NULL;
 
 	memset(&ls, 0, sizeof(ls));
 	if (ms == NULL || art_create(&t, art_memstore_store(ms)) != ART_OK)
@@ -94,17 +102,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t		op = next_byte(&in);
 		size_t		l1 = next_key(&in, k1);
 
+		if (op % 16 <= 5 && (op & 16))
+		{
+			if (fg == NULL && art_finger_begin(&t, &fg) != ART_OK)
+				FAIL("finger begin");
+		}
+		else if (fg != NULL)
+		{
+			art_finger_end(fg);
+			fg = NULL;
+		}
 		switch (op % 16)
 		{
 			case 0:
 			case 1:
 			case 2:
 			case 3:
-				modify(&t, &m, true, k1, l1);
+				modify(&t, fg, &m, true, k1, l1);
 				break;
 			case 4:
 			case 5:
-				modify(&t, &m, false, k1, l1);
+				modify(&t, fg, &m, false, k1, l1);
 				break;
 			case 6:
 				check(check_lookup(&t, &m, k1, l1), "lookup");
@@ -228,17 +246,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				}
 				break;
 		}
-		if (art_memstore_pinned(ms) != 0 || art_memstore_violation(ms))
+		if ((fg == NULL && art_memstore_pinned(ms) != 0) ||
+			art_memstore_violation(ms))
 			FAIL("store rules broken: %d pins, %s", art_memstore_pinned(ms),
 				 art_memstore_violation(ms) ? art_memstore_violation(ms) : "");
 	}
+	if (fg != NULL)
+		art_finger_end(fg);
 	check(check_content(&t, &m), "final content");
 	while (m.n > 0)
 	{
 		size_t		len = m.keys[0].len;
 
 		memcpy(k1, m.keys[0].data, len);
-		modify(&t, &m, false, k1, len);
+		modify(&t, NULL, &m, false, k1, len);
 	}
 	if (art_memstore_pages(ms) != 1)
 		FAIL("%llu pages left after deleting everything",

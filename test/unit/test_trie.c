@@ -893,6 +893,260 @@ test_failures(void)
 	return true;
 }
 
+/* ---- the finger ---- */
+
+/* An insert or delete of a batch, its place in the batch and its status. */
+typedef struct FingerOp
+{
+	uint8_t    *key;
+	size_t		len;
+	bool		ins;
+	int			seq;
+	ArtStatus	expect;
+} FingerOp;
+
+/* Order by entry bytes, then place: as redo sorts a batch. */
+static int
+finger_op_cmp(const void *a, const void *b)
+{
+	const FingerOp *x = a;
+	const FingerOp *y = b;
+	int			c = mcmp(x->key, x->len, y->key, y->len);
+
+	if (c != 0)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Append an operation on a copy of key. */
+static void
+finger_add(FingerOp *ops, int *n, const uint8_t *key, size_t len, bool ins)
+{
+	FingerOp   *op = &ops[*n];
+
+	op->key = malloc(len ? len : 1);
+	memcpy(op->key, key, len);
+	op->len = len;
+	op->ins = ins;
+	op->seq = *n;
+	(*n)++;
+}
+
+/*
+ * A random batch of about n operations: short keys with duplicates, keys
+ * longer than ART_MAX_PREFIX sharing long prefixes, binary keys, the empty
+ * key, a few 100 KB keys, deletes of keys of the batch, and runs of
+ * insert/delete/insert of one entry.
+ */
+static int
+finger_batch(Rng *r, FingerOp *ops, int n, uint8_t *buf)
+{
+	int			nops = 0;
+
+	while (nops < n)
+	{
+		uint32_t	kind = rng_below(r, 100);
+		size_t		len;
+
+		if (kind < 55)
+			len = (size_t) snprintf((char *) buf, 32, "k%06u",
+									rng_below(r, (uint32_t) n));
+		else if (kind < 70)
+		{
+			len = 1500 + rng_below(r, 600);
+			memset(buf, 'q', len);
+			buf[1530 + rng_below(r, 12)] = (uint8_t) ('a' + rng_below(r, 4));
+			snprintf((char *) buf + len - 8, 8, "%07u", rng_below(r, 50));
+			len--;
+		}
+		else if (kind < 80)
+		{
+			len = 1 + rng_below(r, 16);
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t) rng_below(r, 4) * 0x55;
+		}
+		else if (kind < 81)
+			len = 0;
+		else if (kind < 82)
+		{
+			len = 100000 + rng_below(r, 3);
+			memset(buf, 'w', len);
+			buf[len / 2] = (uint8_t) rng_below(r, 3);
+		}
+		else if (kind < 95 && nops > 0)
+		{
+			const FingerOp *o = &ops[rng_below(r, (uint32_t) nops)];
+
+			finger_add(ops, &nops, o->key, o->len, false);
+			continue;
+		}
+		else
+		{
+			len = (size_t) snprintf((char *) buf, 32, "r%06u",
+									rng_below(r, (uint32_t) n));
+			finger_add(ops, &nops, buf, len, true);
+			finger_add(ops, &nops, buf, len, false);
+			finger_add(ops, &nops, buf, len, rng_below(r, 2) == 0);
+			continue;
+		}
+		finger_add(ops, &nops, buf, len, true);
+	}
+	return nops;
+}
+
+/* Apply ops through a finger; each status must be the expected one. */
+static bool
+finger_apply(ArtTrie *t, ArtMemStore *ms, FingerOp *ops, int nops)
+{
+	ArtFinger  *fg;
+	int			i;
+	bool		held = false;
+
+	CHECK(art_finger_begin(t, &fg) == ART_OK, "finger begin");
+	for (i = 0; i < nops; i++)
+	{
+		ArtStatus	st = ops[i].ins ?
+			art_finger_insert(fg, ops[i].key, ops[i].len) :
+			art_finger_delete(fg, ops[i].key, ops[i].len);
+
+		CHECK(st == ops[i].expect, "finger op %d (%s, %zu bytes): %s, one by one %s",
+			  i, ops[i].ins ? "insert" : "delete", ops[i].len,
+			  art_status_string(st), art_status_string(ops[i].expect));
+		if (ops[i].ins && art_memstore_pinned(ms) > 0)
+			held = true;
+	}
+	art_finger_end(fg);
+	CHECK(held, "the finger kept a path");
+	CHECK(art_memstore_pinned(ms) == 0 && art_memstore_violation(ms) == NULL,
+		  "finger released its pages, kept the store's rules: %s",
+		  art_memstore_violation(ms) ? art_memstore_violation(ms) : "");
+	return true;
+}
+
+/*
+ * The finger against one-by-one inserts and deletes: batches sorted as
+ * redo sorts them, and the same batches unsorted, applied to three tries
+ * round after round (so later batches split pages of a full trie); after
+ * each round all three hold the model's content and verify.
+ */
+static bool
+test_finger(void)
+{
+	enum
+	{
+		NROUNDS = 4,
+		BATCH = 12000
+	};
+	Fixture		one;
+	Fixture		sorted;
+	Fixture		unsorted;
+	FingerOp   *ops = malloc(sizeof(FingerOp) * (BATCH + 3));
+	FingerOp   *shuffled = malloc(sizeof(FingerOp) * (BATCH + 3));
+	uint8_t    *buf = malloc(200000);
+	Rng			r = {0x5eed1234};
+	ArtStats	stats;
+	int			round;
+	int			i;
+
+	CHECK(ops && shuffled && buf, "malloc");
+	CHECK(fixture_init(&one) && fixture_init(&sorted) &&
+		  fixture_init(&unsorted), "create");
+	for (round = 0; round < NROUNDS; round++)
+	{
+		int			nops = finger_batch(&r, ops, BATCH, buf);
+
+		memcpy(shuffled, ops, sizeof(FingerOp) * nops);
+		qsort(ops, nops, sizeof(FingerOp), finger_op_cmp);
+		for (i = 0; i < nops; i++)
+		{
+			bool		changed = ops[i].ins ?
+				model_insert(&one.m, ops[i].key, ops[i].len) :
+				model_delete(&one.m, ops[i].key, ops[i].len);
+			ArtStatus	st = ops[i].ins ?
+				art_insert(&one.t, ops[i].key, ops[i].len) :
+				art_delete(&one.t, ops[i].key, ops[i].len);
+
+			ops[i].expect = changed ? ART_OK :
+				ops[i].ins ? ART_EXISTS : ART_NOT_FOUND;
+			CHECK(st == ops[i].expect, "one by one op %d: %s", i,
+				  art_status_string(st));
+		}
+		/* the statuses of one entry's operations depend on their order only */
+		for (i = 0; i < nops; i++)
+			shuffled[ops[i].seq].expect = ops[i].expect;
+		CHECK(finger_apply(&sorted.t, sorted.ms, ops, nops), "sorted round %d",
+			  round);
+		CHECK(finger_apply(&unsorted.t, unsorted.ms, shuffled, nops),
+			  "unsorted round %d", round);
+		CHECK(check_content(&one.t, &one.m), "one by one content");
+		CHECK(check_content(&sorted.t, &one.m), "sorted finger content");
+		CHECK(check_content(&unsorted.t, &one.m), "unsorted finger content");
+		for (i = 0; i < nops; i++)
+			free(ops[i].key);
+	}
+	CHECK(art_stats(&sorted.t, &stats) == ART_OK && stats.pages > 50 &&
+		  stats.page_height > 3, "pages split: %llu pages",
+		  (unsigned long long) stats.pages);
+	fixture_done(&one);
+	fixture_done(&sorted);
+	fixture_done(&unsorted);
+	free(ops);
+	free(shuffled);
+	free(buf);
+	return true;
+}
+
+/*
+ * A finger whose store fails now and then: a failed call leaves the trie
+ * valid, holds no page, and the finger goes on once the store works.
+ */
+static bool
+test_finger_failures(void)
+{
+	Fixture		f;
+	ArtFinger  *fg;
+	uint8_t		key[32];
+	int			i;
+	int			failed = 0;
+
+	CHECK(fixture_init(&f), "create");
+	CHECK(art_finger_begin(&f.t, &fg) == ART_OK, "finger begin");
+	for (i = 0; i < 6000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "f%05d", i);
+		ArtStatus	st;
+
+		if (i % 5 == 0)
+			art_memstore_fail_after(f.ms, i % 3, (i % 2) == 0);
+		st = art_finger_insert(fg, key, len);
+		art_memstore_fail_after(f.ms, -1, false);
+		if (st != ART_OK)
+		{
+			CHECK(st == ART_NO_MEMORY || st == ART_IO_ERROR ||
+				  st == ART_NO_SPACE, "insert %d: %s", i,
+				  art_status_string(st));
+			CHECK(art_memstore_pinned(f.ms) == 0, "pages left after a failure");
+			failed++;
+			st = art_finger_insert(fg, key, len);
+		}
+		CHECK(st == ART_OK, "insert %d: %s", i, art_status_string(st));
+		model_insert(&f.m, key, len);
+		if (i % 1000 == 0)
+		{
+			art_finger_end(fg);
+			CHECK(check_content(&f.t, &f.m), "content at %d", i);
+			CHECK(art_finger_begin(&f.t, &fg) == ART_OK, "finger begin");
+		}
+	}
+	art_finger_end(fg);
+	CHECK(failed > 0, "failures injected: %d", failed);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_memstore_pinned(f.ms) == 0 && art_memstore_violation(f.ms) == NULL,
+		  "store rules kept");
+	fixture_done(&f);
+	return true;
+}
+
 /* ---- the property test ---- */
 
 #define NSTEMS 10
@@ -1121,6 +1375,54 @@ delete_all(Fixture *f, Gen *g)
 	return true;
 }
 
+/*
+ * Up to 64 inserts and deletes of generated keys, sorted as redo sorts a
+ * batch, through one finger; each status must be the model's.
+ */
+static bool
+finger_run(Fixture *f, Gen *g)
+{
+	FingerOp	ops[64];
+	ArtFinger  *fg;
+	int			nops = 0;
+	int			n = 1 + (int) rng_below(&g->r, 64);
+	int			i;
+	bool		ok = true;
+
+	while (nops < n)
+	{
+		size_t		len = gen_key(g, &f->m);
+
+		finger_add(ops, &nops, g->buf, len, rng_below(&g->r, 3) != 0);
+	}
+	qsort(ops, nops, sizeof(FingerOp), finger_op_cmp);
+	if (art_finger_begin(&f->t, &fg) != ART_OK)
+		ok = false;
+	for (i = 0; ok && i < nops; i++)
+	{
+		bool		changed = ops[i].ins ?
+			model_insert(&f->m, ops[i].key, ops[i].len) :
+			model_delete(&f->m, ops[i].key, ops[i].len);
+		ArtStatus	st = ops[i].ins ?
+			art_finger_insert(fg, ops[i].key, ops[i].len) :
+			art_finger_delete(fg, ops[i].key, ops[i].len);
+
+		if (st != (changed ? ART_OK : ops[i].ins ? ART_EXISTS : ART_NOT_FOUND))
+		{
+			fprintf(stderr, "finger %s of %zu bytes: %s\n",
+					ops[i].ins ? "insert" : "delete", ops[i].len,
+					art_status_string(st));
+			failures++;
+			ok = false;
+		}
+	}
+	if (fg != NULL)
+		art_finger_end(fg);
+	for (i = 0; i < nops; i++)
+		free(ops[i].key);
+	return ok;
+}
+
 static bool
 property(uint64_t seed, long ops, long *done)
 {
@@ -1143,7 +1445,12 @@ property(uint64_t seed, long ops, long *done)
 		/* keep the set small enough that deletes and lookups hit */
 		if (f.m.n > 6000 && op < 450)
 			op += 450;
-		if (op < 420)
+		if (op < 420 && rng_below(&g.r, 30) == 0)
+		{
+			if (!finger_run(&f, &g))
+				goto out;
+		}
+		else if (op < 420)
 		{
 			len = op < 1 && rng_below(&g.r, 40) == 0 ? gen_huge(&g) : gen_key(&g, &f.m);
 			if (!put(&f, g.buf, len))
@@ -1280,6 +1587,8 @@ main(int argc, char **argv)
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
+		{"finger", test_finger},
+		{"finger_failures", test_finger_failures},
 	};
 	const char *env = getenv("ART_TEST_SCALE");
 	const char *senv = getenv("ART_TEST_SEEDS");

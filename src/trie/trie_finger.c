@@ -1,0 +1,265 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_finger.c
+ *	  A finger: inserts that keep the exclusively locked path of the last
+ *	  one between calls.
+ *
+ * A finger (art_finger_*) applies a series of changes, best in entry
+ * order, keeping the exclusively locked path of the last insert between
+ * calls: the next insert goes back up only to the deepest node of that
+ * path that its entry shares with the last one and descends from there.
+ * Unlike art_insert (trie_insert.c), it holds its whole path exclusive, so
+ * it changes the node and bumps the counts of every node above it in one
+ * pass; it plans and makes the change with art_insert's steps
+ * (art_plan_node, art_change_need, art_change_apply).  Every node of the
+ * kept path stays where it was through an insert (nodes never change
+ * slot; the changed node keeps its slot and start), so the path stays
+ * valid; a split, a delete or a failure drops it, and the next call
+ * descends from the root.  Each call runs inside the trie's write section.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+/* A node on a finger's path: its page in the pin stack, slot, start depth. */
+typedef struct PathNode
+{
+	int			pidx;
+	uint16_t	slot;
+	size_t		depth;
+} PathNode;
+
+/*
+ * A finger: the path of the last entry changed, held between calls.  When
+ * npath > 0, ps holds every page of the path, exclusively locked (the root
+ * page first), path[0 .. npath) its nodes, root first, the last one the
+ * node the change was made at, and last the entry.
+ */
+struct ArtFinger
+{
+	ArtTrie    *t;
+	ArtPinStack ps;
+	PathNode   *path;
+	int			npath;
+	int			pathcap;
+	ArtBuf		last;
+};
+
+/* Release the finger's path: the next call descends from the root. */
+static void
+finger_drop(ArtFinger *f)
+{
+	art_pin_release_all(f->t, &f->ps);
+	f->npath = 0;
+}
+
+/*
+ * Keep the path of an insert that ended at the node at (the top page of
+ * the pin stack, slot), at depth, in the finger; or drop it when memory
+ * for it is short.  The finger already holds the pages and the path.
+ */
+static void
+finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
+			const uint8_t *key, size_t len)
+{
+	if (art_grow(f->t, (void **) &f->path, &f->pathcap, npath + 1,
+				 sizeof(PathNode)) != ART_OK ||
+		art_buf_reserve(f->t, &f->last, len) != ART_OK)
+	{
+		finger_drop(f);
+		return;
+	}
+	f->path[npath].pidx = f->ps.n - 1;
+	f->path[npath].slot = slot;
+	f->path[npath].depth = depth;
+	f->npath = npath + 1;
+	if (len)
+		memcpy(f->last.data, key, len);
+	f->last.len = len;
+}
+
+/*
+ * One try at an insert through a finger, in one pass: the finger holds
+ * every page of its path exclusive, so the counts of the whole path change
+ * with the entry.  The descent starts at the deepest node of the finger's
+ * path that the entry shares with the last one; the path is kept at the
+ * end (finger_keep), or dropped on a split or a failure.  Sets *retry when
+ * it split a page and the insert must start over.
+ */
+static ArtStatus
+finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
+{
+	ArtTrie    *t = f->t;
+	ArtPinStack *ps = &f->ps;
+	int			npath = 0;
+	ArtStatus	st = ART_OK;
+	uint16_t	slot = ART_ROOT_SLOT;
+	size_t		dnode = 0;
+	uint8_t    *page;
+	ArtNode		node;
+	ArtInsertPlan	p = {0};
+	size_t		need;
+	ArtPageNo	lpage = ART_INVALID_PAGENO;
+	uint16_t	lslot = 0;
+	int			i;
+
+	*retry = false;
+	if (f->npath > 0)
+	{
+		size_t		c = art_common_len(f->last.data, f->last.len, key, len);
+		int			k = f->npath - 1;
+
+		/* path[0] is the root, at depth 0 */
+		while (f->path[k].depth > c)
+			k--;
+		while (ps->n - 1 > f->path[k].pidx)
+			art_pin_pop(t, ps);
+		npath = k;
+		slot = f->path[k].slot;
+		p.d = f->path[k].depth;
+		f->npath = 0;
+	}
+	else
+	{
+		st = art_pin_push(t, ps, t->root, ART_LOCK_EXCLUSIVE);
+		if (st != ART_OK)
+			goto out;
+	}
+
+	for (;;)
+	{
+		uint8_t    *rec;
+		uint16_t	child;
+
+		page = ps->refs[ps->n - 1].data;
+		rec = art_rec(page, slot);
+		if (art_is_stub(rec))
+		{
+			ArtPageNo	pg;
+
+			art_stub_target(rec, &pg, &slot);
+			st = art_pin_push(t, ps, pg, ART_LOCK_EXCLUSIVE);
+			if (st != ART_OK)
+				goto out;
+			continue;
+		}
+		dnode = p.d;
+		art_node_decode(rec, &node);
+		if (art_plan_node(&node, ps->n == 1 && slot == ART_ROOT_SLOT, key, len,
+					  &p, &child) != ART_OP_DESCEND)
+			break;
+		st = art_grow(t, (void **) &f->path, &f->pathcap, npath + 1,
+					  sizeof(PathNode));
+		if (st != ART_OK)
+			goto out;
+		f->path[npath].pidx = ps->n - 1;
+		f->path[npath].slot = slot;
+		f->path[npath].depth = dnode;
+		npath++;
+		slot = child;
+	}
+	if (p.op == ART_OP_EXISTS)
+	{
+		st = ART_EXISTS;
+		goto out;
+	}
+
+	need = art_change_need(&node, key, len, &p);
+	if (need > art_page_free(page))
+	{
+		st = art_split_page(t, &ps->refs[ps->n - 1],
+							ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL, need);
+		if (st == ART_OK)
+			*retry = true;
+		goto out;
+	}
+	if (!p.inline_leaf)
+	{
+		st = art_bulk_place_leaf(t, key + p.leafoff, len - p.leafoff,
+								 &lpage, &lslot);
+		if (st != ART_OK)
+			goto out;
+	}
+
+	/* From here on, no store call that can fail. */
+	for (i = 0; i < npath; i++)
+		art_count_one_more(ps->refs[f->path[i].pidx].data, f->path[i].slot);
+	art_change_apply(page, slot, key, len, &p, lpage, lslot);
+	t->store.ops->version(t->store.store, true);
+	for (i = 0; i < ps->n; i++)
+		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);
+
+out:
+	if ((st == ART_OK || st == ART_EXISTS) && !*retry)
+		finger_keep(f, npath, slot, dnode, key, len);
+	else
+		finger_drop(f);
+	return st;
+}
+
+/* Start a finger on trie t; it holds no page yet. */
+ArtStatus
+art_finger_begin(ArtTrie *t, ArtFinger **finger)
+{
+	ArtFinger  *f = art_alloc(t, sizeof(ArtFinger));
+
+	*finger = NULL;
+	if (f == NULL)
+		return ART_NO_MEMORY;
+	memset(f, 0, sizeof(ArtFinger));
+	f->t = t;
+	*finger = f;
+	return ART_OK;
+}
+
+/*
+ * Insert an entry through a finger; as art_insert.  The write section is
+ * taken for the call; the pages the finger keeps between calls stay
+ * locked exclusive, which keeps every other user of those pages out.
+ */
+ArtStatus
+art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
+{
+	ArtTrie    *t = f->t;
+	ArtStatus	st = ART_CORRUPT;
+	int			attempt;
+
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_TOO_LONG;
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
+	for (attempt = 0; attempt < 100000; attempt++)
+	{
+		bool		retry;
+
+		st = finger_attempt(f, entry, len, &retry);
+		if (st != ART_OK || !retry)
+			break;
+		st = ART_CORRUPT;
+	}
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	return st;
+}
+
+/*
+ * Delete an entry through a finger; as art_delete.  A delete may merge
+ * nodes and free pages of the path, so the finger lets its path go first
+ * and the next insert descends from the root.
+ */
+ArtStatus
+art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
+{
+	finger_drop(f);
+	return art_delete(f->t, entry, len);
+}
+
+/* Release the finger's pages and free it. */
+void
+art_finger_end(ArtFinger *f)
+{
+	ArtTrie    *t = f->t;
+
+	finger_drop(f);
+	art_free(t, f->path);
+	art_buf_free(t, &f->last);
+	art_free(t, f);
+}
