@@ -599,6 +599,23 @@ bench_build_install() {
 	PG_BIN=$bin
 }
 
+# The scratch directory of a benchmark that may keep its cluster between
+# runs: the directory given (created if need be), else a fresh one; sets
+# PGDATA, PGHOST and BENCH_ERR under it.
+bench_scratch() {
+	if [ -n "${1:-}" ]; then
+		ARTRIE_TMP=$1
+		mkdir -p "$ARTRIE_TMP"
+		chmod 755 "$ARTRIE_TMP"
+	else
+		artrie_make_tmp
+	fi
+	export PGDATA=$ARTRIE_TMP/data PGHOST=$ARTRIE_TMP/sock
+	BENCH_ERR=$ARTRIE_TMP/psql.err
+	: >"$BENCH_ERR"
+	[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
+}
+
 # For A/B runs of two versions of artrie in one cluster: bench_build_version
 # NAME [REF] keeps an artrie.so as $ARTRIE_TMP/artrie-NAME.so, the one
 # bench_build_install built from the working tree (no REF), or one built

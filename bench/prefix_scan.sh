@@ -43,17 +43,7 @@ NPROBE=5000
 NPREF=10
 NSEEK=100
 
-if [ -n "${PFX_DIR:-}" ]; then
-	ARTRIE_TMP=$PFX_DIR
-	mkdir -p "$ARTRIE_TMP"
-	chmod 755 "$ARTRIE_TMP"
-else
-	artrie_make_tmp
-fi
-export PGDATA=$ARTRIE_TMP/data PGHOST=$ARTRIE_TMP/sock
-BENCH_ERR=$ARTRIE_TMP/psql.err
-: >"$BENCH_ERR"
-[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
+bench_scratch "${PFX_DIR:-}"
 
 # The two builds: "after" is this tree (installed by bench_build_install),
 # "before" the revision BEFORE built beside it; each one's artrie.so is

@@ -23,17 +23,7 @@ NPROBE=5000
 NPREF=10
 NSEEK=100
 
-if [ -n "${SCAN_DIR:-}" ]; then
-	ARTRIE_TMP=$SCAN_DIR
-	mkdir -p "$ARTRIE_TMP"
-	chmod 755 "$ARTRIE_TMP"
-else
-	artrie_make_tmp
-fi
-export PGDATA=$ARTRIE_TMP/data PGHOST=$ARTRIE_TMP/sock
-BENCH_ERR=$ARTRIE_TMP/psql.err
-: >"$BENCH_ERR"
-[ "$(id -u)" = 0 ] && chown postgres: "$BENCH_ERR"
+bench_scratch "${SCAN_DIR:-}"
 
 # (a kept build tree would keep objects older than the headers they use)
 rm -rf "$ARTRIE_TMP/src"
