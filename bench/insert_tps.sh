@@ -16,6 +16,9 @@
 # ARTRIE_PERF=<dir>: also record a perf profile (perf record -g of the
 # server's processes) of one extra 8-client run per table and phase into
 # <dir>.
+# ARTRIE_BASE=<git ref>: also that revision of artrie, alternating with
+# this tree in each repetition, the server restarted with the other's
+# artrie.so in between (bench_use_version).
 # ARTRIE_KEEP=1 keeps the scratch directory (server logs).
 set -u
 
@@ -23,6 +26,7 @@ REPS=${1:-5}
 DUR=${2:-5}
 ROWS=${ARTRIE_INS_ROWS:-150000}
 PERF_OUT=${ARTRIE_PERF:-}
+BASE=${ARTRIE_BASE:-}
 
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
@@ -45,6 +49,13 @@ for t in btree artrie; do
 		"$t" "'ins/' || :client_id || '/' || :r" >"$ARTRIE_TMP/insert_$t.sql"
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
+VERSIONS=head
+if [ -n "$BASE" ]; then
+	{ bench_build_version head && bench_build_version base "$BASE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
+		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+	VERSIONS="base head"
+	say "base = $(git -C "$ARTRIE_SRC" rev-parse --short "$BASE") ($BASE), head = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)"
+fi
 
 # tps TABLE CLIENTS SECONDS: one pgbench run's tps.
 tps() {
@@ -64,19 +75,26 @@ for backend in io_uring mmap; do
 	tps btree 8 2 >/dev/null # warm-up
 	tps artrie 8 2 >/dev/null
 	for rep in $(seq 1 "$REPS"); do
-		for c in 1 8; do
-			for t in btree artrie; do
-				v=$(tps "$t" "$c" "$DUR")
-				runs[$t.$c]="${runs[$t.$c]:-} ${v:-0}"
-				printf '   rep %d  %-6s c%-2d %10s tps\n' "$rep" "$t" "$c" "${v:-?}"
+		order=$VERSIONS
+		[ $((rep % 2)) = 0 ] && order=$(echo "$VERSIONS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+		for ver in $order; do
+			[ -n "$BASE" ] && bench_use_version "$ver"
+			for c in 1 8; do
+				for t in btree artrie; do
+					v=$(tps "$t" "$c" "$DUR")
+					runs[$ver.$t.$c]="${runs[$ver.$t.$c]:-} ${v:-0}"
+					printf '   rep %d  %-4s %-6s c%-2d %10s tps\n' "$rep" "$ver" "$t" "$c" "${v:-?}"
+				done
 			done
 		done
 	done
-	for c in 1 8; do
-		b=$(echo "${runs[btree.$c]}" | median)
-		a=$(echo "${runs[artrie.$c]}" | median)
-		SUMMARY+=$(printf '%-9s c%-2d btree-C %8.0f tps  artrie %8.0f tps  ratio %.2fx\n' \
-			"$backend" "$c" "$b" "$a" "$(awk -v a="$a" -v b="$b" 'BEGIN { print (b > 0) ? a / b : 0 }')")$'\n'
+	for ver in $VERSIONS; do
+		for c in 1 8; do
+			b=$(echo "${runs[$ver.btree.$c]}" | median)
+			a=$(echo "${runs[$ver.artrie.$c]}" | median)
+			SUMMARY+=$(printf '%-4s %-9s c%-2d btree-C %8.0f tps  artrie %8.0f tps  ratio %.2fx\n' \
+				"$ver" "$backend" "$c" "$b" "$a" "$(awk -v a="$a" -v b="$b" 'BEGIN { print (b > 0) ? a / b : 0 }')")$'\n'
+		done
 	done
 	if [ -n "$PERF_OUT" ]; then
 		mkdir -p "$PERF_OUT"
