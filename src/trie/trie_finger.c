@@ -15,7 +15,8 @@
  * kept path stays where it was through an insert (nodes never change
  * slot; the changed node keeps its slot and start), so the path stays
  * valid; a split, a delete or a failure drops it, and the next call
- * descends from the root.  Each call runs inside the trie's write section.
+ * descends from the root.  The finger holds the trie's write section from
+ * art_finger_begin to art_finger_end.
  *
  *-------------------------------------------------------------------------
  */
@@ -197,7 +198,11 @@ out:
 	return st;
 }
 
-/* Start a finger on trie t; it holds no page yet. */
+/*
+ * Start a finger on trie t; it holds no page yet.  It holds the trie's
+ * write section (share) until art_finger_end: taken before any page the
+ * finger keeps, as every writer takes it, never while holding one.
+ */
 ArtStatus
 art_finger_begin(ArtTrie *t, ArtFinger **finger)
 {
@@ -208,25 +213,20 @@ art_finger_begin(ArtTrie *t, ArtFinger **finger)
 		return ART_NO_MEMORY;
 	memset(f, 0, sizeof(ArtFinger));
 	f->t = t;
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	*finger = f;
 	return ART_OK;
 }
 
-/*
- * Insert an entry through a finger; as art_insert.  The write section is
- * taken for the call; the pages the finger keeps between calls stay
- * locked exclusive, which keeps every other user of those pages out.
- */
+/* Insert an entry through a finger; as art_insert. */
 ArtStatus
 art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 {
-	ArtTrie    *t = f->t;
 	ArtStatus	st = ART_CORRUPT;
 	int			attempt;
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_TOO_LONG;
-	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		bool		retry;
@@ -236,14 +236,14 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 			break;
 		st = ART_CORRUPT;
 	}
-	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }
 
 /*
- * Delete an entry through a finger; as art_delete.  A delete may merge
- * nodes and free pages of the path, so the finger lets its path go first
- * and the next insert descends from the root.
+ * Delete an entry through a finger; as art_delete, whose write section
+ * nests in the finger's.  A delete may merge nodes and free pages of the
+ * path, so the finger lets its path go first and the next insert descends
+ * from the root.
  */
 ArtStatus
 art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
@@ -259,6 +259,7 @@ art_finger_end(ArtFinger *f)
 	ArtTrie    *t = f->t;
 
 	finger_drop(f);
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	art_free(t, f->path);
 	art_buf_free(t, &f->last);
 	art_free(t, f);
