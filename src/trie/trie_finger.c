@@ -98,7 +98,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	size_t		dnode = 0;
 	uint8_t    *page;
 	ArtNode		node;
-	ArtInsertPlan	p = {0};
+	ArtInsertPlan p = {0};
 	size_t		need;
 	ArtPageNo	lpage = ART_INVALID_PAGENO;
 	uint16_t	lslot = 0;
@@ -146,8 +146,8 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 		}
 		dnode = p.d;
 		art_node_decode(rec, &node);
-		if (art_plan_node(&node, ps->n == 1 && slot == ART_ROOT_SLOT, key, len,
-					  &p, &child) != ART_OP_DESCEND)
+		if (art_plan_node(&node, ps->n == 1 && slot == ART_ROOT_SLOT, key,
+						  len, &p, &child) != ART_OP_DESCEND)
 			break;
 		st = art_grow(t, (void **) &f->path, &f->pathcap, npath + 1,
 					  sizeof(PathNode));

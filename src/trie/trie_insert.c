@@ -66,8 +66,8 @@ encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
  * here, or ART_OP_EXISTS.
  */
 ArtInsertOp
-art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key, size_t len,
-		  ArtInsertPlan *p, uint16_t *child)
+art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key,
+			  size_t len, ArtInsertPlan *p, uint16_t *child)
 {
 	size_t		d = p->d;
 
@@ -107,7 +107,7 @@ art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key, size_t len,
  */
 size_t
 art_change_need(const ArtNode *node, const uint8_t *key, size_t len,
-			ArtInsertPlan *p)
+				ArtInsertPlan *p)
 {
 	uint8_t		tmp[ART_MAX_RECORD];
 	size_t		need = 0;
@@ -146,8 +146,9 @@ art_change_need(const ArtNode *node, const uint8_t *key, size_t len,
  * Cannot fail.  The counts of the node's ancestors are the caller's.
  */
 void
-art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key, size_t len,
-			 const ArtInsertPlan *p, ArtPageNo lpage, uint16_t lslot)
+art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
+				 size_t len, const ArtInsertPlan *p, ArtPageNo lpage,
+				 uint16_t lslot)
 {
 	ArtNode		node;
 	ArtNodeBuild b;
@@ -271,7 +272,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	uint16_t	slot = ART_ROOT_SLOT;
 	uint8_t    *page;
 	ArtNode		node;
-	ArtInsertPlan	p = {0};
+	ArtInsertPlan p = {0};
 	size_t		need;
 	ArtPageNo	lpage = ART_INVALID_PAGENO;
 	uint16_t	lslot = 0;
@@ -307,7 +308,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 		}
 		art_node_decode(rec, &node);
 		if (art_plan_node(&node, ps.refs[ps.n - 1].pageno == t->root &&
-					  slot == ART_ROOT_SLOT, key, len, &p, &child) != ART_OP_DESCEND)
+						  slot == ART_ROOT_SLOT, key, len, &p,
+						  &child) != ART_OP_DESCEND)
 		{
 			if (p.op == ART_OP_EXISTS)
 			{
