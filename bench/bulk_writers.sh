@@ -72,20 +72,13 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR 
 # With ARTRIE_BASE=<git ref>, every repetition runs under both versions
 # ("base": that revision, "head": this tree), alternating which goes
 # first, the server restarted with the other's artrie.so in between.
-VERSIONS=head
-if [ -n "$BASE" ]; then
-	{ bench_build_version head && bench_build_version base "$BASE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
-		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-	VERSIONS="base head"
-	say "base = $(git -C "$ARTRIE_SRC" rev-parse --short "$BASE") ($BASE), head = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)"
-fi
+bench_versions "$BASE"
 
 declare -A runs=()
 rows insert btree 2 >/dev/null # warm-up
 rows insert artrie 2 >/dev/null
 for rep in $(seq 1 "$REPS"); do
-	order=$VERSIONS
-	[ $((rep % 2)) = 0 ] && order=$(echo "$VERSIONS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+	order=$(bench_version_order "$rep")
 	for ver in $order; do
 		[ -n "$BASE" ] && bench_use_version "$ver"
 		for kind in insert copy; do

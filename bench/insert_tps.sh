@@ -49,13 +49,7 @@ for t in btree artrie; do
 		"$t" "'ins/' || :client_id || '/' || :r" >"$ARTRIE_TMP/insert_$t.sql"
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
-VERSIONS=head
-if [ -n "$BASE" ]; then
-	{ bench_build_version head && bench_build_version base "$BASE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
-		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-	VERSIONS="base head"
-	say "base = $(git -C "$ARTRIE_SRC" rev-parse --short "$BASE") ($BASE), head = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)"
-fi
+bench_versions "$BASE"
 
 # tps TABLE CLIENTS SECONDS: one pgbench run's tps.
 tps() {
@@ -75,8 +69,7 @@ for backend in io_uring mmap; do
 	tps btree 8 2 >/dev/null # warm-up
 	tps artrie 8 2 >/dev/null
 	for rep in $(seq 1 "$REPS"); do
-		order=$VERSIONS
-		[ $((rep % 2)) = 0 ] && order=$(echo "$VERSIONS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
+		order=$(bench_version_order "$rep")
 		for ver in $order; do
 			[ -n "$BASE" ] && bench_use_version "$ver"
 			for c in 1 8; do

@@ -641,6 +641,27 @@ bench_use_version() {
 		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
 }
 
+# For the write benchmarks' ARTRIE_BASE: with a revision, build it and this
+# tree (bench_build_version base / head) and set VERSIONS to "base head";
+# without one, VERSIONS is "head" alone.
+bench_versions() {
+	VERSIONS=head
+	[ -n "${1:-}" ] || return 0
+	{ bench_build_version head && bench_build_version base "$1"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
+		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+	VERSIONS="base head"
+	say "base = $(git -C "$ARTRIE_SRC" rev-parse --short "$1") ($1), head = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)"
+}
+
+# VERSIONS in the order of repetition REP: which goes first alternates.
+bench_version_order() {
+	if [ $(($1 % 2)) = 1 ]; then
+		echo "$VERSIONS"
+	else
+		echo "$VERSIONS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }'
+	fi
+}
+
 # For the write benchmarks (insert_tps.sh, bulk_writers.sh): a scratch
 # directory, a private build, and a started cluster with their settings
 # (no checkpoint or autovacuum during a run, 512 MB pools) plus the extra
