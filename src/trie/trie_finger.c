@@ -100,8 +100,6 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	ArtNode		node;
 	ArtInsertPlan p = {0};
 	size_t		need;
-	ArtPageNo	lpage = ART_INVALID_PAGENO;
-	uint16_t	lslot = 0;
 	int			i;
 
 	*retry = false;
@@ -174,18 +172,14 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 			*retry = true;
 		goto out;
 	}
-	if (!p.inline_leaf)
-	{
-		st = art_bulk_place_leaf(t, key + p.leafoff, len - p.leafoff,
-								 &lpage, &lslot);
-		if (st != ART_OK)
-			goto out;
-	}
+	st = art_change_place_tail(t, key, len, &p);
+	if (st != ART_OK)
+		goto out;
 
 	/* From here on, no store call that can fail. */
 	for (i = 0; i < npath; i++)
 		art_count_one_more(ps->refs[f->path[i].pidx].data, f->path[i].slot);
-	art_change_apply(page, slot, key, len, &p, lpage, lslot);
+	art_change_apply(page, slot, key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	for (i = 0; i < ps->n; i++)
 		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);

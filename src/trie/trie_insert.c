@@ -141,15 +141,31 @@ art_change_need(const ArtNode *node, const uint8_t *key, size_t len,
 }
 
 /*
+ * Before a planned change is made: place a new tail too long for one node
+ * in fresh pages (invisible until the change links them by a stub).  The
+ * only step of a change that can fail.
+ */
+ArtStatus
+art_change_place_tail(ArtTrie *t, const uint8_t *key, size_t len,
+					  ArtInsertPlan *p)
+{
+	if (p->inline_leaf)
+		return ART_OK;
+	return art_bulk_place_leaf(t, key + p->leafoff, len - p->leafoff,
+							   &p->lpage, &p->lslot);
+}
+
+/*
  * Make a planned change at the node in slot of page, which has the room
- * change_need asked for; a long new tail is already at (lpage, lslot).
- * Cannot fail.  The counts of the node's ancestors are the caller's.
+ * art_change_need asked for; a long new tail is already placed
+ * (art_change_place_tail).  Cannot fail.  The counts of the node's
+ * ancestors are the caller's.
  */
 void
 art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
-				 size_t len, const ArtInsertPlan *p, ArtPageNo lpage,
-				 uint16_t lslot)
+				 size_t len, const ArtInsertPlan *p)
 {
+	uint16_t	lslot = 0;
 	ArtNode		node;
 	ArtNodeBuild b;
 	uint8_t		tmp1[ART_MAX_RECORD];
@@ -165,7 +181,7 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 									tmp2);
 		else
 		{
-			art_stub_encode(lpage, lslot, tmp2);
+			art_stub_encode(p->lpage, p->lslot, tmp2);
 			size2 = ART_STUB_SIZE;
 		}
 		lslot = (uint16_t) art_rec_alloc(page, tmp2, size2);
@@ -274,8 +290,6 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	ArtNode		node;
 	ArtInsertPlan p = {0};
 	size_t		need;
-	ArtPageNo	lpage = ART_INVALID_PAGENO;
-	uint16_t	lslot = 0;
 	int			i;
 
 	*retry = RETRY_NONE;
@@ -363,18 +377,14 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	}
 
 	/* A long new path goes to fresh pages first; nothing changed yet. */
-	if (!p.inline_leaf)
-	{
-		st = art_bulk_place_leaf(t, key + p.leafoff, len - p.leafoff,
-								 &lpage, &lslot);
-		if (st != ART_OK)
-			goto out;
-	}
+	st = art_change_place_tail(t, key, len, &p);
+	if (st != ART_OK)
+		goto out;
 
 	/* From here on, no store call that can fail. */
 	for (i = 0; i < npath; i++)
 		art_count_one_more(page, path[i]);
-	art_change_apply(page, slot, key, len, &p, lpage, lslot);
+	art_change_apply(page, slot, key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 

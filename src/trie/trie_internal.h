@@ -367,6 +367,8 @@ typedef struct ArtInsertPlan
 	bool		has_leaf;		/* a new leaf holds key[leafoff ..] */
 	size_t		leafoff;
 	bool		inline_leaf;	/* in this page, or in fresh pages by a stub */
+	ArtPageNo	lpage;			/* !inline_leaf: where the long tail went */
+	uint16_t	lslot;
 } ArtInsertPlan;
 
 /* trie_insert.c: the two passes of an insert, and its steps for a finger */
@@ -377,9 +379,10 @@ extern ArtInsertOp art_plan_node(const ArtNode *node, bool at_root,
 								 ArtInsertPlan *p, uint16_t *child);
 extern size_t art_change_need(const ArtNode *node, const uint8_t *key,
 							  size_t len, ArtInsertPlan *p);
+extern ArtStatus art_change_place_tail(ArtTrie *t, const uint8_t *key,
+									   size_t len, ArtInsertPlan *p);
 extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
-							 size_t len, const ArtInsertPlan *p,
-							 ArtPageNo lpage, uint16_t lslot);
+							 size_t len, const ArtInsertPlan *p);
 extern void art_count_one_more(uint8_t *page, uint16_t slot);
 extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,
 									   size_t len, size_t *pagedepth);
