@@ -9,8 +9,9 @@
  * above it, and relocks exclusive the page where the change happens.  It
  * computes the bytes the change needs in that page.  If the page is too
  * full it splits the page (a self-contained restructuring that keeps the
- * trie's content; in a try that holds the path exclusive, since a split
- * may repoint stubs in the page above) and starts over.  Otherwise it
+ * trie's content; in a try that takes the page above exclusive too, since
+ * a split may repoint stubs there, descending to it with share locks like
+ * the first try) and starts over.  Otherwise it
  * first places any long new path in fresh pages, and only then changes
  * the page, counts of the page's own nodes on the path included, with no
  * fallible store call left.  The second pass adds one to the count of
@@ -30,7 +31,7 @@ typedef enum InsertRetry
 {
 	RETRY_NONE,
 	RETRY_SPLIT,				/* it split a page */
-	RETRY_EXCLUSIVE				/* a page must be split: lock the path */
+	RETRY_EXCLUSIVE				/* a page must be split: lock the page above */
 } InsertRetry;
 
 /* Length of the common prefix of a and b. */
@@ -264,26 +265,28 @@ couple_down(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
 }
 
 /*
- * The first pass of an insert (see the file header).  With upper_exclusive
- * false it descends with share locks and relocks only the page it changes
- * exclusive; a page that must be split is split in a try with exclusive
- * locks all the way (upper_exclusive), since the split may repoint stubs in
- * the parent page.  Sets *retry when the insert must start over (after a
- * split, or to split), and *pagedepth to the key depth at which the changed
- * page's part of the path begins (0: the root page holds the whole path).
+ * The first pass of an insert (see the file header).  It descends with
+ * share locks and relocks only the page it changes exclusive, except from
+ * page *xfrom on (ART_INVALID_PAGENO: none), which it locks exclusive on the
+ * way down, as every page below it.  A page that must be split is split in
+ * a try whose *xfrom is the page above it (the split may repoint stubs
+ * there), or the page itself when it is the root page.  Sets *retry when
+ * the insert must start over (after a split, or to split, with *xfrom
+ * set), and *pagedepth to the key depth at which the changed page's part
+ * of the path begins (0: the root page holds the whole path).
  */
 static ArtStatus
 insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
-			   bool upper_exclusive, InsertRetry *retry, size_t *pagedepth)
+			   ArtPageNo *xfrom, InsertRetry *retry, size_t *pagedepth)
 {
 	ArtPinStack ps = {0};
 	uint16_t   *path = NULL;
 	int			npath = 0;
 	int			pathcap = 0;
 	ArtStatus	st;
-	ArtLockMode mode = upper_exclusive ? ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
-	bool		cur_x = upper_exclusive;
-	bool		parent_x = upper_exclusive;
+	ArtLockMode mode = t->root == *xfrom ? ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
+	bool		cur_x = mode == ART_LOCK_EXCLUSIVE;
+	bool		parent_x = false;
 	uint16_t	pageslot = ART_ROOT_SLOT;
 	uint16_t	slot = ART_ROOT_SLOT;
 	uint8_t    *page;
@@ -310,6 +313,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 			ArtPageNo	pg;
 
 			art_stub_target(rec, &pg, &slot);
+			if (pg == *xfrom)
+				mode = ART_LOCK_EXCLUSIVE;
 			st = couple_down(t, &ps, pg, mode);
 			if (st != ART_OK)
 				goto out;
@@ -365,7 +370,10 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	if (need > art_page_free(page))
 	{
 		if (ps.n >= 2 && !parent_x)
+		{
 			*retry = RETRY_EXCLUSIVE;
+			*xfrom = ps.refs[ps.n - 2].pageno;
+		}
 		else
 		{
 			st = art_split_page(t, &ps.refs[ps.n - 1],
@@ -477,14 +485,16 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 					  size_t *pagedepth)
 {
 	InsertRetry retry = RETRY_NONE;
+	ArtPageNo	xfrom = ART_INVALID_PAGENO;
 	int			attempt;
 
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
-		ArtStatus	st = insert_attempt(t, entry, len,
-										retry == RETRY_EXCLUSIVE, &retry,
-										pagedepth);
+		ArtStatus	st;
 
+		if (retry != RETRY_EXCLUSIVE)
+			xfrom = ART_INVALID_PAGENO;
+		st = insert_attempt(t, entry, len, &xfrom, &retry, pagedepth);
 		if (st != ART_OK || retry == RETRY_NONE)
 			return st;
 	}
