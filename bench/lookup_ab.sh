@@ -6,9 +6,11 @@
 #
 # Builds a private install (like bench/run.sh), starts a throwaway cluster
 # with bench/run.sh's settings and loads the synth dataset (ROWS keys,
-# default 2,000,000) twice: ds_b with a btree, ds_a with an artrie index,
-# same rows in the same order.  The probes are bench/run.sh's (keys in md5
-# order, every tenth one made a miss).  Then, per artrie.io_backend in
+# default 2,000,000), or with ARTRIE_AB_DATASET=words bench/run.sh's words
+# (the american and british insane word lists, deduplicated; ROWS unused),
+# twice: ds_b with a btree, ds_a with an artrie index, same rows in the
+# same order.  The probes are bench/run.sh's (keys in md5 order, every
+# tenth one made a miss).  Then, per artrie.io_backend in
 # $ARTRIE_BACKENDS (default "io_uring mmap"), REPS times (default 5), the
 # two tables alternated within each repetition (which one goes first
 # alternates too):
@@ -18,7 +20,10 @@
 #          then NCOLD probes (default 10,000) in one query, once: us/probe
 #   tps    pgbench -M prepared, 2 clients, SECONDS each (default 10):
 #          SELECT id FROM <table> WHERE k = <the synth key of a random n>
-#          (128MB pools, warmed up): tps
+#          (128MB pools, warmed up; synth only): tps
+#   tps-pk the same, with bench/run.sh's lookup_tps statement: the key
+#          comes from a primary-key lookup of one of 50,000 probes,
+#          SELECT id FROM <table> WHERE k = (SELECT k FROM pb WHERE pid = n)
 #
 # ARTRIE_AB_WORKER=1 adds a third variant under io_uring, "artrie-worker":
 # the same artrie index with artrie.backend_reads = off (every read a round
@@ -40,6 +45,8 @@ DUR=${3:-10}
 NCOLD=${ARTRIE_NCOLD:-10000}
 BACKENDS=${ARTRIE_BACKENDS:-io_uring mmap}
 PERF_OUT=${ARTRIE_PERF:-}
+DATASET=${ARTRIE_AB_DATASET:-synth}
+NPROBE=50000
 
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
@@ -59,12 +66,33 @@ artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum
 as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
 MOD=$((ROWS / 20 + 7))
 KEY="'user/' || ((%s::bigint * 48271) %% $MOD) || '/item/' || %s"
-# shellcheck disable=SC2059
+SHAPES="key pk"
 q <<SQL || { cat "$BENCH_ERR"; exit 1; }
 CREATE EXTENSION artrie;
 CREATE TABLE ds_b (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
 CREATE TABLE ds_a (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
-INSERT INTO ds_b (k) SELECT $(printf "$KEY" g g) FROM generate_series(1, $ROWS) g;
+SQL
+case "$DATASET" in
+synth)
+	# shellcheck disable=SC2059
+	q -c "INSERT INTO ds_b (k) SELECT $(printf "$KEY" g g) FROM generate_series(1, $ROWS) g" ||
+		{ cat "$BENCH_ERR"; exit 1; }
+	;;
+words)
+	cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
+		iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' |
+		LC_ALL=C sort -u >"$ARTRIE_TMP/words.txt"
+	chmod a+r "$ARTRIE_TMP/words.txt"
+	q -c "COPY ds_b (k) FROM '$ARTRIE_TMP/words.txt'" || { cat "$BENCH_ERR"; exit 1; }
+	ROWS=$(q -c "SELECT count(*) FROM ds_b")
+	SHAPES=pk
+	;;
+*)
+	echo "$0: ARTRIE_AB_DATASET is synth or words" >&2
+	exit 2
+	;;
+esac
+q <<SQL || { cat "$BENCH_ERR"; exit 1; }
 INSERT INTO ds_a (k) SELECT k FROM ds_b ORDER BY id;
 CREATE INDEX ON ds_b USING btree (k);
 CREATE INDEX ON ds_a USING artrie (k);
@@ -74,13 +102,22 @@ CREATE TABLE probe AS
 		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
 	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
 		FROM ds_b ORDER BY md5(k) LIMIT $NCOLD) s;
-VACUUM ANALYZE probe;
+CREATE TABLE pb AS
+	SELECT row_number() OVER ()::int AS pid,
+		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
+	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
+		FROM ds_b ORDER BY md5(k) LIMIT $NPROBE) s;
+ALTER TABLE pb ADD PRIMARY KEY (pid);
+VACUUM ANALYZE probe, pb;
 CHECKPOINT;
 SQL
-say "$ROWS keys: btree $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b_k_idx'))"), artrie $(q -c "SELECT pg_size_pretty((artrie_stats('ds_a_k_idx')->>'bytes_on_disk')::bigint)"), heap $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b'))") each"
+say "$ROWS $DATASET keys: btree $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b_k_idx'))"), artrie $(q -c "SELECT pg_size_pretty((artrie_stats('ds_a_k_idx')->>'bytes_on_disk')::bigint)"), heap $(q -c "SELECT pg_size_pretty(pg_relation_size('ds_b'))") each"
 for t in ds_a ds_b; do
 	# shellcheck disable=SC2059
-	printf "\\\\set n random(1, $ROWS)\\nSELECT id FROM $t WHERE k = $KEY;\\n" :n :n >"$ARTRIE_TMP/lookup_$t.sql"
+	[ "$DATASET" = synth ] &&
+		printf "\\\\set n random(1, $ROWS)\\nSELECT id FROM $t WHERE k = $KEY;\\n" :n :n >"$ARTRIE_TMP/lookup-key_$t.sql"
+	printf '\\set n random(1, %s)\nSELECT id FROM %s WHERE k = (SELECT k FROM pb WHERE pid = :n);\n' \
+		"$NPROBE" "$t" >"$ARTRIE_TMP/lookup-pk_$t.sql"
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
 
@@ -111,9 +148,10 @@ cold() {
 	awk -v n="$NCOLD" '/^Time:/ { t = $2 } /^[0-9]+$/ { r = $1 } END { printf "%.2f %s\n", t * 1000 / n, r }' <<<"$out"
 }
 
-# tps VARIANT SECONDS: one 2-client pgbench run's tps.
+# tps VARIANT SECONDS SHAPE: one 2-client pgbench run's tps.
 tps() {
-	as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$2" -f "$ARTRIE_TMP/lookup_$(tbl "$1").sql" "$BENCH_DB" 2>&1 |
+	as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$2" \
+		-f "$ARTRIE_TMP/lookup-$3_$(tbl "$1").sql" "$BENCH_DB" 2>&1 |
 		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
 }
 
@@ -162,15 +200,19 @@ for backend in $BACKENDS; do
 		done
 	done
 	profile "$backend" 128
-	tps a 3 >/dev/null
-	tps b 3 >/dev/null
+	for shape in $SHAPES; do
+		tps a 3 "$shape" >/dev/null
+		tps b 3 "$shape" >/dev/null
+	done
 	for rep in $(seq 1 "$REPS"); do
 		order=$variants
 		[ $((rep % 2)) = 0 ] && order=$reversed
-		for t in $order; do
-			v=$(tps "$t" "$DUR")
-			runs[tps.$t]="${runs[tps.$t]:-} ${v:-0}"
-			printf '   %-8s rep %d  tps   %-13s %10s tps\n' "$backend" "$rep" "$(label "$t")" "${v:-?}"
+		for shape in $SHAPES; do
+			for t in $order; do
+				v=$(tps "$t" "$DUR" "$shape")
+				runs[tps-$shape.$t]="${runs[tps-$shape.$t]:-} ${v:-0}"
+				printf '   %-8s rep %d  tps-%-4s %-13s %10s tps\n' "$backend" "$rep" "$shape" "$(label "$t")" "${v:-?}"
+			done
 		done
 	done
 	for t in ${variants#b }; do
@@ -178,10 +220,12 @@ for backend in $BACKENDS; do
 		a=$(echo "${runs[cold.$t]}" | median)
 		SUMMARY+=$(printf '%-9s cold lookups  btree-C %8.2f us/probe  %-13s %8.2f us/probe  ratio %sx (lower is better)' \
 			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
-		b=$(echo "${runs[tps.b]}" | median)
-		a=$(echo "${runs[tps.$t]}" | median)
-		SUMMARY+=$(printf '%-9s pgbench c2    btree-C %8.0f tps       %-13s %8.0f tps       ratio %sx (higher is better)' \
-			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+		for shape in $SHAPES; do
+			b=$(echo "${runs[tps-$shape.b]}" | median)
+			a=$(echo "${runs[tps-$shape.$t]}" | median)
+			SUMMARY+=$(printf '%-9s pgbench c2 %-4s btree-C %7.0f tps      %-13s %8.0f tps       ratio %sx (higher is better)' \
+				"$backend" "$shape" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+		done
 	done
 	if [ -n "$PERF_OUT" ]; then
 		mkdir -p "$PERF_OUT"
@@ -194,11 +238,13 @@ for backend in $BACKENDS; do
 				as_pg env PGOPTIONS="$(opts "$t")" "$PG_BIN/psql" -XAtq -d "$BENCH_DB" \
 				-c 'SELECT pg_sleep(2)' -c "$(printf "$COLD_QRY" "$(tbl "$t")")"
 			profile "$backend" 128
-			tps "$t" 3 >/dev/null
-			perf_record "$PERF_OUT/$backend-$(label "$t")-tps.txt" tps "$t" "$DUR"
+			for shape in $SHAPES; do
+				tps "$t" 3 "$shape" >/dev/null
+				perf_record "$PERF_OUT/$backend-$(label "$t")-tps-$shape.txt" tps "$t" "$DUR" "$shape"
+			done
 		done
 	fi
 	unset runs
 done
-say "medians of $REPS runs; $ROWS synth keys, $NCOLD cold probes (16MB pools, OS cache dropped), pgbench -M prepared -c 2 -T $DUR (128MB pools)"
+say "medians of $REPS runs; $ROWS $DATASET keys, $NCOLD cold probes (16MB pools, OS cache dropped), pgbench -M prepared -c 2 -T $DUR (128MB pools)"
 printf '%s' "$SUMMARY"
