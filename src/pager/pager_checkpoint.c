@@ -505,7 +505,8 @@ pager_close_idle_files(void)
  * that recovery would need now begins.  With restamp, also the files
  * without changes, so that every open file's last checkpoint begins past
  * PostgreSQL's current redo pointer (a base backup starting there can
- * then use them).
+ * then use them), and first log every closed file as unchanged since its
+ * last checkpoint (pager_vouch_closed_files), for the same reason.
  */
 void
 pager_checkpoint(bool restamp)
@@ -518,6 +519,8 @@ pager_checkpoint(bool restamp)
 
 	if (!ckpt_allowed())
 		return;
+	if (restamp && !RecoveryInProgress() && pager_hooks.file_unchanged)
+		pager_vouch_closed_files(pager_hooks.file_unchanged);
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)

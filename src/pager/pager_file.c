@@ -30,6 +30,7 @@
  */
 #include "postgres.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -83,6 +84,30 @@ pager_file_path(const ArtFileId *id, char *path)
 {
 	snprintf(path, IO_PATH_LEN, "artrie/%u/%u.%u",
 			 id->dbOid, id->relNumber, id->generation);
+}
+
+/*
+ * Parse the leading unsigned decimal number of a directory entry's name
+ * (an OID or a generation); *end is set past it.
+ */
+bool
+pager_parse_oid(const char *s, const char **end, Oid *value)
+{
+	uint64		v = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9')
+	{
+		v = v * 10 + (*p - '0');
+		if (v > PG_UINT32_MAX)
+			return false;
+		p++;
+	}
+	if (p == s)
+		return false;
+	*end = p;
+	*value = (Oid) v;
+	return true;
 }
 
 /*
@@ -567,6 +592,29 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 }
 
 /*
+ * Decode a file's two meta pages; returns the slot of the newer valid one
+ * (-1: neither), and for an invalid one, what is wrong with it.
+ */
+static int
+meta_choose(const ArtFileId *id, const uint8 *page0, const uint8 *page1,
+			PagerMeta meta[2], const uint8 *meta_map[2], char problem[2][128])
+{
+	int			best = -1;
+
+	for (int i = 0; i < 2; i++)
+	{
+		if (pager_meta_decode(i == 0 ? page0 : page1, id, i, &meta[i],
+							  &meta_map[i], problem[i], sizeof(problem[i])))
+		{
+			problem[i][0] = '\0';
+			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no)
+				best = i;
+		}
+	}
+	return best;
+}
+
+/*
  * Load a file's state from disk (ckpt_lock exclusive).
  */
 static void
@@ -578,7 +626,7 @@ slot_load(PagerFileSlot *fs)
 	char		problem[2][128];
 	PagerMeta	meta[2];
 	const uint8 *meta_map[2];
-	int			best = -1;
+	int			best;
 	PagerMeta  *m;
 	uint32		nlogical,
 				nphys,
@@ -620,17 +668,8 @@ slot_load(PagerFileSlot *fs)
 		pages[i].buf = pager_frame_data(scratch[i]);
 	}
 	io_read_pages(fs->path, pages, 2);
-	for (int i = 0; i < 2; i++)
-	{
-		if (pager_meta_decode((const uint8 *) pages[i].buf, &fs->id, i,
-							  &meta[i], &meta_map[i], problem[i],
-							  sizeof(problem[i])))
-		{
-			problem[i][0] = '\0';
-			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no)
-				best = i;
-		}
-	}
+	best = meta_choose(&fs->id, (const uint8 *) pages[0].buf,
+					   (const uint8 *) pages[1].buf, meta, meta_map, problem);
 	if (best < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -1268,6 +1307,114 @@ pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn)
 	file = pager_open_file(id, path);
 	*redo_lsn = pager_slot(file)->redo_lsn;
 	return file;
+}
+
+/*
+ * Read a file's two meta pages into buf (2 * ART_PAGE_SIZE bytes); false
+ * if the file cannot be read whole (gone meanwhile, or too short).
+ */
+static bool
+meta_read(const char *path, uint8 *buf)
+{
+	int			fd;
+	ssize_t		n;
+
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+		return false;
+	n = pg_pread(fd, buf, 2 * ART_PAGE_SIZE, 0);
+	CloseTransientFile(fd);
+	return n == 2 * ART_PAGE_SIZE;
+}
+
+/*
+ * Log a file that no slot holds as unchanged since its last checkpoint,
+ * if it would be served here now: not marked damaged, its meta pages as
+ * slot_load accepts them, of this cluster, its last checkpoint within
+ * the WAL recovery replayed here and this server's WAL.  The files lock
+ * is held from the look for a slot to the record, so nobody opens (and
+ * changes) the file in between.
+ */
+static void
+vouch_closed_file(const ArtFileId *id,
+				  void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
+{
+	char		path[IO_PATH_LEN + 16];
+	struct stat st;
+	uint8	   *buf;
+	PagerMeta	meta[2];
+	const uint8 *meta_map[2];
+	char		problem[2][128];
+	int			best;
+
+	pager_file_path(id, path);
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	if (stat(path, &st) == 0)
+		return;
+	pager_file_path(id, path);
+	buf = palloc(2 * ART_PAGE_SIZE);
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	if (slot_find(id) < 0 && meta_read(path, buf))
+	{
+		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_map,
+						   problem);
+		if (best >= 0 &&
+			(problem[best ^ 1][0] == '\0' ||
+			 meta[best].redo_lsn >= pager_shared->replayed_from) &&
+			meta[best].sysid == GetSystemIdentifier() &&
+			meta[best].redo_lsn >= pager_shared->min_redo &&
+			meta[best].redo_lsn <= pager_redo_now())
+			unchanged(id, meta[best].redo_lsn);
+	}
+	LWLockRelease(pager_shared->files_lock);
+	pfree(buf);
+}
+
+/*
+ * Log every file that no slot holds as unchanged since its last checkpoint
+ * through unchanged (vouch_closed_file), as a checkpoint does for an open
+ * file without changes: a base backup that starts now may then use its
+ * copy, although nobody opens the file, so no checkpoint of it begins
+ * after the backup's start.  For the io worker's checkpoint after
+ * PostgreSQL's redo pointer moved, outside recovery.
+ */
+void
+pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
+											XLogRecPtr since))
+{
+	DIR		   *dir;
+	struct dirent *de;
+
+	dir = AllocateDir("artrie");
+	if (dir == NULL && errno == ENOENT)
+		return;
+	while ((de = ReadDirExtended(dir, "artrie", LOG)) != NULL)
+	{
+		char		dbpath[MAXPGPATH];
+		DIR		   *dbdir;
+		struct dirent *fe;
+		const char *p;
+		Oid			db;
+
+		if (!pager_parse_oid(de->d_name, &p, &db) || *p != '\0')
+			continue;
+		snprintf(dbpath, sizeof(dbpath), "artrie/%u", db);
+		dbdir = AllocateDir(dbpath);
+		while ((fe = ReadDirExtended(dbdir, dbpath, LOG)) != NULL)
+		{
+			ArtFileId	id;
+
+			if (!pager_parse_oid(fe->d_name, &p, &id.relNumber) ||
+				*p != '.' || !pager_parse_oid(p + 1, &p, &id.generation) ||
+				*p != '\0')
+				continue;
+			id.dbOid = db;
+			vouch_closed_file(&id, unchanged);
+		}
+		if (dbdir != NULL)
+			FreeDir(dbdir);
+	}
+	FreeDir(dir);
 }
 
 /*

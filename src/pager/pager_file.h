@@ -23,6 +23,9 @@ extern void pager_slot_free(int slot);
 extern void pager_slots_closed(int closed);
 extern void pager_backend_ready(void);
 extern XLogRecPtr pager_redo_now(void);
+extern bool pager_parse_oid(const char *s, const char **end, Oid *value);
+extern void pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
+														XLogRecPtr since));
 extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,
 							uint64 ckpt_no, XLogRecPtr redo_lsn,
 							uint32 nlogical, uint32 nphys, uint32 nused,

@@ -68,29 +68,6 @@ static MemoryContext sweep_cxt = NULL;
 static TimestampTz last_sweep = 0;
 
 /*
- * Parse a whole directory entry name as an unsigned decimal number.
- */
-static bool
-sweep_parse_oid(const char *s, const char **end, Oid *value)
-{
-	uint64		v = 0;
-	const char *p = s;
-
-	while (*p >= '0' && *p <= '9')
-	{
-		v = v * 10 + (*p - '0');
-		if (v > PG_UINT32_MAX)
-			return false;
-		p++;
-	}
-	if (p == s)
-		return false;
-	*end = p;
-	*value = (Oid) v;
-	return true;
-}
-
-/*
  * The directories that may hold database directories.
  */
 static void
@@ -110,7 +87,7 @@ sweep_places(SweepPlaces *places)
 		const char *end;
 		Oid			spc;
 
-		if (!sweep_parse_oid(de->d_name, &end, &spc) || *end != '\0')
+		if (!pager_parse_oid(de->d_name, &end, &spc) || *end != '\0')
 			continue;
 		if (places->n == cap)
 		{
@@ -159,8 +136,8 @@ sweep_temp_fork_live(const char *dbdir, Oid rel)
 		Oid			r;
 
 		if (de->d_name[0] != 't' ||
-			!sweep_parse_oid(de->d_name + 1, &p, &backend) || *p != '_' ||
-			!sweep_parse_oid(p + 1, &p, &r) || *p != '\0' || r != rel)
+			!pager_parse_oid(de->d_name + 1, &p, &backend) || *p != '_' ||
+			!pager_parse_oid(p + 1, &p, &r) || *p != '\0' || r != rel)
 			continue;
 		live = sweep_exists(psprintf("%s/%s", dbdir, de->d_name), true);
 	}
@@ -301,8 +278,8 @@ sweep_database(Oid db, const char *dbpath)
 		ArtFileId	id;
 		const char *p;
 
-		if (!sweep_parse_oid(de->d_name, &p, &id.relNumber) || *p != '.' ||
-			!sweep_parse_oid(p + 1, &p, &id.generation) ||
+		if (!pager_parse_oid(de->d_name, &p, &id.relNumber) || *p != '.' ||
+			!pager_parse_oid(p + 1, &p, &id.generation) ||
 			(*p != '\0' && strcmp(p, PAGER_DAMAGED_SUFFIX) != 0))
 			continue;
 		id.dbOid = db;
@@ -370,7 +347,7 @@ pager_sweep_orphans(void)
 		char		path[MAXPGPATH];
 		struct stat st;
 
-		if (!sweep_parse_oid(de->d_name, &end, &db) || *end != '\0')
+		if (!pager_parse_oid(de->d_name, &end, &db) || *end != '\0')
 			continue;
 		snprintf(path, sizeof(path), "artrie/%s", de->d_name);
 		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))

@@ -29,9 +29,9 @@
  * file may have been copied before artrie's next checkpoint, unless the
  * WAL replayed shows that the file had no change from that checkpoint on
  * (an unchanged record, logged when the io worker's checkpoint, which
- * follows the redo pointer, finds a file unchanged).  The control
- * file keeps that bound, and the cluster's system identifier: a control
- * file or data file of another cluster is not trusted.
+ * follows the redo pointer, finds a file unchanged, open or closed).  The
+ * control file keeps that bound, and the cluster's system identifier: a
+ * control file or data file of another cluster is not trusted.
  *
  *-------------------------------------------------------------------------
  */
@@ -432,7 +432,7 @@ recover_files(bool in_startup)
 		min_redo = Max(min_redo, redo);
 		replay_from = redo;
 		ereport(LOG,
-				(errmsg("artrie: starting from a base backup; indexes whose files were last checkpointed before %X/%X will be refused until REINDEX",
+				(errmsg("artrie: starting from a base backup; indexes whose files were last checkpointed before %X/%X, unless the backup's WAL shows them unchanged since, will be refused until REINDEX",
 						LSN_FORMAT_ARGS(redo))));
 	}
 	else if (replay_from < redo && !replay_window(replay_from, redo, tli))

@@ -7,9 +7,13 @@
 #
 # The race is made certain: the files are copied before the backup starts
 # and put into the backup in place of its own copies, as a backup that
-# reached the artrie directory first would have them.  Then:
-#  - the unchanged index answers exactly what a sequential scan answers,
-#    with no error, before and after new rows and a restart;
+# reached the artrie directory first would have them.  A third index is
+# not used at all between a restart of the primary and the backup, so no
+# checkpoint of its file begins after the backup's start; the io worker
+# logs it unchanged all the same.  Then:
+#  - the unchanged index and the unused one answer exactly what a
+#    sequential scan answers, with no error (the unchanged one also after
+#    new rows and a restart);
 #  - the index whose table changed after the copy refuses with an ERROR
 #    (or a planner WARNING) naming it and hinting at REINDEX, never a
 #    wrong answer, and REINDEX makes it answer.
@@ -36,6 +40,9 @@ sub index_file
 for my $backend (backends())
 {
 	my $primary = artrie_primary("primary_$backend", $backend, has_archiving => 1);
+	make_wtable($primary, 'unused', 'unused_k', 2000001, 2002000);
+	my $unused_file = index_file($primary, 'unused_k');
+	$primary->restart;
 	make_wtable($primary, 'quiet', 'quiet_k', 1, 3000);
 	make_wtable($primary, 'busy', 'busy_k', 1000001, 1003000);
 	my %file = map { $_ => index_file($primary, $_) } ('quiet_k', 'busy_k');
@@ -74,7 +81,7 @@ for my $backend (backends())
 			"SELECT (artrie_stats('$index')->'checkpoint'->>'redo_lsn')::pg_lsn > '$start'"),
 			"$backend: $index checkpointed after the backup's start");
 	}
-	my %want = map { $_ => index_answers($primary, $_, 'seq') } ('quiet', 'busy');
+	my %want = map { $_ => index_answers($primary, $_, 'seq') } ('quiet', 'busy', 'unused');
 	my $seg = $primary->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
 	$primary->safe_psql('postgres', 'SELECT pg_switch_wal()');
 	ok($primary->poll_query_until('postgres',
@@ -96,6 +103,10 @@ for my $backend (backends())
 	check_index($node, 'quiet', 'quiet_k', "$backend: the unchanged copy",
 		want => $want{quiet});
 	verify_ok($node, 'quiet_k', "$backend: the unchanged copy");
+	ok(-e $node->data_dir . "/$unused_file", "$backend: the unused index's file is in the backup");
+	check_index($node, 'unused', 'unused_k', "$backend: the index unused since the restart",
+		want => $want{unused});
+	verify_ok($node, 'unused_k', "$backend: the index unused since the restart");
 	my $r = index_or_refusal($node, 'busy', 'busy_k', "$backend: the changed copy",
 		want => $want{busy});
 	is($r, 'refused', "$backend: the copy of the changed file is refused");
