@@ -30,8 +30,12 @@
  * way it came.
  *
  * A process keeps a descriptor per file it has read, as the mmap backend
- * does (BasicOpenFile: opening one closes kernel descriptors of
- * PostgreSQL's virtual files if the process has too many).  io_forget_file,
+ * does.  Each counts as one of PostgreSQL's external descriptors, so that
+ * PostgreSQL closes its own virtual files to stay within
+ * max_files_per_process; when PostgreSQL grants no more (a third of the
+ * descriptors it may use), the process closes all of its own before it
+ * opens the next, so a session that reads from thousands of indexes over
+ * its life keeps a bounded number open.  io_forget_file,
  * in whichever process removes a file, bumps a counter in shared memory; a
  * process that sees it changed closes all its descriptors before its next
  * read, so that none keeps a removed file's space or reaches it instead of
@@ -77,6 +81,7 @@ local_close_all(void)
 	while ((lf = hash_seq_search(&seq)) != NULL)
 	{
 		close(lf->fd);
+		ReleaseExternalFD();
 		hash_search(local_files, lf->path, HASH_REMOVE, NULL);
 	}
 }
@@ -115,12 +120,18 @@ local_file(const char *path, int *err)
 	if (lf)
 		return lf->fd;
 
+	if (!AcquireExternalFD())
+	{
+		local_close_all();
+		ReserveExternalFD();
+	}
 	{
 		int			fd = BasicOpenFile(path, O_RDONLY | PG_BINARY);
 
 		if (fd < 0)
 		{
 			*err = errno;
+			ReleaseExternalFD();
 			return -1;
 		}
 		lf = hash_search(local_files, key, HASH_ENTER, &found);

@@ -7,7 +7,8 @@
 # file's slot is held by every transaction that used it: when running
 # transactions hold every slot, opening one more file is an ERROR with a
 # hint (a query is planned without that index, with a WARNING), and works
-# again once they end.
+# again once they end.  A backend that read all forty files itself keeps
+# no more descriptors than max_files_per_process.
 use strict;
 use warnings;
 use FindBin;
@@ -21,7 +22,7 @@ use ArtrieTest;
 my $nidx = 40;
 my $node = artrie_node('slots', 'io_uring', 'artrie.max_files = 16',
 	'artrie.checkpoint_timeout = 3600', 'max_wal_size = 1GB',
-	'checkpoint_timeout = 1h', 'autovacuum = off');
+	'checkpoint_timeout = 1h', 'autovacuum = off', 'max_files_per_process = 64');
 
 $node->safe_psql('postgres', join('', map { qq{
 	CREATE TABLE s$_ (id int, k text COLLATE "C");
@@ -133,6 +134,16 @@ is($node->safe_psql('postgres', "SELECT artrie_stats('s1_k')->'wal'->>'replay_fa
 	'0', 'no record failed to replay');
 is(join(',', grep { /damaged/ } artrie_files($node)), '', 'no file is marked damaged');
 cmp_ok(files_open(), '<=', 16, 'still no more files open than artrie.max_files');
+
+# After a restart the pool is empty, so the session reads every page it
+# needs itself (artrie.backend_reads), each file through a descriptor of
+# its own; those count against max_files_per_process like PostgreSQL's.
+$node->restart;
+my @fds = split /\n/, $node->safe_psql('postgres', $force . join('', map {
+	"SELECT count(*) FROM s$_ WHERE k ^@ 's$_/1';\n"
+} 1 .. $nidx) . "SELECT count(*) FROM pg_ls_dir('/proc/self/fd');");
+is(scalar(@fds), $nidx + 1, 'one session read from all forty indexes');
+cmp_ok($fds[-1], '<=', 64, 'it holds no more descriptors than max_files_per_process');
 
 $node->stop;
 done_testing();
