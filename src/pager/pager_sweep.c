@@ -29,9 +29,9 @@
  * round.  A database's directory under artrie/ goes once it is empty and
  * the database's own directory is gone from every tablespace.
  *
- * Layer: calls the file table (pager_drop_file, readiness) and the pool
- * (pager_forget_frames).  Called by the io worker (pager_sweep_tick) and
- * the SQL surface (pager_sweep_orphans).
+ * Layer: calls the file table (pager_drop_file, pager_parse_oid,
+ * readiness) and the pool (pager_forget_frames).  Called by the io worker
+ * (pager_sweep_tick) and the SQL surface (pager_sweep_orphans).
  *
  *-------------------------------------------------------------------------
  */
