@@ -50,8 +50,12 @@ typedef struct MmapFile
 
 static HTAB *mmap_files = NULL;
 
-/* Where a SIGBUS during a copy jumps to; set only around the copies. */
-static sigjmp_buf *mmap_fault_jump = NULL;
+/*
+ * Where a SIGBUS during a copy jumps to; set only around the copies.
+ * volatile, so that the compiler keeps the stores around the copies
+ * (memcpy touches no global it knows of, so they would look dead).
+ */
+static sigjmp_buf *volatile mmap_fault_jump = NULL;
 
 /*
  * Find or open a file; returns NULL with *err set on failure.
