@@ -15,7 +15,12 @@
  * ranges of up to ART_SORT_SMALL items are finished by insertion sort.
  * The smaller buckets are sorted by recursion and the largest by
  * iteration, so the recursion is at most log2(n) deep however long the
- * shared prefixes.
+ * shared prefixes.  First, one pass checks whether the items are in order
+ * already, and leaves them alone if so: a table loaded in key order (a
+ * sorted word list, say) gives the build its entries sorted.  The pass
+ * stops at the first pair out of order and reads each string at most
+ * twice; it is not repeated per level, where long shared prefixes would
+ * have it read them again at every level.
  *
  *-------------------------------------------------------------------------
  */
@@ -76,6 +81,23 @@ sort_cmp(const ArtSortItem *a, const ArtSortItem *b, size_t d)
 			return c;
 	}
 	return a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
+}
+
+/* Whether n items are in order already; stops at the first pair that is not. */
+static bool
+sort_in_order(const ArtSortItem *a, size_t n)
+{
+	size_t		i;
+
+	for (i = 1; i < n; i++)
+	{
+		size_t		m = a[i - 1].len < a[i].len ? a[i - 1].len : a[i].len;
+		int			c = memcmp(a[i - 1].data, a[i].data, m);
+
+		if (c > 0 || (c == 0 && a[i - 1].len > a[i].len))
+			return false;
+	}
+	return true;
 }
 
 /* Insertion sort of items sharing their first d bytes. */
@@ -223,5 +245,6 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 void
 art_sort_items(ArtSortItem *items, size_t n)
 {
-	sort_range(items, n, 0);
+	if (!sort_in_order(items, n))
+		sort_range(items, n, 0);
 }
