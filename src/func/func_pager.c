@@ -20,7 +20,7 @@
  *					the io worker moves every page but the ones backends
  *					read themselves, see artrie.backend_reads)
  *	read_bytes, write_bytes
- *	syncs			fdatasync or msync calls made
+ *	syncs			fdatasync calls made
  *	submissions		io_uring_submit calls that sent SQEs
  *	sqes			SQEs those calls sent
  *	avg_batch		sqes / submissions

@@ -149,7 +149,7 @@ io_define_gucs(void)
 							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("artrie.debug_fault",
 							 "Makes artrie's I/O fail on purpose; for tests only.",
-							 "sync: every fsync or msync of an artrie file this session asks for fails with EIO.",
+							 "sync: every fsync or fdatasync of an artrie file this session asks for fails with EIO.",
 							 &io_debug_fault,
 							 IO_FAULT_NONE,
 							 io_fault_options,

@@ -18,7 +18,8 @@
  *	 drains every pending request into one submission, opens files
  *	 O_DIRECT and uses registered buffers when RLIMIT_MEMLOCK allows.
  * - mmap (io_mmap.c): every process maps the files itself and copies pages
- *	 in and out of its mapping; msync(MS_SYNC) makes writes durable.
+ *	 out of its mapping; it writes them with pwritev, and fdatasync makes
+ *	 them durable.
  *
  * If the worker cannot set up io_uring at all, it says why and the whole
  * server runs on mmap.  This layer knows nothing of pages' contents, files'
@@ -63,7 +64,7 @@ typedef struct IoStatsSnapshot
 	uint64		writes;			/* pages written */
 	uint64		read_bytes;
 	uint64		write_bytes;
-	uint64		syncs;			/* fdatasync / msync calls */
+	uint64		syncs;			/* fdatasync calls */
 	uint64		submissions;	/* io_uring_submit calls that sent SQEs */
 	uint64		sqes;			/* SQEs sent by those submissions */
 	uint64		requests;		/* requests handed to the io worker */

@@ -3,16 +3,20 @@
  * io_mmap.c
  *	  The mmap backend: each process maps the files itself.
  *
- * A process keeps one shared mapping per file, larger than the file and
- * grown by remapping, and copies pages in and out of it.  Before a write
- * past the end, the file is extended (posix_fallocate never shrinks it, so
- * two processes extending at once cannot undo each other).  Nothing past
- * the end of the file as last seen is touched through the mapping, so a
- * damaged page map gives an error, not SIGBUS.  A file cut short since
- * (or a media error) does raise SIGBUS on the copy: a handler installed
- * only around the copies turns it into an error of the call, EOF if the
- * file is now too short, EIO otherwise.  msync(MS_SYNC) over the mapping
- * makes written pages durable.
+ * A process keeps one shared, read-only mapping per file, larger than the
+ * file and grown by remapping, and copies pages out of it.  Writes do not
+ * go through the mapping: a store into a page not yet mapped would cost a
+ * page fault per 4 kB (and, past the old end, a zeroed page first), where
+ * pwritev copies runs of pages into the page cache in one call, which the
+ * mappings see.  Before a write past the end, the file is extended
+ * (posix_fallocate never shrinks it, so two processes extending at once
+ * cannot undo each other, and a full disk fails the write, not the sync).
+ * Nothing past the end of the file as last seen is touched through the
+ * mapping, so a damaged page map gives an error, not SIGBUS.  A file cut
+ * short since (or a media error) does raise SIGBUS on the copy: a handler
+ * installed only around the copies turns it into an error of the call,
+ * EOF if the file is now too short, EIO otherwise.  fdatasync makes
+ * written pages durable.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +31,7 @@
 
 #include "io/io_internal.h"
 
+#include "port/pg_iovec.h"
 #include "storage/fd.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
@@ -45,8 +50,12 @@ typedef struct MmapFile
 
 static HTAB *mmap_files = NULL;
 
-/* Where a SIGBUS during a copy jumps to; set only around the copies. */
-static sigjmp_buf *mmap_fault_jump = NULL;
+/*
+ * Where a SIGBUS during a copy jumps to; set only around the copies.
+ * volatile, so that the compiler keeps the stores around the copies
+ * (memcpy touches no global it knows of, so they would look dead).
+ */
+static sigjmp_buf *volatile mmap_fault_jump = NULL;
 
 /*
  * Find or open a file; returns NULL with *err set on failure.
@@ -116,7 +125,7 @@ mmap_cover(MmapFile *f, uint64 end)
 		f->base = NULL;
 		f->maplen = 0;
 	}
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd, 0);
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, f->fd, 0);
 	if (p == MAP_FAILED)
 		return errno;
 	f->base = p;
@@ -174,12 +183,11 @@ mmap_fault_error(MmapFile *f, uint64 offset)
 }
 
 /*
- * Copy pages out of the mapping (to_map false) or into it (to_map true),
- * with a SIGBUS handler installed for just these copies.  The mapping
- * must cover them.
+ * Copy pages out of the mapping, with a SIGBUS handler installed for just
+ * these copies.  The mapping must cover them.
  */
 static int
-mmap_copy(MmapFile *f, const IoPage *pages, int npages, bool to_map)
+mmap_copy_out(MmapFile *f, const IoPage *pages, int npages)
 {
 	sigjmp_buf	jump;
 	struct sigaction sa;
@@ -196,14 +204,7 @@ mmap_copy(MmapFile *f, const IoPage *pages, int npages, bool to_map)
 	{
 		mmap_fault_jump = &jump;
 		for (; done < npages; done++)
-		{
-			char	   *mapped = f->base + pages[done].offset;
-
-			if (to_map)
-				memcpy(mapped, pages[done].buf, IO_PAGE_SIZE);
-			else
-				memcpy(pages[done].buf, mapped, IO_PAGE_SIZE);
-		}
+			memcpy(pages[done].buf, f->base + pages[done].offset, IO_PAGE_SIZE);
 	}
 	else
 		err = -1;
@@ -212,6 +213,39 @@ mmap_copy(MmapFile *f, const IoPage *pages, int npages, bool to_map)
 	if (err != 0)
 		err = mmap_fault_error(f, pages[done].offset);
 	return err;
+}
+
+/*
+ * Write pages with pwritev, a run of pages at consecutive offsets (at most
+ * PG_IOV_MAX of them) per call.
+ */
+static int
+mmap_pwrite(MmapFile *f, const IoPage *pages, int npages)
+{
+	struct iovec iov[PG_IOV_MAX];
+	int			i = 0;
+
+	while (i < npages)
+	{
+		uint64		offset = pages[i].offset;
+		int			n = 0;
+		ssize_t		written;
+
+		do
+		{
+			iov[n].iov_base = pages[i + n].buf;
+			iov[n].iov_len = IO_PAGE_SIZE;
+			n++;
+		} while (n < PG_IOV_MAX && i + n < npages &&
+				 pages[i + n].offset == offset + (uint64) n * IO_PAGE_SIZE);
+		written = pg_pwritev_with_retry(f->fd, iov, n, offset);
+		if (written < 0)
+			return errno;
+		if (written != (ssize_t) n * IO_PAGE_SIZE)
+			return ENOSPC;
+		i += n;
+	}
+	return 0;
 }
 
 /*
@@ -231,11 +265,11 @@ iommap_read(const char *path, const IoPage *pages, int npages)
 	if ((err = mmap_ensure_size(f, end, false)) != 0 ||
 		(err = mmap_cover(f, end)) != 0)
 		return err;
-	return mmap_copy(f, pages, npages, false);
+	return mmap_copy_out(f, pages, npages);
 }
 
 /*
- * Copy pages into the mapping, extending the file first if needed.
+ * Write pages, extending the file first if needed.
  */
 int
 iommap_write(const char *path, const IoPage *pages, int npages)
@@ -248,33 +282,24 @@ iommap_write(const char *path, const IoPage *pages, int npages)
 		return err;
 	for (int i = 0; i < npages; i++)
 		end = Max(end, pages[i].offset + IO_PAGE_SIZE);
-	if ((err = mmap_ensure_size(f, end, true)) != 0 ||
-		(err = mmap_cover(f, end)) != 0)
+	if ((err = mmap_ensure_size(f, end, true)) != 0)
 		return err;
-	return mmap_copy(f, pages, npages, true);
+	return mmap_pwrite(f, pages, npages);
 }
 
 /*
- * msync(MS_SYNC) the whole mapping: the kernel writes back every dirty
- * page of the file in that range, whoever dirtied it.
+ * fdatasync the file: the kernel writes back every dirty page of it,
+ * whichever process wrote it.
  */
 int
 iommap_sync(const char *path)
 {
 	int			err = 0;
 	MmapFile   *f = mmap_get(path, &err);
-	struct stat st;
 
 	if (f == NULL)
 		return err;
-	if (fstat(f->fd, &st) != 0)
-		return errno;
-	f->filesize = Max(f->filesize, (uint64) st.st_size);
-	if (f->filesize == 0)
-		return 0;
-	if ((err = mmap_cover(f, f->filesize)) != 0)
-		return err;
-	if (msync(f->base, f->filesize, MS_SYNC) != 0)
+	if (fdatasync(f->fd) != 0)
 		return errno;
 	return 0;
 }

@@ -15,7 +15,14 @@
  * ranges of up to ART_SORT_SMALL items are finished by insertion sort.
  * The smaller buckets are sorted by recursion and the largest by
  * iteration, so the recursion is at most log2(n) deep however long the
- * shared prefixes.
+ * shared prefixes.  Like PostgreSQL's qsort, each range is first checked
+ * for being in order already, and left alone if it is: a table loaded in
+ * key order (a sorted word list, say) gives the build its entries sorted
+ * but for a few rows out of place, and then only the ranges around those
+ * rows are sorted.  The check stops at the first pair out of order, and
+ * gives up once it may have compared ART_SORT_CHECK_BYTES bytes per item,
+ * so that a range whose strings share long prefixes costs no more than a
+ * pass of the sort however often it is checked.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +30,9 @@
 
 /* Ranges of at most this many items are insertion-sorted. */
 #define ART_SORT_SMALL	32
+
+/* The most bytes per item the check for a range in order compares. */
+#define ART_SORT_CHECK_BYTES	256
 
 /* Bytes [d, d + 8) of an item's string, big-endian, zeros past its end. */
 static inline uint64_t
@@ -76,6 +86,35 @@ sort_cmp(const ArtSortItem *a, const ArtSortItem *b, size_t d)
 			return c;
 	}
 	return a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
+}
+
+/*
+ * Whether n items sharing their first d bytes are in order already.  It
+ * stops at the first pair that is not, or (false) when the bytes that
+ * memcmp may read would pass ART_SORT_CHECK_BYTES per item.
+ */
+static bool
+sort_in_order(const ArtSortItem *a, size_t n, size_t d)
+{
+	size_t		budget = n * ART_SORT_CHECK_BYTES;
+	size_t		i;
+
+	for (i = 1; i < n; i++)
+	{
+		size_t		m = a[i - 1].len < a[i].len ? a[i - 1].len : a[i].len;
+		int			c = 0;
+
+		if (m > d)
+		{
+			if (m - d > budget)
+				return false;
+			budget -= m - d;
+			c = memcmp(a[i - 1].data + d, a[i].data + d, m - d);
+		}
+		if (c > 0 || (c == 0 && a[i - 1].len > a[i].len))
+			return false;
+	}
+	return true;
 }
 
 /* Insertion sort of items sharing their first d bytes. */
@@ -135,6 +174,7 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 	size_t		count[257];
 	size_t		next[257];
 	size_t		end[257];
+	bool		checked = false;
 
 	memset(count, 0, sizeof(count));
 	while (n > 1)
@@ -146,6 +186,10 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 		int			big;
 		int			b;
 
+		/* skipping shared bytes leaves the range as it was: check it once */
+		if (!checked && n > ART_SORT_SMALL && sort_in_order(a, n, d))
+			return;
+		checked = true;
 		if ((d & 7) == 0)
 			for (i = 0; i < n; i++)
 				a[i].cache = sort_load(&a[i], d);
@@ -213,6 +257,7 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 		a += end[big] - count[big];
 		n = count[big];
 		d++;
+		checked = false;
 		count[0] = 0;
 		for (b = lo; b <= hi; b++)
 			count[b] = 0;

@@ -522,7 +522,8 @@ sort_item_cmp(const void *a, const void *b)
  * The radix sort gives qsort's order: random strings over a few byte
  * values (so many share long prefixes, and some are prefixes of others or
  * equal), the empty string, a run sharing a 3000-byte prefix, and ranges
- * of every size around the insertion-sort threshold.
+ * of every size around the insertion-sort threshold; then the sorted
+ * items again (the check for items in order), and with one pair swapped.
  */
 static bool
 test_sort(void)
@@ -569,6 +570,19 @@ test_sort(void)
 			qsort(b, n, sizeof(ArtSortItem), sort_item_cmp);
 		for (i = 0; i < n; i++)
 			CHECK(sort_item_cmp(&a[i], &b[i]) == 0, "sorted order, n %zu item %zu",
+				  n, i);
+		/* sorted input stays sorted; one pair out of place is put back */
+		art_sort_items(a, n);
+		if (n > 1)
+		{
+			ArtSortItem t = a[n / 2];
+
+			a[n / 2] = a[n - 1];
+			a[n - 1] = t;
+		}
+		art_sort_items(a, n);
+		for (i = 0; i < n; i++)
+			CHECK(sort_item_cmp(&a[i], &b[i]) == 0, "resorted order, n %zu item %zu",
 				  n, i);
 		free(buf);
 		free(a);
