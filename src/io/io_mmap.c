@@ -16,7 +16,12 @@
  * short since (or a media error) does raise SIGBUS on the copy: a handler
  * installed only around the copies turns it into an error of the call,
  * EOF if the file is now too short, EIO otherwise.  fdatasync makes
- * written pages durable.
+ * written pages durable, through whichever descriptor of the file.
+ *
+ * Each file's descriptor counts as one of PostgreSQL's external
+ * descriptors, so that PostgreSQL closes its own virtual files to stay
+ * within max_files_per_process; when PostgreSQL grants no more, the
+ * process unmaps and closes all of its files before it opens the next.
  *
  *-------------------------------------------------------------------------
  */
@@ -58,6 +63,19 @@ static HTAB *mmap_files = NULL;
 static sigjmp_buf *volatile mmap_fault_jump = NULL;
 
 /*
+ * Unmap and close a file this process has.
+ */
+static void
+mmap_close(MmapFile *f)
+{
+	if (f->base != NULL)
+		munmap(f->base, f->maplen);
+	close(f->fd);
+	ReleaseExternalFD();
+	hash_search(mmap_files, f->path, HASH_REMOVE, NULL);
+}
+
+/*
  * Find or open a file; returns NULL with *err set on failure.
  */
 static MmapFile *
@@ -84,18 +102,29 @@ mmap_get(const char *path, int *err)
 	if (f)
 		return f;
 
+	if (!AcquireExternalFD())
+	{
+		HASH_SEQ_STATUS seq;
+
+		hash_seq_init(&seq, mmap_files);
+		while ((f = hash_seq_search(&seq)) != NULL)
+			mmap_close(f);
+		ReserveExternalFD();
+	}
 	{
 		int			fd = BasicOpenFile(path, O_RDWR | PG_BINARY);
 
 		if (fd < 0)
 		{
 			*err = errno;
+			ReleaseExternalFD();
 			return NULL;
 		}
 		if (fstat(fd, &st) != 0)
 		{
 			*err = errno;
 			close(fd);
+			ReleaseExternalFD();
 			return NULL;
 		}
 		f = hash_search(mmap_files, key, HASH_ENTER, &found);
@@ -318,10 +347,6 @@ iommap_forget(const char *path)
 	memset(key, 0, sizeof(key));
 	strlcpy(key, path, IO_PATH_LEN);
 	f = hash_search(mmap_files, key, HASH_FIND, NULL);
-	if (f == NULL)
-		return;
-	if (f->base != NULL)
-		munmap(f->base, f->maplen);
-	close(f->fd);
-	hash_search(mmap_files, key, HASH_REMOVE, NULL);
+	if (f != NULL)
+		mmap_close(f);
 }
