@@ -14,6 +14,10 @@
 #   copy    COPY of one of eight files of 1000 keys each, picked at
 #           random (made once: later loads repeat their keys, as a
 #           periodic import would).
+# ARTRIE_BULK_KINDS (default "insert copy") picks them; "dup" adds
+#   dup     INSERT ... SELECT of 1000 keys of one of eight fixed sets
+#           ('d/<set>/<n>'), so that keys repeat as COPY's do, through
+#           the statement INSERT ... SELECT uses.
 # Prints every run's rows/s, the medians, artrie's ratio to btree, and how
 # 1 -> 2 clients scaled for each.  The machine's other load shows in the
 # absolute figures; the ratios are measured in the same run.
@@ -26,6 +30,7 @@ REPS=${1:-3}
 DUR=${2:-5}
 BASE=${ARTRIE_BASE:-}
 BATCH=1000
+KINDS=${ARTRIE_BULK_KINDS:-insert copy}
 
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
@@ -51,6 +56,8 @@ done
 for t in btree artrie; do
 	printf '\\set r random(1, 1000000000)\nINSERT INTO bulk_%s (k) SELECT %s FROM generate_series(1, %d) g;\n' \
 		"$t" "'b/' || :client_id || '/' || :r || '/' || g" "$BATCH" >"$ARTRIE_TMP/insert_$t.sql"
+	printf '\\set s random(0, 7)\nINSERT INTO bulk_%s (k) SELECT %s FROM generate_series(1, %d) g;\n' \
+		"$t" "'d/' || :s || '/' || g" "$BATCH" >"$ARTRIE_TMP/dup_$t.sql"
 	printf '\\set f random(0, 7)\n' >"$ARTRIE_TMP/copy_$t.sql"
 	for c in $(seq 0 7); do
 		printf '\\if :f = %d\nCOPY bulk_%s (k) FROM '"'"'%s/copy/%d.txt'"'"';\n\\endif\n' \
@@ -81,7 +88,7 @@ for rep in $(seq 1 "$REPS"); do
 	order=$(bench_version_order "$rep")
 	for ver in $order; do
 		[ -n "$BASE" ] && bench_use_version "$ver"
-		for kind in insert copy; do
+		for kind in $KINDS; do
 			for c in 1 2 8; do
 				for t in btree artrie; do
 					v=$(rows "$kind" "$t" "$c")
@@ -94,7 +101,7 @@ for rep in $(seq 1 "$REPS"); do
 done
 say "medians of $REPS runs of ${DUR}s, $BATCH rows per statement, io_uring"
 for ver in $VERSIONS; do
-	for kind in insert copy; do
+	for kind in $KINDS; do
 		declare -A med=()
 		for c in 1 2 8; do
 			for t in btree artrie; do
