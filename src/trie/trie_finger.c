@@ -166,8 +166,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	need = art_change_need(&node, key, len, &p);
 	if (need > art_page_free(page))
 	{
-		st = art_split_page(t, &ps->refs[ps->n - 1],
-							ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL, need);
+		st = art_split_page(t, ps, need);
 		if (st == ART_OK)
 			*retry = true;
 		goto out;

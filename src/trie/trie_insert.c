@@ -376,8 +376,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 		}
 		else
 		{
-			st = art_split_page(t, &ps.refs[ps.n - 1],
-								ps.n >= 2 ? &ps.refs[ps.n - 2] : NULL, need);
+			st = art_split_page(t, &ps, need);
 			if (st == ART_OK)
 				*retry = RETRY_SPLIT;
 		}

@@ -390,8 +390,7 @@ extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,
 								 size_t upto);
 
 /* trie_split.c: make room in a full page */
-extern ArtStatus art_split_page(ArtTrie *t, ArtPageRef *page,
-								ArtPageRef *parent, size_t need);
+extern ArtStatus art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need);
 
 /* trie_bulk.c: place a new path of nodes into fresh pages */
 extern ArtStatus art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix,

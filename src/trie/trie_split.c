@@ -296,13 +296,16 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 }
 
 /*
- * Make room in a full page by moving about half of it to a new page.
- * parent is the page's parent page (NULL for the root page), locked
- * exclusive like the page; need is the room the caller wants.
+ * Make room in a full page, the top of the pin stack ps, by moving about
+ * half of it to a new page.  The page below it on the stack is its parent
+ * page (none for the root page), locked exclusive like the page; need is
+ * the room the caller wants.
  */
 ArtStatus
-art_split_page(ArtTrie *t, ArtPageRef *page, ArtPageRef *parent, size_t need)
+art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 {
+	ArtPageRef *page = &ps->refs[ps->n - 1];
+	ArtPageRef *parent = ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL;
 	SplitState *ss;
 	ArtPageRef	q;
 	ArtStatus	st;
