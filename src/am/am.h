@@ -119,6 +119,7 @@ am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
 extern void am_check_key_length(Relation index, Size keylen);
 extern AmKey am_datum_key(Oid typid, Datum value);
 extern void am_key_free(AmKey *key);
+extern Datum am_key_datum(Relation index, const char *key, Size keylen);
 extern int	am_array_keys(Oid typid, Datum array, AmKey **keys);
 extern int	am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen);
 extern bool am_collation_is_bytewise(Oid collid);

@@ -96,6 +96,49 @@ am_datum_key(Oid typid, Datum value)
 }
 
 /*
+ * The value of the index's key column whose key is (key, keylen), as its
+ * heap tuple holds it, for messages that print it: text as the bytes,
+ * name NUL-padded to NAMEDATALEN, bpchar padded again to the column's
+ * length (a column without one keeps no trailing blanks).
+ */
+Datum
+am_key_datum(Relation index, const char *key, Size keylen)
+{
+	Oid			typid = index->rd_opcintype[0];
+	int32		typmod = TupleDescAttr(RelationGetDescr(index), 0)->atttypmod;
+
+	switch (typid)
+	{
+		case NAMEOID:
+			{
+				Name		name = palloc0(NAMEDATALEN);
+
+				memcpy(NameStr(*name), key, Min(keylen, NAMEDATALEN - 1));
+				return NameGetDatum(name);
+			}
+		case TEXTOID:
+			return PointerGetDatum(cstring_to_text_with_len(key, (int) keylen));
+		case BPCHAROID:
+			{
+				Datum		value;
+
+				value = PointerGetDatum(cstring_to_text_with_len(key,
+																 (int) keylen));
+
+				if (typmod < 0)
+					return value;
+				return DirectFunctionCall3(bpchar, value, Int32GetDatum(typmod),
+										   BoolGetDatum(false));
+			}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("artrie cannot index values of type %s",
+					format_type_be(typid))));
+	return (Datum) 0;
+}
+
+/*
  * Free what am_datum_key copied, if anything.
  */
 void

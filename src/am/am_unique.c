@@ -268,8 +268,7 @@ am_unique_duplicate(Relation index, Relation heap, const uint8 *key,
 
 	isnull[0] = (key == NULL);
 	values[0] = isnull[0] ? (Datum) 0 :
-		PointerGetDatum(cstring_to_text_with_len((const char *) key,
-												 (int) keylen));
+		am_key_datum(index, (const char *) key, keylen);
 	key_desc = BuildIndexValueDescription(index, values, isnull);
 	ereport(ERROR,
 			(errcode(ERRCODE_UNIQUE_VIOLATION),
