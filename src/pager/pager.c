@@ -173,6 +173,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u32(&pager_shared->slots_wanted, 0);
 		pg_atomic_init_u32(&pager_shared->slots_round, 0);
 		pg_atomic_init_u32(&pager_shared->slots_closed, 0);
+		pg_atomic_init_u32(&pager_shared->sweep_blocked, 0);
 		ConditionVariableInit(&pager_shared->slots_cv);
 		pg_atomic_init_u64(&pager_shared->use_clock, 0);
 		pg_atomic_init_u64(&pager_shared->redo_held, InvalidXLogRecPtr);

@@ -207,6 +207,7 @@ typedef struct PagerShared
 	pg_atomic_uint32 slots_closed;	/* how many the last round closed */
 	ConditionVariable slots_cv; /* broadcast after each round */
 	pg_atomic_uint64 use_clock;	/* orders file slots by last use */
+	pg_atomic_uint32 sweep_blocked;	/* the sweep said it cannot read a place */
 	Latch	   *worker_latch;
 	LWLock	   *files_lock;
 	LWLockPadded *partition_locks;

@@ -24,6 +24,15 @@
  * few seconds once PostgreSQL's own recovery is over (or a hot standby
  * is consistent); artrie_checkpoint() runs it too.
  *
+ * All of this reads "missing" as "dropped" only where the directory that
+ * would hold the fork is there to be read: a base directory, pg_tblspc or
+ * a tablespace's directory that is missing or cannot be read (a mount
+ * that failed at boot, a permission changed for a moment) makes the round
+ * remove nothing, and the log says so once, until a round finds every
+ * place readable again.  A database's own directory missing from every
+ * readable place is a dropped database: PostgreSQL keeps a live
+ * database's directory in its default tablespace.
+ *
  * A dead file leaves the pool only if nothing has a page of it pinned and
  * no checkpoint or change of it is under way, else it waits for the next
  * round.  A database's directory under artrie/ goes once it is empty and
@@ -68,9 +77,39 @@ static MemoryContext sweep_cxt = NULL;
 static TimestampTz last_sweep = 0;
 
 /*
- * The directories that may hold database directories.
+ * Is path a directory that can be listed?  If not, say so in the log,
+ * unless some process said so since the sweep last found every place
+ * readable.
  */
-static void
+static bool
+sweep_place_readable(const char *path)
+{
+	struct stat st;
+	DIR		   *dir;
+	uint32		expected = 0;
+
+	if (stat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+		errno = ENOTDIR;
+	else if ((dir = AllocateDir(path)) != NULL)
+	{
+		FreeDir(dir);
+		return true;
+	}
+	if (pg_atomic_compare_exchange_u32(&pager_shared->sweep_blocked,
+									   &expected, 1))
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("artrie removes no orphaned file while directory \"%s\" cannot be read: %m",
+						path),
+				 errdetail("A file whose index's storage cannot be seen is not known to be orphaned.")));
+	return false;
+}
+
+/*
+ * The directories that may hold database directories; false (and nothing
+ * in places) if one of them, or pg_tblspc, cannot be read.
+ */
+static bool
 sweep_places(SweepPlaces *places)
 {
 	DIR		   *dir;
@@ -79,6 +118,8 @@ sweep_places(SweepPlaces *places)
 
 	places->n = 0;
 	places->dirs = palloc(sizeof(char *) * cap);
+	if (!sweep_place_readable("base") || !sweep_place_readable("pg_tblspc"))
+		return false;
 	places->dirs[places->n++] = pstrdup("base");
 
 	dir = AllocateDir("pg_tblspc");
@@ -98,6 +139,18 @@ sweep_places(SweepPlaces *places)
 											 TABLESPACE_VERSION_DIRECTORY);
 	}
 	FreeDir(dir);
+
+	for (int i = 0; i < places->n; i++)
+	{
+		if (!sweep_place_readable(places->dirs[i]))
+		{
+			places->n = 0;
+			return false;
+		}
+	}
+	if (pg_atomic_read_u32(&pager_shared->sweep_blocked) != 0)
+		pg_atomic_write_u32(&pager_shared->sweep_blocked, 0);
+	return true;
 }
 
 /*
@@ -270,8 +323,9 @@ sweep_database(Oid db, const char *dbpath)
 	int			cap = 16;
 	int			removed = 0;
 
+	if (!sweep_places(&places))
+		return 0;
 	dead = palloc(sizeof(ArtFileId) * cap);
-	sweep_places(&places);
 	dir = AllocateDir(dbpath);
 	while ((de = ReadDirExtended(dir, dbpath, LOG)) != NULL)
 	{
@@ -299,7 +353,8 @@ sweep_database(Oid db, const char *dbpath)
 	 * The look that counts, after the creator was found finished, with the
 	 * tablespaces as they are now.
 	 */
-	sweep_places(&places);
+	if (!sweep_places(&places))
+		return 0;
 	for (int i = 0; i < ndead; i++)
 	{
 		if (sweep_fork_live(&places, db, dead[i].relNumber) ||
