@@ -178,7 +178,9 @@ extern XLogRecPtr pager_replay_from(void);
  * a hold, refreshes it before reading each batch and drops it at its end;
  * clears it when it has returned everything; a bulk delete that removed
  * entries calls pager_hold_wait before it returns, which waits only for
- * holds on the same file.  Holds end at the end of the transaction.
+ * holds on the same file.  Holds end at the end of the transaction, and
+ * with the resource owner they were created under when an abort releases
+ * it (a subtransaction's, a failed cursor's).
  */
 extern int	pager_hold_create(PagerFile *file);
 extern void pager_hold_refresh(int hold);

@@ -33,7 +33,11 @@
  *
  * As with btree's pins, an idle cursor in the middle of a batch makes
  * VACUUM wait (interruptibly) until it moves on or closes.  Holds end with
- * their scan, and all of them at the end of the transaction.
+ * their scan, all of them at the end of the transaction, and, as btree's
+ * pins do, with the resource owner that was current when the scan took
+ * its hold, when that owner is released by an abort: a subtransaction
+ * rolled back (ROLLBACK TO SAVEPOINT, a PL/pgSQL exception block) or a
+ * cursor that failed ends the scans it ran without their endscan.
  *
  * Layer: a leaf, calling nothing else in the pager.  Called by the access
  * method, by pager.c (the holds' shared memory) and by the pool's end of
@@ -49,8 +53,9 @@
 #include "miscadmin.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
-#include "utils/wait_event.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/wait_event.h"
 
 /* This process's holds. */
 typedef struct LocalHold
@@ -58,10 +63,12 @@ typedef struct LocalHold
 	bool		used;
 	ArtFileId	file;			/* the file its scan reads */
 	uint64		epoch;			/* of the batch it returns from; 0: none */
+	ResourceOwner owner;		/* current when the hold was taken */
 } LocalHold;
 
 static LocalHold *local_holds = NULL;
 static int	local_nholds = 0;
+static bool release_callback_set = false;
 
 /* Processes that may scan: every PGPROC. */
 static int
@@ -143,13 +150,42 @@ hold_publish(void)
 }
 
 /*
+ * A resource owner released by an abort: the scans that took their holds
+ * under it end without their endscan, so their holds end here.
+ */
+static void
+hold_release_callback(ResourceReleasePhase phase, bool isCommit,
+					  bool isTopLevel, void *arg)
+{
+	bool		changed = false;
+
+	if (phase != RESOURCE_RELEASE_BEFORE_LOCKS || isCommit)
+		return;
+	for (int i = 0; i < local_nholds; i++)
+	{
+		if (!local_holds[i].used || local_holds[i].owner != CurrentResourceOwner)
+			continue;
+		changed |= local_holds[i].epoch != 0;
+		memset(&local_holds[i], 0, sizeof(LocalHold));
+	}
+	if (changed)
+		hold_publish();
+}
+
+/*
  * A new hold for a scan of file, holding nothing yet; returns its number.
+ * It belongs to the current resource owner.
  */
 int
 pager_hold_create(PagerFile *file)
 {
 	int			i;
 
+	if (!release_callback_set)
+	{
+		RegisterResourceReleaseCallback(hold_release_callback, NULL);
+		release_callback_set = true;
+	}
 	for (i = 0; i < local_nholds; i++)
 		if (!local_holds[i].used)
 			break;
@@ -169,6 +205,7 @@ pager_hold_create(PagerFile *file)
 	local_holds[i].used = true;
 	local_holds[i].file = file->id;
 	local_holds[i].epoch = 0;
+	local_holds[i].owner = CurrentResourceOwner;
 	return i;
 }
 

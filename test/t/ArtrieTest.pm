@@ -610,4 +610,46 @@ sub index_or_refusal
 	return $refused ? 'refused' : 'answered';
 }
 
+# ---------------------------------------------------------------------
+# Sessions in the background (scan holds, recovery conflicts)
+# ---------------------------------------------------------------------
+
+push @EXPORT, qw(bg_session bg_run bg_end);
+
+# psql connected to $node's database postgres in the background, fed
+# statements with bg_run; its output and errors collect in $s->{out} and
+# $s->{err}.  Errors do not end it (no ON_ERROR_STOP).
+sub bg_session
+{
+	my ($node) = @_;
+	my %s = (in => '', out => '', err => '');
+	$s{h} = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-A', '-t', '-h', $node->host,
+		  '-p', $node->port, '-d', 'postgres' ],
+		'<', \$s{in}, '>', \$s{out}, '2>', \$s{err},
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	return \%s;
+}
+
+# Feed sql to a background session and wait until its output matches
+# $want, it reports an error, or it has ended (its connection lost).
+sub bg_run
+{
+	my ($s, $sql, $want) = @_;
+	$s->{in} .= $sql;
+	$s->{h}->pump
+	  while $s->{out} !~ $want && $s->{err} !~ /ERROR|FATAL|server closed/
+	  && $s->{h}->pumpable;
+	return;
+}
+
+# End a background session.
+sub bg_end
+{
+	my ($s) = @_;
+	$s->{in} .= "\\q\n" if $s->{h}->pumpable;
+	eval { $s->{h}->finish; };
+	return;
+}
+
 1;
