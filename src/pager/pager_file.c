@@ -230,11 +230,12 @@ ckpt_lock_acquire(PagerFileSlot *fs)
 }
 
 /*
- * The slot of an identity, or -1 (files lock held).
+ * The slot of an identity, or -1.
  */
 static int
 slot_find(const ArtFileId *id)
 {
+	Assert(LWLockHeldByMe(pager_shared->files_lock));
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		PagerFileSlot *fs = &pager_shared->files[i];
@@ -248,12 +249,12 @@ slot_find(const ArtFileId *id)
 }
 
 /*
- * Take a free slot for an identity (files lock held exclusive), or -1 if
- * every slot is in use.
+ * Take a free slot for an identity, or -1 if every slot is in use.
  */
 static int
 slot_new(const ArtFileId *id, const char *relname)
 {
+	Assert(LWLockHeldByMeInMode(pager_shared->files_lock, LW_EXCLUSIVE));
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		PagerFileSlot *fs = &pager_shared->files[i];
@@ -416,14 +417,15 @@ pager_close_slot(int slot)
 }
 
 /*
- * Free a slot that nobody uses (its ckpt_lock held): its frames leave the
- * pool, then it may be taken for another file.
+ * Free a slot that nobody uses: its frames leave the pool, then it may be
+ * taken for another file.
  */
 void
 pager_slot_free(int slot)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 
+	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	pager_forget_frames(slot);
 	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
 	fs->in_use = false;
@@ -446,14 +448,15 @@ pager_slots_closed(int closed)
 }
 
 /*
- * Empty a slot's in-memory state (ckpt_lock exclusive).  Write stamps
- * start anew at a random value (see pager_internal.h).
+ * Empty a slot's in-memory state.  Write stamps start anew at a random
+ * value (see pager_internal.h).
  */
 static void
 slot_reset(PagerFileSlot *fs)
 {
 	dsa_area   *area = pager_dsa();
 
+	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	if (DsaPointerIsValid(fs->map))
 		dsa_free(area, fs->map);
@@ -615,7 +618,7 @@ meta_choose(const ArtFileId *id, const uint8 *page0, const uint8 *page1,
 }
 
 /*
- * Load a file's state from disk (ckpt_lock exclusive).
+ * Load a file's state from disk.
  */
 static void
 slot_load(PagerFileSlot *fs)
@@ -638,6 +641,7 @@ slot_load(PagerFileSlot *fs)
 	uint32		nused = 0;
 	bool		vouched;
 
+	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	slot_check_damaged(fs);
 	if (stat(fs->path, &st) != 0)
 	{
@@ -858,12 +862,13 @@ local_file(const ArtFileId *id, int slot, const char *relname)
 }
 
 /*
- * Whether a slot still holds file id (files lock or the slot's ckpt_lock
- * held).
+ * Whether a slot still holds file id.
  */
 static bool
 slot_is(PagerFileSlot *fs, const ArtFileId *id)
 {
+	Assert(LWLockHeldByMe(pager_shared->files_lock) ||
+		   LWLockHeldByMe(&fs->ckpt_lock));
 	return fs->in_use && !fs->closing && fs->id.dbOid == id->dbOid &&
 		fs->id.relNumber == id->relNumber &&
 		fs->id.generation == id->generation;

@@ -78,13 +78,14 @@ dsa_grow(dsa_pointer old, Size oldsize, Size newsize)
 }
 
 /*
- * Make the page map hold n entries (caller holds fs->lock exclusive).
+ * Make the page map hold n entries.
  */
 void
 pager_map_reserve(PagerFileSlot *fs, uint32 n)
 {
 	uint32		cap;
 
+	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
 	if (n <= fs->map_cap)
 		return;
 	cap = Max(Max(n, 1024), fs->map_cap * 2);
@@ -96,13 +97,14 @@ pager_map_reserve(PagerFileSlot *fs, uint32 n)
 }
 
 /*
- * Make the bitmaps cover n physical pages (fs->lock exclusive).
+ * Make the bitmaps cover n physical pages.
  */
 void
 pager_phys_reserve(PagerFileSlot *fs, uint32 n)
 {
 	uint32		cap;
 
+	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
 	if (n <= fs->phys_cap)
 		return;
 	cap = TYPEALIGN(64, Max(Max(n, 8192), fs->phys_cap * 2));
@@ -112,8 +114,7 @@ pager_phys_reserve(PagerFileSlot *fs, uint32 n)
 }
 
 /*
- * A physical page in neither bitmap (fs->lock exclusive); the caller
- * marks it.
+ * A physical page in neither bitmap; the caller marks it.
  */
 uint32
 pager_phys_find_free(PagerFileSlot *fs)
@@ -122,6 +123,7 @@ pager_phys_find_free(PagerFileSlot *fs)
 	uint8	   *c;
 	uint32		p = Max(fs->phys_hint, PAGER_FIRST_DATA_PHYS);
 
+	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
 	if (fs->nphys > 0 && fs->phys_cap >= fs->nphys)
 	{
 		d = durable_of(fs);
@@ -182,15 +184,18 @@ pager_phys_release(PagerFileSlot *fs, uint32 phys)
 }
 
 /*
- * Point a logical page at a physical one written with a write stamp
- * (fs->lock exclusive); its former physical page is no longer "current".
+ * Point a logical page at a physical one written with a write stamp; its
+ * former physical page is no longer "current".
  */
 void
 pager_map_set_locked(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys, uint32 stamp)
 {
-	uint32	   *map = map_of(fs);
-	uint32		old = map[pageno];
+	uint32	   *map;
+	uint32		old;
 
+	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
+	map = map_of(fs);
+	old = map[pageno];
 	map[pageno] = phys;
 	stamps_of(fs)[pageno] = stamp;
 	if (phys_real(old) && old != phys)

@@ -200,6 +200,7 @@ pager_free(void *store, ArtPageRef *ref)
 	PagerFrame *f = &pager_shared->frames[frame];
 	bool		was_dirty;
 
+	Assert(ref_exclusive(ref) && LWLockHeldByMeInMode(&f->content, LW_EXCLUSIVE));
 	SpinLockAcquire(&f->hdr);
 	was_dirty = (f->flags & FRAME_DIRTY) != 0;
 	f->flags &= ~FRAME_DIRTY;

@@ -151,8 +151,8 @@ control_read(WalControl *ctl, uint64 *foreign_sysid)
 }
 
 /*
- * Write the control file's next slot, durably (control_lock held, or in
- * the one process that runs recovery, before any checkpoint may write it).
+ * Write the control file's next slot, durably: under control_lock, or in
+ * the one process that runs recovery, before any checkpoint may write it.
  */
 static void
 control_write(XLogRecPtr replay_from, XLogRecPtr min_redo)
@@ -161,6 +161,8 @@ control_write(XLogRecPtr replay_from, XLogRecPtr min_redo)
 	WalControl	c;
 	int			fd;
 
+	Assert(LWLockHeldByMeInMode(wal_shared->control_lock, LW_EXCLUSIVE) ||
+		   !wal_shared->recovered);
 	memset(buf, 0, sizeof(buf));
 	memset(&c, 0, sizeof(c));
 	c.magic = WAL_CONTROL_MAGIC;
