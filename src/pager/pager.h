@@ -132,7 +132,8 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  * refused too (a copy that cannot be proven current), unless redo
  * vouches for one with pager_vouch_file (the WAL says it had no change
  * from its checkpoint up to a later position); pager_set_replay_from says
- * where the WAL replayed at the next start begins.  Redo, which runs
+ * where the WAL replayed at the next start begins.  pager_survey_files
+ * reads every file's meta pages, for recovery that lost its control file.  Redo, which runs
  * outside any transaction, lets go of the file slots it holds with
  * pager_unhold_files.  Redo that applies records later than it reads
  * them (a batch) says from which position it holds them back with
@@ -163,6 +164,17 @@ extern bool pager_is_ready(void);
 extern PagerFile *pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn);
 extern void pager_mark_damaged(const ArtFileId *id, const char *reason);
 extern void pager_forget_files_before(XLogRecPtr lsn);
+
+/* What pager_survey_files found under $PGDATA/artrie. */
+typedef struct PagerSurvey
+{
+	int			files;			/* of this cluster, with a valid meta page */
+	int			foreign;		/* of another cluster */
+	int			unreadable;		/* without a valid meta page */
+	XLogRecPtr	oldest;			/* oldest last checkpoint's start of files */
+} PagerSurvey;
+
+extern void pager_survey_files(PagerSurvey *survey);
 extern void pager_vouch_file(const ArtFileId *id, XLogRecPtr since,
 							 XLogRecPtr upto);
 extern void pager_unhold_files(void);

@@ -1376,16 +1376,11 @@ vouch_closed_file(const ArtFileId *id,
 }
 
 /*
- * Log every file that no slot holds as unchanged since its last checkpoint
- * through unchanged (vouch_closed_file), as a checkpoint does for an open
- * file without changes: a base backup that starts now may then use its
- * copy, although nobody opens the file, so no checkpoint of it begins
- * after the backup's start.  For the io worker's checkpoint after
- * PostgreSQL's redo pointer moved, outside recovery.
+ * Call visit for every file under $PGDATA/artrie whose name is that of an
+ * artrie file (artrie/<db>/<rel>.<gen>).
  */
-void
-pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
-											XLogRecPtr since))
+static void
+files_walk(void (*visit) (const ArtFileId *id, void *arg), void *arg)
 {
 	DIR		   *dir;
 	struct dirent *de;
@@ -1414,12 +1409,87 @@ pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
 				*p != '\0')
 				continue;
 			id.dbOid = db;
-			vouch_closed_file(&id, unchanged);
+			visit(&id, arg);
 		}
 		if (dbdir != NULL)
 			FreeDir(dbdir);
 	}
 	FreeDir(dir);
+}
+
+/* files_walk's visit for pager_vouch_closed_files. */
+static void
+vouch_visit(const ArtFileId *id, void *arg)
+{
+	vouch_closed_file(id, (void (*) (const ArtFileId *, XLogRecPtr)) arg);
+}
+
+/*
+ * Log every file that no slot holds as unchanged since its last checkpoint
+ * through unchanged (vouch_closed_file), as a checkpoint does for an open
+ * file without changes: a base backup that starts now may then use its
+ * copy, although nobody opens the file, so no checkpoint of it begins
+ * after the backup's start.  For the io worker's checkpoint after
+ * PostgreSQL's redo pointer moved, outside recovery.
+ */
+void
+pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
+											XLogRecPtr since))
+{
+	files_walk(vouch_visit, (void *) unchanged);
+}
+
+/*
+ * files_walk's visit for pager_survey_files: count the file in the
+ * PagerSurvey at arg by its newest valid meta page.
+ */
+static void
+survey_visit(const ArtFileId *id, void *arg)
+{
+	PagerSurvey *survey = (PagerSurvey *) arg;
+	char		path[IO_PATH_LEN + 16];
+	struct stat st;
+	uint8	   *buf;
+	PagerMeta	meta[2];
+	const uint8 *meta_map[2];
+	char		problem[2][128];
+	int			best = -1;
+
+	pager_file_path(id, path);
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	if (stat(path, &st) == 0)
+		return;
+	pager_file_path(id, path);
+	buf = palloc(2 * ART_PAGE_SIZE);
+	if (meta_read(path, buf))
+		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_map,
+						   problem);
+	if (best < 0)
+		survey->unreadable++;
+	else if (meta[best].sysid != GetSystemIdentifier())
+		survey->foreign++;
+	else
+	{
+		if (survey->files == 0 || meta[best].redo_lsn < survey->oldest)
+			survey->oldest = meta[best].redo_lsn;
+		survey->files++;
+	}
+	pfree(buf);
+}
+
+/*
+ * Look at every file under $PGDATA/artrie through its meta pages (for
+ * recovery, when its control file is lost): how many there are of this
+ * cluster and where the oldest one's last checkpoint began, how many are
+ * of another cluster, and how many have no valid meta page.  Files marked
+ * damaged are left out: they are refused whatever recovery decides.
+ */
+void
+pager_survey_files(PagerSurvey *survey)
+{
+	memset(survey, 0, sizeof(*survey));
+	survey->oldest = InvalidXLogRecPtr;
+	files_walk(survey_visit, survey);
 }
 
 /*

@@ -46,6 +46,11 @@ extern void wal_batch_flush(void);
 extern void wal_batch_report(void);
 extern void wal_redo_forget(void);
 
+/* wal_control.c */
+extern void wal_control_load(XLogRecPtr redo, XLogRecPtr *replay_from,
+							 XLogRecPtr *min_redo);
+extern void wal_control_write(XLogRecPtr replay_from, XLogRecPtr min_redo);
+
 /* wal_recovery.c */
 extern void wal_recover(bool in_startup);
 extern void wal_checkpoint_done(XLogRecPtr redo);

@@ -9,10 +9,10 @@
  *
  *	- after every checkpoint of all files (pager_checkpoint, which the io
  *	  worker runs whenever PostgreSQL's redo pointer moves) artrie writes
- *	  its control file, $PGDATA/artrie/control, with the position from
- *	  which its files need WAL (replay_from: every change logged before it
- *	  is in the files), and moves its replication slot ("artrie") there,
- *	  so that PostgreSQL keeps that WAL;
+ *	  its control file, $PGDATA/artrie/control (wal_control.c), with the
+ *	  position from which its files need WAL (replay_from: every change
+ *	  logged before it is in the files), and moves its replication slot
+ *	  ("artrie") there, so that PostgreSQL keeps that WAL;
  *	- at the start of PostgreSQL's redo (rm_startup), artrie first replays
  *	  its own records in [replay_from, PostgreSQL's redo pointer) from
  *	  pg_wal, then PostgreSQL's redo applies the rest in order.  If
@@ -48,9 +48,7 @@
 #include "access/xlogutils.h"
 #include "catalog/pg_control.h"
 #include "common/controldata_utils.h"
-#include "common/file_perm.h"
 #include "miscadmin.h"
-#include "port/pg_crc32c.h"
 #include "replication/slot.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -61,21 +59,6 @@
 #include "utils/wait_event.h"
 
 #include "wal/wal_internal.h"
-
-#define WAL_CONTROL_FILE	"artrie/control"
-#define WAL_CONTROL_SLOT	512		/* bytes per slot; two slots */
-#define WAL_CONTROL_MAGIC	0x41525743	/* "ARWC" */
-
-/* One slot of the control file. */
-typedef struct WalControl
-{
-	pg_crc32c	crc;			/* of the bytes after this field */
-	uint32		magic;
-	uint64		seq;
-	uint64		sysid;
-	XLogRecPtr	replay_from;	/* files need WAL from here */
-	XLogRecPtr	min_redo;		/* files checkpointed before are refused */
-} WalControl;
 
 WalShared  *wal_shared = NULL;
 
@@ -88,115 +71,6 @@ static void recover_files(bool in_startup);
 
 /* The timeline the replay reader opens segments up to. */
 static TimeLineID reader_max_tli = 1;
-
-/* The CRC of a control slot. */
-static pg_crc32c
-control_crc(const WalControl *ctl)
-{
-	pg_crc32c	crc;
-
-	INIT_CRC32C(crc);
-	COMP_CRC32C(crc, (const char *) ctl + sizeof(pg_crc32c),
-				sizeof(WalControl) - sizeof(pg_crc32c));
-	FIN_CRC32C(crc);
-	return crc;
-}
-
-/*
- * Read the control file's newest valid slot of this cluster into *ctl;
- * false if there is none.  *foreign_sysid is the system identifier of a
- * valid slot of another cluster, or 0.
- */
-static bool
-control_read(WalControl *ctl, uint64 *foreign_sysid)
-{
-	char		buf[2 * WAL_CONTROL_SLOT];
-	int			fd;
-	int			n;
-	bool		found = false;
-
-	*foreign_sysid = 0;
-	fd = OpenTransientFile(WAL_CONTROL_FILE, O_RDONLY | PG_BINARY);
-	if (fd < 0)
-	{
-		if (errno == ENOENT)
-			return false;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", WAL_CONTROL_FILE)));
-	}
-	n = read(fd, buf, sizeof(buf));
-	CloseTransientFile(fd);
-	for (int i = 0; i < 2; i++)
-	{
-		WalControl	c;
-
-		if (n < (i + 1) * WAL_CONTROL_SLOT)
-			break;
-		memcpy(&c, buf + i * WAL_CONTROL_SLOT, sizeof(c));
-		if (c.magic != WAL_CONTROL_MAGIC || !EQ_CRC32C(c.crc, control_crc(&c)))
-			continue;
-		if (c.sysid != GetSystemIdentifier())
-		{
-			*foreign_sysid = c.sysid;
-			continue;
-		}
-		if (!found || c.seq > ctl->seq)
-			*ctl = c;
-		found = true;
-	}
-	if (found)
-		wal_shared->control_seq = Max(wal_shared->control_seq, ctl->seq);
-	return found;
-}
-
-/*
- * Write the control file's next slot, durably: under control_lock, or in
- * the one process that runs recovery, before any checkpoint may write it.
- */
-static void
-control_write(XLogRecPtr replay_from, XLogRecPtr min_redo)
-{
-	char		buf[WAL_CONTROL_SLOT];
-	WalControl	c;
-	int			fd;
-
-	Assert(LWLockHeldByMeInMode(wal_shared->control_lock, LW_EXCLUSIVE) ||
-		   !wal_shared->recovered);
-	memset(buf, 0, sizeof(buf));
-	memset(&c, 0, sizeof(c));
-	c.magic = WAL_CONTROL_MAGIC;
-	c.seq = ++wal_shared->control_seq;
-	c.sysid = GetSystemIdentifier();
-	c.replay_from = replay_from;
-	c.min_redo = min_redo;
-	c.crc = control_crc(&c);
-	memcpy(buf, &c, sizeof(c));
-
-	if (mkdir("artrie", pg_dir_create_mode) != 0 && errno != EEXIST)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create directory \"artrie\": %m")));
-	fd = OpenTransientFile(WAL_CONTROL_FILE, O_RDWR | O_CREAT | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", WAL_CONTROL_FILE)));
-	if (pg_pwrite(fd, buf, sizeof(buf), (off_t) (c.seq % 2) * WAL_CONTROL_SLOT) != sizeof(buf))
-	{
-		if (errno == 0)
-			errno = ENOSPC;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", WAL_CONTROL_FILE)));
-	}
-	if (pg_fsync(fd) != 0)
-		ereport(data_sync_elevel(ERROR),
-				(errcode_for_file_access(),
-				 errmsg("could not fsync file \"%s\": %m", WAL_CONTROL_FILE)));
-	CloseTransientFile(fd);
-	fsync_fname("artrie", true);
-}
 
 /*
  * Open WAL segment segno for the replay reader: the one of the newest
@@ -388,8 +262,6 @@ recover_files(bool in_startup)
 {
 	ControlFileData *pgctl;
 	bool		crc_ok;
-	WalControl	ctl;
-	uint64		foreign_sysid;
 	XLogRecPtr	redo;
 	XLogRecPtr	replay_from;
 	XLogRecPtr	min_redo;
@@ -406,25 +278,7 @@ recover_files(bool in_startup)
 	from_backup = !XLogRecPtrIsInvalid(pgctl->backupStartPoint);
 	pfree(pgctl);
 
-	if (control_read(&ctl, &foreign_sysid))
-	{
-		replay_from = ctl.replay_from;
-		min_redo = ctl.min_redo;
-	}
-	else
-	{
-		/*
-		 * No control file of this cluster: any file here was not written
-		 * by it since its WAL began, or its WAL is lost with the control
-		 * file.  Files made from now on are fine.
-		 */
-		replay_from = redo;
-		min_redo = redo;
-		if (foreign_sysid != 0)
-			ereport(LOG,
-					(errmsg("artrie: the control file in $PGDATA/artrie is of another cluster (system identifier " UINT64_FORMAT ", this one's " UINT64_FORMAT "), so artrie's directory was copied from elsewhere: every artrie index whose file was last checkpointed before %X/%X is refused until REINDEX",
-							foreign_sysid, GetSystemIdentifier(), LSN_FORMAT_ARGS(redo))));
-	}
+	wal_control_load(redo, &replay_from, &min_redo);
 
 	/* Replay skips the records of files refused already. */
 	pager_set_min_redo(min_redo);
@@ -447,7 +301,7 @@ recover_files(bool in_startup)
 	 * The control file keeps the bound; replay_from moves only once a
 	 * checkpoint has made what was replayed durable.
 	 */
-	control_write(replay_from, min_redo);
+	wal_control_write(replay_from, min_redo);
 	pager_set_min_redo(min_redo);
 	pager_forget_files_before(min_redo);
 	pager_set_replay_from(replay_from);
@@ -558,7 +412,7 @@ wal_checkpoint_done(XLogRecPtr redo)
 	LWLockAcquire(wal_shared->control_lock, LW_EXCLUSIVE);
 	if (redo > pager_replay_from())
 	{
-		control_write(redo, pager_min_redo());
+		wal_control_write(redo, pager_min_redo());
 		pager_set_replay_from(redo);
 	}
 	slot_keep(pager_replay_from());

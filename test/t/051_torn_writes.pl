@@ -17,15 +17,16 @@ use ArtrieTest;
 my $node = artrie_node('torn', 'io_uring');
 my $control = $node->data_dir . '/artrie/control';
 
-# The control file's two 512-byte slots, each a hash of its fields (CRC,
-# magic, seq, system identifier, replay_from, min_redo) and its raw bytes.
+# The control file's two slots, one per 4 KiB block, each a hash of its
+# fields (CRC, magic, seq, system identifier, replay_from, min_redo) and
+# its first 512 raw bytes.
 sub control_slots
 {
 	open(my $fh, '<:raw', $control) or die "$control: $!";
 	my @slots;
 	for my $slot (0, 1)
 	{
-		seek($fh, $slot * 512, 0);
+		seek($fh, $slot * 4096, 0);
 		read($fh, my $raw, 512) == 512 or die "short read of $control";
 		my ($crc, $magic, $seq, $sysid, $replay_from, $min_redo) =
 		  unpack('V V Q< Q< Q< Q<', $raw);
@@ -41,7 +42,7 @@ sub control_slots
 sub newest_slot
 {
 	my @slots = @_;
-	my @ok = grep { $slots[$_]{magic} == 0x41525743 } (0, 1);
+	my @ok = grep { $slots[$_]{magic} == 0x41525732 } (0, 1);
 	return (sort { $slots[$b]{seq} <=> $slots[$a]{seq} } @ok)[0];
 }
 
@@ -80,7 +81,7 @@ $node->safe_psql('postgres', "INSERT INTO t VALUES (0, 'between')");
 $node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
 $node->stop;
 my @slots = control_slots();
-is(scalar(grep { $_->{magic} == 0x41525743 } @slots), 2, 'both control slots are written');
+is(scalar(grep { $_->{magic} == 0x41525732 } @slots), 2, 'both control slots are written');
 my $new = newest_slot(@slots);
 
 # The older slot overwritten with the newest one claiming a later seq and
@@ -89,7 +90,7 @@ my $new = newest_slot(@slots);
 my $fake = $slots[$new]{raw};
 substr($fake, 8, 8) = pack('Q<', $slots[$new]{seq} + 100);
 substr($fake, 32, 8) = pack('V V', 0, 0xFFFFFFFF);
-scribble($control, (1 - $new) * 512, $fake);
+scribble($control, (1 - $new) * 4096, $fake);
 $node->start;
 agrees('a control slot with a bad CRC');
 
@@ -103,9 +104,9 @@ crash_node($node);
 @slots = control_slots();
 $new = newest_slot(@slots);
 my $older = $slots[1 - $new];
-is($older->{magic}, 0x41525743, 'the older control slot is valid');
+is($older->{magic}, 0x41525732, 'the older control slot is valid');
 my $garbage = join('', map { chr(int(rand(256))) } 1 .. 512);
-scribble($control, $new * 512, $garbage);
+scribble($control, $new * 4096, $garbage);
 $node->start;
 is($node->safe_psql('postgres',
 		"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM t WHERE k ^@ 'second-'"),
