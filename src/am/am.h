@@ -126,9 +126,20 @@ extern bool am_collation_is_bytewise(Oid collid);
 extern void am_check_status(ArtStatus status, Relation index,
 							const char *action);
 
+/* A relation of any database, as the buffer manager names it. */
+#if PG_VERSION_NUM >= 160000
+typedef RelFileLocator AmRelLocator;
+#else
+typedef RelFileNode AmRelLocator;
+#endif
+
 /* Metapage and file (am_meta.c). */
 extern void am_meta_init(Relation index, ForkNumber fork,
 						 const ArtrieMetaPageData *meta);
+extern bool am_meta_peek_at(AmRelLocator loc, ForkNumber fork, bool permanent,
+							ArtrieMetaPageData *meta);
+extern void am_meta_rewrite_at(AmRelLocator loc, ForkNumber fork, bool logged,
+							   const ArtrieMetaPageData *meta);
 extern bool am_meta_peek(Relation index, ForkNumber fork,
 						 ArtrieMetaPageData *meta);
 extern void am_meta_rewrite(Relation index, ForkNumber fork,
@@ -196,5 +207,8 @@ extern void am_lifecycle_init(void);
 
 /* Refusing INSERT ... ON CONFLICT before PostgreSQL 18 (am_unique.c). */
 extern void am_unique_init(void);
+
+/* CREATE DATABASE ... TEMPLATE copies artrie files (am_createdb.c). */
+extern void am_createdb_init(void);
 
 #endif							/* ARTRIE_AM_H */

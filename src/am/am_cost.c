@@ -351,4 +351,5 @@ am_init(void)
 	am_like_init();
 	am_lifecycle_init();
 	am_unique_init();
+	am_createdb_init();
 }

@@ -114,6 +114,49 @@ am_meta_peek(Relation index, ForkNumber fork, ArtrieMetaPageData *meta)
 }
 
 /*
+ * Read the metapage in block 0 of a fork of a relation of any database,
+ * without a relation cache entry (permanent: the fork's buffers are
+ * written at checkpoints); false if it is not an artrie metapage.  The
+ * caller knows the fork has that block.
+ */
+bool
+am_meta_peek_at(AmRelLocator loc, ForkNumber fork, bool permanent,
+				ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+	buf = ReadBufferWithoutRelcache(loc, fork, ARTRIE_METAPAGE_BLKNO,
+									RBM_NORMAL, NULL, permanent);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	*meta = *ArtrieMetaPageGetData(BufferGetPage(buf));
+	UnlockReleaseBuffer(buf);
+	return meta->magic == ARTRIE_META_MAGIC;
+}
+
+/*
+ * Replace that metapage, as a full page image in the WAL if logged (every
+ * fork but an UNLOGGED index's main fork).  No process may have the
+ * relation open: nothing is invalidated.
+ */
+void
+am_meta_rewrite_at(AmRelLocator loc, ForkNumber fork, bool logged,
+				   const ArtrieMetaPageData *meta)
+{
+	Buffer		buf;
+
+	buf = ReadBufferWithoutRelcache(loc, fork, ARTRIE_METAPAGE_BLKNO,
+									RBM_NORMAL, NULL, logged);
+	LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+	START_CRIT_SECTION();
+	am_meta_fill(BufferGetPage(buf), meta);
+	MarkBufferDirty(buf);
+	if (logged)
+		log_newpage_buffer(buf, true);
+	END_CRIT_SECTION();
+	UnlockReleaseBuffer(buf);
+}
+
+/*
  * Replace the metapage of an existing fork of the index, and make every
  * process drop its cached copy (am_meta_read).
  */
@@ -269,7 +312,7 @@ am_open(Relation index, ArtrieIndex *ai)
 						RelationGetRelationName(index),
 						dbname ? quote_identifier(dbname) :
 						psprintf("with OID %u", ai->meta.file.dbOid)),
-				 errdetail("CREATE DATABASE copies an index's metapage but not its artrie file, which stays with database %u; this is database %u.",
+				 errdetail("Its metapage names the artrie file of database %u, which CREATE DATABASE could not copy; this is database %u.",
 						   ai->meta.file.dbOid, MyDatabaseId),
 				 errhint("Rebuild the index in this database with REINDEX.")));
 	}
