@@ -192,6 +192,7 @@ extern void am_unique_duplicate(Relation index, Relation heap,
 								const uint8 *key, Size keylen);
 
 /* WAL records of a logged index (am_wal.c). */
+extern void am_wal_vacuum(ArtrieIndex *ai);
 extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
 						 const uint8 *entry, Size len);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);

@@ -9,7 +9,9 @@
  * (and concurrent inserts and scans) leave the walk correct.  The
  * deletions are flushed before returning: the heap reuses those line
  * pointers next, and no scan that must not return a removed entry (see
- * am_scan.c) may still hold a batch read before the deletions.
+ * am_scan.c) may still hold a batch read before the deletions, here or
+ * on a hot standby (a vacuum record, logged after the deletions, makes
+ * the standby's redo wait for its scans, or cancel them).
  *
  *-------------------------------------------------------------------------
  */
@@ -103,10 +105,14 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	/*
 	 * No scan may return a removed entry once the heap reuses TIDs.  The
 	 * deletions need no flush: their WAL records come before the heap's
-	 * records that free the TIDs.
+	 * records that free the TIDs.  So does the vacuum record, at whose
+	 * redo a hot standby waits for (or cancels) its own scans.
 	 */
 	if (stats->tuples_removed > removed)
+	{
+		am_wal_vacuum(&ai);
 		pager_hold_wait(ai.file);
+	}
 
 	stats->num_pages = pager_file_pages(ai.file) + 1;
 	stats->estimated_count = false;

@@ -4,7 +4,8 @@
  *	  Which changes of an index go to PostgreSQL's WAL.
  *
  * Every change to a permanent index is logged (src/wal): entries inserted
- * and deleted, and the whole file after a build or a copy.  UNLOGGED and
+ * and deleted, the end of a bulk delete's deletions, and the whole file
+ * after a build or a copy.  UNLOGGED and
  * temporary indexes log nothing: after a crash the former come back
  * empty, like their tables, and the latter are gone.
  *
@@ -31,6 +32,17 @@ am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie, const uint8 *entry,
 {
 	if (am_needs_wal(ai->index))
 		wal_log_entry(kind, &ai->meta.file, trie->root, entry, len);
+}
+
+/*
+ * Log that a bulk delete's deletions are done, before the heap frees the
+ * TIDs: a hot standby waits there for its scans of the index.
+ */
+void
+am_wal_vacuum(ArtrieIndex *ai)
+{
+	if (am_needs_wal(ai->index))
+		wal_log_vacuum(&ai->meta.file);
 }
 
 /* Log the whole file of an index just built or copied, made durable. */

@@ -25,6 +25,7 @@
 #include "access/xlogdefs.h"
 #include "io/io.h"
 #include "pager/pager_page.h"
+#include "storage/lock.h"
 #include "trie/trie_page.h"
 
 /* A backend's handle on one open artrie file. */
@@ -199,6 +200,18 @@ extern void pager_hold_refresh(int hold);
 extern void pager_hold_clear(int hold);
 extern void pager_hold_drop(int hold);
 extern void pager_hold_wait(PagerFile *file);
+
+/*
+ * For redo of a bulk delete on a hot standby (src/wal/wal_conflict.c),
+ * which cannot wait without bound: pager_hold_advance starts the wait
+ * (the epoch the holds must reach), pager_hold_blockers lists the
+ * transactions of the processes whose holds on the file are older, into
+ * vxids (room for pager_hold_max_blockers of them), and returns how many.
+ */
+extern uint64 pager_hold_advance(void);
+extern int	pager_hold_max_blockers(void);
+extern int	pager_hold_blockers(const ArtFileId *file, uint64 epoch,
+								VirtualTransactionId *vxids);
 
 /* Statistics of the buffer pool, for artrie_io_stats() and friends. */
 typedef struct PagerPoolStats

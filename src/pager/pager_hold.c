@@ -39,9 +39,18 @@
  * rolled back (ROLLBACK TO SAVEPOINT, a PL/pgSQL exception block) or a
  * cursor that failed ends the scans it ran without their endscan.
  *
+ * On a hot standby the primary's bulk delete reaches redo as its entry
+ * records and then one record saying the deletions are done, before the
+ * heap's records that free the TIDs; its redo advances the epoch and
+ * waits for the holds on the file the same way, but only as long as
+ * max_standby_streaming_delay (or _archive_delay) allows, then cancels
+ * their transactions as PostgreSQL's recovery conflicts do
+ * (src/wal/wal_conflict.c): so each published hold names its
+ * transaction.
+ *
  * Layer: a leaf, calling nothing else in the pager.  Called by the access
- * method, by pager.c (the holds' shared memory) and by the pool's end of
- * transaction (pager_hold_release_all).
+ * method, by the WAL layer's redo, by pager.c (the holds' shared memory)
+ * and by the pool's end of transaction (pager_hold_release_all).
  *
  *-------------------------------------------------------------------------
  */
@@ -143,6 +152,7 @@ hold_publish(void)
 	}
 
 	SpinLockAcquire(&ph->mutex);
+	GET_VXID_FROM_PGPROC(ph->vxid, *MyProc);
 	ph->nfiles = n;
 	memcpy(ph->file, files, sizeof(ArtFileId) * n);
 	memcpy(ph->epoch, least, sizeof(uint64) * n);
@@ -287,6 +297,50 @@ hold_blocks(int i, const ArtFileId *file, uint64 epoch)
 }
 
 /*
+ * A bulk delete's deletions are done: the epoch that every scan of the
+ * file that may still return a removed entry holds less than.
+ */
+uint64
+pager_hold_advance(void)
+{
+	return pg_atomic_add_fetch_u64(&pager_shared->hold_epoch, 1);
+}
+
+/* Room pager_hold_blockers needs: one per process that may scan. */
+int
+pager_hold_max_blockers(void)
+{
+	return pager_shared->nholds;
+}
+
+/*
+ * The transactions of the other processes that hold file at an epoch
+ * below epoch, into vxids; returns how many.
+ */
+int
+pager_hold_blockers(const ArtFileId *file, uint64 epoch,
+					VirtualTransactionId *vxids)
+{
+	int			n = 0;
+
+	for (int i = 0; i < pager_shared->nholds; i++)
+	{
+		PagerProcHolds *ph = &pager_shared->holds[i];
+		bool		blocks = false;
+
+		if (i == MyProc->pgprocno)
+			continue;
+		SpinLockAcquire(&ph->mutex);
+		for (int j = 0; j < ph->nfiles && !blocks; j++)
+			blocks = ph->epoch[j] < epoch && hold_file_matches(&ph->file[j], file);
+		if (blocks)
+			vxids[n++] = ph->vxid;
+		SpinLockRelease(&ph->mutex);
+	}
+	return n;
+}
+
+/*
  * After a bulk delete removed entries from file: wait until no other
  * process's scan of that file may still return one of them from a batch
  * read before.
@@ -294,7 +348,7 @@ hold_blocks(int i, const ArtFileId *file, uint64 epoch)
 void
 pager_hold_wait(PagerFile *file)
 {
-	uint64		epoch = pg_atomic_add_fetch_u64(&pager_shared->hold_epoch, 1);
+	uint64		epoch = pager_hold_advance();
 
 	for (int i = 0; i < pager_shared->nholds; i++)
 	{

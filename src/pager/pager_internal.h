@@ -66,6 +66,7 @@
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/latch.h"
+#include "storage/lock.h"
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"
@@ -172,6 +173,7 @@ typedef struct PagerFileSlot
 typedef struct PagerProcHolds
 {
 	slock_t		mutex;
+	VirtualTransactionId vxid;	/* of the transaction that published them */
 	int			nfiles;
 	ArtFileId	file[PAGER_HOLD_FILES];
 	uint64		epoch[PAGER_HOLD_FILES];

@@ -53,6 +53,9 @@ extern void wal_init(void);
 extern void wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 						  const uint8 *entry, Size len);
 
+/* Log that a bulk delete of a file has logged all its deletions. */
+extern void wal_log_vacuum(const ArtFileId *file);
+
 /* Log the image of a whole file, just built or copied and flushed. */
 extern void wal_log_file(PagerFile *file, const ArtFileId *id);
 

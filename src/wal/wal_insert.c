@@ -19,10 +19,15 @@
  * no change of the file is logged between the two (wal_redo.c says what
  * redo makes of it).
  *
+ * A vacuum record follows the deletions of a bulk delete, so that a hot
+ * standby's redo of it comes before the heap's records that free the
+ * TIDs (wal_conflict.c).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
 
@@ -68,6 +73,27 @@ wal_log_unchanged(const ArtFileId *file, XLogRecPtr since)
 	XLogBeginInsert();
 	XLogRegisterData((char *) &rec, sizeof(rec));
 	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_UNCHANGED);
+	wal_count_logged(sizeof(rec));
+}
+
+/*
+ * Log that a bulk delete of a file has logged all its deletions (before
+ * the heap frees their TIDs), for hot standbys to wait for their scans of
+ * the file; nothing where no standby can run queries (wal_level minimal).
+ */
+void
+wal_log_vacuum(const ArtFileId *file)
+{
+	WalVacuumRecord rec;
+
+	if (!XLogStandbyInfoActive())
+		return;
+	memset(&rec, 0, sizeof(rec));
+	rec.file = *file;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &rec, sizeof(rec));
+	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_VACUUM);
 	wal_count_logged(sizeof(rec));
 }
 

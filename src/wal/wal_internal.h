@@ -46,6 +46,9 @@ extern void wal_batch_flush(void);
 extern void wal_batch_report(void);
 extern void wal_redo_forget(void);
 
+/* wal_conflict.c */
+extern void wal_conflict_vacuum(const ArtFileId *file);
+
 /* wal_control.c */
 extern void wal_control_load(XLogRecPtr redo, XLogRecPtr *replay_from,
 							 XLogRecPtr *min_redo);

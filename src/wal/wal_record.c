@@ -77,3 +77,13 @@ wal_unchanged_decode(const uint8_t *data, size_t len, WalUnchangedRecord *rec)
 	memcpy(rec, data, sizeof(WalUnchangedRecord));
 	return rec->pad == 0 && rec->since != 0;
 }
+
+/* Check and decode a vacuum record. */
+bool
+wal_vacuum_decode(const uint8_t *data, size_t len, WalVacuumRecord *rec)
+{
+	if (len != sizeof(WalVacuumRecord))
+		return false;
+	memcpy(rec, data, sizeof(WalVacuumRecord));
+	return rec->pad == 0;
+}

@@ -7,7 +7,7 @@
  * Plain C (no PostgreSQL header), so that the WAL record fuzzer
  * (test/fuzz/fuzz_wal.c) runs the very decoder redo runs.
  *
- * Three kinds of record:
+ * Four kinds of record:
  *
  *	- an entry record: one entry inserted into, or deleted from, one trie
  *	  (named by its root page) of one artrie file; applying it is
@@ -23,7 +23,11 @@
  *	  so a copy of the file checkpointed at since (or later, up to the
  *	  record) holds every change logged before the record.  Redo uses it
  *	  to accept a copy that a base backup took before artrie's checkpoint
- *	  had caught up with the backup's start.
+ *	  had caught up with the backup's start;
+ *	- a vacuum record: a bulk delete of one file has logged all its
+ *	  deletions, and the heap may free their TIDs next; on a hot standby
+ *	  its redo resolves the conflict with the scans that may still return
+ *	  a removed entry (wal_conflict.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -37,6 +41,7 @@
 #define WAL_ARTRIE_DELETE	0x10
 #define WAL_ARTRIE_IMAGE	0x20
 #define WAL_ARTRIE_UNCHANGED	0x30
+#define WAL_ARTRIE_VACUUM	0x40
 #define WAL_ARTRIE_KIND_MASK	0x70
 
 /* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
@@ -84,6 +89,13 @@ typedef struct WalUnchangedRecord
 	uint64_t	since;			/* WAL position of its last checkpoint */
 } WalUnchangedRecord;
 
+/* A vacuum record. */
+typedef struct WalVacuumRecord
+{
+	ArtFileId	file;
+	uint32_t	pad;
+} WalVacuumRecord;
+
 /*
  * Check and decode an entry record's payload of len bytes: true with *rec
  * and *entry pointing into data, false if the payload is malformed.
@@ -106,6 +118,13 @@ extern bool wal_image_decode(const uint8_t *data, size_t len,
  */
 extern bool wal_unchanged_decode(const uint8_t *data, size_t len,
 								 WalUnchangedRecord *rec);
+
+/*
+ * Check and decode a vacuum record's payload into *rec; false if it is
+ * malformed.
+ */
+extern bool wal_vacuum_decode(const uint8_t *data, size_t len,
+							  WalVacuumRecord *rec);
 
 /* The number of pages an image record's used bitmap names. */
 extern int	wal_image_used_count(uint32_t used, uint32_t npages);

@@ -26,6 +26,10 @@
  * does for PostgreSQL's own pages: the server restarts it once the cause
  * is fixed.
  *
+ * A vacuum record ends a bulk delete's deletions; on a hot standby its
+ * redo waits for, or cancels, the queries that may still return a removed
+ * entry (wal_conflict.c).
+ *
  * Where no query can look at an index until redo is over (crash recovery,
  * archive recovery without hot standby, artrie's own replay before
  * PostgreSQL's), entry records are not applied one at a time but
@@ -473,6 +477,18 @@ redo_record(void *arg)
 		pager_vouch_file(&rec.file, rec.since, lsn);
 		wal_redo_forget();
 	}
+	else if (kind == WAL_ARTRIE_VACUUM)
+	{
+		WalVacuumRecord rec;
+
+		if (!wal_vacuum_decode((const uint8 *) data, len, &rec))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("malformed artrie WAL vacuum record at %X/%X",
+							LSN_FORMAT_ARGS(lsn))));
+		if (!args->batch)
+			wal_conflict_vacuum(&rec.file);
+	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -614,7 +630,8 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
 	if (redo_cxt == NULL)
 		redo_cxt = AllocSetContextCreate(TopMemoryContext, "artrie redo",
 										 ALLOCSET_DEFAULT_SIZES);
-	if (!batch || (kind != WAL_ARTRIE_INSERT && kind != WAL_ARTRIE_DELETE))
+	if (!batch || (kind != WAL_ARTRIE_INSERT && kind != WAL_ARTRIE_DELETE &&
+				   kind != WAL_ARTRIE_VACUUM))
 		wal_batch_flush();
 	args.kind = kind;
 	args.data = data;
@@ -691,6 +708,15 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, LSN_FORMAT_ARGS(rec.since));
 	}
+	else if (kind == WAL_ARTRIE_VACUUM)
+	{
+		WalVacuumRecord rec;
+
+		if (wal_vacuum_decode(data, len, &rec))
+			appendStringInfo(buf, "file %u/%u.%u, deletions done",
+							 rec.file.dbOid, rec.file.relNumber,
+							 rec.file.generation);
+	}
 }
 
 /* rm_identify: the name of a record kind. */
@@ -707,6 +733,8 @@ artrie_rm_identify(uint8 info)
 			return "IMAGE";
 		case WAL_ARTRIE_UNCHANGED:
 			return "UNCHANGED";
+		case WAL_ARTRIE_VACUUM:
+			return "VACUUM";
 	}
 	return NULL;
 }

@@ -21,13 +21,14 @@
  * WAL_IMAGE_LAST, npages is at most WAL_IMAGE_PAGES, used has no bit at
  * or past npages, first + npages fits in 32 bits, and nfree is 0 without
  * WAL_IMAGE_LAST; an unchanged record is file, 4 zero bytes and a
- * nonzero 8-byte WAL position, 24 bytes in all.  A change to the structs'
+ * nonzero 8-byte WAL position, 24 bytes in all; a vacuum record is file
+ * and 4 zero bytes, 16 bytes in all.  A change to the structs'
  * layout changes what older
  * WAL means, so it must fail here too.
  *
  * Bit 0 of the first input byte picks the mode.
  *
- * Raw: the rest of the input is a payload, given to all three decoders.  Each
+ * Raw: the rest of the input is a payload, given to all four decoders.  Each
  * must accept it exactly when the harness's reading says it is
  * well-formed, and what it accepts must decode to the fields at their
  * offsets, with the entry, the bodies and the free list pointing into the
@@ -58,6 +59,8 @@
 #define UNCHANGED_OFF_PAD	12
 #define UNCHANGED_OFF_SINCE	16
 #define UNCHANGED_LEN	24
+#define VACUUM_OFF_PAD	12
+#define VACUUM_LEN	16
 
 /* Bounds on what the generated mode builds. */
 #define MAX_GEN_ENTRY	70000
@@ -266,6 +269,23 @@ check_unchanged(const uint8_t *data, size_t len)
 		FAIL("unchanged record decoded to other fields");
 }
 
+/*
+ * Run the vacuum record's decoder over data[0, len), as check_entry does
+ * the entry decoder.
+ */
+static void
+check_vacuum(const uint8_t *data, size_t len)
+{
+	WalVacuumRecord rec;
+	bool		got = wal_vacuum_decode(data, len, &rec);
+	bool		want = len == VACUUM_LEN && get_u32(data + VACUUM_OFF_PAD) == 0;
+
+	if (got != want)
+		FAIL("vacuum decoder says %d for %zu bytes, expected %d", got, len, want);
+	if (got && !file_is(&rec.file, data))
+		FAIL("vacuum record decoded to other fields");
+}
+
 /* Raw bytes as a payload of every kind. */
 static void
 fuzz_raw(Input *in)
@@ -273,6 +293,7 @@ fuzz_raw(Input *in)
 	(void) check_entry(in->p, in->n);
 	(void) check_image(in->p, in->n);
 	check_unchanged(in->p, in->n);
+	check_vacuum(in->p, in->n);
 }
 
 /* The byte the generated mode writes at position k of page body i. */
