@@ -128,7 +128,11 @@ wal_conflict_vacuum(const ArtFileId *file)
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 CONFLICT_POLL_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+#if PG_VERSION_NUM >= 180000
+		ProcessStartupProcInterrupts();
+#else
 		HandleStartupProcInterrupts();
+#endif
 	}
 	if (waited && log_recovery_conflict_waits)
 		ereport(LOG,
