@@ -32,6 +32,7 @@ int			pager_pool_kb = 128 * 1024;
 int			pager_max_files = 1024;
 int			pager_checkpoint_timeout = 300;
 int			pager_checkpoint_dirty_percent = 50;
+int			pager_test_map_fanout = 0;
 
 PagerShared *pager_shared = NULL;
 HTAB	   *pager_table = NULL;
@@ -104,6 +105,14 @@ pager_init(void)
 							50, 1, 100,
 							PGC_SIGHUP,
 							0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("artrie.test_map_fanout",
+							"For tests only: entries of a map page and of a directory page of the files created from now on.",
+							"0 means a full page's worth; a small value makes the page map of a small file as deep as that of a file of terabytes, and its size limit small.",
+							&pager_test_map_fanout,
+							0, 0, PAGER_MAP_PER_PAGE,
+							PGC_SUSET,
+							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 	io_define_gucs();
 	MarkGUCPrefixReserved("artrie");

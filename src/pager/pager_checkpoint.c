@@ -10,14 +10,21 @@
  *	   (so the last durable checkpoint's pages are never overwritten), is
  *	   sealed (CRC32C, page number, file identity, a fresh write stamp)
  *	   and written;
- *	2. still under the gate, snapshots the page map and adds the
- *	   snapshot's pages to "durable" (so that nothing it needs can be
- *	   reused while it is being made durable); then, without the gate,
- *	   writes the map pages, to fresh physical pages too;
+ *	2. still under the gate, copies the map pages that changed since the
+ *	   last checkpoint took them, gives each a fresh physical page and
+ *	   write stamp, places the directory pages, and adds the data pages
+ *	   the map uses and those map and directory pages to "durable" (so
+ *	   that nothing the checkpoint needs can be reused while it is being
+ *	   made durable); then, without the gate, writes the changed map pages
+ *	   and every directory page, to fresh physical pages too;
  *	3. fdatasync; writes the meta slot the last checkpoint did not use
  *	   (write + fdatasync);
  *	4. only then sets "durable" to exactly the new checkpoint's pages: what
  *	   the old one alone used becomes free.
+ *
+ * So a checkpoint writes the pages that changed, a map page per fanout of
+ * them at most, and the directory (a fanout-th of the map): a file's size
+ * does not make its checkpoints long.
  *
  * After a checkpoint of every file, the WAL layer hears where recovery
  * would now start through the hooks pager.c registered (pager_hooks).
@@ -59,9 +66,15 @@ typedef struct CkptSnapshot
 	uint32		nlogical;
 	uint32		nused;
 	uint32		nphys;
-	uint32		nmap;
-	uint32	   *mappages;
-	uint32	   *stamps;			/* the map's stamps, nlogical of them */
+	uint32		nmap;			/* map pages */
+	uint32		ndirty;			/* map pages that changed */
+	uint32	   *dirty;			/* their numbers */
+	char	   *maps;			/* their pages (ndirty of ART_PAGE_SIZE) */
+	PagerMapRef *refs;			/* every map page's place, nmap of them */
+	uint32		ndir;			/* directory pages */
+	uint32	   *dirpages;		/* their places */
+	uint8	   *data;			/* the data pages in use: a bitmap */
+	uint32		data_bytes;		/* its length */
 	uint32		user[PAGER_USER_WORDS];
 	uint64		redo_lsn;	/* replay this file's records from here */
 } CkptSnapshot;
@@ -206,12 +219,69 @@ ckpt_gate(PagerFileSlot *fs, bool in_worker)
 }
 
 /*
+ * Step 2 of a checkpoint, under the write gate: snapshot the file's state
+ * and the map pages that changed, and place them and the directory pages
+ * on fresh physical pages.  The pages the snapshot uses join "durable"
+ * until the checkpoint is.
+ */
+static void
+ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
+{
+	PagerMapRef *refs;
+	uint8	   *dur;
+	uint8	   *cur;
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	snap->nlogical = fs->nlogical;
+	snap->nused = fs->nused;
+	memcpy(snap->user, fs->user, sizeof(snap->user));
+	fs->changed = false;
+	snap->nmap = pager_map_pages(snap->nlogical, fs->fanout);
+	snap->ndir = pager_dir_pages(snap->nlogical, fs->fanout);
+	snap->dirty = palloc_extended(sizeof(uint32) * Max(snap->nmap, 1), MCXT_ALLOC_HUGE);
+	snap->ndirty = pager_map_take_dirty(fs, snap->nmap, snap->dirty);
+	snap->maps = palloc_extended((Size) ART_PAGE_SIZE * Max(snap->ndirty, 1),
+								 MCXT_ALLOC_HUGE);
+	snap->refs = palloc_extended(sizeof(PagerMapRef) * Max(snap->nmap, 1),
+								 MCXT_ALLOC_HUGE);
+	snap->dirpages = palloc(sizeof(uint32) * Max(snap->ndir, 1));
+
+	/* The data pages the map uses are the "current" ones, under the gate. */
+	dur = durable_of(fs);
+	cur = current_of(fs);
+	snap->data_bytes = fs->phys_cap / 8;
+	snap->data = palloc_extended(Max(snap->data_bytes, 1), MCXT_ALLOC_HUGE);
+	memcpy(snap->data, cur, snap->data_bytes);
+	for (uint32 i = 0; i < snap->data_bytes; i++)
+		dur[i] |= cur[i];
+
+	refs = pager_map_refs(fs);
+	for (uint32 i = 0; i < snap->ndirty; i++)
+	{
+		uint32		m = snap->dirty[i];
+
+		pager_map_page_copy(fs, m, snap->nlogical, snap->maps + (Size) i * ART_PAGE_SIZE);
+		refs[m].phys = pager_phys_find_free(fs);
+		refs[m].stamp = ++fs->write_stamp;
+		bit_set(durable_of(fs), refs[m].phys);
+	}
+	if (snap->nmap > 0)
+		memcpy(snap->refs, refs, sizeof(PagerMapRef) * snap->nmap);
+	for (uint32 d = 0; d < snap->ndir; d++)
+	{
+		snap->dirpages[d] = pager_phys_find_free(fs);
+		bit_set(durable_of(fs), snap->dirpages[d]);
+	}
+	snap->nphys = fs->nphys;
+	LWLockRelease(&fs->lock);
+}
+
+/*
  * Steps 1 and 2 of a checkpoint, under the write gate: write every dirty
  * page of the file, sorted, in batches of the ring's size, and snapshot
- * the page map, whose pages join "durable" until the checkpoint is.
- * Returns the snapshot (nlogical entries).
+ * the page map (ckpt_snapshot).
  */
-static uint32 *
+static void
 ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 {
 	int			nframes = pager_shared->nframes;
@@ -220,8 +290,6 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
 	int			ncands = 0;
 	int			nitems = 0;
-	uint32	   *map;
-	uint8	   *dur;
 
 	/*
 	 * The heap tuples the pages point to, and the WAL records of the
@@ -267,40 +335,61 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	pfree(items);
 	pfree(cands);
 
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	snap->nlogical = fs->nlogical;
-	snap->nused = fs->nused;
-	map = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
-	snap->stamps = palloc(sizeof(uint32) * Max(snap->nlogical, 1));
-	if (snap->nlogical > 0)
-	{
-		memcpy(map, map_of(fs), sizeof(uint32) * snap->nlogical);
-		memcpy(snap->stamps, stamps_of(fs), sizeof(uint32) * snap->nlogical);
-	}
-	memcpy(snap->user, fs->user, sizeof(snap->user));
-	fs->changed = false;
-	dur = durable_of(fs);
-	for (uint32 l = 0; l < snap->nlogical; l++)
-		if (phys_real(map[l]))
-			bit_set(dur, map[l]);
-	snap->nmap = (snap->nlogical + PAGER_MAP_PER_PAGE - 1) / PAGER_MAP_PER_PAGE;
-	snap->mappages = palloc(sizeof(uint32) * Max(snap->nmap, 1));
-	for (uint32 i = 0; i < snap->nmap; i++)
-	{
-		snap->mappages[i] = pager_phys_find_free(fs);
-		bit_set(durable_of(fs), snap->mappages[i]);
-	}
-	snap->nphys = fs->nphys;
-	LWLockRelease(&fs->lock);
-	return map;
+	ckpt_snapshot(fs, snap);
 }
 
 /*
- * Steps 3 and 4 of a checkpoint: write the map pages, sync, write the
- * meta page, sync, and let the old checkpoint's space go.
+ * Write a checkpoint's changed map pages (dir false) or its directory
+ * pages (dir true), a batch of scratch frames at a time.
  */
 static void
-ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
+ckpt_write_map(PagerFileSlot *fs, CkptSnapshot *snap, uint64 ckpt_no, bool dir)
+{
+	uint32		count = dir ? snap->ndir : snap->ndirty;
+	IoPage		pages[PAGER_SCRATCH_BATCH];
+	int			frames[PAGER_SCRATCH_BATCH];
+
+	for (uint32 first = 0; first < count; first += PAGER_SCRATCH_BATCH)
+	{
+		int			n = Min(PAGER_SCRATCH_BATCH, count - first);
+
+		for (int i = 0; i < n; i++)
+		{
+			uint32		k = first + i;
+			char	   *data;
+
+			frames[i] = pager_scratch_get();
+			data = pager_frame_data(frames[i]);
+			if (dir)
+			{
+				pager_dir_page_fill(data, snap->refs, snap->nmap, k, fs->fanout);
+				pager_page_seal(fs, data, k, PAGER_KIND_DIR, ckpt_no);
+				pages[i].offset = (uint64) snap->dirpages[k] * ART_PAGE_SIZE;
+			}
+			else
+			{
+				uint32		m = snap->dirty[k];
+
+				memcpy(data, snap->maps + (Size) k * ART_PAGE_SIZE, ART_PAGE_SIZE);
+				pager_page_seal(fs, data, m, PAGER_KIND_MAP, snap->refs[m].stamp);
+				pages[i].offset = (uint64) snap->refs[m].phys * ART_PAGE_SIZE;
+			}
+			pages[i].buf = data;
+		}
+		io_write_pages(fs->path, pages, n);
+		for (int i = n - 1; i >= 0; i--)
+			pager_scratch_put(frames[i]);
+	}
+}
+
+/*
+ * Steps 3 and 4 of a checkpoint: write the changed map pages and the
+ * directory pages, sync, write the meta page, sync, and let the old
+ * checkpoint's space go.  If it fails, the map pages it took are changed
+ * again for the next one.
+ */
+static void
+ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 {
 	uint64		ckpt_no = fs->ckpt_no + 1;
 	int			meta_slot = fs->meta_slot ^ 1;
@@ -310,30 +399,8 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 
 	PG_TRY();
 	{
-		for (uint32 first = 0; first < snap->nmap; first += PAGER_SCRATCH_BATCH)
-		{
-			int			n = Min(PAGER_SCRATCH_BATCH, snap->nmap - first);
-
-			for (int i = 0; i < n; i++)
-			{
-				uint32		base = (first + i) * PAGER_MAP_PER_PAGE;
-				uint32		count = Min(PAGER_MAP_PER_PAGE, snap->nlogical - base);
-				char	   *data;
-
-				frames[i] = pager_scratch_get();
-				data = pager_frame_data(frames[i]);
-				memset(data, 0, ART_PAGE_SIZE);
-				memcpy(data + ART_PAGE_RESERVED, map + base, sizeof(uint32) * count);
-				memcpy(data + PAGER_MAP_STAMPS, snap->stamps + base, sizeof(uint32) * count);
-				pager_page_seal(fs, data, first + i, PAGER_KIND_MAP, ckpt_no);
-				pages[i].offset = (uint64) snap->mappages[first + i] * ART_PAGE_SIZE;
-				pages[i].buf = data;
-			}
-			io_write_pages(fs->path, pages, n);
-			for (int i = n - 1; i >= 0; i--)
-				pager_scratch_put(frames[i]);
-		}
-
+		ckpt_write_map(fs, snap, ckpt_no, false);
+		ckpt_write_map(fs, snap, ckpt_no, true);
 		io_sync_file(fs->path);
 
 		frames[0] = pager_scratch_get();
@@ -341,13 +408,16 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 		pages[0].buf = pager_frame_data(frames[0]);
 		pager_meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->redo_lsn,
 						snap->nlogical, snap->nphys, snap->nused, snap->user,
-						snap->nmap, snap->mappages);
+						snap->ndir, snap->dirpages);
 		io_write_sync(fs->path, pages, 1);
 		pager_scratch_put(frames[0]);
 	}
 	PG_CATCH();
 	{
+		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+		pager_map_redirty(fs, snap->dirty, snap->ndirty);
 		fs->changed = true;
+		LWLockRelease(&fs->lock);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -356,13 +426,13 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, uint32 *map)
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	dur = durable_of(fs);
 	memset(dur, 0, fs->phys_cap / 8);
+	memcpy(dur, snap->data, snap->data_bytes);
 	bit_set(dur, 0);
 	bit_set(dur, 1);
-	for (uint32 l = 0; l < snap->nlogical; l++)
-		if (phys_real(map[l]))
-			bit_set(dur, map[l]);
 	for (uint32 i = 0; i < snap->nmap; i++)
-		bit_set(dur, snap->mappages[i]);
+		bit_set(dur, snap->refs[i].phys);
+	for (uint32 i = 0; i < snap->ndir; i++)
+		bit_set(dur, snap->dirpages[i]);
 	fs->ckpt_no = ckpt_no;
 	fs->redo_lsn = snap->redo_lsn;
 	fs->meta_slot = meta_slot;
@@ -383,7 +453,6 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	bool		dirty = false;
 	CkptSnapshot snap;
-	uint32	   *map;
 
 	if (!fs->in_use || !fs->loaded)
 		return false;
@@ -422,14 +491,16 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 		!RecoveryInProgress() && pager_hooks.file_unchanged)
 		pager_hooks.file_unchanged(&fs->id, fs->redo_lsn);
 
-	map = ckpt_write_dirty(fs, slot, &snap);
+	ckpt_write_dirty(fs, slot, &snap);
 	snap.redo_lsn = pager_redo_now();
 	LWLockRelease(&fs->gate);
-	ckpt_commit(fs, &snap, map);
+	ckpt_commit(fs, &snap);
 	LWLockRelease(&fs->ckpt_lock);
-	pfree(snap.mappages);
-	pfree(snap.stamps);
-	pfree(map);
+	pfree(snap.dirty);
+	pfree(snap.maps);
+	pfree(snap.refs);
+	pfree(snap.dirpages);
+	pfree(snap.data);
 	return true;
 }
 

@@ -122,8 +122,8 @@ pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
 	PagerFile  *to = pager_create_file(dst, relname);
 	uint32		nlogical = pager_file_nlogical(from);
 	char	   *body = palloc(ART_PAGE_SIZE);
-
-	bool	   *isfree = palloc(sizeof(bool) * Max(nlogical, 1));
+	bool	   *isfree = palloc_extended(sizeof(bool) * Max(nlogical, 1),
+										 MCXT_ALLOC_HUGE);
 
 	for (ArtPageNo l = 0; l < nlogical; l++)
 	{

@@ -7,9 +7,9 @@
  * A file open anywhere in the cluster has a slot in shared memory with
  * its page map (logical -> physical) and two bitmaps over physical pages
  * ("durable" and "current", see pager_internal.h), kept in dynamic shared
- * memory because they grow with the file (pager_space.c).  The first
- * process to open a file loads them from the newest valid meta page and
- * its map pages.  A backend's PagerFile handle names a slot and the
+ * memory because they grow with the file (pager_map.c, pager_space.c).
+ * The first process to open a file loads them from the newest valid meta
+ * page, its directory pages and their map pages.  A backend's PagerFile handle names a slot and the
  * slot's incarnation; pager_slot holds the slot for the rest of the
  * transaction, reopening the file if the slot was closed or reused.  When
  * every slot is taken, the io worker closes the least recently used files
@@ -20,9 +20,9 @@
  * use files; files marked damaged, of another cluster or checkpointed
  * before pager_set_min_redo's position are refused when loaded.
  *
- * Layer: calls the pool (scratch frames for meta and map pages, forgetting
- * a file's frames, page seal and check, this process's setup), the space
- * layer (page maps and bitmaps) and src/io.  Called by the page store,
+ * Layer: calls the pool (scratch frames for meta, directory and map pages,
+ * forgetting a file's frames, page seal and check, this process's setup),
+ * the space layer (bitmaps), the page map and src/io.  Called by the page store,
  * checkpoints, the copy functions, the sweep and the io worker
  * (pager_file.h).
  *
@@ -458,18 +458,16 @@ slot_reset(PagerFileSlot *fs)
 
 	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	if (DsaPointerIsValid(fs->map))
-		dsa_free(area, fs->map);
-	if (DsaPointerIsValid(fs->stamps))
-		dsa_free(area, fs->stamps);
+	pager_map_free(fs);
 	if (DsaPointerIsValid(fs->durable))
 		dsa_free(area, fs->durable);
 	if (DsaPointerIsValid(fs->current))
 		dsa_free(area, fs->current);
-	fs->map = fs->stamps = fs->durable = fs->current = InvalidDsaPointer;
+	fs->durable = fs->current = InvalidDsaPointer;
 	if (!pg_strong_random(&fs->write_stamp, sizeof(fs->write_stamp)))
 		fs->write_stamp = (uint32) random();
-	fs->map_cap = fs->phys_cap = 0;
+	fs->phys_cap = 0;
+	fs->fanout = PAGER_MAP_PER_PAGE;
 	fs->nlogical = fs->nused = 0;
 	fs->nphys = PAGER_FIRST_DATA_PHYS;
 	fs->free_hint = 0;
@@ -490,7 +488,7 @@ slot_reset(PagerFileSlot *fs)
 void
 pager_meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
 				XLogRecPtr redo_lsn, uint32 nlogical, uint32 nphys, uint32 nused,
-				const uint32 *user, uint32 nmap, const uint32 *mappages)
+				const uint32 *user, uint32 ndir, const uint32 *dirpages)
 {
 	PagerMeta	m;
 
@@ -501,9 +499,10 @@ pager_meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
 	m.nlogical = nlogical;
 	m.nphys = nphys;
 	m.nused = nused;
-	m.nmap = nmap;
+	m.fanout = fs->fanout;
+	m.ndir = ndir;
 	memcpy(m.user, user, sizeof(m.user));
-	pager_meta_encode((uint8 *) page, &fs->id, slot, &m, mappages);
+	pager_meta_encode((uint8 *) page, &fs->id, slot, &m, dirpages);
 }
 
 /*
@@ -600,14 +599,14 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
  */
 static int
 meta_choose(const ArtFileId *id, const uint8 *page0, const uint8 *page1,
-			PagerMeta meta[2], const uint8 *meta_map[2], char problem[2][128])
+			PagerMeta meta[2], const uint8 *meta_dir[2], char problem[2][128])
 {
 	int			best = -1;
 
 	for (int i = 0; i < 2; i++)
 	{
 		if (pager_meta_decode(i == 0 ? page0 : page1, id, i, &meta[i],
-							  &meta_map[i], problem[i], sizeof(problem[i])))
+							  &meta_dir[i], problem[i], sizeof(problem[i])))
 		{
 			problem[i][0] = '\0';
 			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no)
@@ -618,6 +617,94 @@ meta_choose(const ArtFileId *id, const uint8 *page0, const uint8 *page1,
 }
 
 /*
+ * Check that physical page phys of a file of nphys pages, st_size bytes,
+ * can hold the map page or directory page called what, number no.
+ */
+static void
+load_check_place(PagerFileSlot *fs, const char *what, uint32 no, uint32 phys,
+				 uint32 nphys, off_t st_size)
+{
+	if (phys < PAGER_FIRST_DATA_PHYS || phys >= nphys)
+		pager_corrupt(fs, no, psprintf("%s lies past the end of the file", what));
+	if ((uint64) (phys + 1) * ART_PAGE_SIZE > (uint64) st_size)
+		pager_corrupt(fs, no,
+					  psprintf("%s at physical page %u lies past the end of the file, which is %lld bytes long",
+							   what, phys, (long long) st_size));
+}
+
+/*
+ * Read a file's directory pages and map pages into its page map, and mark
+ * them durable (fs->nlogical, fanout and ckpt_no set, the map reserved).
+ * A directory page must carry its checkpoint's number, a map page the
+ * write stamp its directory page gives it.
+ */
+static void
+load_map(PagerFileSlot *fs, uint32 ndir, const uint32 *dirpages,
+		 uint32 nphys, off_t st_size)
+{
+	uint32		nmap = pager_map_pages(fs->nlogical, fs->fanout);
+	PagerMapRef *refs = palloc_extended(sizeof(PagerMapRef) * Max(nmap, 1),
+										MCXT_ALLOC_HUGE);
+	IoPage		pages[PAGER_SCRATCH_BATCH];
+	int			frames[PAGER_SCRATCH_BATCH];
+
+	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
+
+	/* Directory pages first (level 1), then map pages (level 2). */
+	for (int level = 1; level <= 2; level++)
+	{
+		uint32		count = level == 1 ? ndir : nmap;
+		const char *what = level == 1 ? "directory page" : "map page";
+
+		for (uint32 first = 0; first < count; first += PAGER_SCRATCH_BATCH)
+		{
+			int			n = Min(PAGER_SCRATCH_BATCH, count - first);
+
+			for (int i = 0; i < n; i++)
+			{
+				uint32		phys = level == 1 ? dirpages[first + i] : refs[first + i].phys;
+
+				load_check_place(fs, what, first + i, phys, nphys, st_size);
+				frames[i] = pager_scratch_get();
+				pages[i].offset = (uint64) phys * ART_PAGE_SIZE;
+				pages[i].buf = pager_frame_data(frames[i]);
+			}
+			io_read_pages(fs->path, pages, n);
+			for (int i = 0; i < n; i++)
+			{
+				uint32		no = first + i;
+				uint64		want = level == 1 ? fs->ckpt_no : refs[no].stamp;
+				const char *p = pager_page_check(fs, pages[i].buf, no,
+												 level == 1 ? PAGER_KIND_DIR : PAGER_KIND_MAP);
+
+				if (p == NULL && ((PagerPageHeader *) pages[i].buf)->ckpt_no != want)
+					p = level == 1 ? "directory page of another checkpoint" :
+						psprintf("write stamp %llu, the directory expects %llu",
+								 (unsigned long long) ((PagerPageHeader *) pages[i].buf)->ckpt_no,
+								 (unsigned long long) want);
+				if (p)
+					pager_corrupt(fs, no, psprintf("%s: %s", what, p));
+				LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+				if (level == 1)
+				{
+					pager_dir_page_refs(pages[i].buf, nmap, no, fs->fanout, refs);
+					bit_set(durable_of(fs), dirpages[no]);
+				}
+				else
+				{
+					pager_map_load_page(fs, no, pages[i].buf, refs[no]);
+					bit_set(durable_of(fs), refs[no].phys);
+				}
+				LWLockRelease(&fs->lock);
+			}
+			for (int i = n - 1; i >= 0; i--)
+				pager_scratch_put(frames[i]);
+		}
+	}
+	pfree(refs);
+}
+
+/*
  * Load a file's state from disk.
  */
 static void
@@ -625,17 +712,16 @@ slot_load(PagerFileSlot *fs)
 {
 	struct stat st;
 	int			scratch[2];
-	IoPage		pages[PAGER_SCRATCH_BATCH];
+	IoPage		pages[2];
 	char		problem[2][128];
 	PagerMeta	meta[2];
-	const uint8 *meta_map[2];
+	const uint8 *meta_dir[2];
 	int			best;
 	PagerMeta  *m;
 	uint32		nlogical,
 				nphys,
-				nmap;
-	uint32	   *mappages;
-	uint32	   *map;
+				ndir;
+	uint32	   *dirpages;
 	uint8	   *dur;
 	uint8	   *cur;
 	uint32		nused = 0;
@@ -673,7 +759,7 @@ slot_load(PagerFileSlot *fs)
 	}
 	io_read_pages(fs->path, pages, 2);
 	best = meta_choose(&fs->id, (const uint8 *) pages[0].buf,
-					   (const uint8 *) pages[1].buf, meta, meta_map, problem);
+					   (const uint8 *) pages[1].buf, meta, meta_dir, problem);
 	if (best < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -700,13 +786,14 @@ slot_load(PagerFileSlot *fs)
 	vouched = slot_check_current(fs, m);
 	nlogical = m->nlogical;
 	nphys = m->nphys;
-	nmap = m->nmap;
-	mappages = palloc(sizeof(uint32) * Max(nmap, 1));
-	memcpy(mappages, meta_map[best], sizeof(uint32) * nmap);
+	ndir = m->ndir;
+	dirpages = palloc(sizeof(uint32) * Max(ndir, 1));
+	memcpy(dirpages, meta_dir[best], sizeof(uint32) * ndir);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
 	fs->redo_lsn = vouched ? loading_vouch->upto : m->redo_lsn;
 	fs->meta_slot = best;
+	fs->fanout = m->fanout;
 	memcpy(fs->user, m->user, sizeof(fs->user));
 	fs->nphys = nphys;
 	pager_phys_reserve(fs, nphys);
@@ -716,61 +803,16 @@ slot_load(PagerFileSlot *fs)
 	pager_scratch_put(scratch[1]);
 	pager_scratch_put(scratch[0]);
 
-	/* The map pages, a few at a time. */
-	for (uint32 first = 0; first < nmap; first += PAGER_SCRATCH_BATCH)
-	{
-		int			n = Min(PAGER_SCRATCH_BATCH, nmap - first);
-		int			frames[PAGER_SCRATCH_BATCH];
+	load_map(fs, ndir, dirpages, nphys, st.st_size);
+	pfree(dirpages);
 
-		for (int i = 0; i < n; i++)
-		{
-			uint32		phys = mappages[first + i];
-
-			if (phys < PAGER_FIRST_DATA_PHYS || phys >= nphys)
-				pager_corrupt(fs, first + i, "a map page lies past the end of the file");
-			if ((uint64) (phys + 1) * ART_PAGE_SIZE > (uint64) st.st_size)
-				pager_corrupt(fs, first + i,
-							  psprintf("map page at physical page %u lies past the end of the file, which is %lld bytes long",
-									   phys, (long long) st.st_size));
-			frames[i] = pager_scratch_get();
-			pages[i].offset = (uint64) phys * ART_PAGE_SIZE;
-			pages[i].buf = pager_frame_data(frames[i]);
-		}
-		io_read_pages(fs->path, pages, n);
-		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-		map = map_of(fs);
-		for (int i = 0; i < n; i++)
-		{
-			const char *p = pager_page_check(fs, pages[i].buf, first + i, PAGER_KIND_MAP);
-			uint32		base = (first + i) * PAGER_MAP_PER_PAGE;
-			uint32		count;
-
-			if (p == NULL && ((PagerPageHeader *) pages[i].buf)->ckpt_no != fs->ckpt_no)
-				p = "map page of another checkpoint";
-			if (p)
-			{
-				LWLockRelease(&fs->lock);
-				pager_corrupt(fs, first + i, psprintf("map page: %s", p));
-			}
-			count = Min(PAGER_MAP_PER_PAGE, nlogical - Min(nlogical, base));
-			memcpy(map + base, pages[i].buf + ART_PAGE_RESERVED, sizeof(uint32) * count);
-			memcpy(stamps_of(fs) + base, pages[i].buf + PAGER_MAP_STAMPS, sizeof(uint32) * count);
-		}
-		LWLockRelease(&fs->lock);
-		for (int i = n - 1; i >= 0; i--)
-			pager_scratch_put(frames[i]);
-	}
-
-	/* Bitmaps, checking every entry. */
+	/* The data pages' bits, checking every entry. */
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	map = map_of(fs);
 	dur = durable_of(fs);
 	cur = current_of(fs);
-	for (uint32 i = 0; i < nmap; i++)
-		bit_set(dur, mappages[i]);
 	for (uint32 l = 0; l < nlogical; l++)
 	{
-		uint32		p = map[l];
+		uint32		p = pager_map_entry(fs, l, NULL);
 
 		if (p == PAGER_PHYS_FREE)
 			continue;
@@ -799,7 +841,6 @@ slot_load(PagerFileSlot *fs)
 	/* A vouched file's next checkpoint writes down where it is current. */
 	fs->changed = vouched;
 	LWLockRelease(&fs->lock);
-	pfree(mappages);
 }
 
 /*
@@ -812,6 +853,8 @@ slot_init_file(PagerFileSlot *fs)
 	IoPage		pages[2];
 
 	slot_reset(fs);
+	if (pager_test_map_fanout > 0)
+		fs->fanout = (uint32) pager_test_map_fanout;
 	fs->redo_lsn = pager_redo_now();
 	for (int i = 0; i < 2; i++)
 	{
@@ -1348,7 +1391,7 @@ vouch_closed_file(const ArtFileId *id,
 	struct stat st;
 	uint8	   *buf;
 	PagerMeta	meta[2];
-	const uint8 *meta_map[2];
+	const uint8 *meta_dir[2];
 	char		problem[2][128];
 	int			best;
 
@@ -1361,7 +1404,7 @@ vouch_closed_file(const ArtFileId *id,
 	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
 	if (slot_find(id) < 0 && meta_read(path, buf))
 	{
-		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_map,
+		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_dir,
 						   problem);
 		if (best >= 0 &&
 			(problem[best ^ 1][0] == '\0' ||

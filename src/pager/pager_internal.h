@@ -16,7 +16,8 @@
  *	pager_checkpoint.c	copy-on-write checkpoints (pager_checkpoint.h)
  *	pager_file.c		the file table, recovery's state (pager_file.h)
  *	pager_pool.c		frames, page table, pins, eviction (pager_pool.h)
- *	pager_space.c		page maps, bitmaps, page allocation (pager_space.h)
+ *	pager_space.c		bitmaps, page allocation (pager_space.h)
+ *	pager_map.c			page maps in memory (pager_map.h)
  *	pager_hold.c		scan holds, a leaf (pager_hold.h)
  *	pager_page.c		the page formats, plain C (pager_page.h)
  *
@@ -29,9 +30,11 @@
  * File layout.  An artrie file is a sequence of 8 KiB physical pages.
  * Physical pages 0 and 1 are the two meta slots; a checkpoint writes the
  * slot the last durable checkpoint did not use.  Every other physical page
- * holds either a data page (one logical page of the trie) or a map page (a
- * slice of the page map, logical -> physical, written anew by each
- * checkpoint).  A meta page lists its checkpoint's map pages.  Every page
+ * holds a data page (one logical page of the trie), a map page (a slice of
+ * the page map, logical -> physical, written anew by a checkpoint when it
+ * changed) or a directory page (the places of a slice of the map pages,
+ * written anew by each checkpoint).  A meta page lists its checkpoint's
+ * directory pages.  Every page
  * starts with PagerPageHeader: CRC32C, page number, file identity
  * (pager_page.h has the page formats).
  *
@@ -147,12 +150,16 @@ typedef struct PagerFileSlot
 	uint32		nlogical;
 	uint32		nused;
 	uint32		nphys;
+	uint32		fanout;			/* entries of a map or directory page */
 	uint32		map_cap;		/* entries of map */
+	uint32		mapref_cap;		/* entries of maprefs, bits of mapdirty */
 	uint32		phys_cap;		/* bits of each bitmap */
 	uint32		free_hint;		/* no free logical page below */
 	uint32		phys_hint;		/* no free physical page below */
 	dsa_pointer map;			/* uint32[map_cap] */
 	dsa_pointer stamps;			/* uint32[map_cap]: each page's write stamp */
+	dsa_pointer maprefs;		/* PagerMapRef[mapref_cap]: map pages on disk */
+	dsa_pointer mapdirty;		/* bitmap: map pages changed since taken */
 	uint32		write_stamp;	/* the last stamp handed out */
 	dsa_pointer durable;		/* bitmap */
 	dsa_pointer current;		/* bitmap */
@@ -247,5 +254,6 @@ extern int	pager_pool_kb;
 extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
 extern int	pager_checkpoint_dirty_percent;
+extern int	pager_test_map_fanout;
 
 #endif							/* ARTRIE_PAGER_INTERNAL_H */

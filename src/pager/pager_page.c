@@ -23,6 +23,20 @@
 #include <nmmintrin.h>
 #endif
 
+/*
+ * The meta page has room for its directory; a file at the limit keeps its
+ * physical page numbers below PAGER_MAX_PHYS even with every data, map and
+ * directory page written twice (the last durable checkpoint's copy and the
+ * next one's).
+ */
+_Static_assert(offsetof(PagerMeta, dirpages) + PAGER_MAX_DIR_PAGES * sizeof(uint32_t) <=
+			   ART_PAGE_SIZE - ART_PAGE_RESERVED,
+			   "the meta page must hold PAGER_MAX_DIR_PAGES directory pages");
+_Static_assert(2 * ((uint64_t) PAGER_MAX_DIR_PAGES * PAGER_MAP_PER_PAGE * PAGER_MAP_PER_PAGE +
+					(uint64_t) PAGER_MAX_DIR_PAGES * PAGER_MAP_PER_PAGE +
+					PAGER_MAX_DIR_PAGES) + PAGER_FIRST_DATA_PHYS <= PAGER_MAX_PHYS,
+			   "a file at the limit must fit physical page numbers");
+
 /* Reflected CRC32C polynomial. */
 #define CRC32C_POLY		0x82F63B78u
 
@@ -150,10 +164,31 @@ pager_page_check_header(const uint8_t *page, const ArtFileId *id,
 	return false;
 }
 
+/* Map pages that nlogical logical pages need. */
+uint32_t
+pager_map_pages(uint32_t nlogical, uint32_t fanout)
+{
+	return (uint32_t) (((uint64_t) nlogical + fanout - 1) / fanout);
+}
+
+/* Directory pages that nlogical logical pages need. */
+uint32_t
+pager_dir_pages(uint32_t nlogical, uint32_t fanout)
+{
+	return (uint32_t) (((uint64_t) pager_map_pages(nlogical, fanout) + fanout - 1) / fanout);
+}
+
+/* The most logical pages a file with this fanout can have. */
+uint32_t
+pager_max_logical(uint32_t fanout)
+{
+	return (uint32_t) ((uint64_t) PAGER_MAX_DIR_PAGES * fanout * fanout);
+}
+
 /* Fill and seal a meta page. */
 void
 pager_meta_encode(uint8_t *page, const ArtFileId *id, int slot,
-				  const PagerMeta *meta, const uint32_t *mappages)
+				  const PagerMeta *meta, const uint32_t *dirpages)
 {
 	PagerMeta	m = *meta;
 
@@ -162,9 +197,9 @@ pager_meta_encode(uint8_t *page, const ArtFileId *id, int slot,
 	m.format_version = PAGER_FORMAT_VERSION;
 	m.page_size = ART_PAGE_SIZE;
 	memcpy(page + ART_PAGE_RESERVED, &m, sizeof(m));
-	if (m.nmap > 0)
-		memcpy(page + ART_PAGE_RESERVED + offsetof(PagerMeta, mappages),
-			   mappages, sizeof(uint32_t) * m.nmap);
+	if (m.ndir > 0)
+		memcpy(page + ART_PAGE_RESERVED + offsetof(PagerMeta, dirpages),
+			   dirpages, sizeof(uint32_t) * m.ndir);
 	pager_page_seal_header(page, id, (uint32_t) slot, PAGER_KIND_META,
 						   m.ckpt_no);
 }
@@ -172,7 +207,7 @@ pager_meta_encode(uint8_t *page, const ArtFileId *id, int slot,
 /* Check and decode a meta page; describe a problem in msg. */
 bool
 pager_meta_decode(const uint8_t *page, const ArtFileId *id, int slot,
-				  PagerMeta *meta, const uint8_t **mappages, char *msg,
+				  PagerMeta *meta, const uint8_t **dirpages, char *msg,
 				  size_t msglen)
 {
 	PagerPageHeader h;
@@ -189,14 +224,15 @@ pager_meta_decode(const uint8_t *page, const ArtFileId *id, int slot,
 		snprintf(msg, msglen, "bad magic number, format version or page size");
 		return false;
 	}
-	if (meta->nmap > PAGER_MAX_MAP_PAGES ||
-		(uint64_t) meta->nlogical > (uint64_t) meta->nmap * PAGER_MAP_PER_PAGE ||
-		meta->nphys < PAGER_FIRST_DATA_PHYS || meta->nused > meta->nlogical ||
-		meta->ckpt_no != h.ckpt_no)
+	if (meta->fanout < 1 || meta->fanout > PAGER_MAP_PER_PAGE ||
+		meta->nlogical > pager_max_logical(meta->fanout) ||
+		meta->ndir != pager_dir_pages(meta->nlogical, meta->fanout) ||
+		meta->nphys < PAGER_FIRST_DATA_PHYS || meta->nphys > PAGER_MAX_PHYS ||
+		meta->nused > meta->nlogical || meta->ckpt_no != h.ckpt_no)
 	{
 		snprintf(msg, msglen, "inconsistent counts");
 		return false;
 	}
-	*mappages = page + ART_PAGE_RESERVED + offsetof(PagerMeta, mappages);
+	*dirpages = page + ART_PAGE_RESERVED + offsetof(PagerMeta, dirpages);
 	return true;
 }

@@ -52,23 +52,49 @@ typedef struct PagerPageHeader
 #define PAGER_KIND_DATA		1
 #define PAGER_KIND_MAP		2
 #define PAGER_KIND_META		3
+#define PAGER_KIND_DIR		4
 
-#define PAGER_FORMAT_VERSION	2
+/*
+ * Format 3 (two-level page map) after the released 0.1.0's format 2,
+ * whose files are refused with the REINDEX hint.
+ */
+#define PAGER_FORMAT_VERSION	3
 #define PAGER_META_MAGIC	((uint64_t) 0x41525452494D4554)	/* "ARTRIMET" */
 
 /* Physical pages 0 and 1 are the meta slots. */
 #define PAGER_FIRST_DATA_PHYS	2
 
 /*
- * A map page holds PAGER_MAP_PER_PAGE entries after its header: first
- * their physical pages, then (at PAGER_MAP_STAMPS) their write stamps.
- * A data page's write stamp, in its header's ckpt_no, is handed out anew
- * by every write of a page (pager_internal.h), so that an older copy of
- * the page left in the same physical page (a lost write) does not carry
- * the stamp the map expects.
+ * The page map has two levels under the meta page.  A map page holds the
+ * places of a file's "fanout" consecutive logical pages, at most
+ * PAGER_MAP_PER_PAGE, after its header: first their physical pages, then
+ * (at PAGER_MAP_STAMPS) their write stamps.  A directory page holds, in
+ * the same layout, the places of fanout consecutive map pages and the
+ * write stamps those were written with.  The meta page lists the
+ * directory pages.
+ *
+ * A data page's or map page's write stamp, in its header's ckpt_no, is
+ * handed out anew by every write of the page (pager_internal.h), so that
+ * an older copy of the page left in the same physical page (a lost write)
+ * does not carry the stamp its parent expects.  A checkpoint writes only
+ * the map pages that changed, and every directory page: a directory page
+ * carries its checkpoint's number instead of a stamp.
+ *
+ * The fanout is PAGER_MAP_PER_PAGE except in tests (artrie.test_map_fanout,
+ * so that the map grows deep with few pages); each file keeps its own in
+ * its meta page.
  */
-#define PAGER_MAP_PER_PAGE	((ART_PAGE_SIZE - ART_PAGE_RESERVED) / (2 * sizeof(uint32_t)))
+#define PAGER_MAP_PER_PAGE	((uint32_t) ((ART_PAGE_SIZE - ART_PAGE_RESERVED) / (2 * sizeof(uint32_t))))
 #define PAGER_MAP_STAMPS	(ART_PAGE_RESERVED + PAGER_MAP_PER_PAGE * sizeof(uint32_t))
+
+/* Directory pages a meta page may list (it has room for a few more). */
+#define PAGER_MAX_DIR_PAGES	2000
+
+/*
+ * Physical pages a file may have: a multiple of 64 (the bitmaps' growth),
+ * below PAGER_PHYS_FREE.
+ */
+#define PAGER_MAX_PHYS		((uint32_t) 0xFFFFFFC0)
 
 /* The caller's own words kept in the meta page (pager_get_user_word). */
 #define PAGER_USER_WORDS	4
@@ -85,13 +111,11 @@ typedef struct PagerMeta
 	uint32_t	nlogical;		/* logical pages, used or free */
 	uint32_t	nphys;			/* physical pages, the file's extent */
 	uint32_t	nused;			/* logical pages in use */
-	uint32_t	nmap;			/* map pages listed in mappages */
+	uint32_t	fanout;			/* entries of a map or directory page */
+	uint32_t	ndir;			/* directory pages listed in dirpages */
 	uint32_t	user[PAGER_USER_WORDS];
-	uint32_t	mappages[];
+	uint32_t	dirpages[];
 } PagerMeta;
-
-#define PAGER_MAX_MAP_PAGES \
-	((ART_PAGE_SIZE - ART_PAGE_RESERVED - offsetof(PagerMeta, mappages)) / sizeof(uint32_t))
 
 /*
  * CRC32C (Castagnoli), the same checksum as PostgreSQL's pg_crc32c:
@@ -120,16 +144,27 @@ extern bool pager_page_check_header(const uint8_t *page, const ArtFileId *id,
 
 /* Fill and seal a meta page for checkpoint ckpt_no. */
 extern void pager_meta_encode(uint8_t *page, const ArtFileId *id, int slot,
-							  const PagerMeta *meta, const uint32_t *mappages);
+							  const PagerMeta *meta, const uint32_t *dirpages);
 
 /*
- * Check a meta page and decode it: true with *meta set (its mappages are
- * those of the page, meta->nmap of them), else false with what is wrong
+ * Check a meta page and decode it: true with *meta set (its dirpages are
+ * those of the page, meta->ndir of them), else false with what is wrong
  * in msg.
  */
 extern bool pager_meta_decode(const uint8_t *page, const ArtFileId *id,
 							  int slot, PagerMeta *meta,
-							  const uint8_t **mappages,
+							  const uint8_t **dirpages,
 							  char *msg, size_t msglen);
+
+/* The map's arithmetic for a fanout of 1 to PAGER_MAP_PER_PAGE. */
+
+/* Map pages that nlogical logical pages need. */
+extern uint32_t pager_map_pages(uint32_t nlogical, uint32_t fanout);
+
+/* Directory pages that nlogical logical pages need. */
+extern uint32_t pager_dir_pages(uint32_t nlogical, uint32_t fanout);
+
+/* The most logical pages a file can have: what the directory pages map. */
+extern uint32_t pager_max_logical(uint32_t fanout);
 
 #endif							/* ARTRIE_PAGER_PAGE_H */

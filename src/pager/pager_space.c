@@ -1,50 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * pager_space.c
- *	  Space: each open file's page map and bitmaps over physical pages,
- *	  and the allocation of logical and physical pages.
+ *	  Space: each open file's bitmaps over physical pages, and the
+ *	  allocation of logical and physical pages.
  *
- * A file slot's page map (logical -> physical) and its two bitmaps over
- * physical pages ("durable" and "current", see pager_internal.h) live in
- * dynamic shared memory because they grow with the file.  This layer
- * keeps that bookkeeping and nothing else: it does no I/O and knows
+ * A file slot's two bitmaps over physical pages ("durable" and
+ * "current", see pager_internal.h) live in dynamic shared memory, like
+ * its page map (pager_map.c), because they grow with the file.  This
+ * layer keeps that bookkeeping and nothing else: it does no I/O and knows
  * nothing of the pool.
  *
- * Layer: the bottom of the pager's shared state; it calls nothing else in
- * the pager.  Called by the pool (evictions), the file table (loading),
- * the page store (allocating pages) and checkpoints (pager_space.h).
+ * Layer: above the page map (pager_map.h), which it changes as pages are
+ * allocated, written and freed.  Called by the pool (evictions), the file
+ * table (loading), the page store (allocating pages) and checkpoints
+ * (pager_space.h).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "pager/pager_space.h"
-
-#include "utils/memutils.h"
-#include "utils/resowner.h"
-
-static dsa_area *my_dsa = NULL;
-
-/*
- * This process's attachment to the page maps' dynamic shared memory, for
- * the whole session (no resource owner: mappings must outlive queries).
- */
-dsa_area *
-pager_dsa(void)
-{
-	if (my_dsa == NULL)
-	{
-		ResourceOwner save = CurrentResourceOwner;
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
-		CurrentResourceOwner = NULL;
-		my_dsa = dsa_attach_in_place(pager_shared->dsa_place, NULL);
-		dsa_pin_mapping(my_dsa);
-		CurrentResourceOwner = save;
-		MemoryContextSwitchTo(old);
-	}
-	return my_dsa;
-}
 
 /*
  * Raise the ERROR for a corrupted page.
@@ -61,56 +36,22 @@ pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail)
 }
 
 /*
- * Replace a dsa array by a zeroed larger one holding the old contents.
- */
-static dsa_pointer
-dsa_grow(dsa_pointer old, Size oldsize, Size newsize)
-{
-	dsa_area   *area = pager_dsa();
-	dsa_pointer p = dsa_allocate_extended(area, newsize, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
-
-	if (DsaPointerIsValid(old))
-	{
-		memcpy(dsa_get_address(area, p), dsa_get_address(area, old), oldsize);
-		dsa_free(area, old);
-	}
-	return p;
-}
-
-/*
- * Make the page map hold n entries.
- */
-void
-pager_map_reserve(PagerFileSlot *fs, uint32 n)
-{
-	uint32		cap;
-
-	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
-	if (n <= fs->map_cap)
-		return;
-	cap = Max(Max(n, 1024), fs->map_cap * 2);
-	fs->map = dsa_grow(fs->map, (Size) fs->map_cap * sizeof(uint32),
-					   (Size) cap * sizeof(uint32));
-	fs->stamps = dsa_grow(fs->stamps, (Size) fs->map_cap * sizeof(uint32),
-						  (Size) cap * sizeof(uint32));
-	fs->map_cap = cap;
-}
-
-/*
  * Make the bitmaps cover n physical pages.
  */
 void
 pager_phys_reserve(PagerFileSlot *fs, uint32 n)
 {
-	uint32		cap;
+	uint64		cap;
 
 	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
+	Assert(n <= PAGER_MAX_PHYS);
 	if (n <= fs->phys_cap)
 		return;
-	cap = TYPEALIGN(64, Max(Max(n, 8192), fs->phys_cap * 2));
-	fs->durable = dsa_grow(fs->durable, fs->phys_cap / 8, cap / 8);
-	fs->current = dsa_grow(fs->current, fs->phys_cap / 8, cap / 8);
-	fs->phys_cap = cap;
+	cap = TYPEALIGN(64, Max(Max((uint64) n, 8192), (uint64) fs->phys_cap * 2));
+	cap = Min(cap, PAGER_MAX_PHYS);
+	fs->durable = pager_dsa_grow(fs->durable, fs->phys_cap / 8, cap / 8);
+	fs->current = pager_dsa_grow(fs->current, fs->phys_cap / 8, cap / 8);
+	fs->phys_cap = (uint32) cap;
 }
 
 /*
@@ -143,7 +84,7 @@ pager_phys_find_free(PagerFileSlot *fs)
 			p++;
 		}
 	}
-	if (fs->nphys == PG_UINT32_MAX - 1)
+	if (fs->nphys >= PAGER_MAX_PHYS)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("artrie file \"%s\" is full", fs->path)));
@@ -190,14 +131,11 @@ pager_phys_release(PagerFileSlot *fs, uint32 phys)
 void
 pager_map_set_locked(PagerFileSlot *fs, ArtPageNo pageno, uint32 phys, uint32 stamp)
 {
-	uint32	   *map;
 	uint32		old;
 
 	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
-	map = map_of(fs);
-	old = map[pageno];
-	map[pageno] = phys;
-	stamps_of(fs)[pageno] = stamp;
+	old = pager_map_put(fs, pageno, phys, stamp);
+
 	if (phys_real(old) && old != phys)
 	{
 		bit_clear(current_of(fs), old);
@@ -229,11 +167,7 @@ pager_map_get(PagerFileSlot *fs, ArtPageNo pageno, uint32 *stamp)
 
 	LWLockAcquire(&fs->lock, LW_SHARED);
 	if (pageno < fs->nlogical)
-	{
-		phys = map_of(fs)[pageno];
-		if (stamp)
-			*stamp = stamps_of(fs)[pageno];
-	}
+		phys = pager_map_entry(fs, pageno, stamp);
 	LWLockRelease(&fs->lock);
 	return phys;
 }
@@ -244,29 +178,32 @@ pager_map_get(PagerFileSlot *fs, ArtPageNo pageno, uint32 *stamp)
 ArtPageNo
 pager_logical_alloc(PagerFileSlot *fs)
 {
-	uint32	   *map;
+	uint32		limit = pager_max_logical(fs->fanout);
 	ArtPageNo	l;
 
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	map = fs->map_cap > 0 ? map_of(fs) : NULL;
 	for (l = fs->free_hint; l < fs->nlogical; l++)
 	{
-		if (map[l] == PAGER_PHYS_FREE)
+		if (pager_map_entry(fs, l, NULL) == PAGER_PHYS_FREE)
 			break;
 	}
 	if (l >= fs->nlogical)
 	{
-		if (fs->nlogical >= PAGER_MAX_MAP_PAGES * PAGER_MAP_PER_PAGE)
+		if (fs->nlogical >= limit)
+		{
+			LWLockRelease(&fs->lock);
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("index \"%s\" cannot grow past %u pages",
-							fs->relname, (uint32) (PAGER_MAX_MAP_PAGES * PAGER_MAP_PER_PAGE))));
+					 errmsg("index \"%s\" cannot grow past %u pages (%llu MB)",
+							fs->relname, limit,
+							(unsigned long long) ((uint64) limit * ART_PAGE_SIZE / (1024 * 1024))),
+					 errdetail("Its page map has %u directory pages of %u map pages of %u pages each.",
+							   (uint32) PAGER_MAX_DIR_PAGES, fs->fanout, fs->fanout)));
+		}
 		pager_map_reserve(fs, fs->nlogical + 1);
-		map = map_of(fs);
 		l = fs->nlogical++;
 	}
-	map[l] = PAGER_PHYS_NONE;
-	stamps_of(fs)[l] = 0;
+	pager_map_put(fs, l, PAGER_PHYS_NONE, 0);
 	fs->nused++;
 	fs->free_hint = l + 1;
 	fs->changed = true;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * pager_space.h
- *	  The space layer (pager_space.c): page maps, the durable and current
- *	  bitmaps, logical and physical page allocation.
+ *	  The space layer (pager_space.c): the durable and current bitmaps,
+ *	  logical and physical page allocation over the page map.
  *
  * Bookkeeping in shared and dynamic shared memory only: no I/O, no pool.
  * Included by the layers that may call it: the pool, the file table, the
@@ -13,11 +13,9 @@
 #ifndef ARTRIE_PAGER_SPACE_H
 #define ARTRIE_PAGER_SPACE_H
 
-#include "pager/pager_internal.h"
+#include "pager/pager_map.h"
 
-extern dsa_area *pager_dsa(void);
 extern void pager_corrupt(PagerFileSlot *fs, uint32 pageno, const char *detail) pg_attribute_noreturn();
-extern void pager_map_reserve(PagerFileSlot *fs, uint32 n);
 extern void pager_phys_reserve(PagerFileSlot *fs, uint32 n);
 extern uint32 pager_phys_find_free(PagerFileSlot *fs);
 extern uint32 pager_phys_alloc(PagerFileSlot *fs, uint32 *stamp);
@@ -55,18 +53,6 @@ static inline bool
 phys_real(uint32 phys)
 {
 	return phys != PAGER_PHYS_NONE && phys != PAGER_PHYS_FREE;
-}
-
-static inline uint32 *
-map_of(PagerFileSlot *fs)
-{
-	return (uint32 *) dsa_get_address(pager_dsa(), fs->map);
-}
-
-static inline uint32 *
-stamps_of(PagerFileSlot *fs)
-{
-	return (uint32 *) dsa_get_address(pager_dsa(), fs->stamps);
 }
 
 static inline uint8 *

@@ -3,8 +3,9 @@
 # -I$(srcdir)/src) and writes under build/.
 #
 #   make unittest           gcc -O2 -Werror build of the unit and property
-#                           tests, then run them (ART_TEST_SCALE=n for n
-#                           times more property-test operations)
+#                           tests (and of the page map's arithmetic,
+#                           test_pagefmt), then run them (ART_TEST_SCALE=n
+#                           for n times more property-test operations)
 #   make unittest-sanitize  the same under clang ASan + UBSan
 #   make trie-bench         the microbenchmark (BENCH_ARGS passed through)
 #
@@ -40,6 +41,14 @@ $(TRIE_BUILD)/trie_bench: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_be
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_bench.c
 
+$(TRIE_BUILD)/test_pagefmt: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_GCC_FLAGS) $(TRIE_INC) -o $@ $(srcdir)/src/pager/pager_page.c $(srcdir)/test/unit/test_pagefmt.c
+
+$(TRIE_BUILD)/test_pagefmt_san: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c
+	@mkdir -p $(TRIE_BUILD)
+	$(CLANG) $(TRIE_SAN_FLAGS) $(TRIE_INC) -o $@ $(srcdir)/src/pager/pager_page.c $(srcdir)/test/unit/test_pagefmt.c
+
 $(TRIE_BUILD)/test_fuzzy: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/test/unit/test_fuzzy.c
 	@mkdir -p $(TRIE_BUILD)
 	gcc $(TRIE_GCC_FLAGS) $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(srcdir)/test/unit/test_fuzzy.c
@@ -48,17 +57,19 @@ $(TRIE_BUILD)/test_fuzzy_san: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/test/unit
 	@mkdir -p $(TRIE_BUILD)
 	$(CLANG) $(TRIE_SAN_FLAGS) $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(srcdir)/test/unit/test_fuzzy.c
 
-unittest: $(TRIE_BUILD)/test_trie $(TRIE_BUILD)/test_fuzzy
+unittest: $(TRIE_BUILD)/test_trie $(TRIE_BUILD)/test_fuzzy $(TRIE_BUILD)/test_pagefmt
 	$(TRIE_BUILD)/test_trie
 	$(TRIE_BUILD)/test_fuzzy
+	$(TRIE_BUILD)/test_pagefmt
 
 # Fewer property-test operations under the sanitizers (they are ~10x slower).
-unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san
+unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san $(TRIE_BUILD)/test_pagefmt_san
 	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ART_TEST_OPS=$${ART_TEST_OPS:-250000} \
 		ART_TEST_FAIL_KEYS=$${ART_TEST_FAIL_KEYS:-600} \
 		ASAN_OPTIONS=detect_leaks=1 $(TRIE_BUILD)/test_trie_san
 	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
 		$(TRIE_BUILD)/test_fuzzy_san
+	ASAN_OPTIONS=detect_leaks=1 $(TRIE_BUILD)/test_pagefmt_san
 
 trie-bench: $(TRIE_BUILD)/trie_bench
 	$(TRIE_BUILD)/trie_bench $(BENCH_ARGS)

@@ -15,7 +15,9 @@
  * right checksum, so that the fuzzer gets past it to the other fields.
  * The result must agree with an independent evaluation of the header
  * (with the reference CRC32C), and whatever the meta decoder accepts must
- * keep the bounds slot_load relies on.
+ * keep the bounds slot_load relies on: a fanout within a page, and just
+ * the directory pages its logical pages need (at most
+ * PAGER_MAX_DIR_PAGES, inside the page).
  *
  * Odd: the trie's page and node decoder.  Bits 1-7 pick one of a few
  * valid tries (one page with every node kind, several pages with stubs, a
@@ -224,7 +226,7 @@ fuzz_pager_page(Input *in, uint8_t mode)
 		memcpy(page, &crc, sizeof(crc));
 	memcpy(&h, page, sizeof(h));
 
-	for (kind = PAGER_KIND_DATA; kind <= PAGER_KIND_META; kind++)
+	for (kind = PAGER_KIND_DATA; kind <= PAGER_KIND_DIR; kind++)
 	{
 		bool		want = h.crc == crc && h.dbOid == file_id.dbOid &&
 			h.relNumber == file_id.relNumber &&
@@ -253,11 +255,11 @@ fuzz_pager_page(Input *in, uint8_t mode)
 	{
 		PagerMeta	m;
 		PagerMeta	m2;
-		const uint8_t *map;
-		const uint8_t *map2;
+		const uint8_t *dir;
+		const uint8_t *dir2;
 
 		msg[0] = '\0';
-		if (!pager_meta_decode(page, &file_id, slot, &m, &map, msg,
+		if (!pager_meta_decode(page, &file_id, slot, &m, &dir, msg,
 							   sizeof(msg)))
 		{
 			if (msg[0] == '\0')
@@ -266,19 +268,22 @@ fuzz_pager_page(Input *in, uint8_t mode)
 		}
 		if (h.pageno != (uint32_t) slot || h.kind != PAGER_KIND_META)
 			FAIL("meta page of slot %u accepted for slot %d", h.pageno, slot);
-		if (m.nmap > PAGER_MAX_MAP_PAGES || m.nused > m.nlogical ||
-			m.nphys < PAGER_FIRST_DATA_PHYS ||
-			(uint64_t) m.nlogical > (uint64_t) m.nmap * PAGER_MAP_PER_PAGE ||
-			map < page || map + sizeof(uint32_t) * m.nmap > page + ART_PAGE_SIZE)
+		if (m.fanout < 1 || m.fanout > PAGER_MAP_PER_PAGE ||
+			m.ndir > PAGER_MAX_DIR_PAGES || m.nused > m.nlogical ||
+			m.nphys < PAGER_FIRST_DATA_PHYS || m.nphys > PAGER_MAX_PHYS ||
+			(uint64_t) m.nlogical > (uint64_t) m.ndir * m.fanout * m.fanout ||
+			(m.nlogical > 0 &&
+			 (uint64_t) m.nlogical <= (uint64_t) (m.ndir - 1) * m.fanout * m.fanout) ||
+			dir < page || dir + sizeof(uint32_t) * m.ndir > page + ART_PAGE_SIZE)
 			FAIL("meta page accepted with counts out of bounds");
 
 		/* What it decodes to encodes back to a page that decodes alike. */
-		pager_meta_encode(copy, &file_id, slot, &m, (const uint32_t *) map);
-		if (!pager_meta_decode(copy, &file_id, slot, &m2, &map2, msg,
+		pager_meta_encode(copy, &file_id, slot, &m, (const uint32_t *) dir);
+		if (!pager_meta_decode(copy, &file_id, slot, &m2, &dir2, msg,
 							   sizeof(msg)))
 			FAIL("re-encoded meta page rejected: %s", msg);
 		if (memcmp(&m, &m2, sizeof(m)) != 0 ||
-			memcmp(map, map2, sizeof(uint32_t) * m.nmap) != 0)
+			memcmp(dir, dir2, sizeof(uint32_t) * m.ndir) != 0)
 			FAIL("re-encoded meta page decodes differently");
 	}
 }

@@ -10,7 +10,7 @@ import struct
 
 PAGE = 8192
 FILE_ID = (5, 16384, 3)         # fuzz_page.c's file_id
-VERSION = 2                     # PAGER_FORMAT_VERSION
+VERSION = 3                     # PAGER_FORMAT_VERSION
 BODY = PAGE - 32                # WAL_IMAGE_BODY
 
 
@@ -30,11 +30,12 @@ def sealed(pageno, kind, ckpt_no, body):
     return bytes(page)
 
 
-def meta_body(ckpt_no, nmap):
-    body = struct.pack('<QIIQQQIIII4I', 0x41525452494D4554, VERSION, PAGE,
+def meta_body(ckpt_no, fanout, ndir):
+    """A meta page's body: 10 logical pages mapped with this fanout."""
+    body = struct.pack('<QIIQQQIIIII4I', 0x41525452494D4554, VERSION, PAGE,
                        ckpt_no, 0x3000028, 7301234567890123456, 10, 12, 9,
-                       nmap, 1, 0, 0, 0)
-    return body + b''.join(struct.pack('<I', 5 + i) for i in range(nmap))
+                       fanout, ndir, 1, 0, 0, 0)
+    return body + b''.join(struct.pack('<I', 5 + i) for i in range(ndir))
 
 
 def entry_record(entry, file_id=FILE_ID, root=1):
@@ -61,9 +62,10 @@ def write(harness, name, data):
 
 # fuzz_page, even modes: pages for the pager's checks (mode 0: as they are,
 # mode 2: the harness stores the checksum).
-write('page', 'meta-slot0', b'\x00' + sealed(0, 3, 7, meta_body(7, 1)))
-write('page', 'meta-slot1', b'\x00' + sealed(1, 3, 8, meta_body(8, 3)))
+write('page', 'meta-slot0', b'\x00' + sealed(0, 3, 7, meta_body(7, 1020, 1)))
+write('page', 'meta-slot1', b'\x00' + sealed(1, 3, 8, meta_body(8, 2, 3)))
 write('page', 'map-page', b'\x00' + sealed(0, 2, 7, struct.pack('<4I', 2, 3, 0, 0xFFFFFFFF)))
+write('page', 'dir-page', b'\x00' + sealed(1, 4, 8, struct.pack('<2I', 9, 10)))
 write('page', 'data-page-reseal', b'\x02' + sealed(42, 1, 0, b'\x7e\xa2\x01\x00')[:64])
 # fuzz_page, odd modes: the five tries, no patch, then a few changes.
 for shape in range(5):

@@ -1,0 +1,142 @@
+# An index's size limit and the two-level page map.  The page map has map
+# pages of up to 1020 entries under directory pages of up to 1020 map
+# pages, at most 2000 of those: about 15.5 TiB per index.  The test-only
+# setting artrie.test_map_fanout makes the map pages and directory pages
+# of new files hold fewer entries, so that a small index has the map of a
+# big one (several directory pages) and the limit comes within reach
+# (fanout 1: 2000 pages):
+#  - on both I/O backends, an index with fanout 4 is built, checkpointed
+#    (its directory has several pages), changed with a small buffer pool
+#    (evictions, checkpoints of some map pages only), checkpointed again,
+#    changed again and crashed (SIGKILL): after recovery it answers like a
+#    sequential scan, artrie_verify finds it sound, and so after a clean
+#    restart;
+#  - with fanout 1, CREATE INDEX of a table too big for 2000 pages, and
+#    inserts that fill an index to 2000 pages, fail with a clean ERROR
+#    (program_limit_exceeded) naming the index and the limit, and the full
+#    index still answers like a sequential scan and passes artrie_verify.
+# The limit's arithmetic at full fanout is unit-tested
+# (test/unit/test_pagefmt.c).
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use ArtrieTest;
+
+# The index's artrie file: the one of the highest generation.
+sub index_file
+{
+	my ($node) = @_;
+	my @files = sort { ($b =~ /\.(\d+)$/)[0] <=> ($a =~ /\.(\d+)$/)[0] }
+	  grep { /\.\d+$/ } artrie_files($node);
+	die "no artrie file" unless @files;
+	return $node->data_dir . "/artrie/$files[0]";
+}
+
+# The directory pages (kind 4) that the file's newest meta page's
+# checkpoint wrote: those whose header carries its checkpoint number.
+sub directory_pages
+{
+	my ($path) = @_;
+	open(my $fh, '<:raw', $path) or die "open $path: $!";
+	my $size = -s $path;
+	my (%kind, $ckpt);
+	for (my $off = 0; $off < $size; $off += 8192)
+	{
+		my $hdr;
+		sysseek($fh, $off, 0);
+		sysread($fh, $hdr, 32) == 32 or die "read: $!";
+		my $k = unpack('v', substr($hdr, 20, 2));
+		my ($lo, $hi) = unpack('VV', substr($hdr, 24, 8));
+		my $no = $hi * 4294967296 + $lo;
+		$ckpt = $no if $off < 2 * 8192 && $k == 3 && (!defined $ckpt || $no > $ckpt);
+		push @{ $kind{$k} }, $no;
+	}
+	close $fh;
+	return scalar grep { $_ == $ckpt } @{ $kind{4} // [] };
+}
+
+for my $backend (backends())
+{
+	my $node = artrie_node("size_$backend", $backend,
+		'artrie.test_map_fanout = 4', 'artrie.buffer_pool_size = 2MB');
+
+	make_wtable($node, 't', 'ti', 1, 30000);
+	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+	my $dirs = directory_pages(index_file($node));
+	cmp_ok($dirs, '>=', 3,
+		"$backend: with fanout 4 the index's map has several directory pages");
+
+	# Changes through a pool smaller than the index, a checkpoint, more
+	# changes, and a crash before the next checkpoint.
+	$node->safe_psql('postgres', q{
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1000001, 1020000) g;
+		DELETE FROM t WHERE id % 5 = 0;
+		VACUUM t;
+		SELECT artrie_checkpoint();
+		UPDATE t SET k = k || '-u' WHERE id % 7 = 0;
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series(2000001, 2010000) g;
+	});
+	cmp_ok(directory_pages(index_file($node)), '>', $dirs,
+		"$backend: the directory grew with the index");
+	crash_node($node);
+	$node->start;
+	check_index($node, 't', 'ti', "$backend: after a crash");
+	verify_ok($node, 'ti', "$backend: after a crash");
+
+	# A clean restart loads the map from the last checkpoint alone.
+	$node->safe_psql('postgres', q{
+		DELETE FROM t WHERE id % 3 = 0;
+		VACUUM t;
+	});
+	$node->restart;
+	check_index($node, 't', 'ti', "$backend: after a restart");
+	verify_ok($node, 'ti', "$backend: after a restart");
+
+	next if $backend ne 'io_uring';
+
+	# The limit: fanout 1 maps 2000 pages.  CREATE INDEX of too much.
+	$node->safe_psql('postgres', q{
+		CREATE TABLE big (id int, k text COLLATE "C");
+		INSERT INTO big SELECT g, md5(g::text) || md5(g::text || 'x')
+		  FROM generate_series(1, 300000) g;
+		CREATE TABLE f (id int, k text COLLATE "C");
+		INSERT INTO f SELECT g, wkey(g) FROM generate_series(1, 2000) g;
+	});
+	my ($ret, $out, $err) = $node->psql('postgres', q{
+		\set VERBOSITY verbose
+		SET artrie.test_map_fanout = 1;
+		CREATE INDEX bigi ON big USING artrie (k);
+	});
+	like($err,
+		qr/ERROR:  54000: index "bigi" cannot grow past 2000 pages \(15 MB\)/,
+		'CREATE INDEX past the limit: program_limit_exceeded naming the index and the limit');
+
+	# Inserts that fill an index to the limit.
+	$node->safe_psql('postgres', q{
+		SET artrie.test_map_fanout = 1;
+		CREATE INDEX fi ON f USING artrie (k);
+	});
+	($ret, $out, $err) = $node->psql('postgres', q{
+		\set VERBOSITY verbose
+		INSERT INTO f SELECT id + 1000000, k FROM big;
+	});
+	like($err,
+		qr/ERROR:  54000: index "fi" cannot grow past 2000 pages \(15 MB\)/,
+		'inserts past the limit: program_limit_exceeded');
+	($ret, $out, $err) = $node->psql('postgres', q{
+		\set VERBOSITY verbose
+		INSERT INTO f SELECT id + 2000000, k || '-again' FROM big WHERE id <= 20000;
+	});
+	like($err, qr/ERROR:  54000: index "fi" cannot grow past 2000 pages/,
+		'the full index refuses more entries the same way');
+	check_index($node, 'f', 'fi', 'the full index');
+	verify_ok($node, 'fi', 'the full index');
+	$node->restart;
+	check_index($node, 'f', 'fi', 'the full index after a restart');
+}
+
+done_testing();
