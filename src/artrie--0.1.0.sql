@@ -142,6 +142,22 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION artrie_checkpoint() IS
 'make every dirty artrie page durable (superuser or pg_checkpoint)';
 
+-- After pg_upgrade, in each database: take the old cluster's artrie files
+-- (src/func/func_adopt.c documents the columns).
+CREATE FUNCTION artrie_adopt(
+	old_datadir text,
+	OUT index regclass,
+	OUT adopted boolean,
+	OUT detail text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT VOLATILE;
+
+REVOKE ALL ON FUNCTION artrie_adopt(text) FROM PUBLIC;
+
+COMMENT ON FUNCTION artrie_adopt(text) IS
+'after pg_upgrade: give the artrie indexes of this database the files of the old cluster whose data directory is given (superuser)';
+
 CREATE FUNCTION artrie_io_stats(
 	OUT process text,
 	OUT io_backend text,

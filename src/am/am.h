@@ -203,8 +203,9 @@ extern void am_init(void);
 /* Index paths for LIKE and other prefix patterns (am_like.c). */
 extern void am_like_init(void);
 
-/* File lifecycle: ALTER INDEX ... SET TABLESPACE (am_lifecycle.c). */
+/* File lifecycle: ALTER INDEX ... SET TABLESPACE, pg_upgrade (am_lifecycle.c). */
 extern void am_lifecycle_init(void);
+extern void am_adopt(Relation index, const PagerAdoptSource *source);
 
 /* Refusing INSERT ... ON CONFLICT before PostgreSQL 18 (am_unique.c). */
 extern void am_unique_init(void);

@@ -16,6 +16,9 @@
  * commit the old main fork goes and with it the old file; on abort the
  * new main fork goes and with it the copy.
  *
+ * After pg_upgrade, whose main forks name files it did not carry,
+ * am_adopt (for artrie_adopt) takes an index's file from the old cluster.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,6 +32,7 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/snapmgr.h"
@@ -128,6 +132,42 @@ am_lifecycle_post_alter(Oid relid)
 		am_meta_rewrite(index, INIT_FORKNUM, &initmeta);
 	}
 	RelationClose(index);
+}
+
+/*
+ * After pg_upgrade: give the index the old cluster's file that its
+ * metapage names (pager_adopt_file), and log the file's image.  An
+ * UNLOGGED index is refused: its changes are in no WAL, and nothing
+ * proves that the old cluster's stops kept them all.
+ */
+void
+am_adopt(Relation index, const PagerAdoptSource *source)
+{
+	ArtrieMetaPageData meta;
+	PagerFile  *file;
+
+	if (index->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("UNLOGGED index \"%s\" cannot be adopted: nothing proves its file complete",
+						RelationGetRelationName(index)),
+				 errhint("REINDEX the index.")));
+	if (!am_meta_peek(index, MAIN_FORKNUM, &meta))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("artrie index \"%s\" has no metapage",
+						RelationGetRelationName(index)),
+				 errhint("REINDEX the index.")));
+	if (meta.file.dbOid != MyDatabaseId)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" cannot be adopted: its metapage names a file of database %u, this is database %u",
+						RelationGetRelationName(index), meta.file.dbOid,
+						MyDatabaseId),
+				 errhint("REINDEX the index.")));
+	file = pager_adopt_file(&meta.file, source, RelationGetRelationName(index));
+	am_wal_file(index, file, &meta.file);
+	CacheInvalidateRelcache(index);
 }
 
 /*

@@ -62,6 +62,28 @@ extern void pager_note_upgraded_index(void);
 extern void pager_report_upgrade(void);
 
 /*
+ * pg_upgrade's old cluster (pager_adopt.c): pager_adopt_source reads what
+ * its io worker wrote when pg_upgrade stopped it (ERROR if it cannot be
+ * trusted: no such note, or the cluster ran or did not stop cleanly
+ * since); pager_adopt_file copies one of its files here, under the same
+ * name, loads it as current and checkpoints it under this cluster's
+ * system identifier (ERROR if the file is not one the old cluster served
+ * complete).
+ */
+typedef struct PagerAdoptSource
+{
+	char		dir[MAXPGPATH]; /* its data directory */
+	uint64		sysid;			/* its system identifier */
+	XLogRecPtr	min_redo;		/* it refused files checkpointed before */
+	XLogRecPtr	upto;			/* the end of its WAL at that stop */
+} PagerAdoptSource;
+
+extern void pager_adopt_source(const char *olddir, PagerAdoptSource *source);
+extern PagerFile *pager_adopt_file(const ArtFileId *id,
+								   const PagerAdoptSource *source,
+								   const char *relname);
+
+/*
  * Copy file src to a new file dst, keeping its logical page numbers, and
  * make the copy durable (pager_copy.c).
  */

@@ -74,6 +74,18 @@ typedef struct FileVouch
 
 static const FileVouch *loading_vouch = NULL;
 
+/*
+ * A file being adopted from the cluster pg_upgrade upgraded from
+ * (pager_open_adopted): the system identifier its meta pages carry.
+ */
+typedef struct FileAdopt
+{
+	ArtFileId	id;
+	const PagerAdoptSource *source;
+} FileAdopt;
+
+static const FileAdopt *loading_adopt = NULL;
+
 static void file_unhold(PagerFile *file);
 
 /*
@@ -561,6 +573,31 @@ slot_vouched(PagerFileSlot *fs, const PagerMeta *m)
 static bool
 slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 {
+	if (loading_adopt != NULL &&
+		memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
+	{
+		const PagerAdoptSource *src = loading_adopt->source;
+
+		if (m->sysid != src->sysid)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("index \"%s\" cannot be adopted: file \"%s\" is not of the old cluster",
+							fs->relname, fs->path),
+					 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", the old cluster's is " UINT64_FORMAT ".",
+							   (uint64) m->sysid, src->sysid),
+					 errhint("REINDEX the index.")));
+		if (m->redo_lsn < src->min_redo || m->redo_lsn > src->upto)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("index \"%s\" cannot be adopted: the old cluster did not serve file \"%s\"",
+							fs->relname, fs->path),
+					 errdetail("The file's last checkpoint began at %X/%X, outside the old cluster's %X/%X to %X/%X.",
+							   LSN_FORMAT_ARGS(m->redo_lsn),
+							   LSN_FORMAT_ARGS(src->min_redo),
+							   LSN_FORMAT_ARGS(src->upto)),
+					 errhint("REINDEX the index.")));
+		return true;
+	}
 	if (m->sysid != GetSystemIdentifier())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -791,7 +828,12 @@ slot_load(PagerFileSlot *fs)
 	memcpy(dirpages, meta_dir[best], sizeof(uint32) * ndir);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
-	fs->redo_lsn = vouched ? loading_vouch->upto : m->redo_lsn;
+	if (!vouched)
+		fs->redo_lsn = m->redo_lsn;
+	else if (loading_adopt != NULL)
+		fs->redo_lsn = pager_redo_now();
+	else
+		fs->redo_lsn = loading_vouch->upto;
 	fs->meta_slot = best;
 	fs->fanout = m->fanout;
 	memcpy(fs->user, m->user, sizeof(fs->user));
@@ -1177,7 +1219,7 @@ pager_report_upgrade(void)
 	if (IsBinaryUpgrade || stat(PAGER_UPGRADE_MARKER, &st) != 0)
 		return;
 	ereport(LOG,
-			(errmsg("artrie: %lld indexes need REINDEX: pg_upgrade does not carry artrie's files; in each database, REINDEX every index that SELECT index FROM artrie_indexes WHERE problem IS NOT NULL lists (until then queries leave them out, with a WARNING, and changes to their tables fail)",
+			(errmsg("artrie: %lld indexes need their files: pg_upgrade does not carry artrie's files; in each database, run SELECT * FROM artrie_adopt('<the old data directory>') to take them from the old cluster, and REINDEX every index that SELECT index FROM artrie_indexes WHERE problem IS NOT NULL still lists (until then queries leave them out, with a WARNING, and changes to their tables fail)",
 					(long long) st.st_size)));
 	if (unlink(PAGER_UPGRADE_MARKER) != 0)
 		ereport(LOG,
@@ -1583,6 +1625,37 @@ pager_vouch_file(const ArtFileId *id, XLogRecPtr since, XLogRecPtr upto)
 		loading_vouch = NULL;
 	}
 	PG_END_TRY();
+}
+
+/*
+ * Open a file copied from the cluster that pg_upgrade upgraded from, whose
+ * meta pages carry that cluster's system identifier and WAL positions:
+ * source says that the old cluster, at its last stop, had every change
+ * logged to a file it served (a checkpoint within [min_redo, upto]) in
+ * the file.  It is loaded as current now, and its next
+ * checkpoint writes this cluster's identifier and position down.
+ */
+PagerFile *
+pager_open_adopted(const ArtFileId *id, const PagerAdoptSource *source,
+				   const char *relname)
+{
+	FileAdopt	adopt;
+	PagerFile  *volatile file = NULL;
+
+	adopt.id = *id;
+	adopt.source = source;
+	loading_adopt = &adopt;
+	PG_TRY();
+	{
+		file = pager_open_file(id, relname);
+		(void) pager_slot(file);
+	}
+	PG_FINALLY();
+	{
+		loading_adopt = NULL;
+	}
+	PG_END_TRY();
+	return file;
 }
 
 /*

@@ -24,6 +24,9 @@ extern void pager_slots_closed(int closed);
 extern void pager_backend_ready(void);
 extern XLogRecPtr pager_redo_now(void);
 extern bool pager_parse_oid(const char *s, const char **end, Oid *value);
+extern PagerFile *pager_open_adopted(const ArtFileId *id,
+									 const PagerAdoptSource *source,
+									 const char *relname);
 extern void pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
 														XLogRecPtr since));
 extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,

@@ -94,6 +94,12 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 /* Indexes built by pg_upgrade's restore, one byte each (pager_file.c). */
 #define PAGER_UPGRADE_MARKER	"artrie/pg_upgrade_reindex"
 
+/*
+ * Left by the io worker of a cluster that pg_upgrade stopped, when every
+ * change was in the files (pager_adopt.c).
+ */
+#define PAGER_ADOPT_MARKER		"artrie/upgrade_clean"
+
 /* A file's marker of failed recovery: its path and this suffix. */
 #define PAGER_DAMAGED_SUFFIX	".damaged"
 

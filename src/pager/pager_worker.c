@@ -14,14 +14,18 @@
  * connect (PostgreSQL's recovery is over, or a hot standby accepts
  * queries) it tells the WAL layer (pager_connections_allowed).  An
  * ERROR in a checkpoint is logged and the loop goes on.  At its start it
- * reports the indexes that a pg_upgrade left without files
- * (pager_report_upgrade), and between requests it watches the pool's
- * misses (pager_pool_watch).
+ * removes the note that the cluster stopped with every change in its
+ * files (pager_adopt_forget_clean) and reports the indexes that a
+ * pg_upgrade left without files (pager_report_upgrade); at pg_upgrade's
+ * stop of the cluster it writes that note again if its last checkpoint
+ * left nothing to write (pager_adopt_note_clean).  Between requests it
+ * watches the pool's misses (pager_pool_watch).
  *
  * Layer: the top of the pager's calls below its setup (pager.c, which
  * registers the worker).  Calls checkpoints (pager_checkpoint,
  * pager_connections_allowed), the sweep (pager_sweep_tick), the file
- * table (pager_is_ready, pager_report_upgrade), the pool (this process's
+ * table (pager_is_ready, pager_report_upgrade), pg_upgrade's note
+ * (pager_adopt.c), the pool (this process's
  * setup, dropping pins after an ERROR, the pool's watch) and src/io.
  *
  *-------------------------------------------------------------------------
@@ -30,6 +34,7 @@
 
 #include <signal.h>
 
+#include "pager/pager_adopt.h"
 #include "pager/pager_checkpoint.h"
 #include "pager/pager_file.h"
 #include "pager/pager_pool.h"
@@ -126,6 +131,7 @@ artrie_io_worker_main(Datum main_arg)
 
 	last_ckpt = GetCurrentTimestamp();
 	last_redo = GetRedoRecPtr();
+	pager_adopt_forget_clean();
 	pager_report_upgrade();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
@@ -156,6 +162,7 @@ artrie_io_worker_main(Datum main_arg)
 				final_done = true;
 				MemoryContextSwitchTo(ckpt_cxt);
 				pager_checkpoint(true);
+				pager_adopt_note_clean();
 				MemoryContextSwitchTo(TopMemoryContext);
 			}
 			pager_shared->worker_latch = NULL;

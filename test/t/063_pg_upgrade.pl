@@ -54,7 +54,7 @@ chdir $cwd;
 my $offset = -s $new->logfile;
 $new->start;
 ok($new->wait_for_log(
-		qr/LOG:  artrie: 3 indexes need REINDEX: pg_upgrade does not carry artrie's files; in each database, REINDEX every index that SELECT index FROM artrie_indexes WHERE problem IS NOT NULL lists/,
+		qr/LOG:  artrie: 3 indexes need their files: pg_upgrade does not carry artrie's files; in each database, run SELECT \* FROM artrie_adopt\('<the old data directory>'\) to take them from the old cluster, and REINDEX every index that SELECT index FROM artrie_indexes WHERE problem IS NOT NULL still lists/,
 		$offset),
 	'the first start says in one line how many indexes need REINDEX and how to find them');
 
@@ -97,7 +97,7 @@ is($new->safe_psql('postgres',
 $offset = -s $new->logfile;
 $new->restart;
 $new->safe_psql('postgres', 'SELECT 1');
-unlike(slurp_file($new->logfile, $offset), qr/indexes need REINDEX/,
+unlike(slurp_file($new->logfile, $offset), qr/indexes need their files/,
 	'the next start does not say it again');
 ok(!-e $new->data_dir . '/artrie/pg_upgrade_reindex', 'the marker is gone');
 
