@@ -27,7 +27,8 @@
  * current now, and checkpoints it, which writes this cluster's
  * identifier and WAL position into its meta page.
  *
- * Layer: calls the file table (pager_open_adopted, pager_drop_file) and
+ * Layer: calls the file table (pager_open_adopted, pager_drop_file,
+ * pager_parse_oid) and
  * the checkpoint (pager_flush_file).  Called by the SQL surface
  * (artrie_adopt) and the io worker (the marker).
  *
@@ -35,6 +36,7 @@
  */
 #include "postgres.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -241,9 +243,48 @@ adopt_copy(const char *from, const char *to)
 }
 
 /*
+ * Remove the files here of id's relfilenode with another generation: the
+ * file that pg_upgrade's restore built for the index, which no metapage
+ * names once pg_upgrade put the old main fork in place (the sweep keeps
+ * it, since the relfilenode's main fork exists).
+ */
+static void
+adopt_drop_others(const ArtFileId *id)
+{
+	char		dirpath[IO_PATH_LEN];
+	DIR		   *dir;
+	struct dirent *de;
+	List	   *others = NIL;
+	ListCell   *lc;
+
+	snprintf(dirpath, sizeof(dirpath), "artrie/%u", id->dbOid);
+	dir = AllocateDir(dirpath);
+	while ((de = ReadDirExtended(dir, dirpath, LOG)) != NULL)
+	{
+		ArtFileId  *other;
+		const char *p;
+		Oid			rel;
+		Oid			gen;
+
+		if (!pager_parse_oid(de->d_name, &p, &rel) || rel != id->relNumber ||
+			*p != '.' || !pager_parse_oid(p + 1, &p, &gen) || *p != '\0' ||
+			gen == id->generation)
+			continue;
+		other = palloc(sizeof(ArtFileId));
+		*other = *id;
+		other->generation = gen;
+		others = lappend(others, other);
+	}
+	FreeDir(dir);
+	foreach(lc, others)
+		pager_drop_file((ArtFileId *) lfirst(lc));
+}
+
+/*
  * Adopt the old cluster's file for id: copy it here (replacing whatever
  * file of that name is here), load it as current and checkpoint it under
- * this cluster's identifier.  Returns the open file.
+ * this cluster's identifier; remove the relfilenode's other files here.
+ * Returns the open file.
  */
 PagerFile *
 pager_adopt_file(const ArtFileId *id, const PagerAdoptSource *source,
@@ -298,5 +339,6 @@ pager_adopt_file(const ArtFileId *id, const PagerAdoptSource *source,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	adopt_drop_others(id);
 	return file;
 }

@@ -107,6 +107,16 @@ sql_ok($new, 'REINDEX INDEX tu_k; REINDEX INDEX td_k; REINDEX INDEX tm_k',
 # The other database, then a restart and a crash.
 $out = $new->safe_psql('other', $adopt);
 is($out, 'w_k|t|', 'artrie_adopt in the other database');
+
+# The files left are exactly those the indexes name: the ones that
+# pg_upgrade's restore built are gone.
+$new->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+my @named = sort map { s{^artrie/}{}r } grep { $_ ne '' } map {
+	split /\n/, $new->safe_psql($_, q{
+		SELECT artrie_stats(c.oid)->>'file' FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+		WHERE a.amname = 'artrie' AND c.relkind = 'i'})
+} ('postgres', 'other');
+is_deeply([ artrie_files($new) ], \@named, 'the files are exactly those of the indexes');
 check_index($new, 'w', 'w_k', 'other database, adopted', db => 'other', want => $want{other});
 my $before = index_answers($new, 't', 'seq');
 $new->restart;
