@@ -291,8 +291,9 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
 }
 
 /*
- * Open an index: read its metapage, open its file through the pager and
- * point the two tries at their roots.
+ * Open an index: read its metapage, open its file through the pager (an
+ * UNLOGGED index's is refused if the server stopped without writing it
+ * whole) and point the two tries at their roots.
  */
 void
 am_open(Relation index, ArtrieIndex *ai)
@@ -318,6 +319,8 @@ am_open(Relation index, ArtrieIndex *ai)
 	}
 
 	ai->file = pager_open_file(&ai->meta.file, RelationGetRelationName(index));
+	if (index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
+		pager_use_unlogged(ai->file);
 	store = pager_page_store(ai->file);
 	art_open(&ai->keys, store, ai->meta.keyRoot);
 	art_open(&ai->nulls, store, ai->meta.nullRoot);

@@ -49,6 +49,7 @@ static const struct config_enum_entry io_backend_options[] = {
 static const struct config_enum_entry io_fault_options[] = {
 	{"none", IO_FAULT_NONE, false},
 	{"sync", IO_FAULT_SYNC, false},
+	{"write", IO_FAULT_WRITE, false},
 	{NULL, 0, false}
 };
 
@@ -149,7 +150,7 @@ io_define_gucs(void)
 							 NULL, NULL, NULL);
 	DefineCustomEnumVariable("artrie.debug_fault",
 							 "Makes artrie's I/O fail on purpose; for tests only.",
-							 "sync: every fsync or fdatasync of an artrie file this session asks for fails with EIO.",
+							 "sync: every fsync or fdatasync of an artrie file this session asks for fails with EIO; write: every write of one fails with EIO.",
 							 &io_debug_fault,
 							 IO_FAULT_NONE,
 							 io_fault_options,
@@ -742,6 +743,9 @@ io_run(IoOp op, const char *path, const IoPage *pages, int npages)
 			io_run(IO_OP_WRITE, path, pages, npages);
 		io_report(IO_OP_SYNC, path, 0, EIO);
 	}
+	if (io_debug_fault == IO_FAULT_WRITE &&
+		(op == IO_OP_WRITE || op == IO_OP_WRITE_SYNC))
+		io_report(IO_OP_WRITE, path, npages > 0 ? pages[0].offset : 0, EIO);
 	if (io_backend_in_use() == IO_BACKEND_MMAP ||
 		(op == IO_OP_READ && io_backend_reads && !io_am_worker))
 	{

@@ -95,7 +95,8 @@ extern bool io_am_worker;
 typedef enum IoFault
 {
 	IO_FAULT_NONE,
-	IO_FAULT_SYNC				/* every sync this session asks for fails */
+	IO_FAULT_SYNC,				/* every sync this session asks for fails */
+	IO_FAULT_WRITE				/* every write this session asks for fails */
 } IoFault;
 
 extern int	io_debug_fault;

@@ -27,6 +27,7 @@
 #include "storage/shmem.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
+#include "utils/timestamp.h"
 
 int			pager_pool_kb = 128 * 1024;
 int			pager_max_files = 1024;
@@ -186,6 +187,8 @@ pager_shmem_startup(void)
 		ConditionVariableInit(&pager_shared->slots_cv);
 		pg_atomic_init_u64(&pager_shared->use_clock, 0);
 		pg_atomic_init_u64(&pager_shared->redo_held, InvalidXLogRecPtr);
+		pager_shared->run_id = (uint64) GetCurrentTimestamp();
+		pg_atomic_init_u32(&pager_shared->users, 0);
 		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.misses, 0);
 		pg_atomic_init_u64(&pager_shared->counters.evictions, 0);

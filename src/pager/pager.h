@@ -57,6 +57,13 @@ extern void pager_release_file(PagerFile *file);
 /* Forget the file's pages in the pool and remove it from disk. */
 extern void pager_drop_file(const ArtFileId *id);
 
+/*
+ * An UNLOGGED index's file is about to be used: ERROR if an earlier run of
+ * the server stopped without writing it whole (its changes have no WAL),
+ * else it is marked in use until a checkpoint has it all (pager_file.c).
+ */
+extern void pager_use_unlogged(PagerFile *file);
+
 /* pg_upgrade: count an index its restore builds; report them at start. */
 extern void pager_note_upgraded_index(void);
 extern void pager_report_upgrade(void);

@@ -615,6 +615,104 @@ pager_checkpoint(bool restamp)
 		pager_hooks.checkpoint_done(redo);
 }
 
+/* How often the last checkpoint tries each file, 200 ms apart. */
+#define CKPT_FINAL_TRIES	5
+
+/*
+ * One try of the io worker's last checkpoint of a file: whether it made a
+ * checkpoint durable.  An ERROR is logged and the try's state let go.
+ */
+static bool
+ckpt_final_try(int slot)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	volatile bool done = false;
+
+	PG_TRY();
+	{
+		done = pager_checkpoint_slot(slot, true, true);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(cxt);
+		EmitErrorReport();
+		FlushErrorState();
+		LWLockReleaseAll();
+		ConditionVariableCancelSleep();
+		pager_release_all();
+	}
+	PG_END_TRY();
+	return done;
+}
+
+/*
+ * The io worker's last checkpoint, at shutdown: every open file, each
+ * tried again a few times if it fails or is busy.  With complete (no
+ * process that could change a file is left), an UNLOGGED index's file
+ * whose checkpoint succeeded loses its in-use mark, so that the next start
+ * serves it (pager_use_unlogged); a file whose checkpoint failed keeps it
+ * and is refused.  Then the WAL layer hears where recovery would start.
+ */
+void
+pager_checkpoint_final(bool complete)
+{
+	XLogRecPtr	redo;
+	int			failed = 0;
+
+	pager_backend_ready();
+	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
+	redo = pager_redo_now();
+	if (!ckpt_allowed())
+		return;
+	if (!RecoveryInProgress() && pager_hooks.file_unchanged)
+		pager_vouch_closed_files(pager_hooks.file_unchanged);
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+		bool		done = false;
+
+		if (!fs->in_use || !fs->loaded)
+			continue;
+		for (int tries = 0; !done && tries < CKPT_FINAL_TRIES; tries++)
+		{
+			if (tries > 0)
+				io_worker_serve(200);
+			done = ckpt_final_try(i);
+		}
+		if (!done)
+		{
+			failed++;
+			ereport(WARNING,
+					(errmsg("artrie could not checkpoint file \"%s\" of index \"%s\" at shutdown",
+							fs->path, fs->relname),
+					 fs->inuse_marked ?
+					 errdetail("The index is UNLOGGED: it will be refused until REINDEX.") :
+					 errdetail("The WAL will bring the file up to date at the next start.")));
+			continue;
+		}
+		if (complete && fs->inuse_marked &&
+			LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+		{
+			if (fs->in_use && fs->loaded && !fs->changed)
+				pager_inuse_unmark(fs);
+			LWLockRelease(&fs->ckpt_lock);
+		}
+	}
+
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (fs->in_use && fs->loaded && pager_slot_has_changes(i))
+			redo = Min(redo, fs->redo_lsn);
+	}
+	if (pager_hooks.checkpoint_done)
+		pager_hooks.checkpoint_done(redo);
+	if (failed > 0)
+		ereport(LOG,
+				(errmsg("artrie's last checkpoint left %d files unwritten", failed)));
+}
+
 /* In the io worker, once backends may connect. */
 void
 pager_connections_allowed(void)

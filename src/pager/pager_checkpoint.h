@@ -19,5 +19,6 @@ extern PagerHooks pager_hooks;
 
 extern void pager_connections_allowed(void);
 extern void pager_close_idle_files(void);
+extern void pager_checkpoint_final(bool complete);
 
 #endif							/* ARTRIE_PAGER_CHECKPOINT_H */

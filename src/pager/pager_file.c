@@ -166,7 +166,7 @@ pager_hold_redo(XLogRecPtr lsn)
 void
 pager_backend_ready(void)
 {
-	pager_backend_init();
+	pager_backend_init(io_in_worker());
 	if (io_in_worker() || AmStartupProcess() || pager_shared->ready)
 		return;
 	ConditionVariablePrepareToSleep(&pager_shared->ready_cv);
@@ -276,6 +276,7 @@ slot_new(const ArtFileId *id, const char *relname)
 			fs->in_use = true;
 			fs->loaded = false;
 			fs->closing = false;
+			fs->inuse_marked = false;
 			fs->incarnation++;
 			pg_atomic_write_u32(&fs->users, 0);
 			fs->id = *id;
@@ -423,7 +424,11 @@ pager_close_slot(int slot)
 	}
 	LWLockRelease(pager_shared->files_lock);
 	if (ok)
+	{
+		/* Nobody can change it any more: its last checkpoint has it all. */
+		pager_inuse_unmark(fs);
 		pager_slot_free(slot);
+	}
 	LWLockRelease(&fs->ckpt_lock);
 	return ok;
 }
@@ -1373,6 +1378,133 @@ pager_drop_file(const ArtFileId *id)
 		ereport(WARNING,
 				(errcode_for_file_access(),
 				 errmsg("could not remove file \"%s\": %m", path)));
+	pager_file_path(id, path);
+	strlcat(path, PAGER_INUSE_SUFFIX, sizeof(path));
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+}
+
+/*
+ * The run that marked an UNLOGGED index's file in use (PAGER_INUSE_SUFFIX),
+ * 0 if it is not marked.
+ */
+static uint64
+inuse_read(const char *path)
+{
+	char		buf[32];
+	int			fd;
+	ssize_t		n;
+
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+	{
+		if (errno == ENOENT)
+			return 0;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	CloseTransientFile(fd);
+	buf[Max(n, 0)] = '\0';
+	return strtou64(buf, NULL, 16);
+}
+
+/*
+ * Mark an UNLOGGED index's file in use by this run, durably, before it is
+ * changed: its changes have no WAL, so after a clean shutdown the file is
+ * complete only if a checkpoint made after its last change, when no
+ * process could change it any more, removed the mark (pager_inuse_unmark,
+ * at the io worker's last checkpoint or when the file is closed).  A file
+ * still marked by an earlier run is refused, with a hint to REINDEX: that
+ * run stopped before the file was written whole.  After a crash PostgreSQL
+ * resets the index, which gives it a new file.
+ */
+void
+pager_use_unlogged(PagerFile *file)
+{
+	PagerFileSlot *fs = pager_slot(file);
+	char		path[IO_PATH_LEN + 16];
+	char		buf[32];
+	uint64		run;
+	int			fd;
+
+	if (fs->inuse_marked)
+		return;
+	ckpt_lock_acquire(fs);
+	if (fs->inuse_marked)
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s%s", fs->path, PAGER_INUSE_SUFFIX);
+	run = inuse_read(path);
+	if (run != 0 && run != pager_shared->run_id)
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" cannot be used: file \"%s\" of an UNLOGGED index may lack changes made before the server last stopped",
+						fs->relname, fs->path),
+				 errdetail("The io worker's last checkpoint before the stop did not write the file after its last change."),
+				 errhint("REINDEX the index.")));
+	}
+	if (run == 0)
+	{
+		fd = OpenTransientFile(path, O_RDWR | O_CREAT | O_TRUNC | PG_BINARY);
+		if (fd < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not create file \"%s\": %m", path)));
+		snprintf(buf, sizeof(buf), "%016llx\n",
+				 (unsigned long long) pager_shared->run_id);
+		errno = 0;
+		if (write(fd, buf, strlen(buf)) != strlen(buf))
+		{
+			if (errno == 0)
+				errno = ENOSPC;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write file \"%s\": %m", path)));
+		}
+		if (pg_fsync(fd) != 0)
+			ereport(data_sync_elevel(ERROR),
+					(errcode_for_file_access(),
+					 errmsg("could not fsync file \"%s\": %m", path)));
+		CloseTransientFile(fd);
+		snprintf(path, sizeof(path), "artrie/%u", fs->id.dbOid);
+		fsync_fname(path, true);
+	}
+	fs->inuse_marked = true;
+	LWLockRelease(&fs->ckpt_lock);
+}
+
+/*
+ * A file marked in use (pager_use_unlogged) that nobody can change any
+ * more and whose last checkpoint holds every change: remove the mark.  A
+ * mark left behind only refuses the index at the next start.
+ */
+void
+pager_inuse_unmark(PagerFileSlot *fs)
+{
+	char		path[IO_PATH_LEN + 16];
+
+	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
+	if (!fs->inuse_marked)
+		return;
+	snprintf(path, sizeof(path), "%s%s", fs->path, PAGER_INUSE_SUFFIX);
+	if (unlink(path) != 0 && errno != ENOENT)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+		return;
+	}
+	snprintf(path, sizeof(path), "artrie/%u", fs->id.dbOid);
+	fsync_fname(path, true);
+	fs->inuse_marked = false;
 }
 
 /*

@@ -103,6 +103,12 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 /* A file's marker of failed recovery: its path and this suffix. */
 #define PAGER_DAMAGED_SUFFIX	".damaged"
 
+/*
+ * An UNLOGGED index's file in use: its path and this suffix, holding the
+ * run (pager_shared->run_id) that may change the file (pager_file.c).
+ */
+#define PAGER_INUSE_SUFFIX		".inuse"
+
 /* A frame's descriptor. */
 typedef struct PagerFrame
 {
@@ -173,6 +179,8 @@ typedef struct PagerFileSlot
 	XLogRecPtr	redo_lsn;	/* WAL position its checkpoint began at */
 	int			meta_slot;		/* meta slot it used */
 	bool		changed;		/* anything to checkpoint */
+	bool		inuse_marked;	/* an UNLOGGED index's file, marked in use
+								 * by this run (set under ckpt_lock) */
 	uint32		user[PAGER_USER_WORDS];
 } PagerFileSlot;
 
@@ -240,6 +248,9 @@ typedef struct PagerShared
 	XLogRecPtr	ckpt_barrier;	/* in recovery, no checkpoint until past it */
 	pg_atomic_uint64 redo_held;	/* redo has not applied records from here */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
+	uint64		run_id;			/* this run of the server: its start time */
+	pg_atomic_uint32 users;		/* processes using artrie that PostgreSQL
+								 * stops before the io worker */
 	int			nholds;
 	PagerProcHolds *holds;		/* per PGPROC */
 } PagerShared;

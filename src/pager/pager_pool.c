@@ -192,10 +192,27 @@ pager_proc_exit(int code, Datum arg)
 }
 
 /*
- * First use in this process: callbacks that drop pins.
+ * Process exit, after the transaction's abort: this process no longer
+ * changes any file (pager_users).
+ */
+static void
+pager_user_exit(int code, Datum arg)
+{
+	Latch	   *worker = pager_shared->worker_latch;
+
+	pg_atomic_fetch_sub_u32(&pager_shared->users, 1);
+	if (worker)
+		SetLatch(worker);
+}
+
+/*
+ * First use in this process: callbacks that drop pins.  A process that
+ * PostgreSQL stops before the io worker at shutdown (a backend, a
+ * background worker other than the io worker, the startup process) counts
+ * as a user until it exits.
  */
 void
-pager_backend_init(void)
+pager_backend_init(bool io_worker)
 {
 	if (backend_ready)
 		return;
@@ -208,7 +225,24 @@ pager_backend_init(void)
 	RegisterXactCallback(pager_xact_callback, NULL);
 	RegisterSubXactCallback(pager_subxact_callback, NULL);
 	before_shmem_exit(pager_proc_exit, 0);
+	if (!io_worker &&
+		(MyBackendType == B_BACKEND || MyBackendType == B_BG_WORKER ||
+		 MyBackendType == B_AUTOVAC_WORKER || MyBackendType == B_STARTUP))
+	{
+		pg_atomic_fetch_add_u32(&pager_shared->users, 1);
+		on_shmem_exit(pager_user_exit, 0);
+	}
 	backend_ready = true;
+}
+
+/*
+ * Processes that may still change files: those counted by
+ * pager_backend_init that have not exited yet.
+ */
+uint32
+pager_users(void)
+{
+	return pg_atomic_read_u32(&pager_shared->users);
 }
 
 /*

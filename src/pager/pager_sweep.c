@@ -334,7 +334,8 @@ sweep_database(Oid db, const char *dbpath)
 
 		if (!pager_parse_oid(de->d_name, &p, &id.relNumber) || *p != '.' ||
 			!pager_parse_oid(p + 1, &p, &id.generation) ||
-			(*p != '\0' && strcmp(p, PAGER_DAMAGED_SUFFIX) != 0))
+			(*p != '\0' && strcmp(p, PAGER_DAMAGED_SUFFIX) != 0 &&
+			 strcmp(p, PAGER_INUSE_SUFFIX) != 0))
 			continue;
 		id.dbOid = db;
 		if (sweep_fork_live(&places, db, id.relNumber) ||

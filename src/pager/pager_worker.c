@@ -10,7 +10,10 @@
  * a checkpoint of every file when PostgreSQL's redo pointer has moved (a
  * checkpoint or restartpoint began: the WAL before it may soon go), when
  * artrie.checkpoint_timeout has passed, when a backend asks (too many
- * dirty frames) and at SIGTERM, after which it exits.  Once backends may
+ * dirty frames) and at shutdown: after SIGTERM it goes on serving I/O
+ * until every process using artrie has exited (at most 30 s), then runs
+ * its last checkpoint, trying each file again a few times, and exits
+ * (pager_checkpoint_final).  Once backends may
  * connect (PostgreSQL's recovery is over, or a hot standby accepts
  * queries) it tells the WAL layer (pager_connections_allowed).  An
  * ERROR in a checkpoint is logged and the loop goes on.  At its start it
@@ -23,10 +26,11 @@
  *
  * Layer: the top of the pager's calls below its setup (pager.c, which
  * registers the worker).  Calls checkpoints (pager_checkpoint,
- * pager_connections_allowed), the sweep (pager_sweep_tick), the file
- * table (pager_is_ready, pager_report_upgrade), pg_upgrade's note
- * (pager_adopt.c), the pool (this process's
- * setup, dropping pins after an ERROR, the pool's watch) and src/io.
+ * pager_checkpoint_final, pager_connections_allowed), the sweep
+ * (pager_sweep_tick), the file table (pager_is_ready,
+ * pager_report_upgrade), pg_upgrade's note (pager_adopt.c), the pool
+ * (this process's setup, dropping pins after an ERROR, the pool's watch,
+ * pager_users) and src/io.
  *
  *-------------------------------------------------------------------------
  */
@@ -59,6 +63,9 @@ PGDLLEXPORT void artrie_io_worker_main(Datum main_arg);
 
 /* How often the loop looks whether PostgreSQL's redo pointer moved. */
 #define PAGER_REDO_POLL_MS	20
+
+/* How long the io worker waits at shutdown for artrie's users to exit. */
+#define PAGER_SHUTDOWN_WAIT_MS	30000
 
 static volatile sig_atomic_t shutdown_requested = false;
 
@@ -107,6 +114,32 @@ worker_timeout(TimestampTz last)
 }
 
 /*
+ * At shutdown: whether the last checkpoint may run.  PostgreSQL sends
+ * SIGTERM to backends and to this worker at once, and backends may still
+ * change pages until they exit, so the worker serves I/O until every
+ * process using artrie has exited (pager_users), or for at most
+ * PAGER_SHUTDOWN_WAIT_MS; *since is when it began waiting.
+ */
+static bool
+worker_may_stop(TimestampTz *since)
+{
+	uint32		users = pager_users();
+
+	if (*since == 0)
+		*since = GetCurrentTimestamp();
+	if (users == 0)
+		return true;
+	if (!TimestampDifferenceExceeds(*since, GetCurrentTimestamp(),
+									PAGER_SHUTDOWN_WAIT_MS))
+		return false;
+	ereport(WARNING,
+			(errmsg("artrie: %u processes still use artrie after %d s of shutdown",
+					users, PAGER_SHUTDOWN_WAIT_MS / 1000),
+			 errdetail("UNLOGGED indexes used in this run stay marked in use: they are refused at the next start until REINDEX.")));
+	return true;
+}
+
+/*
  * The io worker's entry point.
  */
 void
@@ -117,6 +150,7 @@ artrie_io_worker_main(Datum main_arg)
 	TimestampTz last_ckpt;
 	volatile bool final_done = false;
 	volatile bool recovery_seen = false;
+	volatile TimestampTz shutdown_since = 0;
 	XLogRecPtr	last_redo;
 
 	pqsignal(SIGTERM, worker_sigterm);
@@ -125,7 +159,7 @@ artrie_io_worker_main(Datum main_arg)
 
 	ckpt_cxt = AllocSetContextCreate(TopMemoryContext, "artrie checkpoint",
 									 ALLOCSET_DEFAULT_SIZES);
-	pager_backend_init();
+	pager_backend_init(true);
 	io_worker_start();
 	pager_shared->worker_latch = MyLatch;
 
@@ -155,13 +189,14 @@ artrie_io_worker_main(Datum main_arg)
 		bool		due;
 		bool		restamp;
 
-		if (shutdown_requested)
+		if (shutdown_requested &&
+			(final_done || worker_may_stop((TimestampTz *) &shutdown_since)))
 		{
 			if (!final_done)
 			{
 				final_done = true;
 				MemoryContextSwitchTo(ckpt_cxt);
-				pager_checkpoint(true);
+				pager_checkpoint_final(pager_users() == 0);
 				pager_adopt_note_clean();
 				MemoryContextSwitchTo(TopMemoryContext);
 			}

@@ -240,7 +240,8 @@ INSERT INTO ctl SELECT false WHERE NOT EXISTS (SELECT FROM ctl);
 
 # A table (id int, k text COLLATE "C") with an artrie index on k, rows
 # $from .. $to keyed by wkey(); creates wkey() and the writers' control
-# table on first use in a database.
+# table on first use in a database.  With unlogged => 1 the table (and so
+# the index) is UNLOGGED.
 sub make_wtable
 {
 	my ($node, $table, $index, $from, $to, %opt) = @_;
@@ -249,8 +250,9 @@ sub make_wtable
 		"SELECT count(*) FROM pg_proc WHERE proname = 'wkey'");
 	$node->safe_psql($db, $wkey_sql) if $have eq '0';
 	my $ts = $opt{tablespace} ? "TABLESPACE $opt{tablespace}" : '';
+	my $unlogged = $opt{unlogged} ? 'UNLOGGED' : '';
 	$node->safe_psql($db, qq{
-		CREATE TABLE $table (id int, k text COLLATE "C");
+		CREATE $unlogged TABLE $table (id int, k text COLLATE "C");
 		INSERT INTO $table SELECT g, wkey(g) FROM generate_series($from, $to) g;
 		CREATE INDEX $index ON $table USING artrie (k) $ts;
 	});
