@@ -235,43 +235,60 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 	snap->nlogical = fs->nlogical;
 	snap->nused = fs->nused;
 	memcpy(snap->user, fs->user, sizeof(snap->user));
-	fs->changed = false;
 	snap->nmap = pager_map_pages(snap->nlogical, fs->fanout);
 	snap->ndir = pager_dir_pages(snap->nlogical, fs->fanout);
 	snap->dirty = palloc_extended(sizeof(uint32) * Max(snap->nmap, 1), MCXT_ALLOC_HUGE);
-	snap->ndirty = pager_map_take_dirty(fs, snap->nmap, snap->dirty);
-	snap->maps = palloc_extended((Size) ART_PAGE_SIZE * Max(snap->ndirty, 1),
-								 MCXT_ALLOC_HUGE);
 	snap->refs = palloc_extended(sizeof(PagerMapRef) * Max(snap->nmap, 1),
 								 MCXT_ALLOC_HUGE);
 	snap->dirpages = palloc(sizeof(uint32) * Max(snap->ndir, 1));
-
-	/* The data pages the map uses are the "current" ones, under the gate. */
-	dur = durable_of(fs);
-	cur = current_of(fs);
 	snap->data_bytes = fs->phys_cap / 8;
 	snap->data = palloc_extended(Max(snap->data_bytes, 1), MCXT_ALLOC_HUGE);
-	memcpy(snap->data, cur, snap->data_bytes);
-	for (uint32 i = 0; i < snap->data_bytes; i++)
-		dur[i] |= cur[i];
+	fs->changed = false;
+	snap->ndirty = pager_map_take_dirty(fs, snap->nmap, snap->dirty);
 
-	refs = pager_map_refs(fs);
-	for (uint32 i = 0; i < snap->ndirty; i++)
+	/*
+	 * From here on the map pages taken are written by this checkpoint or,
+	 * if it fails, marked changed again for the next one: a map page left
+	 * out of every checkpoint would keep entries that point at pages freed
+	 * since.
+	 */
+	PG_TRY();
 	{
-		uint32		m = snap->dirty[i];
+		snap->maps = palloc_extended((Size) ART_PAGE_SIZE * Max(snap->ndirty, 1),
+									 MCXT_ALLOC_HUGE);
 
-		pager_map_page_copy(fs, m, snap->nlogical, snap->maps + (Size) i * ART_PAGE_SIZE);
-		refs[m].phys = pager_phys_find_free(fs);
-		refs[m].stamp = ++fs->write_stamp;
-		bit_set(durable_of(fs), refs[m].phys);
+		/* The data pages the map uses are the "current" ones, under the gate. */
+		dur = durable_of(fs);
+		cur = current_of(fs);
+		memcpy(snap->data, cur, snap->data_bytes);
+		for (uint32 i = 0; i < snap->data_bytes; i++)
+			dur[i] |= cur[i];
+
+		refs = pager_map_refs(fs);
+		for (uint32 i = 0; i < snap->ndirty; i++)
+		{
+			uint32		m = snap->dirty[i];
+
+			pager_map_page_copy(fs, m, snap->nlogical, snap->maps + (Size) i * ART_PAGE_SIZE);
+			refs[m].phys = pager_phys_find_free(fs);
+			refs[m].stamp = ++fs->write_stamp;
+			bit_set(durable_of(fs), refs[m].phys);
+		}
+		if (snap->nmap > 0)
+			memcpy(snap->refs, refs, sizeof(PagerMapRef) * snap->nmap);
+		for (uint32 d = 0; d < snap->ndir; d++)
+		{
+			snap->dirpages[d] = pager_phys_find_free(fs);
+			bit_set(durable_of(fs), snap->dirpages[d]);
+		}
 	}
-	if (snap->nmap > 0)
-		memcpy(snap->refs, refs, sizeof(PagerMapRef) * snap->nmap);
-	for (uint32 d = 0; d < snap->ndir; d++)
+	PG_CATCH();
 	{
-		snap->dirpages[d] = pager_phys_find_free(fs);
-		bit_set(durable_of(fs), snap->dirpages[d]);
+		pager_map_redirty(fs, snap->dirty, snap->ndirty);
+		fs->changed = true;
+		PG_RE_THROW();
 	}
+	PG_END_TRY();
 	snap->nphys = fs->nphys;
 	LWLockRelease(&fs->lock);
 }
