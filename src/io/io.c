@@ -384,7 +384,7 @@ io_report(IoOp op, const char *path, uint64 offset, int error)
  * make the wait uncancellable; the interrupt is served as if they did not.
  * An ERROR here is no different from an I/O error at the same point.
  */
-void
+static void
 io_serve_interrupts(void)
 {
 	uint32		holdoff = InterruptHoldoffCount;
@@ -397,6 +397,34 @@ io_serve_interrupts(void)
 		ProcessInterrupts();
 		InterruptHoldoffCount = holdoff;
 	}
+}
+
+/*
+ * One step of a wait for another process (the io worker's I/O, a read or
+ * a checkpoint another backend runs), the one place where artrie waits
+ * for I/O: the io worker serves its queue meanwhile, since what it waits
+ * for may need its I/O; any other process sleeps on cv (on its latch if cv
+ * is NULL) for at most ms, then serves a pending cancel or termination
+ * (io_serve_interrupts).  A caller that waited on cv ends its wait with
+ * ConditionVariableCancelSleep.
+ */
+void
+io_wait(ConditionVariable *cv, long ms)
+{
+	if (io_am_worker)
+	{
+		io_worker_serve(ms);
+		return;
+	}
+	if (cv)
+		(void) ConditionVariableTimedSleep(cv, ms, PG_WAIT_EXTENSION);
+	else
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	io_serve_interrupts();
 }
 
 /*
@@ -594,13 +622,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		if (io_shared->nfree >= nslots)
 			break;
 		SpinLockRelease(&io_shared->mutex);
-		if (io_am_worker)
-			io_worker_serve(10);
-		else
-		{
-			ConditionVariableTimedSleep(&io_shared->free_cv, 10, PG_WAIT_EXTENSION);
-			io_serve_interrupts();
-		}
+		io_wait(&io_shared->free_cv, 10);
 	}
 	for (int i = 0; i < nslots; i++)
 	{
@@ -634,7 +656,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		/* A request served while submitting sets no event: poll. */
 		for (int i = 0; i < nslots; i++)
 			while (io_shared->requests[slots[i]].state != IO_REQ_DONE)
-				io_worker_serve(10);
+				io_wait(NULL, 10);
 	}
 	else
 	{
@@ -648,10 +670,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 
 				ConditionVariablePrepareToSleep(&req->cv);
 				while (req->state != IO_REQ_DONE)
-				{
-					(void) ConditionVariableTimedSleep(&req->cv, 10, PG_WAIT_EXTENSION);
-					io_serve_interrupts();
-				}
+					io_wait(&req->cv, 10);
 				ConditionVariableCancelSleep();
 			}
 		}

@@ -32,6 +32,8 @@
 
 #include "postgres.h"
 
+#include "storage/condition_variable.h"
+
 #define IO_PAGE_SIZE		8192
 #define IO_PATH_LEN			64
 
@@ -95,10 +97,12 @@ extern void io_sync_file(const char *path);
 extern void io_forget_file(const char *path);
 
 /*
- * In a wait its caller may leave by an ERROR: serve a pending cancel or
- * termination even while the caller's locks hold interrupts off.
+ * One step of a wait for another process that its caller may leave by an
+ * ERROR: the io worker serves its queue meanwhile; another process sleeps
+ * on cv (its latch if NULL) for at most ms, then serves a pending cancel
+ * or termination, even while its locks hold interrupts off.
  */
-extern void io_serve_interrupts(void);
+extern void io_wait(ConditionVariable *cv, long ms);
 
 /* Is an I/O into or out of this buffer still under way for a waiter that left? */
 extern bool io_buffer_busy(const char *buf);

@@ -198,15 +198,7 @@ ckpt_gate(PagerFileSlot *fs, bool in_worker)
 			got = LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE);
 			if (got)
 				break;
-			if (in_worker)
-				io_worker_serve(5);
-			else
-			{
-				(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-								 1L, PG_WAIT_EXTENSION);
-				ResetLatch(MyLatch);
-				io_serve_interrupts();
-			}
+			io_wait(NULL, in_worker ? 5 : 1);
 		}
 	}
 	PG_FINALLY();
@@ -693,7 +685,7 @@ pager_checkpoint_final(bool complete)
 		for (int tries = 0; !done && tries < CKPT_FINAL_TRIES; tries++)
 		{
 			if (tries > 0)
-				io_worker_serve(200);
+				io_wait(NULL, 200);
 			done = ckpt_final_try(i);
 		}
 		if (!done)

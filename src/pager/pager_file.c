@@ -238,7 +238,7 @@ ckpt_lock_acquire(PagerFileSlot *fs)
 		return;
 	}
 	while (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
-		io_worker_serve(1);
+		io_wait(NULL, 1);
 }
 
 /*

@@ -309,11 +309,7 @@ gate_wait_open(PagerFileSlot *fs)
 		io_in_worker())
 		return;
 	while (pg_atomic_read_u32(&fs->gate_closing) != 0)
-	{
-		(void) ConditionVariableTimedSleep(&fs->gate_cv, 10,
-										   PG_WAIT_EXTENSION);
-		io_serve_interrupts();
-	}
+		io_wait(&fs->gate_cv, 10);
 	ConditionVariableCancelSleep();
 }
 
@@ -732,8 +728,7 @@ pager_wait_read(PagerFrame *f)
 		SpinLockRelease(&f->hdr);
 		if (!(flags & FRAME_READING))
 			break;
-		(void) ConditionVariableTimedSleep(&f->io_cv, 10, PG_WAIT_EXTENSION);
-		io_serve_interrupts();
+		io_wait(&f->io_cv, 10);
 	}
 	ConditionVariableCancelSleep();
 	return (flags & FRAME_VALID) != 0;
