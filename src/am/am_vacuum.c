@@ -91,13 +91,11 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 {
 	Relation	index = info->index;
 	ArtrieIndex ai;
-	double		removed;
 
 	if (stats == NULL)
 		stats = palloc0(sizeof(IndexBulkDeleteResult));
 
 	am_open(index, &ai);
-	removed = stats->tuples_removed;
 	stats->num_index_tuples = 0;
 	am_bulkdelete_trie(&ai, &ai.keys, callback, callback_state, stats);
 	am_bulkdelete_trie(&ai, &ai.nulls, callback, callback_state, stats);
@@ -106,13 +104,13 @@ artrie_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
 	 * No scan may return a removed entry once the heap reuses TIDs.  The
 	 * deletions need no flush: their WAL records come before the heap's
 	 * records that free the TIDs.  So does the vacuum record, at whose
-	 * redo a hot standby waits for (or cancels) its own scans.
+	 * redo a hot standby waits for (or cancels) its own scans.  Both
+	 * happen even if this pass removed nothing: an earlier bulk delete
+	 * canceled while it waited here may have removed the entries of the
+	 * very TIDs the heap frees next.
 	 */
-	if (stats->tuples_removed > removed)
-	{
-		am_wal_vacuum(&ai);
-		pager_hold_wait(ai.file);
-	}
+	am_wal_vacuum(&ai);
+	pager_hold_wait(ai.file);
 
 	stats->num_pages = pager_file_pages(ai.file) + 1;
 	stats->estimated_count = false;

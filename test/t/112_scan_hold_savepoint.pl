@@ -11,7 +11,9 @@
 #    the block and once from a FOR loop over a query (a cursor);
 # and the other way round: a cursor declared before the savepoint and
 # fetched from inside it survives ROLLBACK TO, so its hold must stay:
-# VACUUM waits for it, and the cursor then returns exactly the live rows.
+# VACUUM waits for it (and the VACUUM after one canceled while it waited,
+# which finds the entries removed already, waits too, since it lets the
+# heap free the TIDs), and the cursor then returns exactly the live rows.
 use strict;
 use warnings;
 use FindBin;
@@ -138,6 +140,8 @@ bg_run($s, "$enable BEGIN; DECLARE c CURSOR FOR SELECT k FROM h WHERE k ^@ 'd'; 
 is($s->{out}, "d0000\nrolled back\n", 'outer cursor: its first row');
 like(vacuum_within(3), qr/statement timeout/,
 	'outer cursor: VACUUM waits for the cursor that outlives the savepoint');
+like(vacuum_within(3), qr/statement timeout/,
+	'outer cursor: so does the next VACUUM, though the canceled one removed the entries');
 $s->{out} = '';
 bg_run($s, "FETCH ALL FROM c; COMMIT; SELECT 'committed';\n", qr/committed/);
 is($s->{out}, "d0001\nd0020\nd0021\ncommitted\n", 'outer cursor: exactly the live rows follow');
