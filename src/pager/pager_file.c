@@ -835,7 +835,8 @@ slot_load(PagerFileSlot *fs)
 	fs->ckpt_no = m->ckpt_no;
 	if (!vouched)
 		fs->redo_lsn = m->redo_lsn;
-	else if (loading_adopt != NULL)
+	else if (loading_adopt != NULL &&
+			 memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
 		fs->redo_lsn = pager_redo_now();
 	else
 		fs->redo_lsn = loading_vouch->upto;
