@@ -116,7 +116,10 @@ my @named = sort map { s{^artrie/}{}r } grep { $_ ne '' } map {
 		SELECT artrie_stats(c.oid)->>'file' FROM pg_class c JOIN pg_am a ON a.oid = c.relam
 		WHERE a.amname = 'artrie' AND c.relkind = 'i'})
 } ('postgres', 'other');
-is_deeply([ artrie_files($new) ], \@named, 'the files are exactly those of the indexes');
+# (An UNLOGGED index's file in use has its in-use mark beside it.)
+my %have = map { $_ => 1 } artrie_files($new);
+my @have = grep { !/^(.*)\.inuse$/ || !$have{$1} } sort keys %have;
+is_deeply(\@have, \@named, 'the files are exactly those of the indexes');
 check_index($new, 'w', 'w_k', 'other database, adopted', db => 'other', want => $want{other});
 my $before = index_answers($new, 't', 'seq');
 $new->restart;
