@@ -205,6 +205,14 @@ typedef struct PagerSurvey
 } PagerSurvey;
 
 extern void pager_survey_files(PagerSurvey *survey);
+
+/*
+ * Timelines (pager_timeline.c): the one a checkpoint starting now is on,
+ * and whether a position on a timeline belongs to this server's history.
+ */
+extern TimeLineID pager_timeline_now(void);
+extern bool pager_timeline_agrees(TimeLineID tli, XLogRecPtr lsn,
+								  TimeLineID *server_tli, XLogRecPtr *left_at);
 extern void pager_vouch_file(const ArtFileId *id, XLogRecPtr since,
 							 XLogRecPtr upto);
 extern void pager_unhold_files(void);

@@ -77,6 +77,7 @@ typedef struct CkptSnapshot
 	uint32		data_bytes;		/* its length */
 	uint32		user[PAGER_USER_WORDS];
 	uint64		redo_lsn;	/* replay this file's records from here */
+	TimeLineID	tli;			/* the timeline redo_lsn is on */
 } CkptSnapshot;
 
 PagerHooks	pager_hooks;
@@ -416,8 +417,8 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
 		pages[0].buf = pager_frame_data(frames[0]);
 		pager_meta_fill(fs, pages[0].buf, meta_slot, ckpt_no, snap->redo_lsn,
-						snap->nlogical, snap->nphys, snap->nused, snap->user,
-						snap->ndir, snap->dirpages);
+						snap->tli, snap->nlogical, snap->nphys, snap->nused,
+						snap->user, snap->ndir, snap->dirpages);
 		io_write_sync(fs->path, pages, 1);
 		pager_scratch_put(frames[0]);
 	}
@@ -502,6 +503,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 
 	ckpt_write_dirty(fs, slot, &snap);
 	snap.redo_lsn = pager_redo_now();
+	snap.tli = pager_timeline_now();
 	LWLockRelease(&fs->gate);
 	ckpt_commit(fs, &snap);
 	LWLockRelease(&fs->ckpt_lock);

@@ -504,14 +504,16 @@ slot_reset(PagerFileSlot *fs)
  */
 void
 pager_meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
-				XLogRecPtr redo_lsn, uint32 nlogical, uint32 nphys, uint32 nused,
-				const uint32 *user, uint32 ndir, const uint32 *dirpages)
+				XLogRecPtr redo_lsn, TimeLineID tli, uint32 nlogical,
+				uint32 nphys, uint32 nused, const uint32 *user, uint32 ndir,
+				const uint32 *dirpages)
 {
 	PagerMeta	m;
 
 	memset(&m, 0, sizeof(m));
 	m.ckpt_no = ckpt_no;
 	m.redo_lsn = redo_lsn;
+	m.tli = tli;
 	m.sysid = GetSystemIdentifier();
 	m.nlogical = nlogical;
 	m.nphys = nphys;
@@ -578,6 +580,9 @@ slot_vouched(PagerFileSlot *fs, const PagerMeta *m)
 static bool
 slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 {
+	TimeLineID	server_tli;
+	XLogRecPtr	left_at;
+
 	if (loading_adopt != NULL &&
 		memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
 	{
@@ -610,6 +615,18 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 						fs->relname, fs->path),
 				 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", this one is " UINT64_FORMAT ".",
 						   (uint64) m->sysid, GetSystemIdentifier()),
+				 errhint("REINDEX the index.")));
+	if (!pager_timeline_agrees(m->tli, m->redo_lsn, &server_tli, &left_at))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("index \"%s\" cannot be used: file \"%s\" was checkpointed on a timeline that is not in this server's history",
+						fs->relname, fs->path),
+				 XLogRecPtrIsInvalid(left_at) ?
+				 errdetail("The file's last checkpoint began at %X/%X on timeline %u, which is not in the history of timeline %u.",
+						   LSN_FORMAT_ARGS(m->redo_lsn), m->tli, server_tli) :
+				 errdetail("The file's last checkpoint began at %X/%X on timeline %u, after the history of timeline %u left it at %X/%X.",
+						   LSN_FORMAT_ARGS(m->redo_lsn), m->tli, server_tli,
+						   LSN_FORMAT_ARGS(left_at)),
 				 errhint("REINDEX the index.")));
 	if (m->redo_lsn < pager_shared->min_redo && slot_vouched(fs, m))
 		return true;
@@ -899,17 +916,19 @@ slot_init_file(PagerFileSlot *fs)
 {
 	int			scratch[2];
 	IoPage		pages[2];
+	TimeLineID	tli;
 
 	slot_reset(fs);
 	if (pager_test_map_fanout > 0)
 		fs->fanout = (uint32) pager_test_map_fanout;
 	fs->redo_lsn = pager_redo_now();
+	tli = pager_timeline_now();
 	for (int i = 0; i < 2; i++)
 	{
 		scratch[i] = pager_scratch_get();
 		pages[i].offset = (uint64) i * ART_PAGE_SIZE;
 		pages[i].buf = pager_frame_data(scratch[i]);
-		pager_meta_fill(fs, pages[i].buf, i, 0, fs->redo_lsn, 0,
+		pager_meta_fill(fs, pages[i].buf, i, 0, fs->redo_lsn, tli, 0,
 						PAGER_FIRST_DATA_PHYS, 0, fs->user, 0, NULL);
 	}
 	io_write_sync(fs->path, pages, 2);
@@ -1553,10 +1572,10 @@ meta_read(const char *path, uint8 *buf)
 /*
  * Log a file that no slot holds as unchanged since its last checkpoint,
  * if it would be served here now: not marked damaged, its meta pages as
- * slot_load accepts them, of this cluster, its last checkpoint within
- * the WAL recovery replayed here and this server's WAL.  The files lock
- * is held from the look for a slot to the record, so nobody opens (and
- * changes) the file in between.
+ * slot_load accepts them, of this cluster and timeline history, its last
+ * checkpoint within the WAL recovery replayed here and this server's WAL.
+ * The files lock is held from the look for a slot to the record, so
+ * nobody opens (and changes) the file in between.
  */
 static void
 vouch_closed_file(const ArtFileId *id,
@@ -1569,6 +1588,8 @@ vouch_closed_file(const ArtFileId *id,
 	const uint8 *meta_dir[2];
 	char		problem[2][128];
 	int			best;
+	TimeLineID	server_tli;
+	XLogRecPtr	left_at;
 
 	pager_file_path(id, path);
 	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
@@ -1585,6 +1606,8 @@ vouch_closed_file(const ArtFileId *id,
 			(problem[best ^ 1][0] == '\0' ||
 			 meta[best].redo_lsn >= pager_shared->replayed_from) &&
 			meta[best].sysid == GetSystemIdentifier() &&
+			pager_timeline_agrees(meta[best].tli, meta[best].redo_lsn,
+								  &server_tli, &left_at) &&
 			meta[best].redo_lsn >= pager_shared->min_redo &&
 			meta[best].redo_lsn <= pager_redo_now())
 			unchanged(id, meta[best].redo_lsn);

@@ -32,8 +32,8 @@ extern void pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
 														XLogRecPtr since));
 extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,
 							uint64 ckpt_no, XLogRecPtr redo_lsn,
-							uint32 nlogical, uint32 nphys, uint32 nused,
-							const uint32 *user, uint32 nmap,
+							TimeLineID tli, uint32 nlogical, uint32 nphys,
+							uint32 nused, const uint32 *user, uint32 nmap,
 							const uint32 *mappages);
 
 #endif							/* ARTRIE_PAGER_FILE_H */

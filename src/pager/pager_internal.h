@@ -19,6 +19,7 @@
  *	pager_space.c		bitmaps, page allocation (pager_space.h)
  *	pager_map.c			page maps in memory (pager_map.h)
  *	pager_hold.c		scan holds, a leaf (pager_hold.h)
+ *	pager_timeline.c	timelines of checkpoints, a leaf (in pager.h)
  *	pager_page.c		the page formats, plain C (pager_page.h)
  *
  * The page store and checkpoints do not call each other.  The pool works

@@ -114,6 +114,7 @@ typedef struct PagerMeta
 	uint32_t	fanout;			/* entries of a map or directory page */
 	uint32_t	ndir;			/* directory pages listed in dirpages */
 	uint32_t	user[PAGER_USER_WORDS];
+	uint32_t	tli;			/* the timeline redo_lsn is on */
 	uint32_t	dirpages[];
 } PagerMeta;
 

@@ -28,7 +28,10 @@
  * later); a file checkpointed before it is refused unless the WAL
  * replayed shows it unchanged since (an unchanged record), as after a
  * base backup.  Without the slot, PostgreSQL's redo pointer.  The start
- * says what it did in one line of the log.
+ * says what it did in one line of the log.  A control file written on a
+ * timeline this server's history does not hold up to its replay_from (a
+ * former primary's, put back) is rebuilt the same way: its positions are
+ * in WAL this server never had.
  *
  *-------------------------------------------------------------------------
  */
@@ -96,18 +99,6 @@ control_crc(const WalControl *ctl, Size len)
 				len - sizeof(pg_crc32c));
 	FIN_CRC32C(crc);
 	return crc;
-}
-
-/* The timeline WAL is written or replayed on now. */
-static TimeLineID
-control_timeline(void)
-{
-	TimeLineID	tli;
-
-	if (!RecoveryInProgress())
-		return GetWALInsertionTimeLine();
-	(void) GetXLogReplayRecPtr(&tli);
-	return tli;
 }
 
 /*
@@ -238,7 +229,7 @@ wal_control_write(XLogRecPtr replay_from, XLogRecPtr min_redo)
 	c.sysid = GetSystemIdentifier();
 	c.replay_from = replay_from;
 	c.min_redo = min_redo;
-	c.tli = control_timeline();
+	c.tli = pager_timeline_now();
 	c.crc = control_crc(&c, sizeof(c));
 	memcpy(buf, &c, sizeof(c));
 
@@ -292,14 +283,14 @@ control_slot_lsn(void)
 }
 
 /*
- * The control file is missing (missing) or neither slot can be read:
+ * The control file cannot be used (why says how; missing: there is none):
  * rebuild replay_from and min_redo from artrie's replication slot and the
  * files' meta pages (see the head of this file), with a line in the log.
  * Nothing to say for a cluster where artrie never wrote anything.
  */
 static void
-control_rebuild(XLogRecPtr redo, bool missing, XLogRecPtr *replay_from,
-				XLogRecPtr *min_redo)
+control_rebuild(XLogRecPtr redo, const char *why, bool missing,
+				XLogRecPtr *replay_from, XLogRecPtr *min_redo)
 {
 	PagerSurvey survey;
 	XLogRecPtr	slot = control_slot_lsn();
@@ -315,9 +306,8 @@ control_rebuild(XLogRecPtr redo, bool missing, XLogRecPtr *replay_from,
 		survey.foreign == 0 && survey.unreadable == 0)
 		return;
 	ereport(LOG,
-			(errmsg("artrie: its control file %s; rebuilt from %s and the meta pages of %d files: WAL is replayed from %X/%X, and indexes whose files were last checkpointed before it are refused until REINDEX unless the WAL shows them unchanged since",
-					missing ? "$PGDATA/artrie/control is missing" :
-					"$PGDATA/artrie/control has no valid slot",
+			(errmsg("artrie: its control file $PGDATA/artrie/control %s; rebuilt from %s and the meta pages of %d files: WAL is replayed from %X/%X, and indexes whose files were last checkpointed before it are refused until REINDEX unless the WAL shows them unchanged since",
+					why,
 					XLogRecPtrIsInvalid(slot) ?
 					"PostgreSQL's redo pointer (artrie's replication slot is gone)" :
 					"artrie's replication slot",
@@ -341,8 +331,25 @@ wal_control_load(XLogRecPtr redo, XLogRecPtr *replay_from,
 	bool		damaged;
 	bool		missing;
 	uint64		foreign_sysid;
+	TimeLineID	server_tli;
+	XLogRecPtr	left_at;
+	bool		found;
 
-	if (control_read(&ctl, &damaged, &foreign_sysid, &missing))
+	found = control_read(&ctl, &damaged, &foreign_sysid, &missing);
+	if (found &&
+		!pager_timeline_agrees(ctl.tli, ctl.replay_from, &server_tli, &left_at))
+	{
+		/*
+		 * Written on a history this server does not share (a directory
+		 * put back from a former primary): its positions mean other WAL.
+		 */
+		control_rebuild(redo,
+						psprintf("was written at %X/%X on timeline %u, which is not in the history of timeline %u",
+								 LSN_FORMAT_ARGS(ctl.replay_from), ctl.tli,
+								 server_tli),
+						false, replay_from, min_redo);
+	}
+	else if (found)
 	{
 		*replay_from = ctl.replay_from;
 		*min_redo = ctl.min_redo;
@@ -377,5 +384,6 @@ wal_control_load(XLogRecPtr redo, XLogRecPtr *replay_from,
 						foreign_sysid, GetSystemIdentifier(), LSN_FORMAT_ARGS(redo))));
 	}
 	else
-		control_rebuild(redo, missing, replay_from, min_redo);
+		control_rebuild(redo, missing ? "is missing" : "has no valid slot",
+						missing, replay_from, min_redo);
 }

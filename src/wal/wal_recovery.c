@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "access/timeline.h"
 #include "access/xlog.h"
 #include "access/xlog_internal.h"
 #include "access/xlogreader.h"
@@ -69,25 +70,37 @@ static uint64 wal_retained_bytes(void);
 static bool recover_begin(void);
 static void recover_files(bool in_startup);
 
-/* The timeline the replay reader opens segments up to. */
-static TimeLineID reader_max_tli = 1;
+/* The timeline history the replay reader follows, newest first. */
+static List *reader_history = NIL;
 
 /*
- * Open WAL segment segno for the replay reader: the one of the newest
- * timeline up to reader_max_tli that pg_wal has.
+ * Open WAL segment segno for the replay reader, following the timeline
+ * history as PostgreSQL's recovery does: of the timelines that began at
+ * or before the segment, the newest whose segment pg_wal has.
  */
 static void
 reader_segment_open(XLogReaderState *state, XLogSegNo segno, TimeLineID *tli_p)
 {
 	char		path[MAXPGPATH];
+	ListCell   *cell;
 
-	for (TimeLineID tli = reader_max_tli; tli >= 1; tli--)
+	foreach(cell, reader_history)
 	{
-		XLogFilePath(path, tli, segno, state->segcxt.ws_segsize);
+		TimeLineHistoryEntry *tle = (TimeLineHistoryEntry *) lfirst(cell);
+
+		if (!XLogRecPtrIsInvalid(tle->begin))
+		{
+			XLogSegNo	beginseg;
+
+			XLByteToSeg(tle->begin, beginseg, state->segcxt.ws_segsize);
+			if (segno < beginseg)
+				continue;
+		}
+		XLogFilePath(path, tle->tli, segno, state->segcxt.ws_segsize);
 		state->seg.ws_file = BasicOpenFile(path, O_RDONLY | PG_BINARY);
 		if (state->seg.ws_file >= 0)
 		{
-			*tli_p = tli;
+			*tli_p = tle->tli;
 			return;
 		}
 		if (errno != ENOENT)
@@ -95,20 +108,27 @@ reader_segment_open(XLogReaderState *state, XLogSegNo segno, TimeLineID *tli_p)
 					(errcode_for_file_access(),
 					 errmsg("could not open file \"%s\": %m", path)));
 	}
-	XLogFilePath(path, reader_max_tli, segno, state->segcxt.ws_segsize);
+	XLogFilePath(path, *tli_p, segno, state->segcxt.ws_segsize);
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_FILE),
 			 errmsg("WAL segment \"%s\" that artrie needs has been removed", path)));
 }
 
-/* Read one WAL page for the replay reader. */
+/*
+ * Read one WAL page for the replay reader, from the segment open already
+ * if the page is in it.
+ */
 static int
 reader_page_read(XLogReaderState *state, XLogRecPtr page, int reqlen,
 				 XLogRecPtr target, char *buf)
 {
 	WALReadError errinfo;
+	TimeLineID	tli = ((TimeLineHistoryEntry *) linitial(reader_history))->tli;
 
-	if (!WALRead(state, buf, page, XLOG_BLCKSZ, reader_max_tli, &errinfo))
+	if (state->seg.ws_file >= 0 &&
+		XLByteInSeg(page, state->seg.ws_segno, state->segcxt.ws_segsize))
+		tli = state->seg.ws_tli;
+	if (!WALRead(state, buf, page, XLOG_BLCKSZ, tli, &errinfo))
 		WALReadRaiseError(&errinfo);
 	return XLOG_BLCKSZ;
 }
@@ -127,7 +147,7 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 	TimestampTz start = GetCurrentTimestamp();
 	volatile bool ok = true;
 
-	reader_max_tli = tli;
+	reader_history = readTimeLineHistory(tli);
 	reader = XLogReaderAllocate(wal_segment_size, NULL,
 								XL_ROUTINE(.page_read = reader_page_read,
 										   .segment_open = reader_segment_open,
@@ -187,6 +207,8 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 	}
 	PG_END_TRY();
 	XLogReaderFree(reader);
+	list_free_deep(reader_history);
+	reader_history = NIL;
 	wal_batch_flush();
 	wal_batch_report();
 	wal_redo_forget();

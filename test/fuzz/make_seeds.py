@@ -32,9 +32,9 @@ def sealed(pageno, kind, ckpt_no, body):
 
 def meta_body(ckpt_no, fanout, ndir):
     """A meta page's body: 10 logical pages mapped with this fanout."""
-    body = struct.pack('<QIIQQQIIIII4I', 0x41525452494D4554, VERSION, PAGE,
+    body = struct.pack('<QIIQQQIIIII4II', 0x41525452494D4554, VERSION, PAGE,
                        ckpt_no, 0x3000028, 7301234567890123456, 10, 12, 9,
-                       fanout, ndir, 1, 0, 0, 0)
+                       fanout, ndir, 1, 0, 0, 0, 1)
     return body + b''.join(struct.pack('<I', 5 + i) for i in range(ndir))
 
 
