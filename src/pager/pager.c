@@ -22,6 +22,8 @@
 #include "pager/pager_hold.h"
 #include "pager/pager_worker.h"
 
+#include "catalog/pg_control.h"
+#include "common/controldata_utils.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
@@ -46,6 +48,23 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 static void pager_shmem_request(void);
 static void pager_shmem_startup(void);
+
+/*
+ * Whether the server stopped cleanly before this start: read in the
+ * postmaster, before the startup process changes pg_control.
+ */
+static bool
+pager_stopped_cleanly(void)
+{
+	ControlFileData *pgctl;
+	bool		crc_ok;
+	bool		clean;
+
+	pgctl = get_controlfile(DataDir, &crc_ok);
+	clean = crc_ok && pgctl->state == DB_SHUTDOWNED;
+	pfree(pgctl);
+	return clean;
+}
 
 /*
  * Frames in the pool.
@@ -188,6 +207,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->use_clock, 0);
 		pg_atomic_init_u64(&pager_shared->redo_held, InvalidXLogRecPtr);
 		pager_shared->run_id = (uint64) GetCurrentTimestamp();
+		pager_shared->clean_start = pager_stopped_cleanly();
 		pg_atomic_init_u32(&pager_shared->users, 0);
 		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.misses, 0);

@@ -63,6 +63,7 @@ extern void pager_drop_file(const ArtFileId *id);
  * else it is marked in use until a checkpoint has it all (pager_file.c).
  */
 extern void pager_use_unlogged(PagerFile *file);
+extern void pager_report_unlogged(void);
 
 /* pg_upgrade: count an index its restore builds; report them at start. */
 extern void pager_note_upgraded_index(void);

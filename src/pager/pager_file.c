@@ -42,6 +42,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -1656,6 +1657,49 @@ files_walk(void (*visit) (const ArtFileId *id, void *arg), void *arg)
 			FreeDir(dbdir);
 	}
 	FreeDir(dir);
+}
+
+/*
+ * files_walk's visit for pager_report_unlogged: count the file in the
+ * StringInfo at arg if an earlier run left it marked in use.
+ */
+static void
+unlogged_visit(const ArtFileId *id, void *arg)
+{
+	StringInfo	names = (StringInfo) arg;
+	char		path[IO_PATH_LEN + 16];
+	uint64		run;
+
+	pager_file_path(id, path);
+	strlcat(path, PAGER_INUSE_SUFFIX, sizeof(path));
+	run = inuse_read(path);
+	if (run == 0 || run == pager_shared->run_id)
+		return;
+	pager_file_path(id, path);
+	appendStringInfo(names, "%s\"%s\"", names->len > 0 ? ", " : "", path);
+}
+
+/*
+ * At the io worker's start after a clean shutdown: say in one line which
+ * files of UNLOGGED indexes the last run left marked in use (its last
+ * checkpoint could not write them whole): their indexes are refused until
+ * REINDEX.  After a crash PostgreSQL resets those indexes instead.
+ */
+void
+pager_report_unlogged(void)
+{
+	StringInfoData names;
+
+	if (!pager_shared->clean_start)
+		return;
+	initStringInfo(&names);
+	files_walk(unlogged_visit, &names);
+	if (names.len > 0)
+		ereport(WARNING,
+				(errmsg("artrie: the last shutdown left files of UNLOGGED indexes that lack changes: %s",
+						names.data),
+				 errhint("REINDEX those indexes; until then they are refused.")));
+	pfree(names.data);
 }
 
 /* files_walk's visit for pager_vouch_closed_files. */

@@ -250,6 +250,7 @@ typedef struct PagerShared
 	pg_atomic_uint64 redo_held;	/* redo has not applied records from here */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */
 	uint64		run_id;			/* this run of the server: its start time */
+	bool		clean_start;	/* the server stopped cleanly before it */
 	pg_atomic_uint32 users;		/* processes using artrie that PostgreSQL
 								 * stops before the io worker */
 	int			nholds;

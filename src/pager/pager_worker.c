@@ -18,8 +18,10 @@
  * queries) it tells the WAL layer (pager_connections_allowed).  An
  * ERROR in a checkpoint is logged and the loop goes on.  At its start it
  * removes the note that the cluster stopped with every change in its
- * files (pager_adopt_forget_clean) and reports the indexes that a
- * pg_upgrade left without files (pager_report_upgrade); at pg_upgrade's
+ * files (pager_adopt_forget_clean), reports the indexes that a
+ * pg_upgrade left without files (pager_report_upgrade) and the UNLOGGED
+ * indexes' files that the last shutdown did not write whole
+ * (pager_report_unlogged); at pg_upgrade's
  * stop of the cluster it writes that note again if its last checkpoint
  * left nothing to write (pager_adopt_note_clean).  Between requests it
  * watches the pool's misses (pager_pool_watch).
@@ -28,7 +30,8 @@
  * registers the worker).  Calls checkpoints (pager_checkpoint,
  * pager_checkpoint_final, pager_connections_allowed), the sweep
  * (pager_sweep_tick), the file table (pager_is_ready,
- * pager_report_upgrade), pg_upgrade's note (pager_adopt.c), the pool
+ * pager_report_upgrade, pager_report_unlogged), pg_upgrade's note
+ * (pager_adopt.c), the pool
  * (this process's setup, dropping pins after an ERROR, the pool's watch,
  * pager_users) and src/io.
  *
@@ -167,6 +170,7 @@ artrie_io_worker_main(Datum main_arg)
 	last_redo = GetRedoRecPtr();
 	pager_adopt_forget_clean();
 	pager_report_upgrade();
+	pager_report_unlogged();
 
 	if (sigsetjmp(local_sigjmp_buf, 1) != 0)
 	{

@@ -91,7 +91,12 @@ for my $backend (backends())
 	ok(scalar(grep(/\.inuse$/, artrie_files($node))) == 1,
 		"$label: the UNLOGGED index's file stays marked in use");
 	$node->append_conf('postgresql.conf', "artrie.debug_fault = 'none'");
+	$logstart = -s $node->logfile;
 	$node->start;
+	ok($node->wait_for_log(
+			qr/artrie: the last shutdown left files of UNLOGGED indexes that lack changes: "artrie\/\d+\/\d+\.\d+"\n/,
+			$logstart),
+		"$label: the start says which UNLOGGED index's file lacks changes");
 
 	is(index_or_refusal($node, 'u', 'u_k', $label), 'refused',
 		"$label: the UNLOGGED index is refused, not served");
