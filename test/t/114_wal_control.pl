@@ -5,9 +5,10 @@
 # damaged, is rebuilt at start from artrie's replication slot and the
 # files' meta pages, with a line in the log, instead of refusing every
 # index; a control file of the layout before (two 512-byte slots in one
-# block) is still read, and rewritten in blocks.  Each time, after a clean
-# stop and after a crash with rows only in the WAL, both indexes (one
-# written, one idle) answer exactly as a sequential scan does.
+# block) is still read, and rewritten in blocks.  After each of these
+# (some after a clean stop, some after a crash with rows only in the
+# WAL), both indexes (one written, one idle) answer exactly as a
+# sequential scan does, on both I/O backends.
 use strict;
 use warnings;
 use FindBin;
@@ -17,12 +18,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
 
-my $node = artrie_node('ctl', 'io_uring');
-my $control = $node->data_dir . '/artrie/control';
-
-make_wtable($node, 'w1', 'w1_k', 1, 3000);
-make_wtable($node, 'w2', 'w2_k', 1000001, 1002000);
-my $next = 3001;
+my ($node, $control, $next);
 
 # More rows in w1 (w2 stays idle).
 sub more_rows
@@ -103,82 +99,93 @@ sub start_log
 
 my $rebuilt = qr/LOG:  artrie: its control file \$PGDATA\/artrie\/control (is missing|has no valid slot); rebuilt from artrie's replication slot and the meta pages of 2 files: WAL is replayed from [0-9A-F]+\/[0-9A-F]+/;
 
-# The layout: two slots in two blocks, after a few checkpoints.
-more_rows();
-$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
-more_rows();
-$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
-my ($len, @blocks) = control_blocks();
-is($len, 8192, 'the control file is two 4 KiB blocks');
-is(scalar(grep { $_->{magic} == 0x41525732 } @blocks), 2, 'each block holds a slot');
-my $tli = $node->safe_psql('postgres', 'SELECT timeline_id FROM pg_control_checkpoint()');
-is($blocks[0]{tli}, $tli, 'a slot records the timeline');
-
-# 1. The control file deleted after a clean stop (every file's last
-# checkpoint then began before PostgreSQL's redo pointer).
-more_rows();
-$node->stop;
-unlink $control or die "$control: $!";
-my $log = start_log('control file deleted after a clean stop');
-like($log, $rebuilt, 'control file deleted: rebuilt, said in one line of the log');
-both_ok('control file deleted after a clean stop');
-ok(-s $control, 'the control file is written again');
-
-# 2. Deleted after a crash, with rows that only the WAL has.
-$node->safe_psql('postgres', 'CHECKPOINT');
-more_rows();
-crash_node($node);
-unlink $control or die "$control: $!";
-$log = start_log('control file deleted after a crash');
-like($log, $rebuilt, 'control file deleted after a crash: rebuilt');
-both_ok('control file deleted after a crash');
-
-# 3. One block torn (garbage over all of it), then the other one, each
-# after a crash with rows only in the WAL: the other slot is used.
-for my $b (0, 1)
+for my $backend (backends())
 {
+	note("I/O backend $backend");
+	$node = artrie_node("ctl_$backend", $backend);
+	$control = $node->data_dir . '/artrie/control';
+	make_wtable($node, 'w1', 'w1_k', 1, 3000);
+	make_wtable($node, 'w2', 'w2_k', 1000001, 1002000);
+	$next = 3001;
+
+	# The layout: two slots in two blocks, after a few checkpoints.
 	more_rows();
 	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
 	more_rows();
+	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+	my ($len, @blocks) = control_blocks();
+	is($len, 8192, 'the control file is two 4 KiB blocks');
+	is(scalar(grep { $_->{magic} == 0x41525732 } @blocks), 2, 'each block holds a slot');
+	my $tli = $node->safe_psql('postgres', 'SELECT timeline_id FROM pg_control_checkpoint()');
+	is($blocks[0]{tli}, $tli, 'a slot records the timeline');
+
+	# 1. The control file deleted after a clean stop (every file's last
+	# checkpoint then began before PostgreSQL's redo pointer).
+	more_rows();
+	$node->stop;
+	unlink $control or die "$control: $!";
+	my $log = start_log('control file deleted after a clean stop');
+	like($log, $rebuilt, 'control file deleted: rebuilt, said in one line of the log');
+	both_ok('control file deleted after a clean stop');
+	ok(-s $control, 'the control file is written again');
+
+	# 2. Deleted after a crash, with rows that only the WAL has.
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	more_rows();
 	crash_node($node);
-	scribble($control, $b * 4096, garbage(4096));
-	$log = start_log("control block $b torn");
-	like($log, qr/LOG:  artrie: a slot of its control file \$PGDATA\/artrie\/control is damaged; the other one is used/,
-		"control block $b torn: the other slot is used, said in the log");
-	unlike($log, $rebuilt, "control block $b torn: nothing to rebuild");
-	both_ok("control block $b torn");
+	unlink $control or die "$control: $!";
+	$log = start_log('control file deleted after a crash');
+	like($log, $rebuilt, 'control file deleted after a crash: rebuilt');
+	both_ok('control file deleted after a crash');
+
+	# 3. One block torn (garbage over all of it), then the other one, each
+	# after a crash with rows only in the WAL: the other slot is used.
+	for my $b (0, 1)
+	{
+		more_rows();
+		$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+		more_rows();
+		crash_node($node);
+		scribble($control, $b * 4096, garbage(4096));
+		$log = start_log("control block $b torn");
+		like($log, qr/LOG:  artrie: a slot of its control file \$PGDATA\/artrie\/control is damaged; the other one is used/,
+			"control block $b torn: the other slot is used, said in the log");
+		unlike($log, $rebuilt, "control block $b torn: nothing to rebuild");
+		both_ok("control block $b torn");
+	}
+
+	# 4. Both blocks damaged.
+	more_rows();
+	$node->stop;
+	scribble($control, 0, garbage(8192));
+	$log = start_log('both control blocks damaged');
+	like($log, $rebuilt, 'both control blocks damaged: rebuilt, said in the log');
+	both_ok('both control blocks damaged');
+
+	# 5. The old layout: the newest slot rewritten as a 512-byte slot of the
+	# old format at offset 0, nothing at 512.
+	more_rows();
+	$node->stop;
+	($len, @blocks) = control_blocks();
+	my ($new) = sort { $b->{seq} <=> $a->{seq} } grep { $_->{magic} == 0x41525732 } @blocks;
+	my $body = pack('V Q< Q< Q< Q<', 0x41525743, @$new{qw(seq sysid replay_from min_redo)});
+	my $old = pack('V', crc32c($body)) . $body;
+	open(my $fh, '>:raw', $control) or die "$control: $!";
+	print $fh $old . ("\0" x (1024 - length($old)));
+	close $fh;
+	$log = start_log('control file of the old layout');
+	unlike($log, qr/artrie: (its control file|a slot of its control file)/,
+		'a control file of the old layout is read as it is');
+	both_ok('control file of the old layout');
+	more_rows();
+	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+	more_rows();
+	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+	($len, @blocks) = control_blocks();
+	is(scalar(grep { $_->{magic} == 0x41525732 } @blocks), 2,
+		'and rewritten in two blocks by the next checkpoints');
+
+	$node->stop;
 }
 
-# 4. Both blocks damaged.
-more_rows();
-$node->stop;
-scribble($control, 0, garbage(8192));
-$log = start_log('both control blocks damaged');
-like($log, $rebuilt, 'both control blocks damaged: rebuilt, said in the log');
-both_ok('both control blocks damaged');
-
-# 5. The old layout: the newest slot rewritten as a 512-byte slot of the
-# old format at offset 0, nothing at 512.
-more_rows();
-$node->stop;
-($len, @blocks) = control_blocks();
-my ($new) = sort { $b->{seq} <=> $a->{seq} } grep { $_->{magic} == 0x41525732 } @blocks;
-my $body = pack('V Q< Q< Q< Q<', 0x41525743, @$new{qw(seq sysid replay_from min_redo)});
-my $old = pack('V', crc32c($body)) . $body;
-open(my $fh, '>:raw', $control) or die "$control: $!";
-print $fh $old . ("\0" x (1024 - length($old)));
-close $fh;
-$log = start_log('control file of the old layout');
-unlike($log, qr/artrie: (its control file|a slot of its control file)/,
-	'a control file of the old layout is read as it is');
-both_ok('control file of the old layout');
-more_rows();
-$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
-more_rows();
-$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
-($len, @blocks) = control_blocks();
-is(scalar(grep { $_->{magic} == 0x41525732 } @blocks), 2,
-	'and rewritten in two blocks by the next checkpoints');
-
-$node->stop;
 done_testing();
