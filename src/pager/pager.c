@@ -242,6 +242,7 @@ pager_shmem_startup(void)
 			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].writers, pager_shared->file_tranche);
+			LWLockInitialize(&pager_shared->files[i].splits, pager_shared->file_tranche);
 			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].version, 0);
 			pg_atomic_init_u32(&pager_shared->files[i].users, 0);

@@ -156,6 +156,7 @@ typedef struct PagerFileSlot
 	LWLock		ckpt_lock;		/* loading, checkpoint, drop */
 	LWLock		gate;			/* shared while changing pages, see pager_pool.c */
 	LWLock		writers;		/* the trie's write section (pager_store.c) */
+	LWLock		splits;			/* the trie's split section (pager_store.c) */
 	pg_atomic_uint64 version;	/* the tries' content version (pager_store.c) */
 	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
 	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */

@@ -260,6 +260,20 @@ local_pin_reserve(void)
 }
 
 /*
+ * Before a critical section that pins only pages this process has pinned
+ * already: make sure that recording those pins allocates no memory.
+ */
+void
+pager_pin_reserve(void)
+{
+	if (local_npins + 1 >= local_maxpins)
+	{
+		local_maxpins *= 2;
+		local_pins = repalloc(local_pins, sizeof(LocalPin) * local_maxpins);
+	}
+}
+
+/*
  * Record a pin of frame.
  */
 void

@@ -26,8 +26,13 @@
 #include "miscadmin.h"
 #include "utils/hsearch.h"
 
-/* A page reference's handle: frame + 1, and whether it is exclusive. */
+/*
+ * A page reference's handle: frame + 1, and whether it is exclusive, or
+ * unlocked (pinned only, see pager_unlock).
+ */
 #define REF_EXCLUSIVE		((intptr_t) 1 << 30)
+#define REF_UNLOCKED		((intptr_t) 1 << 29)
+#define REF_FLAGS			(REF_EXCLUSIVE | REF_UNLOCKED)
 
 /*
  * Fill a page reference for a pinned, locked frame.
@@ -44,7 +49,7 @@ pager_fill_ref(ArtPageRef *ref, int frame, ArtPageNo pageno, bool exclusive)
 static inline int
 ref_frame(const ArtPageRef *ref)
 {
-	return (int) (((intptr_t) ref->handle & ~REF_EXCLUSIVE) - 1);
+	return (int) (((intptr_t) ref->handle & ~REF_FLAGS) - 1);
 }
 
 /* Does a reference hold its page exclusive? */
@@ -86,12 +91,30 @@ pager_release(void *store, ArtPageRef *ref)
 	PagerFile  *file = (PagerFile *) store;
 	int			frame = ref_frame(ref);
 
-	LWLockRelease(&pager_shared->frames[frame].content);
+	if (!((intptr_t) ref->handle & REF_UNLOCKED))
+		LWLockRelease(&pager_shared->frames[frame].content);
 	pager_unpin(frame);
 	if (ref_exclusive(ref))
 		pager_gate_exit(file->slot);
 	ref->data = NULL;
 	ref->handle = NULL;
+}
+
+/*
+ * ArtPageStoreOps.unlock: the frame stays pinned, so it keeps its page
+ * and pinning it again finds it in the pool.
+ */
+static void
+pager_unlock(void *store, ArtPageRef *ref)
+{
+	PagerFile  *file = (PagerFile *) store;
+	int			frame = ref_frame(ref);
+
+	Assert(!((intptr_t) ref->handle & REF_UNLOCKED));
+	LWLockRelease(&pager_shared->frames[frame].content);
+	if (ref_exclusive(ref))
+		pager_gate_exit(file->slot);
+	ref->handle = (void *) ((intptr_t) (frame + 1) | REF_UNLOCKED);
 }
 
 /*
@@ -266,16 +289,49 @@ pager_write_end(void *store, ArtLockMode mode)
 }
 
 /*
- * ArtPageStoreOps.critical: a critical section, so that an ERROR there
- * (a page that cannot be read back) becomes a PANIC and crash recovery
- * replays the file from its checkpoint and the WAL, where the change
- * half made in shared memory is not.
+ * ArtPageStoreOps.split_begin: the file's split lock.  The caller holds
+ * the write section (and so the write gate) but no page lock.
+ */
+static void
+pager_split_begin(void *store, ArtLockMode mode)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = pager_slot(file);
+
+	LWLockAcquire(&fs->splits,
+				  mode == ART_LOCK_EXCLUSIVE ? LW_EXCLUSIVE : LW_SHARED);
+}
+
+/*
+ * ArtPageStoreOps.split_end
+ */
+static void
+pager_split_end(void *store, ArtLockMode mode)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	Assert(LWLockHeldByMeInMode(&fs->splits,
+								mode == ART_LOCK_EXCLUSIVE ? LW_EXCLUSIVE : LW_SHARED));
+	LWLockRelease(&fs->splits);
+}
+
+/*
+ * ArtPageStoreOps.critical: a critical section.  The trie pins there
+ * only pages it keeps pinned, which are in the pool, so no read, free
+ * frame or eviction write can fail in it; an ERROR there all the same (a
+ * bug) becomes a PANIC and crash recovery replays the file from its
+ * checkpoint and the WAL, where the change half made in shared memory is
+ * not.
  */
 static void
 pager_critical(void *store, bool on)
 {
 	if (on)
+	{
+		pager_pin_reserve();
 		START_CRIT_SECTION();
+	}
 	else
 		END_CRIT_SECTION();
 }
@@ -300,6 +356,7 @@ pager_version(void *store, bool bump)
 static const ArtPageStoreOps pager_store_ops = {
 	.pin = pager_pin,
 	.release = pager_release,
+	.unlock = pager_unlock,
 	.mark_dirty = pager_mark_dirty,
 	.alloc = pager_alloc,
 	.free = pager_free,
@@ -307,6 +364,8 @@ static const ArtPageStoreOps pager_store_ops = {
 	.mem_free = pager_mem_free,
 	.write_begin = pager_write_begin,
 	.write_end = pager_write_end,
+	.split_begin = pager_split_begin,
+	.split_end = pager_split_end,
 	.critical = pager_critical,
 	.version = pager_version,
 };

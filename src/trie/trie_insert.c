@@ -22,6 +22,15 @@
  * decisions never read counts.  The planning and change steps serve the
  * finger (trie_finger.c) too.
  *
+ * The second pass cannot be undone, so it must not fail (as btree pins
+ * every buffer before its critical section): the first pass's last try
+ * keeps every page of its path pinned (unlocked) until the second pass
+ * ends, and holds the split section in share mode meanwhile, so that no
+ * page of the path splits and the second pass finds its nodes in exactly
+ * those pages; pinning them again needs no read, no free frame and no
+ * eviction.  A try that must split a page takes the split section
+ * exclusive, waiting for the inserts between their passes.
+ *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
@@ -247,21 +256,38 @@ art_count_one_more(uint8_t *page, uint16_t slot)
 }
 
 /*
- * Follow a stub to the page it points at, with lock coupling in mode: the
- * page above stays locked (while a page is relocked exclusive, or split,
- * its parent must hold still), the one above that is released.
+ * Move the bottom page of ps, unlocked but still pinned, to kept.
  */
 static ArtStatus
-couple_down(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
+keep_bottom(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept)
+{
+	ArtStatus	st = art_grow(t, (void **) &kept->refs, &kept->cap,
+							  kept->n + 1, sizeof(ArtPageRef));
+
+	if (st != ART_OK)
+		return st;
+	t->store.ops->unlock(t->store.store, &ps->refs[0]);
+	kept->refs[kept->n++] = ps->refs[0];
+	memmove(&ps->refs[0], &ps->refs[1], (ps->n - 1) * sizeof(ArtPageRef));
+	ps->n--;
+	return ART_OK;
+}
+
+/*
+ * Follow a stub to the page it points at, with lock coupling in mode: the
+ * page above stays locked (while a page is relocked exclusive, or split,
+ * its parent must hold still), the one above that is unlocked and moves
+ * to kept, still pinned.
+ */
+static ArtStatus
+couple_down(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept, ArtPageNo pageno,
+			ArtLockMode mode)
 {
 	ArtStatus	st = art_pin_push(t, ps, pageno, mode);
 
 	if (st != ART_OK || ps->n < 3)
 		return st;
-	t->store.ops->release(t->store.store, &ps->refs[0]);
-	memmove(&ps->refs[0], &ps->refs[1], 2 * sizeof(ArtPageRef));
-	ps->n--;
-	return ART_OK;
+	return keep_bottom(t, ps, kept);
 }
 
 /*
@@ -269,15 +295,19 @@ couple_down(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
  * share locks and relocks only the page it changes exclusive, except from
  * page *xfrom on (ART_INVALID_PAGENO: none), which it locks exclusive on the
  * way down, as every page below it.  A page that must be split is split in
- * a try whose *xfrom is the page above it (the split may repoint stubs
- * there), or the page itself when it is the root page.  Sets *retry when
- * the insert must start over (after a split, or to split, with *xfrom
- * set), and *pagedepth to the key depth at which the changed page's part
- * of the path begins (0: the root page holds the whole path).
+ * a try that holds the split section exclusive (split_x) and whose *xfrom
+ * is the page above it (the split may repoint stubs there), or the page
+ * itself when it is the root page.  Sets *retry when the insert must start
+ * over (after a split, or to split, with *xfrom set), and *pagedepth to
+ * the key depth at which the changed page's part of the path begins (0:
+ * the root page holds the whole path).  Every page of the path ends in
+ * kept, pinned and unlocked: on success for the second pass, else for the
+ * caller to release.
  */
 static ArtStatus
-insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
-			   ArtPageNo *xfrom, InsertRetry *retry, size_t *pagedepth)
+insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
+			   ArtPageNo *xfrom, InsertRetry *retry, size_t *pagedepth,
+			   ArtPinStack *kept)
 {
 	ArtPinStack ps = {0};
 	uint16_t   *path = NULL;
@@ -315,7 +345,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 			art_stub_target(rec, &pg, &slot);
 			if (pg == *xfrom)
 				mode = ART_LOCK_EXCLUSIVE;
-			st = couple_down(t, &ps, pg, mode);
+			st = couple_down(t, &ps, kept, pg, mode);
 			if (st != ART_OK)
 				goto out;
 			parent_x = cur_x;
@@ -369,10 +399,10 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	need = art_change_need(&node, key, len, &p);
 	if (need > art_page_free(page))
 	{
-		if (ps.n >= 2 && !parent_x)
+		if (!split_x || (ps.n >= 2 && !parent_x))
 		{
 			*retry = RETRY_EXCLUSIVE;
-			*xfrom = ps.refs[ps.n - 2].pageno;
+			*xfrom = ps.n >= 2 ? ps.refs[ps.n - 2].pageno : t->root;
 		}
 		else
 		{
@@ -385,6 +415,9 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 
 	/* A long new path goes to fresh pages first; nothing changed yet. */
 	st = art_change_place_tail(t, key, len, &p);
+	if (st == ART_OK)
+		st = art_grow(t, (void **) &kept->refs, &kept->cap,
+					  kept->n + ps.n, sizeof(ArtPageRef));
 	if (st != ART_OK)
 		goto out;
 
@@ -394,6 +427,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len,
 	art_change_apply(page, slot, key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
+	while (ps.n > 0)
+		(void) keep_bottom(t, &ps, kept);	/* room reserved above */
 
 out:
 	art_pin_release_all(t, &ps);
@@ -417,9 +452,10 @@ out:
  * into the new node above, and both begin above upto), and a node that
  * leaves the root page gets its count derived as it leaves (after this
  * pass, or waiting for it), so each node that missed this change's count
- * gets it exactly once.
+ * gets it exactly once.  Every page it visits is one the first pass kept
+ * pinned (see the file header), so no pin here can fail.
  */
-ArtStatus
+static ArtStatus
 art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
 {
 	ArtPageRef	cur;
@@ -476,28 +512,59 @@ out:
 
 /*
  * The first pass of an insert with its retries, inside a write section the
- * caller holds; *pagedepth as for insert_attempt.  Split out for the unit
- * test that interleaves the passes of several inserts.
+ * caller holds; *pagedepth as for insert_attempt.  On ART_OK the insert
+ * holds what *hold says until art_insert_second_pass; otherwise nothing.
+ * Split out for the unit test that interleaves the passes of several
+ * inserts.
  */
 ArtStatus
 art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
-					  size_t *pagedepth)
+					  size_t *pagedepth, ArtInsertHold *hold)
 {
 	InsertRetry retry = RETRY_NONE;
 	ArtPageNo	xfrom = ART_INVALID_PAGENO;
 	int			attempt;
 
+	memset(hold, 0, sizeof(*hold));
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		ArtStatus	st;
+		ArtLockMode mode = retry == RETRY_EXCLUSIVE ?
+			ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
 
 		if (retry != RETRY_EXCLUSIVE)
 			xfrom = ART_INVALID_PAGENO;
-		st = insert_attempt(t, entry, len, &xfrom, &retry, pagedepth);
-		if (st != ART_OK || retry == RETRY_NONE)
+		t->store.ops->split_begin(t->store.store, mode);
+		st = insert_attempt(t, entry, len, mode == ART_LOCK_EXCLUSIVE,
+							&xfrom, &retry, pagedepth, &hold->kept);
+		if (st == ART_OK && retry == RETRY_NONE)
+		{
+			hold->split_mode = mode;
+			return ART_OK;
+		}
+		art_pin_release_all(t, &hold->kept);
+		t->store.ops->split_end(t->store.store, mode);
+		if (st != ART_OK)
 			return st;
 	}
 	return ART_CORRUPT;
+}
+
+/*
+ * The second pass of an insert whose first pass returned ART_OK, and the
+ * end of what it held.
+ */
+ArtStatus
+art_insert_second_pass(ArtTrie *t, const uint8_t *entry, size_t len,
+					   size_t pagedepth, ArtInsertHold *hold)
+{
+	ArtStatus	st = ART_OK;
+
+	if (pagedepth > 0)
+		st = art_count_above(t, entry, len, pagedepth);
+	art_pin_release_all(t, &hold->kept);
+	t->store.ops->split_end(t->store.store, hold->split_mode);
+	return st;
 }
 
 /* Insert an entry; ART_EXISTS if it is already there. */
@@ -506,13 +573,14 @@ art_insert(ArtTrie *t, const uint8_t *entry, size_t len)
 {
 	ArtStatus	st;
 	size_t		pagedepth;
+	ArtInsertHold hold;
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_TOO_LONG;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
-	st = art_insert_first_pass(t, entry, len, &pagedepth);
-	if (st == ART_OK && pagedepth > 0)
-		st = art_count_above(t, entry, len, pagedepth);
+	st = art_insert_first_pass(t, entry, len, &pagedepth, &hold);
+	if (st == ART_OK)
+		st = art_insert_second_pass(t, entry, len, pagedepth, &hold);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }

@@ -384,10 +384,23 @@ extern ArtStatus art_change_place_tail(ArtTrie *t, const uint8_t *key,
 extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 							 size_t len, const ArtInsertPlan *p);
 extern void art_count_one_more(uint8_t *page, uint16_t slot);
+
+/*
+ * What an insert holds between its two passes: the pages of its path,
+ * unlocked but pinned, and the split section in the mode of its last try.
+ */
+typedef struct ArtInsertHold
+{
+	ArtPinStack kept;
+	ArtLockMode split_mode;
+} ArtInsertHold;
+
 extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,
-									   size_t len, size_t *pagedepth);
-extern ArtStatus art_count_above(ArtTrie *t, const uint8_t *key, size_t len,
-								 size_t upto);
+									   size_t len, size_t *pagedepth,
+									   ArtInsertHold *hold);
+extern ArtStatus art_insert_second_pass(ArtTrie *t, const uint8_t *entry,
+										size_t len, size_t pagedepth,
+										ArtInsertHold *hold);
 
 /* trie_split.c: make room in a full page */
 extern ArtStatus art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need);

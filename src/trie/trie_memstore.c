@@ -16,6 +16,7 @@ typedef struct MemPage
 	uint8_t    *data;
 	int			shared;			/* share pins held */
 	bool		exclusive;		/* an exclusive pin is held */
+	int			kept;			/* pins held unlocked (see unlock) */
 	bool		allocated;
 } MemPage;
 
@@ -30,7 +31,9 @@ struct ArtMemStore
 	int			pinned;
 	int			writers;		/* write sections held in share mode */
 	bool		writer_excl;	/* a write section held exclusive */
+	int			splitters;		/* split sections held (either mode) */
 	bool		critical;		/* inside a critical stretch */
+	bool		strict;			/* see art_memstore_strict */
 	uint64_t	version;		/* the tries' content version */
 	long		budget;			/* calls left before failing; -1: never */
 	bool		fail_mem;
@@ -38,27 +41,35 @@ struct ArtMemStore
 	const char *violation;
 };
 
-/* Whether an injected failure is due now. */
-static bool
-inject(ArtMemStore *ms)
-{
-	if (ms->budget < 0 || ms->critical)
-		return false;
-	if (ms->budget == 0)
-	{
-		ms->failed = true;
-		return true;
-	}
-	ms->budget--;
-	return false;
-}
-
 /* Record the first locking-rule violation. */
 static void
 violate(ArtMemStore *ms, const char *what)
 {
 	if (ms->violation == NULL)
 		ms->violation = what;
+}
+
+/* The handle of a reference that unlock left pinned only. */
+#define KEPT_HANDLE		((void *) 1)
+
+/*
+ * Whether an injected failure is due now.  Inside a critical stretch only
+ * a strict store injects, and records that as a violation.
+ */
+static bool
+inject(ArtMemStore *ms)
+{
+	if (ms->budget < 0 || (ms->critical && !ms->strict))
+		return false;
+	if (ms->budget == 0)
+	{
+		ms->failed = true;
+		if (ms->critical)
+			violate(ms, "a store call failed in a critical stretch");
+		return true;
+	}
+	ms->budget--;
+	return false;
 }
 
 /* Count a new pin and describe the page in ref. */
@@ -71,21 +82,29 @@ fill_ref(ArtMemStore *ms, ArtPageNo pageno, ArtPageRef *ref)
 	ref->handle = NULL;
 }
 
-/* pin: check the locking rules, then lock. */
+/*
+ * pin: check the locking rules, then lock.  A page some reference keeps
+ * pinned (unlock) is in memory: its pin cannot fail.
+ */
 static ArtStatus
 mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 {
 	ArtMemStore *ms = store;
 	MemPage    *p;
 
-	if (inject(ms))
-		return ART_IO_ERROR;
 	if (pageno >= ms->npages || !ms->pages[pageno].allocated)
 	{
 		violate(ms, "pin of a page that is not allocated");
 		return ART_IO_ERROR;
 	}
 	p = &ms->pages[pageno];
+	if (p->kept == 0)
+	{
+		if (ms->critical && ms->strict)
+			violate(ms, "pin of a page not kept pinned in a critical stretch");
+		if (inject(ms))
+			return ART_IO_ERROR;
+	}
 	if (p->exclusive || (mode == ART_LOCK_EXCLUSIVE && p->shared > 0))
 		violate(ms, "page pinned twice with an exclusive lock");
 	if (mode == ART_LOCK_EXCLUSIVE)
@@ -96,20 +115,46 @@ mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 	return ART_OK;
 }
 
-/* release: drop one lock. */
+/* release: drop one lock, or the pin of a reference unlock left. */
 static void
 mem_release(void *store, ArtPageRef *ref)
 {
 	ArtMemStore *ms = store;
 	MemPage    *p = &ms->pages[ref->pageno];
 
-	if (p->exclusive)
+	if (ref->handle == KEPT_HANDLE)
+	{
+		if (p->kept > 0)
+			p->kept--;
+		else
+			violate(ms, "release of a page not kept pinned");
+	}
+	else if (p->exclusive)
 		p->exclusive = false;
 	else if (p->shared > 0)
 		p->shared--;
 	else
 		violate(ms, "release of a page that is not pinned");
 	ms->pinned--;
+}
+
+/* unlock: drop the lock, keep the pin. */
+static void
+mem_unlock(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (ref->handle == KEPT_HANDLE)
+		violate(ms, "unlock of a page not locked");
+	else if (p->exclusive)
+		p->exclusive = false;
+	else if (p->shared > 0)
+		p->shared--;
+	else
+		violate(ms, "unlock of a page that is not pinned");
+	p->kept++;
+	ref->handle = KEPT_HANDLE;
 }
 
 /* mark_dirty: only checks that the page is locked exclusive. */
@@ -164,6 +209,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	p->allocated = true;
 	p->exclusive = true;
 	p->shared = 0;
+	p->kept = 0;
 	ms->live++;
 	fill_ref(ms, pageno, ref);
 	return ART_OK;
@@ -178,6 +224,8 @@ mem_free_page(void *store, ArtPageRef *ref)
 
 	if (!p->exclusive)
 		violate(ms, "free of a page not locked exclusive");
+	if (p->kept > 0)
+		violate(ms, "free of a page kept pinned");
 	memset(p->data, 0xDB, ART_PAGE_SIZE);
 	p->exclusive = false;
 	p->allocated = false;
@@ -236,6 +284,33 @@ mem_write_end(void *store, ArtLockMode mode)
 }
 
 /*
+ * split_begin: one thread cannot wait, so the sections only count (the
+ * unit test that interleaves inserts splits pages between another
+ * insert's passes on purpose).
+ */
+static void
+mem_split_begin(void *store, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+
+	(void) mode;
+	ms->splitters++;
+}
+
+/* split_end: leave a split section. */
+static void
+mem_split_end(void *store, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+
+	(void) mode;
+	if (ms->splitters == 0)
+		violate(ms, "split section left that was not entered");
+	else
+		ms->splitters--;
+}
+
+/*
  * critical: no failure is injected inside (the pager would PANIC there,
  * which a unit test cannot observe), and memory may not be allocated.
  */
@@ -261,17 +336,20 @@ mem_version(void *store, bool bump)
 }
 
 static const ArtPageStoreOps mem_ops = {
-	mem_pin,
-	mem_release,
-	mem_mark_dirty,
-	mem_alloc_page,
-	mem_free_page,
-	mem_alloc_mem,
-	mem_free_mem,
-	mem_write_begin,
-	mem_write_end,
-	mem_critical,
-	mem_version
+	.pin = mem_pin,
+	.release = mem_release,
+	.unlock = mem_unlock,
+	.mark_dirty = mem_mark_dirty,
+	.alloc = mem_alloc_page,
+	.free = mem_free_page,
+	.mem_alloc = mem_alloc_mem,
+	.mem_free = mem_free_mem,
+	.write_begin = mem_write_begin,
+	.write_end = mem_write_end,
+	.split_begin = mem_split_begin,
+	.split_end = mem_split_end,
+	.critical = mem_critical,
+	.version = mem_version
 };
 
 /* A new, empty store. */
@@ -395,4 +473,11 @@ art_memstore_page(ArtMemStore *ms, ArtPageNo pageno)
 	if (pageno >= ms->npages || !ms->pages[pageno].allocated)
 		return NULL;
 	return ms->pages[pageno].data;
+}
+
+/* Make the store strict (or not) about critical stretches. */
+void
+art_memstore_strict(ArtMemStore *ms, bool on)
+{
+	ms->strict = on;
 }

@@ -44,6 +44,14 @@ extern void art_memstore_fail_after(ArtMemStore *ms, long n, bool with_mem);
 /* Whether a call failed by injection since the last fail_after. */
 extern bool art_memstore_failed(const ArtMemStore *ms);
 
+/*
+ * Strict about critical stretches: there, a pin of a page that no
+ * reference keeps pinned (the pager might have to read it, or need a free
+ * frame) is a violation, and injected failures strike too (and are
+ * violations), as a full disk or a read error would.
+ */
+extern void art_memstore_strict(ArtMemStore *ms, bool on);
+
 /* The first locking-rule violation seen, or NULL. */
 extern const char *art_memstore_violation(const ArtMemStore *ms);
 

@@ -25,7 +25,8 @@
  *	 Therefore a trie operation that changes pages first pins and allocates
  *	 everything it will need, and only then modifies: between its first
  *	 modification and its end it calls no store function that can fail
- *	 (mark_dirty, release and free cannot fail).
+ *	 (mark_dirty, release, unlock and free cannot fail, nor can a pin of a
+ *	 page the trie keeps pinned, see unlock).
  * - Temporary memory comes from mem_alloc/mem_free, so that the pager can
  *	 hand out memory that an ERROR frees.
  *
@@ -77,8 +78,15 @@ typedef struct ArtPageStoreOps
 	/* Pin and lock an existing page. */
 	ArtStatus	(*pin) (void *store, ArtPageNo pageno, ArtLockMode mode,
 						ArtPageRef *ref);
-	/* Unlock and unpin a page. */
+	/* Unlock and unpin a page (only unpin it, if unlock left it unlocked). */
 	void		(*release) (void *store, ArtPageRef *ref);
+
+	/*
+	 * Unlock a pinned page but keep it pinned until release: meanwhile it
+	 * stays in memory, so pinning it again needs no read and no room, and
+	 * cannot fail.  Cannot fail.
+	 */
+	void		(*unlock) (void *store, ArtPageRef *ref);
 	/* Record that an exclusively locked page was changed. */
 	void		(*mark_dirty) (void *store, ArtPageRef *ref);
 	/* Allocate a page, returned zeroed (past the reserved bytes), pinned and locked exclusive. */
@@ -97,6 +105,17 @@ typedef struct ArtPageStoreOps
 	 */
 	void		(*write_begin) (void *store, ArtLockMode mode);
 	void		(*write_end) (void *store, ArtLockMode mode);
+
+	/*
+	 * Enter and leave the trie's split section.  An insert holds it in
+	 * share mode from its first pass's last try to the end of its second
+	 * pass, and exclusive for a try that splits a page: so no page splits
+	 * while an insert is between its passes, and the pages its first pass
+	 * kept pinned are all its second pass visits.  Taken with no page
+	 * locked.  Cannot fail.
+	 */
+	void		(*split_begin) (void *store, ArtLockMode mode);
+	void		(*split_end) (void *store, ArtLockMode mode);
 
 	/*
 	 * Begin (on) or end (off) a stretch in which the trie has changed pages

@@ -9,6 +9,7 @@ package ArtrieTest;
 use strict;
 use warnings;
 use IPC::Run;
+use File::Path ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
@@ -16,7 +17,8 @@ use Exporter 'import';
 our @EXPORT = qw(artrie_node crash_node artrie_files backends read_paths damage_pages
   artrie_primary artrie_standby start_ok wait_replayed wait_promoted
   make_wtable start_writers stop_writers writers_wait acked_ids
-  index_queries check_index index_answers index_or_refusal verify_ok sql_ok);
+  index_queries check_index index_answers index_or_refusal verify_ok sql_ok
+  small_fs artrie_dir_on_small_fs fill_small_fs);
 
 # The I/O backends every durability test runs on.
 sub backends { return ('io_uring', 'mmap'); }
@@ -652,6 +654,53 @@ sub bg_end
 	$s->{in} .= "\\q\n" if $s->{h}->pumpable;
 	eval { $s->{h}->finish; };
 	return;
+}
+
+# The small filesystem that test/run-all.sh mounts for the full-disk
+# tests when it runs as root (ARTRIE_FULLDISK_DIR), or undef.
+sub small_fs
+{
+	my $small = $ENV{ARTRIE_FULLDISK_DIR};
+	return (defined $small && -d $small && -w $small) ? $small : undef;
+}
+
+# Put $node's artrie directory on the small filesystem: the node is
+# stopped, the directory moved there (a symbolic link in its place) and
+# the node started again.  Returns the directory there; the caller
+# removes it.
+sub artrie_dir_on_small_fs
+{
+	my ($node) = @_;
+	my $small = small_fs() or die 'no small filesystem';
+	my $pgdata = $node->data_dir;
+	my $adir = "$small/artrie-" . $node->name . "-$$";
+	$node->stop;
+	File::Path::rmtree($adir);
+	mkdir($adir) or die "mkdir $adir: $!";
+	# The io worker may not have made the directory yet.
+	if (-d "$pgdata/artrie")
+	{
+		system('cp', '-a', "$pgdata/artrie/.", $adir) == 0 or die "cp: $?";
+		File::Path::rmtree("$pgdata/artrie");
+	}
+	symlink($adir, "$pgdata/artrie") or die "symlink: $!";
+	$node->start;
+	return $adir;
+}
+
+# Fill the small filesystem but for $leave bytes with one file (made
+# anew); returns its name, for the caller to remove.
+sub fill_small_fs
+{
+	my ($leave) = @_;
+	my $small = small_fs() or die 'no small filesystem';
+	my $filler = "$small/filler-$$";
+	unlink($filler);
+	my $out = `df -B1 --output=avail $small`;
+	my ($avail) = $out =~ /(\d+)\s*$/;
+	system('fallocate', '-l', $avail - $leave, $filler) == 0
+	  or die "fallocate: $?";
+	return $filler;
 }
 
 1;

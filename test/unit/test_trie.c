@@ -718,6 +718,7 @@ test_interleaved_passes(void)
 	{
 		size_t		len = 8 + rng_below(&r, 40);
 		size_t		upto = 0;
+		ArtInsertHold hold;
 		ArtStatus	st;
 		int			k;
 
@@ -729,7 +730,7 @@ test_interleaved_passes(void)
 		if (!model_insert(&f.m, key, len))
 			continue;
 		f.t.store.ops->write_begin(f.t.store.store, ART_LOCK_SHARE);
-		st = art_insert_first_pass(&f.t, key, len, &upto);
+		st = art_insert_first_pass(&f.t, key, len, &upto, &hold);
 		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
 		above += upto > 0;
 		for (k = 0; k < 12; k++)
@@ -750,7 +751,7 @@ test_interleaved_passes(void)
 			else
 				CHECK(put(&f, other, olen), "insert between passes");
 		}
-		st = upto > 0 ? art_count_above(&f.t, key, len, upto) : ART_OK;
+		st = art_insert_second_pass(&f.t, key, len, upto, &hold);
 		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
 		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
 		if (round % 20 == 0)
@@ -904,6 +905,50 @@ test_failures(void)
 		  "pages after truncate");
 	fixture_done(&f);
 	free(big);
+	return true;
+}
+
+/*
+ * Failures while an insert's second pass runs: on a strict store every
+ * page that pass pins must be one the first pass kept pinned (the pager
+ * would otherwise need a free frame, an eviction write or a read there,
+ * where a failure cannot be undone), and an injected failure must land
+ * only before the trie changes.  Keys long enough to make a trie of many
+ * levels of pages, so that most second passes cross pages below the
+ * root page, and long tails that go to pages of their own.
+ */
+static bool
+test_second_pass_failures(void)
+{
+	Fixture		f;
+	Rng			r = {4242};
+	uint8_t		key[1200];
+	ArtStats	stats;
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	art_memstore_strict(f.ms, true);
+	for (i = 0; i < 1500; i++)
+	{
+		size_t		len = 20 + rng_below(&r, 180);
+		size_t		j;
+
+		if (i % 100 == 99)
+			len = 1000 + rng_below(&r, 200);
+		memcpy(key, "sp/", 3);
+		for (j = 3; j < len; j++)
+			key[j] = (uint8_t) ('a' + rng_below(&r, j < 12 ? 3 : 26));
+		if (model_has(&f.m, key, len))
+			continue;
+		CHECK(fail_one(&f, FAIL_INSERT, key, len, (i % 2) == 0),
+			  "insert %d", i);
+		if (i % 7 == 0)
+			CHECK(fail_one(&f, FAIL_DELETE, key, len, true), "delete %d", i);
+	}
+	CHECK(art_stats(&f.t, &stats) == ART_OK && stats.pages > 20,
+		  "only %llu pages", (unsigned long long) stats.pages);
+	CHECK(check_verify(&f.t, &f.m), "verify");
+	fixture_done(&f);
 	return true;
 }
 
@@ -1601,6 +1646,7 @@ main(int argc, char **argv)
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
+		{"second_pass_failures", test_second_pass_failures},
 		{"finger", test_finger},
 		{"finger_failures", test_finger_failures},
 	};
