@@ -820,6 +820,18 @@ slot_load(PagerFileSlot *fs)
 	io_read_pages(fs->path, pages, 2);
 	best = meta_choose(&fs->id, (const uint8 *) pages[0].buf,
 					   (const uint8 *) pages[1].buf, meta, meta_dir, problem);
+	for (int i = 0; i < 2 && best < 0; i++)
+	{
+		uint16		other = pager_meta_other_format((const uint8 *) pages[i].buf,
+													&fs->id, i);
+
+		if (other != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("index \"%s\" cannot be used: file \"%s\" has format version %u, this build reads version %d",
+							fs->relname, fs->path, other, PAGER_FORMAT_VERSION),
+					 errhint("REINDEX the index.")));
+	}
 	if (best < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

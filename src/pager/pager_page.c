@@ -164,6 +164,21 @@ pager_page_check_header(const uint8_t *page, const ArtFileId *id,
 	return false;
 }
 
+/* A whole meta page's format version if it is not this build's, else 0. */
+uint16_t
+pager_meta_other_format(const uint8_t *page, const ArtFileId *id, int slot)
+{
+	PagerPageHeader h;
+
+	memcpy(&h, page, sizeof(h));
+	if (h.crc != pager_page_crc(page) || h.dbOid != id->dbOid ||
+		h.relNumber != id->relNumber || h.generation != id->generation ||
+		h.kind != PAGER_KIND_META || h.pageno != (uint32_t) slot ||
+		h.version == PAGER_FORMAT_VERSION)
+		return 0;
+	return h.version;
+}
+
 /* Map pages that nlogical logical pages need. */
 uint32_t
 pager_map_pages(uint32_t nlogical, uint32_t fanout)

@@ -157,6 +157,14 @@ extern bool pager_meta_decode(const uint8_t *page, const ArtFileId *id,
 							  const uint8_t **dirpages,
 							  char *msg, size_t msglen);
 
+/*
+ * The format version of a meta page of slot that is whole (its checksum,
+ * file, kind and number are right) but of another format than this
+ * build's, else 0.
+ */
+extern uint16_t pager_meta_other_format(const uint8_t *page, const ArtFileId *id,
+										int slot);
+
 /* The map's arithmetic for a fanout of 1 to PAGER_MAP_PER_PAGE. */
 
 /* Map pages that nlogical logical pages need. */

@@ -14,7 +14,11 @@
 #  - with fanout 1, CREATE INDEX of a table too big for 2000 pages, and
 #    inserts that fill an index to 2000 pages, fail with a clean ERROR
 #    (program_limit_exceeded) naming the index and the limit, and the full
-#    index still answers like a sequential scan and passes artrie_verify.
+#    index still answers like a sequential scan and passes artrie_verify;
+#  - a file whose meta pages are of format 2 (the one-level map of the
+#    first 0.1.0 builds) is refused, saying so, with a hint to REINDEX (a
+#    WARNING where the planner leaves the index out, an ERROR for an
+#    insert), and REINDEX makes the index work.
 # The limit's arithmetic at full fanout is unit-tested
 # (test/unit/test_pagefmt.c).
 use strict;
@@ -25,6 +29,42 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
+
+# CRC32C (Castagnoli), as artrie seals its pages.
+my @crc_table = map {
+	my $c = $_;
+	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
+	$c;
+} 0 .. 255;
+
+sub crc32c
+{
+	my ($data) = @_;
+	my $crc = 0xFFFFFFFF;
+	$crc = $crc_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $data);
+	return $crc ^ 0xFFFFFFFF;
+}
+
+# Make both meta pages of a file say format $version (in the header and
+# in the meta page's body) and seal them again.
+sub set_meta_format
+{
+	my ($path, $version) = @_;
+	open(my $fh, '+<:raw', $path) or die "open $path: $!";
+	for my $slot (0, 1)
+	{
+		my $page;
+		sysseek($fh, $slot * 8192, 0);
+		sysread($fh, $page, 8192) == 8192 or die "read: $!";
+		substr($page, 22, 2) = pack('v', $version);
+		substr($page, 40, 4) = pack('V', $version);
+		substr($page, 0, 4) = pack('V', crc32c(substr($page, 4)));
+		sysseek($fh, $slot * 8192, 0);
+		syswrite($fh, $page) == 8192 or die "write: $!";
+	}
+	close $fh;
+	return;
+}
 
 # The index's artrie file: the one of the highest generation.
 sub index_file
@@ -137,6 +177,34 @@ for my $backend (backends())
 	verify_ok($node, 'fi', 'the full index');
 	$node->restart;
 	check_index($node, 'f', 'fi', 'the full index after a restart');
+
+	# A file of format 2.
+	$node->safe_psql('postgres', q{
+		CREATE TABLE o (id int, k text COLLATE "C");
+		INSERT INTO o SELECT g, wkey(g) FROM generate_series(1, 3000) g;
+		CREATE INDEX oi ON o USING artrie (k);
+		SELECT artrie_checkpoint();
+	});
+	my $path = $node->data_dir . '/' .
+	  $node->safe_psql('postgres', q{SELECT artrie_stats('oi')::json->>'file'});
+	$node->stop;
+	set_meta_format($path, 2);
+	$node->start;
+	($ret, $out, $err) = $node->psql('postgres', q{
+		SET enable_seqscan = off;
+		SELECT count(*) FROM o WHERE k = wkey(17);
+	});
+	like($err,
+		qr/WARNING:  index "oi" cannot be used: file "[^"]*" has format version 2, this build reads version 3.*HINT:  REINDEX the index\./s,
+		'a file of format 2: the planner leaves the index out, saying why, with a hint to REINDEX');
+	is($out, '1', 'a file of format 2: the query answers without it');
+	($ret, $out, $err) = $node->psql('postgres',
+		q{INSERT INTO o VALUES (5000, wkey(5000))});
+	like($err,
+		qr/ERROR:  index "oi" cannot be used: file "[^"]*" has format version 2, this build reads version 3.*HINT:  REINDEX the index\./s,
+		'a file of format 2: an insert gets an ERROR that says so, with a hint to REINDEX');
+	$node->safe_psql('postgres', 'REINDEX INDEX oi');
+	check_index($node, 'o', 'oi', 'a format 2 index after REINDEX');
 }
 
 done_testing();

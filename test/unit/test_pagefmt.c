@@ -13,7 +13,8 @@
  * fanouts tests use (artrie.test_map_fanout) give a small limit by the
  * same formula; that a meta page round-trips its counts and directory,
  * and that one whose counts disagree with the arithmetic, or of the
- * released format 2, is refused.
+ * released format 2, is refused (the latter recognized as another
+ * format, for the ERROR that says so).
  *
  * Plain C, no PostgreSQL.
  *
@@ -105,6 +106,12 @@ meta_roundtrip(uint32_t fanout, uint32_t nlogical, uint32_t ndir, int version)
 		crc = pager_page_crc(page);
 		memcpy(page, &crc, sizeof(crc));
 	}
+	CHECK(pager_meta_other_format(page, &file_id, 1) ==
+		  (version == PAGER_FORMAT_VERSION ? 0 : version),
+		  "meta page of format %d: other format %u", version,
+		  pager_meta_other_format(page, &file_id, 1));
+	CHECK(pager_meta_other_format(page, &file_id, 0) == 0,
+		  "a meta page of slot 1 taken for slot 0");
 	if (!pager_meta_decode(page, &file_id, 1, &out, &dir, msg, sizeof(msg)))
 		return false;
 	CHECK(out.fanout == fanout && out.nlogical == nlogical && out.ndir == ndir,
