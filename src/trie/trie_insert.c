@@ -413,11 +413,14 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
 		goto out;
 	}
 
-	/* A long new path goes to fresh pages first; nothing changed yet. */
-	st = art_change_place_tail(t, key, len, &p);
+	/*
+	 * Room to keep the path's last pages pinned, then a long new path goes
+	 * to fresh pages, the last step that can fail; nothing changed yet.
+	 */
+	st = art_grow(t, (void **) &kept->refs, &kept->cap, kept->n + ps.n,
+				  sizeof(ArtPageRef));
 	if (st == ART_OK)
-		st = art_grow(t, (void **) &kept->refs, &kept->cap,
-					  kept->n + ps.n, sizeof(ArtPageRef));
+		st = art_change_place_tail(t, key, len, &p);
 	if (st != ART_OK)
 		goto out;
 
