@@ -44,6 +44,9 @@ extern void pager_init(void);
  */
 extern PagerFile *pager_create_file(const ArtFileId *id, const char *relname);
 
+/* Start a file afresh, empty, in place if it exists (redo of an image). */
+extern PagerFile *pager_reset_file(const ArtFileId *id, const char *relname);
+
 /*
  * Open an existing file; ERROR with a hint to REINDEX if it is missing.
  * A file's slot in shared memory is held from its first use in a
@@ -177,13 +180,43 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  * standby accepts queries; file_unchanged (outside recovery) by a
  * checkpoint that finds a file without any change since its last
  * checkpoint, which began at since, while no change to the file can be
- * made (pager_vouch_file is its counterpart in redo).
+ * made (pager_vouch_file is its counterpart in redo); file_image (outside
+ * recovery) by the first checkpoint that writes a changed file after
+ * PostgreSQL's redo pointer moved, with the whole file as that
+ * checkpoint leaves it, run by run, while no change to the file can be
+ * made: redo of a base backup rebuilds the file from them, whatever the
+ * copy caught of it.
  */
+/*
+ * One run of the image of a whole file that a checkpoint logs (the
+ * file_image hook): logical pages [firstpage, firstpage + npages), those
+ * in used (bit i for page firstpage + i) with their bodies (the page
+ * after its store-reserved bytes) one after another in bodies, the
+ * others allocated and zero, or free if listed in freelist; first starts
+ * the file, last ends it and carries the free pages and the user words.
+ */
+#define PAGER_IMAGE_PAGES	32
+
+typedef struct PagerImage
+{
+	ArtFileId	id;
+	bool		first;
+	bool		last;
+	uint32		firstpage;
+	uint32		npages;
+	uint32		used;
+	const char *bodies;
+	const uint32 *freelist;
+	uint32		nfree;			/* with last */
+	const uint32 *user;			/* PAGER_USER_WORDS of them, with last */
+} PagerImage;
+
 typedef struct PagerHooks
 {
 	void		(*checkpoint_done) (XLogRecPtr redo);
 	void		(*connections_allowed) (void);
 	void		(*file_unchanged) (const ArtFileId *id, XLogRecPtr since);
+	void		(*file_image) (const PagerImage *image);
 } PagerHooks;
 
 extern void pager_set_hooks(const PagerHooks *hooks);

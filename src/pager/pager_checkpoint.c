@@ -45,7 +45,6 @@
 #include "pager/pager_space.h"
 
 #include "access/xlog.h"
-#include "access/xlog_internal.h"
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
@@ -81,27 +80,6 @@ typedef struct CkptSnapshot
 } CkptSnapshot;
 
 PagerHooks	pager_hooks;
-
-/*
- * The end of the last WAL record inserted so far (in recovery: replayed).
- * GetXLogInsertRecPtr() gives where the next record will start, which
- * lies past a page header when the last record ended on a page boundary;
- * XLogFlush() to such a position fails.
- */
-static XLogRecPtr
-pager_wal_end(void)
-{
-	XLogRecPtr	ptr;
-
-	if (RecoveryInProgress())
-		return GetXLogReplayRecPtr(NULL);
-	ptr = GetXLogInsertRecPtr();
-	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
-		ptr -= SizeOfXLogLongPHD;
-	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
-		ptr -= SizeOfXLogShortPHD;
-	return ptr;
-}
 
 /* Order checkpoint items by page number. */
 static int
@@ -237,6 +215,7 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 	snap->data_bytes = fs->phys_cap / 8;
 	snap->data = palloc_extended(Max(snap->data_bytes, 1), MCXT_ALLOC_HUGE);
 	fs->changed = false;
+	fs->stale = false;
 	snap->ndirty = pager_map_take_dirty(fs, snap->nmap, snap->dirty);
 
 	/*
@@ -349,6 +328,105 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 }
 
 /*
+ * Read the data pages pages[0 .. n) of a file into the image's bodies
+ * (at bodies[slot[i]]), checking each, and give back their scratch
+ * frames.
+ */
+static void
+ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
+				const uint32 *pagenos, const uint32 *stamps, const int *slot,
+				int n, char *bodies)
+{
+	io_read_pages(fs->path, pages, n);
+	for (int i = 0; i < n; i++)
+	{
+		const char *problem = pager_page_check(fs, pages[i].buf, pagenos[i],
+											   PAGER_KIND_DATA);
+
+		if (problem == NULL &&
+			((PagerPageHeader *) pages[i].buf)->ckpt_no != stamps[i])
+			problem = "the page is not the one this checkpoint wrote";
+		if (problem)
+			pager_corrupt(fs, pagenos[i], problem);
+		memcpy(bodies + (Size) slot[i] * (ART_PAGE_SIZE - ART_PAGE_RESERVED),
+			   pages[i].buf + ART_PAGE_RESERVED, ART_PAGE_SIZE - ART_PAGE_RESERVED);
+	}
+	for (int i = n - 1; i >= 0; i--)
+		pager_scratch_put(frames[i]);
+}
+
+/*
+ * Log the whole file as this checkpoint leaves it (snap and the page
+ * map, which holds still under the gate: every page written), in runs of
+ * PAGER_IMAGE_PAGES logical pages, through the WAL layer's file_image
+ * hook; under the write gate, so that no change of the file is logged
+ * between the position the checkpoint claims and the images.  This is artrie's full-page write: a base
+ * backup may copy the meta page of one checkpoint and pages that later
+ * checkpoints freed and wrote again, and its redo rebuilds the file from
+ * the first images after its start, then applies the later entries.
+ */
+static void
+ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
+{
+	char	   *bodies = palloc((Size) PAGER_IMAGE_PAGES * (ART_PAGE_SIZE - ART_PAGE_RESERVED));
+	uint32	   *freelist = palloc_extended(sizeof(uint32) * Max(snap->nlogical, 1),
+											 MCXT_ALLOC_HUGE);
+	PagerImage	img;
+	uint32		first = 0;
+
+	memset(&img, 0, sizeof(img));
+	img.id = fs->id;
+	img.user = snap->user;
+	img.freelist = freelist;
+	img.bodies = bodies;
+	do
+	{
+		IoPage		pages[PAGER_SCRATCH_BATCH];
+		int			frames[PAGER_SCRATCH_BATCH];
+		uint32		pagenos[PAGER_SCRATCH_BATCH];
+		uint32		stamps[PAGER_SCRATCH_BATCH];
+		int			slot[PAGER_SCRATCH_BATCH];
+		uint32		npages = Min(PAGER_IMAGE_PAGES, snap->nlogical - first);
+		int			nbodies = 0;
+		int			n = 0;
+
+		img.used = 0;
+		for (uint32 i = 0; i < npages; i++)
+		{
+			uint32		stamp = 0;
+			uint32		phys = pager_map_get(fs, first + i, &stamp);
+
+			if (phys == PAGER_PHYS_FREE)
+				freelist[img.nfree++] = first + i;
+			if (!phys_real(phys))
+				continue;
+			img.used |= (uint32) 1 << i;
+			frames[n] = pager_scratch_get();
+			pages[n].offset = (uint64) phys * ART_PAGE_SIZE;
+			pages[n].buf = pager_frame_data(frames[n]);
+			pagenos[n] = first + i;
+			stamps[n] = stamp;
+			slot[n] = nbodies++;
+			if (++n == PAGER_SCRATCH_BATCH)
+			{
+				ckpt_image_read(fs, pages, frames, pagenos, stamps, slot, n, bodies);
+				n = 0;
+			}
+		}
+		if (n > 0)
+			ckpt_image_read(fs, pages, frames, pagenos, stamps, slot, n, bodies);
+		img.first = first == 0;
+		img.last = first + npages >= snap->nlogical;
+		img.firstpage = first;
+		img.npages = npages;
+		pager_hooks.file_image(&img);
+		first += npages;
+	} while (first < snap->nlogical);
+	pfree(freelist);
+	pfree(bodies);
+}
+
+/*
  * Write a checkpoint's changed map pages (dir false) or its directory
  * pages (dir true), a batch of scratch frames at a time.
  */
@@ -413,6 +491,8 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 		ckpt_write_map(fs, snap, ckpt_no, true);
 		io_sync_file(fs->path);
 
+		/* The meta page never names a position the WAL here may lack. */
+		XLogFlush(pager_wal_end());
 		frames[0] = pager_scratch_get();
 		pages[0].offset = (uint64) meta_slot * ART_PAGE_SIZE;
 		pages[0].buf = pager_frame_data(frames[0]);
@@ -463,6 +543,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	bool		dirty = false;
 	CkptSnapshot snap;
+	XLogRecPtr	redo_ptr = GetRedoRecPtr();
 
 	if (!fs->in_use || !fs->loaded)
 		return false;
@@ -485,7 +566,8 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 
 		dirty = (f->flags & FRAME_DIRTY) && f->fileslot == slot;
 	}
-	if ((!dirty && !fs->changed && !force) || !ckpt_gate(fs, in_worker))
+	if ((!dirty && !fs->changed && !fs->stale && !force) ||
+		!ckpt_gate(fs, in_worker))
 	{
 		LWLockRelease(&fs->ckpt_lock);
 		return false;
@@ -495,15 +577,55 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	 * A file without any change since its last checkpoint: say so in the
 	 * WAL while no change can be made, before its meta page moves on, so
 	 * that redo can accept a copy of the last checkpoint (a base backup's,
-	 * see pager_vouch_file).
+	 * see pager_vouch_file); then stamp that checkpoint anew, its pages as
+	 * they are, at a position taken while no change can be made either.
 	 */
-	if (!fs->changed && !XLogRecPtrIsInvalid(fs->redo_lsn) &&
-		!RecoveryInProgress() && pager_hooks.file_unchanged)
-		pager_hooks.file_unchanged(&fs->id, fs->redo_lsn);
+	if (!dirty && !fs->changed)
+	{
+		XLogRecPtr	redo_lsn;
+
+		if (!XLogRecPtrIsInvalid(fs->redo_lsn) && !RecoveryInProgress() &&
+			pager_hooks.file_unchanged)
+			pager_hooks.file_unchanged(&fs->id, fs->redo_lsn);
+		redo_lsn = pager_redo_now();
+		LWLockRelease(&fs->gate);
+		pager_meta_restamp(&fs->id, fs->path, fs->relname, fs->meta_slot,
+						   redo_lsn);
+		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+		fs->redo_lsn = redo_lsn;
+		fs->meta_slot ^= 1;
+		fs->stale = false;
+		LWLockRelease(&fs->lock);
+		LWLockRelease(&fs->ckpt_lock);
+		return true;
+	}
 
 	ckpt_write_dirty(fs, slot, &snap);
 	snap.redo_lsn = pager_redo_now();
 	snap.tli = pager_timeline_now();
+
+	/*
+	 * The first checkpoint that writes the file after PostgreSQL's redo
+	 * pointer moved logs its image (ckpt_log_images).
+	 */
+	if (fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
+		pager_hooks.file_image)
+	{
+		PG_TRY();
+		{
+			ckpt_log_images(fs, &snap);
+		}
+		PG_CATCH();
+		{
+			LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+			pager_map_redirty(fs, snap.dirty, snap.ndirty);
+			fs->changed = true;
+			LWLockRelease(&fs->lock);
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		fs->imaged_redo = redo_ptr;
+	}
 	LWLockRelease(&fs->gate);
 	ckpt_commit(fs, &snap);
 	LWLockRelease(&fs->ckpt_lock);
@@ -524,23 +646,6 @@ pager_flush_file(PagerFile *file)
 	PagerFileSlot *fs = pager_slot(file);
 
 	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false);
-}
-
-/*
- * Whether a file may hold changes that its last durable checkpoint lacks:
- * it changed since, or a checkpoint of it is under way.
- */
-static bool
-pager_slot_has_changes(int slot)
-{
-	PagerFileSlot *fs = &pager_shared->files[slot];
-	bool		changes;
-
-	if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_SHARED))
-		return true;
-	changes = fs->changed;
-	LWLockRelease(&fs->ckpt_lock);
-	return changes;
 }
 
 /*
@@ -583,12 +688,47 @@ pager_close_idle_files(void)
 }
 
 /*
+ * Where recovery must start after a pass of checkpoints that began at
+ * redo (with stamped, one that stamped every file anew): where the oldest
+ * change not yet durable may be, and no later than any file's last
+ * checkpoint, so that a file whose checkpoint began before it is always a
+ * copy from earlier (wal_recovery.c).  That is the oldest open file's
+ * position (its checkpoint was skipped, or it changed since, or it had no
+ * change and was not stamped anew), at most where the last pass that
+ * stamped every file began (a closed file's checkpoint is no older), else
+ * redo, since every later change logs its record after that.  A file
+ * being loaded may be older still: recovery's start then stays where it
+ * was.
+ */
+static XLogRecPtr
+ckpt_replay_from(XLogRecPtr redo, bool stamped)
+{
+	if (stamped)
+		pager_shared->stamped_from = redo;
+	redo = Min(redo, pager_shared->stamped_from);
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		PagerFileSlot *fs = &pager_shared->files[i];
+
+		if (fs->in_use && fs->loaded)
+		{
+			LWLockAcquire(&fs->lock, LW_SHARED);
+			redo = Min(redo, fs->redo_lsn);
+			LWLockRelease(&fs->lock);
+		}
+		else if (fs->in_use)
+			redo = Min(redo, pager_replay_from());
+	}
+	return redo;
+}
+
+/*
  * Checkpoint every open file, then tell the checkpoint hook where the WAL
  * that recovery would need now begins.  With restamp, also the files
  * without changes, so that every open file's last checkpoint begins past
  * PostgreSQL's current redo pointer (a base backup starting there can
- * then use them), and first log every closed file as unchanged since its
- * last checkpoint (pager_vouch_closed_files), for the same reason.
+ * then use them), and first stamp every closed file anew
+ * (pager_restamp_closed_files), for the same reason.
  */
 void
 pager_checkpoint(bool restamp)
@@ -601,27 +741,16 @@ pager_checkpoint(bool restamp)
 
 	if (!ckpt_allowed())
 		return;
-	if (restamp && !RecoveryInProgress() && pager_hooks.file_unchanged)
-		pager_vouch_closed_files(pager_hooks.file_unchanged);
+	if (restamp)
+		pager_restamp_closed_files(RecoveryInProgress() ? NULL :
+								   pager_hooks.file_unchanged);
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
 			pager_checkpoint_slot(i, restamp, io_in_worker());
 	}
 
-	/*
-	 * Recovery must start where the oldest change not yet durable may be:
-	 * at a file's own position if it still has one (its checkpoint was
-	 * skipped, or it changed since), else where this checkpoint began,
-	 * since every later change logs its record after that.
-	 */
-	for (int i = 0; i < pager_shared->max_files; i++)
-	{
-		PagerFileSlot *fs = &pager_shared->files[i];
-
-		if (fs->in_use && fs->loaded && pager_slot_has_changes(i))
-			redo = Min(redo, fs->redo_lsn);
-	}
+	redo = ckpt_replay_from(redo, restamp);
 	if (pager_hooks.checkpoint_done)
 		pager_hooks.checkpoint_done(redo);
 }
@@ -675,8 +804,8 @@ pager_checkpoint_final(bool complete)
 	redo = pager_redo_now();
 	if (!ckpt_allowed())
 		return;
-	if (!RecoveryInProgress() && pager_hooks.file_unchanged)
-		pager_vouch_closed_files(pager_hooks.file_unchanged);
+	pager_restamp_closed_files(RecoveryInProgress() ? NULL :
+							   pager_hooks.file_unchanged);
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		PagerFileSlot *fs = &pager_shared->files[i];
@@ -710,13 +839,7 @@ pager_checkpoint_final(bool complete)
 		}
 	}
 
-	for (int i = 0; i < pager_shared->max_files; i++)
-	{
-		PagerFileSlot *fs = &pager_shared->files[i];
-
-		if (fs->in_use && fs->loaded && pager_slot_has_changes(i))
-			redo = Min(redo, fs->redo_lsn);
-	}
+	redo = ckpt_replay_from(redo, true);
 	if (pager_hooks.checkpoint_done)
 		pager_hooks.checkpoint_done(redo);
 	if (failed > 0)

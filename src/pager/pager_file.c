@@ -41,6 +41,7 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "access/xlog_internal.h"
 #include "access/xlogrecovery.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
@@ -88,6 +89,7 @@ typedef struct FileAdopt
 static const FileAdopt *loading_adopt = NULL;
 
 static void file_unhold(PagerFile *file);
+static void file_forget(const ArtFileId *id);
 
 /*
  * A file's path relative to the data directory.
@@ -145,6 +147,27 @@ pager_redo_now(void)
 	if (!XLogRecPtrIsInvalid(held) && held < now)
 		return held;
 	return now;
+}
+
+/*
+ * The end of the last WAL record inserted so far (in recovery: replayed).
+ * GetXLogInsertRecPtr() gives where the next record will start, which
+ * lies past a page header when the last record ended on a page boundary;
+ * XLogFlush() to such a position fails.
+ */
+XLogRecPtr
+pager_wal_end(void)
+{
+	XLogRecPtr	ptr;
+
+	if (RecoveryInProgress())
+		return GetXLogReplayRecPtr(NULL);
+	ptr = GetXLogInsertRecPtr();
+	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
+		ptr -= SizeOfXLogLongPHD;
+	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
+		ptr -= SizeOfXLogShortPHD;
+	return ptr;
 }
 
 /*
@@ -214,7 +237,7 @@ void
 pager_set_replay_from(XLogRecPtr lsn)
 {
 	if (!pager_shared->ready)
-		pager_shared->replayed_from = lsn;
+		pager_shared->replayed_from = pager_shared->stamped_from = lsn;
 	pager_shared->replay_from = lsn;
 }
 
@@ -493,6 +516,8 @@ slot_reset(PagerFileSlot *fs)
 	fs->ckpt_no = 0;
 	fs->meta_slot = 0;
 	fs->changed = false;
+	fs->stale = false;
+	fs->imaged_redo = InvalidXLogRecPtr;
 	memset(fs->user, 0, sizeof(fs->user));
 	pager_phys_reserve(fs, PAGER_FIRST_DATA_PHYS);
 	bit_set(durable_of(fs), 0);
@@ -523,6 +548,51 @@ pager_meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
 	m.ndir = ndir;
 	memcpy(m.user, user, sizeof(m.user));
 	pager_meta_encode((uint8 *) page, &fs->id, slot, &m, dirpages);
+}
+
+/*
+ * Rewrite a file's meta page of slot from_slot into the other slot, with
+ * redo_lsn (on this server's timeline now) as the position its
+ * checkpoint began at and the checkpoint otherwise as it is (its number, map pages, counts and words): for a
+ * file without any change since that checkpoint, whose pages therefore
+ * hold every change logged before redo_lsn.  Both slots then name the
+ * same pages, so a copy that reads either one finds them, however many
+ * such stamps run while it copies.  The WAL is flushed first, so that a
+ * meta page never names a position that the WAL here may lack after a
+ * crash.
+ */
+void
+pager_meta_restamp(const ArtFileId *id, const char *path, const char *relname,
+				   int from_slot, XLogRecPtr redo_lsn)
+{
+	int			frame = pager_scratch_get();
+	IoPage		page;
+	PagerMeta	m;
+	const uint8 *mp;
+	uint32	   *dirpages;
+	char		problem[128];
+
+	page.offset = (uint64) from_slot * ART_PAGE_SIZE;
+	page.buf = pager_frame_data(frame);
+	io_read_pages(path, &page, 1);
+	if (!pager_meta_decode((const uint8 *) page.buf, id, from_slot, &m, &mp,
+						   problem, sizeof(problem)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
+						relname, path),
+				 errdetail("Meta slot %d: %s.", from_slot, problem),
+				 errhint("REINDEX the index.")));
+	dirpages = palloc(sizeof(uint32) * Max(m.ndir, 1));
+	memcpy(dirpages, mp, sizeof(uint32) * m.ndir);
+	m.redo_lsn = redo_lsn;
+	m.tli = pager_timeline_now();
+	XLogFlush(pager_wal_end());
+	pager_meta_encode((uint8 *) page.buf, id, from_slot ^ 1, &m, dirpages);
+	page.offset = (uint64) (from_slot ^ 1) * ART_PAGE_SIZE;
+	io_write_sync(path, &page, 1);
+	pager_scratch_put(frame);
+	pfree(dirpages);
 }
 
 /*
@@ -669,7 +739,10 @@ meta_choose(const ArtFileId *id, const uint8 *page0, const uint8 *page1,
 							  &meta_dir[i], problem[i], sizeof(problem[i])))
 		{
 			problem[i][0] = '\0';
-			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no)
+			/* A stamp anew of a checkpoint keeps its number. */
+			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no ||
+				(meta[i].ckpt_no == meta[best].ckpt_no &&
+				 meta[i].redo_lsn > meta[best].redo_lsn))
 				best = i;
 		}
 	}
@@ -916,8 +989,14 @@ slot_load(PagerFileSlot *fs)
 	fs->free_hint = 0;
 	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
 
-	/* A vouched file's next checkpoint writes down where it is current. */
+	/*
+	 * A vouched file's next checkpoint writes down where it is current; a
+	 * file whose checkpoint began before PostgreSQL's redo pointer is
+	 * stamped anew by the next one (it may have been loaded after the
+	 * checkpoint that stamps every file when that pointer moves).
+	 */
 	fs->changed = vouched;
+	fs->stale = !vouched && m->redo_lsn < GetRedoRecPtr();
 	LWLockRelease(&fs->lock);
 }
 
@@ -1268,8 +1347,12 @@ pager_report_upgrade(void)
 /*
  * Create a new, empty file.
  */
-PagerFile *
-pager_create_file(const ArtFileId *id, const char *relname)
+/*
+ * Create file id, empty (reuse: over the file of that name, if there is
+ * one), and give it a slot.
+ */
+static PagerFile *
+file_create(const ArtFileId *id, const char *relname, bool reuse)
 {
 	char		path[IO_PATH_LEN];
 	char		dir[IO_PATH_LEN];
@@ -1281,7 +1364,7 @@ pager_create_file(const ArtFileId *id, const char *relname)
 	pager_file_path(id, path);
 	make_directories(id->dbOid);
 	snprintf(dir, sizeof(dir), "artrie/%u", id->dbOid);
-	fd = BasicOpenFile(path, O_RDWR | O_CREAT | O_EXCL | PG_BINARY);
+	fd = BasicOpenFile(path, O_RDWR | O_CREAT | (reuse ? 0 : O_EXCL) | PG_BINARY);
 	if (fd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -1308,12 +1391,48 @@ pager_create_file(const ArtFileId *id, const char *relname)
 
 	LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
 	slot_init_file(fs);
+
+	/* Whoever fills a new file logs its image (wal_log_file). */
+	fs->imaged_redo = GetRedoRecPtr();
 	fs->loaded = true;
 	LWLockRelease(&fs->ckpt_lock);
 
 	fsync_fname(dir, true);
 	fsync_fname("artrie", true);
 	return local_file(id, slot, relname);
+}
+
+/*
+ * Create a new, empty file.
+ */
+PagerFile *
+pager_create_file(const ArtFileId *id, const char *relname)
+{
+	return file_create(id, relname, false);
+}
+
+/*
+ * Start a file afresh, empty, as redo does from the first record of a
+ * file's image: in place if it exists (its pages are left as garbage that
+ * the new, empty page map does not point at, and new writes overwrite),
+ * so that every process's handle on the file stays one on it (under the
+ * mmap backend other processes drop their handles on a removed file only
+ * lazily, assuming its name is never used again).  Its slot, its marker
+ * of damage and this process's handle go first.
+ */
+PagerFile *
+pager_reset_file(const ArtFileId *id, const char *relname)
+{
+	char		path[IO_PATH_LEN + 16];
+
+	file_forget(id);
+	pager_file_path(id, path);
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+	return file_create(id, relname, true);
 }
 
 /*
@@ -1583,16 +1702,19 @@ meta_read(const char *path, uint8 *buf)
 }
 
 /*
- * Log a file that no slot holds as unchanged since its last checkpoint,
- * if it would be served here now: not marked damaged, its meta pages as
- * slot_load accepts them, of this cluster and timeline history, its last
- * checkpoint within the WAL recovery replayed here and this server's WAL.
- * The files lock is held from the look for a slot to the record, so
- * nobody opens (and changes) the file in between.
+ * Stamp a file that no slot holds anew (pager_meta_restamp), if it would
+ * be served here now: not marked damaged, its meta pages as slot_load
+ * accepts them, of this cluster and timeline history, its last
+ * checkpoint within the WAL
+ * recovery replayed here and this server's WAL.  Outside recovery it is
+ * first logged as unchanged since its last checkpoint (unchanged), so that
+ * redo accepts a copy of that checkpoint.  The files lock is held from
+ * the look for a slot to the new meta page, so nobody opens (and changes)
+ * the file in between.
  */
 static void
-vouch_closed_file(const ArtFileId *id,
-				  void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
+restamp_closed_file(const ArtFileId *id,
+					void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
 {
 	char		path[IO_PATH_LEN + 16];
 	struct stat st;
@@ -1623,7 +1745,11 @@ vouch_closed_file(const ArtFileId *id,
 								  &server_tli, &left_at) &&
 			meta[best].redo_lsn >= pager_shared->min_redo &&
 			meta[best].redo_lsn <= pager_redo_now())
-			unchanged(id, meta[best].redo_lsn);
+		{
+			if (unchanged)
+				unchanged(id, meta[best].redo_lsn);
+			pager_meta_restamp(id, path, path, best, pager_redo_now());
+		}
 	}
 	LWLockRelease(pager_shared->files_lock);
 	pfree(buf);
@@ -1714,26 +1840,29 @@ pager_report_unlogged(void)
 	pfree(names.data);
 }
 
-/* files_walk's visit for pager_vouch_closed_files. */
+/* files_walk's visit for pager_restamp_closed_files. */
 static void
-vouch_visit(const ArtFileId *id, void *arg)
+restamp_visit(const ArtFileId *id, void *arg)
 {
-	vouch_closed_file(id, (void (*) (const ArtFileId *, XLogRecPtr)) arg);
+	restamp_closed_file(id, (void (*) (const ArtFileId *, XLogRecPtr)) arg);
 }
 
 /*
- * Log every file that no slot holds as unchanged since its last checkpoint
- * through unchanged (vouch_closed_file), as a checkpoint does for an open
- * file without changes: a base backup that starts now may then use its
- * copy, although nobody opens the file, so no checkpoint of it begins
- * after the backup's start.  For the io worker's checkpoint after
- * PostgreSQL's redo pointer moved, outside recovery.
+ * Stamp every file that no slot holds anew (restamp_closed_file), as a
+ * checkpoint does for an open file without changes, so that every file
+ * served here has a last checkpoint that began past PostgreSQL's current
+ * redo pointer: a base backup that starts now may then use its copy,
+ * although nobody opens the file, and a file whose last checkpoint began
+ * before the WAL replayed at a start is a copy from earlier, refused
+ * (wal_recovery.c).  unchanged, outside recovery, logs each as unchanged
+ * first.  For the io worker's checkpoint after PostgreSQL's redo pointer
+ * moved.
  */
 void
-pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
-											XLogRecPtr since))
+pager_restamp_closed_files(void (*unchanged) (const ArtFileId *id,
+											  XLogRecPtr since))
 {
-	files_walk(vouch_visit, (void *) unchanged);
+	files_walk(restamp_visit, (void *) unchanged);
 }
 
 /*

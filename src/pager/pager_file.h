@@ -24,12 +24,16 @@ extern void pager_slots_closed(int closed);
 extern void pager_inuse_unmark(PagerFileSlot *fs);
 extern void pager_backend_ready(void);
 extern XLogRecPtr pager_redo_now(void);
+extern XLogRecPtr pager_wal_end(void);
 extern bool pager_parse_oid(const char *s, const char **end, Oid *value);
 extern PagerFile *pager_open_adopted(const ArtFileId *id,
 									 const PagerAdoptSource *source,
 									 const char *relname);
-extern void pager_vouch_closed_files(void (*unchanged) (const ArtFileId *id,
-														XLogRecPtr since));
+extern void pager_restamp_closed_files(void (*unchanged) (const ArtFileId *id,
+														  XLogRecPtr since));
+extern void pager_meta_restamp(const ArtFileId *id, const char *path,
+							   const char *relname, int from_slot,
+							   XLogRecPtr redo_lsn);
 extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,
 							uint64 ckpt_no, XLogRecPtr redo_lsn,
 							TimeLineID tli, uint32 nlogical, uint32 nphys,

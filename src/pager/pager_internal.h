@@ -183,6 +183,11 @@ typedef struct PagerFileSlot
 	bool		changed;		/* anything to checkpoint */
 	bool		inuse_marked;	/* an UNLOGGED index's file, marked in use
 								 * by this run (set under ckpt_lock) */
+	XLogRecPtr	imaged_redo;	/* PostgreSQL's redo pointer when the file's
+								 * image was last logged (pager_checkpoint) */
+	bool		stale;			/* loaded with a checkpoint that began
+								 * before PostgreSQL's redo pointer: to be
+								 * stamped anew (pager_checkpoint) */
 	uint32		user[PAGER_USER_WORDS];
 } PagerFileSlot;
 
@@ -247,6 +252,8 @@ typedef struct PagerShared
 	XLogRecPtr	min_redo;		/* files checkpointed before it are refused */
 	XLogRecPtr	replay_from;	/* WAL from here on is replayed at start */
 	XLogRecPtr	replayed_from;	/* where this start's replay began */
+	XLogRecPtr	stamped_from;	/* every closed file's last checkpoint began
+								 * here or later (pager_checkpoint) */
 	XLogRecPtr	ckpt_barrier;	/* in recovery, no checkpoint until past it */
 	pg_atomic_uint64 redo_held;	/* redo has not applied records from here */
 	pg_atomic_uint64 hold_epoch;	/* scan holds (pager_hold.c) */

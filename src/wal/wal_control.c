@@ -20,10 +20,11 @@
  * replay_from only ever lags behind where artrie's slot "artrie" points
  * (wal_checkpoint_done moves the slot after the control file), so WAL
  * from the slot's restart_lsn on is kept and replaying it brings every
- * file checkpointed since up to date; min_redo is raised only at a start
- * that could not replay (lost WAL, a base backup), whose next checkpoint
- * moves the slot past it, and a file refused then is never vouched for
- * since (pager_vouch_closed_files skips it).  So both become the slot's
+ * file checkpointed since up to date; min_redo is raised at a start to
+ * replay_from (no file served is older), or past it only at a start that
+ * could not replay (lost WAL, a base backup), whose next checkpoint moves
+ * the slot past it, and a file refused then is never vouched for
+ * since (pager_restamp_closed_files skips it).  So both become the slot's
  * position (or where the oldest file's last checkpoint began, if that is
  * later); a file checkpointed before it is refused unless the WAL
  * replayed shows it unchanged since (an unchanged record), as after a

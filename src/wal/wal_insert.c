@@ -14,6 +14,11 @@
  * as image records of WAL_IMAGE_PAGES logical pages each; nobody else
  * knows the file yet, so the pages do not change meanwhile.
  *
+ * The first checkpoint that writes a changed file after PostgreSQL's redo
+ * pointer moved logs the whole file the same way (wal_log_ckpt_image),
+ * under the file's write gate: artrie's full-page writes, from which
+ * redo of a base backup rebuilds files that the copy caught mid-change.
+ *
  * An unchanged record is logged by a checkpoint that found a file with no
  * change since its last checkpoint, under the file's write gate, so that
  * no change of the file is logged between the two (wal_redo.c says what
@@ -128,6 +133,25 @@ wal_log_image_record(const ArtFileId *id, uint32 flags, uint32 first,
 		XLogRegisterData((char *) freelist, sizeof(uint32) * nfree);
 	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_IMAGE);
 	wal_count_logged(sizeof(rec) + nbytes + sizeof(uint32) * nfree);
+}
+
+StaticAssertDecl(PAGER_IMAGE_PAGES <= WAL_IMAGE_PAGES,
+				 "a checkpoint's image run must fit an image record");
+
+/*
+ * Log one run of a checkpoint's image of a changed file (the pager's
+ * file_image hook).
+ */
+void
+wal_log_ckpt_image(const PagerImage *image)
+{
+	wal_log_image_record(&image->id,
+						 WAL_IMAGE_CKPT |
+						 (image->first ? WAL_IMAGE_FIRST : 0) |
+						 (image->last ? WAL_IMAGE_LAST : 0),
+						 image->firstpage, image->npages, image->used,
+						 image->bodies, image->freelist,
+						 image->last ? image->nfree : 0, image->user);
 }
 
 /*

@@ -21,6 +21,7 @@ typedef struct WalShared
 	slock_t		mutex;			/* the two flags below */
 	bool		recovering;		/* a process is running wal_recover */
 	bool		recovered;		/* files are up to date with the WAL */
+	bool		from_backup;	/* this start restores a base backup */
 	ConditionVariable recovered_cv; /* broadcast when either flag changes */
 	LWLock	   *control_lock;	/* the control file and the slot */
 	uint64		control_seq;	/* under control_lock */
@@ -37,6 +38,7 @@ extern WalShared *wal_shared;
 /* wal_insert.c */
 extern void wal_count_logged(Size bytes);
 extern void wal_log_unchanged(const ArtFileId *file, XLogRecPtr since);
+extern void wal_log_ckpt_image(const PagerImage *image);
 
 /* wal_redo.c */
 extern void wal_rmgr_register(void);

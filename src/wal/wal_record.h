@@ -14,10 +14,12 @@
  *	  idempotent (an entry already present is not inserted again, an
  *	  absent one is not deleted);
  *	- an image record: a run of up to WAL_IMAGE_PAGES logical pages of a
- *	  file just built or copied, which redo writes at the same logical
- *	  page numbers; the first of a file's run of image records starts the
- *	  file afresh, the last one also carries the file's free logical pages
- *	  and its user words;
+ *	  file just built or copied, or (WAL_IMAGE_CKPT) of a changed file as
+ *	  the first checkpoint after a move of PostgreSQL's redo pointer
+ *	  leaves it, which redo writes at the same logical page numbers; the
+ *	  first of a file's run of image records starts the file afresh, the
+ *	  last one also carries the file's free logical pages and its user
+ *	  words;
  *	- an unchanged record: the io worker's checkpoint found a file with no
  *	  change since its last checkpoint, which began at WAL position since;
  *	  so a copy of the file checkpointed at since (or later, up to the
@@ -56,6 +58,7 @@
 /* Image record flags. */
 #define WAL_IMAGE_FIRST		0x01	/* start the file afresh */
 #define WAL_IMAGE_LAST		0x02	/* free pages and user words follow */
+#define WAL_IMAGE_CKPT		0x04	/* a checkpoint's image of a changed file */
 
 /* An entry record; the entry's bytes follow it. */
 typedef struct WalEntryRecord

@@ -67,6 +67,7 @@ static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 static uint64 wal_retained_bytes(void);
+static void slot_keep(XLogRecPtr redo);
 static bool recover_begin(void);
 static void recover_files(bool in_startup);
 
@@ -299,8 +300,21 @@ recover_files(bool in_startup)
 	tli = pgctl->checkPointCopy.ThisTimeLineID;
 	from_backup = !XLogRecPtrIsInvalid(pgctl->backupStartPoint);
 	pfree(pgctl);
+	wal_shared->from_backup = from_backup;
 
 	wal_control_load(redo, &replay_from, &min_redo);
+
+	/*
+	 * Every file served here is stamped anew whenever PostgreSQL's redo
+	 * pointer moves, and replay_from never moves past a file's last
+	 * checkpoint (pager_checkpoint): a file whose last checkpoint began
+	 * before replay_from is a copy of it put back from earlier, which lacks
+	 * changes that the WAL replayed here does not bring.  Not so in a base
+	 * backup, whose copy of the control file may be newer than its copies
+	 * of the files (below).
+	 */
+	if (!from_backup)
+		min_redo = Max(min_redo, replay_from);
 
 	/* Replay skips the records of files refused already. */
 	pager_set_min_redo(min_redo);
@@ -325,6 +339,15 @@ recover_files(bool in_startup)
 	 */
 	wal_control_write(replay_from, min_redo);
 	pager_set_min_redo(min_redo);
+
+	/*
+	 * The slot keeps the WAL from replay_from before any checkpoint runs:
+	 * one restored with the data directory may point before the WAL here,
+	 * and the end-of-recovery checkpoint would invalidate it.
+	 */
+	LWLockAcquire(wal_shared->control_lock, LW_EXCLUSIVE);
+	slot_keep(replay_from);
+	LWLockRelease(wal_shared->control_lock);
 	pager_forget_files_before(min_redo);
 	pager_set_replay_from(replay_from);
 	pager_set_ready(RecoveryInProgress() ? GetXLogReplayRecPtr(NULL) : InvalidXLogRecPtr);
@@ -505,6 +528,7 @@ wal_init(void)
 		.checkpoint_done = wal_checkpoint_done,
 		.connections_allowed = wal_connections_allowed,
 		.file_unchanged = wal_log_unchanged,
+		.file_image = wal_log_ckpt_image,
 	};
 
 	wal_rmgr_register();

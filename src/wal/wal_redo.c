@@ -215,31 +215,102 @@ redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
 					art_delete(&trie, entry, len));
 }
 
-/* Apply an image record. */
+/*
+ * Whether redo restores a base backup and has not reached consistency:
+ * a file copied while it changed may then hold pages of several
+ * checkpoints, and image records rebuild files whatever the copy holds.
+ */
+static bool
+redo_restoring(void)
+{
+	return wal_shared->from_backup && !reachedConsistency;
+}
+
+/*
+ * Files whose rebuild from a checkpoint's image redo has begun and not
+ * yet ended (in TopMemoryContext): the rest of their image is applied
+ * even once redo is consistent.
+ */
+static ArtFileId *rebuilding = NULL;
+static int	nrebuilding = 0;
+static int	maxrebuilding = 0;
+
+/* Whether file id's rebuild has begun and not ended. */
+static bool
+rebuilding_has(const ArtFileId *id)
+{
+	for (int i = 0; i < nrebuilding; i++)
+		if (memcmp(&rebuilding[i], id, sizeof(ArtFileId)) == 0)
+			return true;
+	return false;
+}
+
+/* Note that file id's rebuild has begun (on) or ended (off). */
+static void
+rebuilding_set(const ArtFileId *id, bool on)
+{
+	for (int i = 0; i < nrebuilding; i++)
+	{
+		if (memcmp(&rebuilding[i], id, sizeof(ArtFileId)) == 0)
+		{
+			if (!on)
+				rebuilding[i] = rebuilding[--nrebuilding];
+			return;
+		}
+	}
+	if (!on)
+		return;
+	if (nrebuilding == maxrebuilding)
+	{
+		maxrebuilding = Max(8, maxrebuilding * 2);
+		rebuilding = rebuilding == NULL ?
+			MemoryContextAlloc(TopMemoryContext, maxrebuilding * sizeof(ArtFileId)) :
+			repalloc(rebuilding, maxrebuilding * sizeof(ArtFileId));
+	}
+	rebuilding[nrebuilding++] = *id;
+}
+
+/*
+ * Apply an image record.  A file just built or copied is started afresh
+ * at its first record unless its last checkpoint is past the record (an
+ * older file of that name is a leftover).  A checkpoint's image of a
+ * changed file (WAL_IMAGE_CKPT) is applied only while redo restores a
+ * base backup and is not yet consistent, and then, like a built file's
+ * image, always rebuilds the file without reading the copy, which may
+ * hold pages of several checkpoints; once begun, a rebuild goes on to the
+ * image's last record.  Otherwise the file is up to date already (its
+ * checkpoint holds the changes), and the image is skipped.
+ */
 static void
 redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		   const uint8 *freelist, XLogRecPtr lsn)
 {
 	PagerFile  *file;
 	char		path[MAXPGPATH];
+	bool		ckpt = (rec->flags & WAL_IMAGE_CKPT) != 0;
 
 	if (rec->flags & WAL_IMAGE_FIRST)
 	{
-		/*
-		 * Start the file afresh unless its last checkpoint is past the
-		 * record: an older file of that name is a leftover.
-		 */
-		(void) redo_file(&rec->file, lsn);
-		if (last_file == NULL || lsn >= last_redo_lsn)
+		bool		afresh = redo_restoring();
+
+		if (!afresh && !ckpt)
 		{
-			snprintf(path, sizeof(path), "artrie/%u/%u.%u", rec->file.dbOid,
-					 rec->file.relNumber, rec->file.generation);
-			wal_redo_forget();
-			pager_drop_file(&rec->file);
-			(void) pager_create_file(&rec->file, path);
-			wal_redo_forget();
+			(void) redo_file(&rec->file, lsn);
+			afresh = last_file == NULL || lsn >= last_redo_lsn;
 		}
+		if (!afresh)
+			return;
+		snprintf(path, sizeof(path), "artrie/%u/%u.%u", rec->file.dbOid,
+				 rec->file.relNumber, rec->file.generation);
+		wal_redo_forget();
+		(void) pager_reset_file(&rec->file, path);
+		wal_redo_forget();
+		rebuilding_set(&rec->file, true);
 	}
+	else if (ckpt && !rebuilding_has(&rec->file))
+		return;
+	if (rec->flags & WAL_IMAGE_LAST)
+		rebuilding_set(&rec->file, false);
 	file = redo_file(&rec->file, lsn);
 	if (file == NULL)
 		return;
@@ -511,10 +582,14 @@ redo_error_is_damage(int sqlerrcode)
 /*
  * Run work(arg), which applies records of file id (NULL: not known); if
  * the file cannot take the one at redo_lsn_now, mark the file damaged, or
- * skip a file that cannot be proven current, and go on.
+ * skip a file that cannot be proven current, and go on.  With vouch
+ * (work loads a file that an unchanged record vouches for, and changes
+ * nothing), a file that cannot be loaded is left as it is: every use
+ * refuses it with its own reason.
  */
 static void
-redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id)
+redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id,
+			 bool vouch)
 {
 	MemoryContext old;
 
@@ -545,9 +620,11 @@ redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id)
 		 * than the WAL here) is refused at every load anyway: its records
 		 * are skipped, the file left as it is.
 		 */
-		if (edata->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE)
+		if (edata->sqlerrcode == ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE ||
+			vouch)
 		{
-			redo_skip_file(id);
+			if (!vouch)
+				redo_skip_file(id);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(redo_cxt);
 			return;
@@ -581,7 +658,7 @@ wal_batch_flush(void)
 	if (nbatches == 0)
 		return;
 	for (int i = 0; i < nbatches; i++)
-		redo_guarded(batch_apply, &batches[i], &batches[i].id);
+		redo_guarded(batch_apply, &batches[i], &batches[i].id, false);
 	batches = NULL;
 	nbatches = 0;
 	maxbatches = 0;
@@ -642,7 +719,8 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
 	memset(&id, 0, sizeof(id));
 	if (len >= sizeof(ArtFileId))
 		memcpy(&id, data, sizeof(ArtFileId));
-	redo_guarded(redo_record, &args, len >= sizeof(ArtFileId) ? &id : NULL);
+	redo_guarded(redo_record, &args, len >= sizeof(ArtFileId) ? &id : NULL,
+				 kind == WAL_ARTRIE_UNCHANGED);
 	if (batch_memory >= WAL_BATCH_MEMORY)
 		wal_batch_flush();
 }
@@ -692,10 +770,11 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 		const uint8 *freelist;
 
 		if (wal_image_decode(data, len, &rec, &bodies, &freelist))
-			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s",
+			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s%s",
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, rec.first,
 							 rec.first + rec.npages,
+							 (rec.flags & WAL_IMAGE_CKPT) ? ", checkpoint" : "",
 							 (rec.flags & WAL_IMAGE_FIRST) ? ", first" : "",
 							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "");
 	}
