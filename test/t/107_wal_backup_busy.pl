@@ -26,7 +26,7 @@ my $dir = PostgreSQL::Test::Utils::tempdir;
 
 my $primary = artrie_primary('busy_primary', 'io_uring', has_archiving => 1,
 	conf => [ 'artrie.checkpoint_timeout = 1', "artrie.buffer_pool_size = '2MB'" ]);
-make_wtable($primary, 'w', 'w_k', 1, 20000);
+make_wtable($primary, 'w', 'w_k', 1, 150000);
 
 # PostgreSQL's checkpoints every half second until stopped.
 sub start_checkpoints
@@ -47,7 +47,7 @@ for my $round (1 .. $rounds)
 	writers_wait($w, 300 * $round);
 	my $ckpts = start_checkpoints();
 
-	$primary->backup("b$round", backup_options => [ '--max-rate=8M' ]);
+	$primary->backup("b$round", backup_options => [ '--max-rate=4M' ]);
 
 	# A target while the writers run.
 	writers_wait($w, 300 * $round + 400);
