@@ -317,6 +317,16 @@ pager_split_end(void *store, ArtLockMode mode)
 }
 
 /*
+ * ArtPageStoreOps.step_done: between two steps of a walk no lock is held,
+ * so a cancel, a recovery conflict or a shutdown ends the walk here.
+ */
+static void
+pager_step_done(void *store)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/*
  * ArtPageStoreOps.critical: a critical section.  The trie pins there
  * only pages it keeps pinned, which are in the pool, so no read, free
  * frame or eviction write can fail in it; an ERROR there all the same (a
@@ -366,6 +376,7 @@ static const ArtPageStoreOps pager_store_ops = {
 	.write_end = pager_write_end,
 	.split_begin = pager_split_begin,
 	.split_end = pager_split_end,
+	.step_done = pager_step_done,
 	.critical = pager_critical,
 	.version = pager_version,
 };

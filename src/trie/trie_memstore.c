@@ -34,6 +34,8 @@ struct ArtMemStore
 	int			splitters;		/* split sections held (either mode) */
 	bool		critical;		/* inside a critical stretch */
 	bool		strict;			/* see art_memstore_strict */
+	void		(*step_hook) (void *arg);
+	void	   *step_arg;
 	uint64_t	version;		/* the tries' content version */
 	long		budget;			/* calls left before failing; -1: never */
 	bool		fail_mem;
@@ -310,6 +312,18 @@ mem_split_end(void *store, ArtLockMode mode)
 		ms->splitters--;
 }
 
+/* step_done: run the hook a test set (art_memstore_set_step_hook). */
+static void
+mem_step_done(void *store)
+{
+	ArtMemStore *ms = store;
+
+	if (ms->pinned != 0)
+		violate(ms, "step_done with pages pinned");
+	if (ms->step_hook)
+		ms->step_hook(ms->step_arg);
+}
+
 /*
  * critical: no failure is injected inside (the pager would PANIC there,
  * which a unit test cannot observe), and memory may not be allocated.
@@ -348,6 +362,7 @@ static const ArtPageStoreOps mem_ops = {
 	.write_end = mem_write_end,
 	.split_begin = mem_split_begin,
 	.split_end = mem_split_end,
+	.step_done = mem_step_done,
 	.critical = mem_critical,
 	.version = mem_version
 };
@@ -480,4 +495,12 @@ void
 art_memstore_strict(ArtMemStore *ms, bool on)
 {
 	ms->strict = on;
+}
+
+/* Run fn(arg) at every step_done (NULL: nothing). */
+void
+art_memstore_set_step_hook(ArtMemStore *ms, void (*fn) (void *arg), void *arg)
+{
+	ms->step_hook = fn;
+	ms->step_arg = arg;
 }

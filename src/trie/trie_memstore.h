@@ -52,6 +52,13 @@ extern bool art_memstore_failed(const ArtMemStore *ms);
  */
 extern void art_memstore_strict(ArtMemStore *ms, bool on);
 
+/*
+ * Run fn(arg) between the steps of a walk (the store's step_done), as
+ * other sessions would run between them: a test's writers.
+ */
+extern void art_memstore_set_step_hook(ArtMemStore *ms,
+									   void (*fn) (void *arg), void *arg);
+
 /* The first locking-rule violation seen, or NULL. */
 extern const char *art_memstore_violation(const ArtMemStore *ms);
 

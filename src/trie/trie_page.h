@@ -100,8 +100,9 @@ typedef struct ArtPageStoreOps
 	/*
 	 * Enter and leave a write section of the trie.  Inserts and deletes
 	 * hold it in share mode from their first lock to their last, so any
-	 * number of them run at once; verify and truncate hold it exclusive,
-	 * so that no change is half done while they look.  Cannot fail.
+	 * number of them run at once; truncate holds it exclusive, and verify
+	 * and statistics for each step of their walk, so that no change is
+	 * half done while they look.  Cannot fail.
 	 */
 	void		(*write_begin) (void *store, ArtLockMode mode);
 	void		(*write_end) (void *store, ArtLockMode mode);
@@ -116,6 +117,14 @@ typedef struct ArtPageStoreOps
 	 */
 	void		(*split_begin) (void *store, ArtLockMode mode);
 	void		(*split_end) (void *store, ArtLockMode mode);
+
+	/*
+	 * Between two steps of a long walk (verify, statistics), with no page
+	 * pinned and no section held: the pager checks for interrupts here, so
+	 * that a cancel or a recovery conflict ends the walk.  May not return
+	 * (the pager's ERROR).
+	 */
+	void		(*step_done) (void *store);
 
 	/*
 	 * Begin (on) or end (off) a stretch in which the trie has changed pages

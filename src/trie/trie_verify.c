@@ -3,13 +3,27 @@
  * trie_verify.c
  *	  Statistics and the structural check of a whole trie.
  *
- * Both walk every node depth first with an explicit stack, share-locking
- * the pages of the current path like art_walk.  The check validates each
- * page the first time it is reached (header, records inside the record
- * area, no overlap, live bytes), each stub (not to a page already on the
- * path), each node (kind for its fan-out, prefix length, sorted keys,
- * valid child slots, count = own entry + children's counts), and finally
- * that every record of every page was reached exactly once.
+ * Both walk the trie in steps, and let writers in between: a step takes
+ * the write section exclusive (so no insert or delete is half done in
+ * it) for one subtree's part of one page, the page reached by a stub
+ * (which the step looks at again first: if a change between steps moved
+ * or removed the subtree, there is nothing to walk), and the first record
+ * of each page its stubs lead to; the subtrees there are queued as further
+ * steps.  Between steps the store may check for interrupts
+ * (step_done), and no lock is held.
+ *
+ * Every step checks what it sees whole: each page the first time it is
+ * reached (header, records inside the record area, no overlap, live
+ * bytes), each stub (not to its own page, not to a free slot or another
+ * stub), each node (kind for its fan-out, prefix length, sorted keys,
+ * valid child slots), and below the root page each node's count against
+ * its own entry and its children's counts, read in the same step.  What
+ * spans steps (no record reached twice, every record of every page
+ * reached, no page met again below itself) holds only if the trie did
+ * not change meanwhile: those violations count only when the store's
+ * content version stayed the same from the first step to the last.  The
+ * statistics are exact then too, and otherwise describe a trie changing
+ * under the walk.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,29 +41,42 @@ typedef struct PageInfo
 	uint8_t    *seen;			/* a bit per slot reached */
 } PageInfo;
 
-typedef struct VFrame
+/*
+ * A subtree to walk: the node in slot of page pageno, reached through the
+ * stub in slot stub of the page of item up (-1: the trie's root node).
+ */
+typedef struct VItem
 {
-	int			pidx;
+	ArtPageNo	pageno;
 	uint16_t	slot;
-	int			lastkey;
-	uint64_t	sum;			/* counts of the children visited */
+	uint16_t	stub;
+	int			up;
 	uint64_t	depth;
 	uint64_t	pdepth;
-} VFrame;
+} VItem;
+
+/* A node met inside one page, with its depth. */
+typedef struct VNode
+{
+	uint16_t	slot;
+	uint64_t	depth;
+} VNode;
 
 typedef struct Verify
 {
 	ArtTrie    *t;
-	ArtPinStack ps;
-	VFrame	   *frames;
-	int			nframes;
-	int			fcap;
+	VItem	   *items;
+	int			nitems;
+	int			icap;
 	PageInfo   *map;
 	int			mapcap;
 	int			mapn;
 	ArtStats   *stats;
 	char	   *msg;
 	size_t		msglen;
+	char		deferred[256];	/* first violation seen across steps */
+	uint8_t		local[(ART_PAGE_USABLE / 2 + 8) / 8];	/* slots of this step */
+	VNode		stack[ART_PAGE_USABLE / 2 + 1];
 } Verify;
 
 typedef struct RecSpan
@@ -79,6 +106,27 @@ fail(Verify *v, ArtPageNo pageno, int slot, const char *fmt,...)
 	if (v->msg && v->msglen)
 		snprintf(v->msg, v->msglen, "page %u slot %d: %s", pageno, slot, what);
 	return ART_CORRUPT;
+}
+
+static void defer(Verify *v, ArtPageNo pageno, int slot, const char *fmt,...) ART_PRINTF(4, 5);
+
+/*
+ * Record the first violation that only a walk of an unchanging trie can
+ * tell from a change made between two steps (see the file header).
+ */
+static void
+defer(Verify *v, ArtPageNo pageno, int slot, const char *fmt,...)
+{
+	char		what[200];
+	va_list		ap;
+
+	if (v->deferred[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(v->deferred, sizeof(v->deferred), "page %u slot %d: %s",
+			 pageno, slot, what);
 }
 
 /* The map entry of a page, or a free entry for it. */
@@ -223,18 +271,28 @@ reach_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 	return ART_OK;
 }
 
-/* Mark a live slot of a page as reached. */
+/*
+ * Mark a live slot of a page as reached; false if it was reached before
+ * (in this step: a loop, never walked again; in an earlier one: a
+ * violation only if the trie did not change meanwhile).
+ */
 static ArtStatus
-reach_slot(Verify *v, ArtPageNo pageno, const uint8_t *page, int slot)
+reach_slot(Verify *v, ArtPageNo pageno, const uint8_t *page, int slot,
+		   bool *fresh)
 {
 	PageInfo   *pi = map_find(v, pageno);
+	uint8_t		bit = (uint8_t) (1 << (slot % 8));
 
+	*fresh = false;
 	if (slot < 1 || slot > art_page_nslots(page) ||
 		art_slot_off(page, slot) == 0)
 		return fail(v, pageno, slot, "reference to a free slot");
-	if (pi->seen[slot / 8] & (1 << (slot % 8)))
-		return fail(v, pageno, slot, "record reached twice");
-	pi->seen[slot / 8] |= (uint8_t) (1 << (slot % 8));
+	if (pi->seen[slot / 8] & bit)
+		defer(v, pageno, slot, "record reached twice");
+	else if (!(v->local[slot / 8] & bit))
+		*fresh = true;
+	pi->seen[slot / 8] |= bit;
+	v->local[slot / 8] |= bit;
 	return ART_OK;
 }
 
@@ -303,220 +361,322 @@ check_node(Verify *v, ArtPageNo pageno, int slot, uint8_t *rec, bool is_root)
 	return ART_OK;
 }
 
-/* Push a frame for the node at slot of the top page. */
-static ArtStatus
-push_frame(Verify *v, uint16_t slot, uint64_t depth, uint64_t pdepth)
+/* Entries below a record that is not a stub: its count, or its own entry. */
+static uint64_t
+record_count(uint8_t *rec)
 {
-	ArtStatus	st = art_grow(v->t, (void **) &v->frames, &v->fcap,
-							  v->nframes + 1, sizeof(VFrame));
-	VFrame	   *f;
-
-	if (st != ART_OK)
-		return st;
-	f = &v->frames[v->nframes++];
-	f->pidx = v->ps.n - 1;
-	f->slot = slot;
-	f->lastkey = -1;
-	f->sum = 0;
-	f->depth = depth;
-	f->pdepth = pdepth;
-	return ART_OK;
-}
-
-/* Visit a node: check it, count it. */
-static ArtStatus
-enter_node(Verify *v, uint16_t slot, uint64_t depth, uint64_t pdepth)
-{
-	ArtPageRef *ref = &v->ps.refs[v->ps.n - 1];
-	uint8_t    *rec = art_rec(ref->data, slot);
 	ArtNode		node;
-	ArtStatus	st;
 
-	st = check_node(v, ref->pageno, slot, rec, v->nframes == 0);
-	if (st != ART_OK)
-		return st;
 	art_node_decode(rec, &node);
-	v->stats->nodes[node.kind]++;
-	if (node.terminal)
-	{
-		if (depth > v->stats->height)
-			v->stats->height = depth;
-		if (pdepth > v->stats->page_height)
-			v->stats->page_height = pdepth;
-	}
-	return push_frame(v, slot, depth, pdepth);
-}
-
-/* Go from a node to its child at slot, through a stub if there is one. */
-static ArtStatus
-enter_child(Verify *v, VFrame *f, uint16_t slot)
-{
-	ArtPageRef *ref = &v->ps.refs[v->ps.n - 1];
-	uint8_t    *rec;
-	ArtStatus	st;
-	uint64_t	depth = f->depth + 1;
-	uint64_t	pdepth = f->pdepth;
-
-	st = reach_slot(v, ref->pageno, ref->data, slot);
-	if (st != ART_OK)
-		return st;
-	rec = art_rec(ref->data, slot);
-	if (art_is_stub(rec))
-	{
-		ArtPageNo	pg;
-		uint16_t	stub = slot;
-		int			i;
-
-		art_stub_target(rec, &pg, &slot);
-
-		/*
-		 * Pages are convex and their graph acyclic: no page twice on a path
-		 * (an insert would lock it twice).
-		 */
-		for (i = 0; i < v->ps.n; i++)
-			if (v->ps.refs[i].pageno == pg)
-				return fail(v, ref->pageno, stub,
-							"stub points to page %u, which is on its own path", pg);
-		st = art_pin_push(v->t, &v->ps, pg, ART_LOCK_SHARE);
-		if (st != ART_OK)
-			return st;
-		ref = &v->ps.refs[v->ps.n - 1];
-		st = reach_page(v, pg, ref->data);
-		if (st == ART_OK)
-			st = reach_slot(v, pg, ref->data, slot);
-		if (st != ART_OK)
-			return st;
-		if (art_is_stub(art_rec(ref->data, slot)))
-			return fail(v, pg, slot, "stub points to a stub");
-		pdepth++;
-	}
-	return enter_node(v, slot, depth, pdepth);
-}
-
-/* Every record of every page reached must have been reached. */
-static ArtStatus
-check_unreached(Verify *v)
-{
-	int			i;
-
-	for (i = 0; i < v->mapcap; i++)
-	{
-		PageInfo   *pi = &v->map[i];
-		ArtPageRef	ref;
-		ArtStatus	st;
-		int			s;
-
-		if (pi->pageno == ART_INVALID_PAGENO)
-			continue;
-		st = v->t->store.ops->pin(v->t->store.store, pi->pageno,
-								  ART_LOCK_SHARE, &ref);
-		if (st != ART_OK)
-			return st;
-		for (s = 1; s <= art_page_nslots(ref.data); s++)
-			if (art_slot_off(ref.data, s) != 0 &&
-				!(pi->seen[s / 8] & (1 << (s % 8))))
-				st = fail(v, pi->pageno, s, "record not reachable");
-		v->t->store.ops->release(v->t->store.store, &ref);
-		if (st != ART_OK)
-			return st;
-	}
-	return ART_OK;
-}
-
-/* Walk the whole trie, checking it and filling stats. */
-static ArtStatus
-traverse(ArtTrie *t, ArtStats *stats, char *msg, size_t msglen)
-{
-	Verify		v;
-	ArtStatus	st;
-	uint64_t	total = 0;
-	int			i;
-
-	memset(&v, 0, sizeof(v));
-	memset(stats, 0, sizeof(*stats));
-	v.t = t;
-	v.stats = stats;
-	v.msg = msg;
-	v.msglen = msglen;
-	if (msg && msglen)
-		msg[0] = '\0';
-	st = art_pin_push(t, &v.ps, t->root, ART_LOCK_SHARE);
-	if (st == ART_OK)
-		st = reach_page(&v, t->root, v.ps.refs[0].data);
-	if (st == ART_OK)
-		st = reach_slot(&v, t->root, v.ps.refs[0].data, ART_ROOT_SLOT);
-	if (st == ART_OK && art_is_stub(art_rec(v.ps.refs[0].data, ART_ROOT_SLOT)))
-		st = fail(&v, t->root, ART_ROOT_SLOT, "root is a stub");
-	if (st == ART_OK)
-		st = enter_node(&v, ART_ROOT_SLOT, 1, 1);
-	while (st == ART_OK && v.nframes > 0)
-	{
-		VFrame	   *f = &v.frames[v.nframes - 1];
-		ArtNode		node;
-		uint8_t		k;
-		uint16_t	child;
-		uint64_t	held;
-
-		while (v.ps.n - 1 > f->pidx)
-			art_pin_pop(t, &v.ps);
-		art_node_decode(art_rec(v.ps.refs[f->pidx].data, f->slot), &node);
-		if (art_node_next(&node, f->lastkey, &k, &child))
-		{
-			f->lastkey = k;
-			st = enter_child(&v, f, child);
-			continue;
-		}
-		/* the root page keeps no counts: take what the subtree holds */
-		held = (node.terminal ? 1 : 0) + f->sum;
-		if (v.ps.refs[f->pidx].pageno != t->root && node.count != held)
-		{
-			st = fail(&v, v.ps.refs[f->pidx].pageno, f->slot,
-					  "count %llu but subtree holds %llu",
-					  (unsigned long long) node.count,
-					  (unsigned long long) held);
-			break;
-		}
-		if (held == 0 && v.nframes > 1)
-		{
-			st = fail(&v, v.ps.refs[f->pidx].pageno, f->slot,
-					  "empty subtree");
-			break;
-		}
-		v.nframes--;
-		if (v.nframes > 0)
-			v.frames[v.nframes - 1].sum += held;
-		else
-			total = held;
-	}
-	/*
-	 * Still under the root's lock, which every change takes first: a
-	 * record placed after the walk must not count as unreached.
-	 */
-	if (st == ART_OK)
-		st = check_unreached(&v);
-	art_pin_release_all(t, &v.ps);
-	stats->entries = total;
-	for (i = 0; i < v.mapcap; i++)
-		if (v.map[i].pageno != ART_INVALID_PAGENO)
-			art_free(t, v.map[i].seen);
-	art_free(t, v.map);
-	art_free(t, v.frames);
-	return st;
+	if (node.kind == ART_NODE_LEAF)
+		return node.terminal ? 1 : 0;
+	return node.count;
 }
 
 /*
- * Walk the trie with every writer kept out: an insert or delete between
- * its two passes leaves the counts above its page one off, which the
- * checks below would take for damage.
+ * The stub in slot of the page of item it leads to page pg: no page may
+ * be met again below itself (an insert would lock it twice).
+ */
+static void
+check_path(Verify *v, int it, ArtPageNo pg, uint16_t slot)
+{
+	ArtPageNo	here = v->items[it].pageno;
+
+	for (; it >= 0; it = v->items[it].up)
+		if (v->items[it].pageno == pg)
+		{
+			defer(v, here, slot,
+				  "stub points to page %u, which is on its own path", pg);
+			return;
+		}
+}
+
+/*
+ * Follow the stub in slot of page (the page of item it, pinned): check
+ * the record it points to, add its entries to *sum, and queue its subtree
+ * unless it was reached before.
  */
 static ArtStatus
-traverse_quiet(ArtTrie *t, ArtStats *stats, char *msg, size_t msglen)
+follow_stub(Verify *v, int it, const uint8_t *page, uint16_t slot,
+			uint64_t depth, uint64_t *sum)
 {
+	const ArtPageStoreOps *ops = v->t->store.ops;
+	ArtPageNo	here = v->items[it].pageno;
+	uint64_t	pdepth = v->items[it].pdepth;
+	ArtPageNo	pg;
+	uint16_t	ts;
+	ArtPageRef	ref;
+	ArtStatus	st;
+	PageInfo   *pi;
+	bool		seen;
+
+	art_stub_target(art_rec((uint8_t *) page, slot), &pg, &ts);
+	if (pg == here)
+		return fail(v, here, slot, "stub points to page %u, which is on its own path", pg);
+	check_path(v, it, pg, slot);
+	st = ops->pin(v->t->store.store, pg, ART_LOCK_SHARE, &ref);
+	if (st != ART_OK)
+		return st;
+	st = reach_page(v, pg, ref.data);
+	if (st == ART_OK && (ts < 1 || ts > art_page_nslots(ref.data) ||
+						 art_slot_off(ref.data, ts) == 0))
+		st = fail(v, pg, ts, "reference to a free slot");
+	if (st == ART_OK && art_is_stub(art_rec(ref.data, ts)))
+		st = fail(v, pg, ts, "stub points to a stub");
+	if (st == ART_OK)
+		st = check_node(v, pg, ts, art_rec(ref.data, ts), false);
+	if (st == ART_OK)
+		*sum += record_count(art_rec(ref.data, ts));
+	ops->release(v->t->store.store, &ref);
+	if (st != ART_OK)
+		return st;
+	pi = map_find(v, pg);
+	seen = (pi->seen[ts / 8] & (1 << (ts % 8))) != 0;
+	if (seen)
+		defer(v, pg, ts, "record reached twice");
+	pi->seen[ts / 8] |= (uint8_t) (1 << (ts % 8));
+	if (seen)
+		return ART_OK;
+	st = art_grow(v->t, (void **) &v->items, &v->icap, v->nitems + 1,
+				  sizeof(VItem));
+	if (st != ART_OK)
+		return st;
+	v->items[v->nitems].pageno = pg;
+	v->items[v->nitems].slot = ts;
+	v->items[v->nitems].stub = slot;
+	v->items[v->nitems].up = it;
+	v->items[v->nitems].depth = depth;
+	v->items[v->nitems].pdepth = pdepth + 1;
+	v->nitems++;
+	return ART_OK;
+}
+
+/*
+ * Check and count the nodes of item it that lie in its page, the page
+ * pinned: each node, and below the root page (whose nodes keep no counts)
+ * its count against its own entry and its children's counts, reading the
+ * first record of each page its stubs lead to.
+ */
+static ArtStatus
+walk_page_part(Verify *v, int it, const uint8_t *page)
+{
+	ArtPageNo	pageno = v->items[it].pageno;
+	bool		counted = pageno != v->t->root;
+	int			sp = 0;
+	bool		fresh;
 	ArtStatus	st;
 
-	t->store.ops->write_begin(t->store.store, ART_LOCK_EXCLUSIVE);
-	st = traverse(t, stats, msg, msglen);
-	t->store.ops->write_end(t->store.store, ART_LOCK_EXCLUSIVE);
+	memset(v->local, 0, sizeof(v->local));
+	if (it == 0)
+	{
+		/* the trie's root; a subtree below was reached by its stub */
+		st = reach_slot(v, pageno, page, v->items[it].slot, &fresh);
+		if (st != ART_OK)
+			return st;
+	}
+	else if (v->items[it].slot > art_page_nslots(page) ||
+			 art_slot_off(page, v->items[it].slot) == 0)
+		return fail(v, pageno, v->items[it].slot, "reference to a free slot");
+	v->local[v->items[it].slot / 8] |= (uint8_t) (1 << (v->items[it].slot % 8));
+	v->stack[sp].slot = v->items[it].slot;
+	v->stack[sp].depth = v->items[it].depth;
+	sp++;
+	while (sp > 0)
+	{
+		VNode		cur = v->stack[--sp];
+		uint8_t    *rec = art_rec((uint8_t *) page, cur.slot);
+		ArtNode		node;
+		int			key = -1;
+		uint8_t		k;
+		uint16_t	child;
+		uint64_t	sum;
+
+		if (art_is_stub(rec))
+			return fail(v, pageno, cur.slot, it == 0 ? "root is a stub" :
+						"stub points to a stub");
+		st = check_node(v, pageno, cur.slot, rec,
+						it == 0 && cur.slot == v->items[0].slot);
+		if (st != ART_OK)
+			return st;
+		art_node_decode(rec, &node);
+		v->stats->nodes[node.kind]++;
+		if (node.terminal)
+		{
+			v->stats->entries++;
+			if (cur.depth > v->stats->height)
+				v->stats->height = cur.depth;
+			if (v->items[it].pdepth > v->stats->page_height)
+				v->stats->page_height = v->items[it].pdepth;
+		}
+		sum = node.terminal ? 1 : 0;
+		while (node.kind != ART_NODE_LEAF && art_node_next(&node, key, &k, &child))
+		{
+			key = k;
+			st = reach_slot(v, pageno, page, child, &fresh);
+			if (st != ART_OK)
+				return st;
+			if (art_is_stub(art_rec((uint8_t *) page, child)))
+			{
+				st = follow_stub(v, it, page, child, cur.depth + 1, &sum);
+				if (st != ART_OK)
+					return st;
+				continue;
+			}
+			sum += record_count(art_rec((uint8_t *) page, child));
+			if (fresh)
+			{
+				v->stack[sp].slot = child;
+				v->stack[sp].depth = cur.depth + 1;
+				sp++;
+			}
+		}
+		if (counted && node.kind != ART_NODE_LEAF && node.count != sum)
+			return fail(v, pageno, cur.slot, "count %llu but subtree holds %llu",
+						(unsigned long long) node.count,
+						(unsigned long long) sum);
+		if (counted && sum == 0)
+			return fail(v, pageno, cur.slot, "empty subtree");
+	}
+	return ART_OK;
+}
+
+/*
+ * One step of the walk: item it, with every writer kept out.  The stub
+ * that led to its subtree is looked at again first: if a change between
+ * two steps moved the subtree (a split) or removed it, the step has
+ * nothing to walk.
+ */
+static ArtStatus
+walk_step(Verify *v, int it)
+{
+	const ArtPageStoreOps *ops = v->t->store.ops;
+	VItem		item = v->items[it];
+	ArtPageRef	ref;
+	ArtStatus	st;
+
+	if (item.up >= 0)
+	{
+		ArtPageNo	pg;
+		uint16_t	ts;
+		bool		same = false;
+
+		st = ops->pin(v->t->store.store, v->items[item.up].pageno,
+					  ART_LOCK_SHARE, &ref);
+		if (st != ART_OK)
+			return st;
+		if (item.stub <= art_page_nslots(ref.data) &&
+			art_slot_off(ref.data, item.stub) != 0 &&
+			art_is_stub(art_rec(ref.data, item.stub)))
+		{
+			art_stub_target(art_rec(ref.data, item.stub), &pg, &ts);
+			same = pg == item.pageno && ts == item.slot;
+		}
+		ops->release(v->t->store.store, &ref);
+		if (!same)
+			return ART_OK;
+	}
+	st = ops->pin(v->t->store.store, item.pageno, ART_LOCK_SHARE, &ref);
+	if (st != ART_OK)
+		return st;
+	st = reach_page(v, item.pageno, ref.data);
+	if (st == ART_OK)
+		st = walk_page_part(v, it, ref.data);
+	ops->release(v->t->store.store, &ref);
+	return st;
+}
+
+/* Every live record of the page in map entry pi must have been reached. */
+static ArtStatus
+check_unreached(Verify *v, PageInfo *pi)
+{
+	ArtPageRef	ref;
+	ArtStatus	st;
+	int			s;
+
+	st = v->t->store.ops->pin(v->t->store.store, pi->pageno,
+							  ART_LOCK_SHARE, &ref);
+	if (st != ART_OK)
+		return st;
+	for (s = 1; s <= art_page_nslots(ref.data); s++)
+		if (art_slot_off(ref.data, s) != 0 &&
+			!(pi->seen[s / 8] & (1 << (s % 8))))
+			defer(v, pi->pageno, s, "record not reachable");
+	v->t->store.ops->release(v->t->store.store, &ref);
+	return ART_OK;
+}
+
+/*
+ * Walk the whole trie, checking it and filling stats, in steps (see the
+ * file header): each holds the write section exclusive for one subtree's
+ * part of one page, and between steps the store may check for interrupts.
+ */
+static ArtStatus
+traverse(ArtTrie *t, ArtStats *stats, char *msg, size_t msglen)
+{
+	const ArtPageStoreOps *ops = t->store.ops;
+	Verify	   *v;
+	ArtStatus	st;
+	uint64_t	version = 0;
+	bool		changed = false;
+	int			it;
+	int			i;
+
+	memset(stats, 0, sizeof(*stats));
+	if (msg && msglen)
+		msg[0] = '\0';
+	v = art_alloc(t, sizeof(Verify));
+	if (v == NULL)
+		return ART_NO_MEMORY;
+	memset(v, 0, sizeof(*v));
+	v->t = t;
+	v->stats = stats;
+	v->msg = msg;
+	v->msglen = msglen;
+	st = art_grow(t, (void **) &v->items, &v->icap, 1, sizeof(VItem));
+	if (st == ART_OK)
+	{
+		v->items[0].pageno = t->root;
+		v->items[0].slot = ART_ROOT_SLOT;
+		v->items[0].up = -1;
+		v->items[0].depth = 1;
+		v->items[0].pdepth = 1;
+		v->nitems = 1;
+	}
+	for (it = 0; st == ART_OK && it < v->nitems; it++)
+	{
+		if (it > 0)
+			ops->step_done(t->store.store);
+		ops->write_begin(t->store.store, ART_LOCK_EXCLUSIVE);
+		if (it == 0)
+			version = ops->version(t->store.store, false);
+		else
+			changed |= ops->version(t->store.store, false) != version;
+		st = walk_step(v, it);
+		ops->write_end(t->store.store, ART_LOCK_EXCLUSIVE);
+	}
+	for (i = 0; st == ART_OK && i < v->mapcap; i++)
+	{
+		if (v->map[i].pageno == ART_INVALID_PAGENO)
+			continue;
+		ops->step_done(t->store.store);
+		ops->write_begin(t->store.store, ART_LOCK_EXCLUSIVE);
+		changed |= ops->version(t->store.store, false) != version;
+		if (!changed)
+			st = check_unreached(v, &v->map[i]);
+		ops->write_end(t->store.store, ART_LOCK_EXCLUSIVE);
+	}
+	if (st == ART_OK && !changed && v->deferred[0])
+	{
+		if (msg && msglen)
+			snprintf(msg, msglen, "%s", v->deferred);
+		st = ART_CORRUPT;
+	}
+	for (i = 0; i < v->mapcap; i++)
+		if (v->map[i].pageno != ART_INVALID_PAGENO)
+			art_free(t, v->map[i].seen);
+	art_free(t, v->map);
+	art_free(t, v->items);
+	art_free(t, v);
 	return st;
 }
 
@@ -524,7 +684,7 @@ traverse_quiet(ArtTrie *t, ArtStats *stats, char *msg, size_t msglen)
 ArtStatus
 art_stats(ArtTrie *t, ArtStats *stats)
 {
-	return traverse_quiet(t, stats, NULL, 0);
+	return traverse(t, stats, NULL, 0);
 }
 
 /* Check every structural invariant; describe the first violation. */
@@ -533,5 +693,5 @@ art_verify(ArtTrie *t, char *msg, size_t msglen)
 {
 	ArtStats	stats;
 
-	return traverse_quiet(t, &stats, msg, msglen);
+	return traverse(t, &stats, msg, msglen);
 }

@@ -300,6 +300,88 @@ test_verify_detects(void)
 	return true;
 }
 
+/* What the writers between verify's steps do, and how often. */
+typedef struct StepWriters
+{
+	Fixture    *f;
+	Rng			r;
+	long		steps;
+	bool		ok;
+} StepWriters;
+
+/* Between two steps of a walk: a few inserts and a delete, as other sessions. */
+static void
+step_writers(void *arg)
+{
+	StepWriters *w = arg;
+	uint8_t		key[64];
+	int			i;
+
+	w->steps++;
+	for (i = 0; i < 3 && w->ok; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "v%05u/%u",
+								   rng_below(&w->r, 30000), rng_below(&w->r, 50));
+
+		w->ok = put(w->f, key, len);
+	}
+	if (w->ok && w->f->m.n > 0)
+	{
+		const MKey *victim = &w->f->m.keys[rng_below(&w->r, (uint32_t) w->f->m.n)];
+
+		memcpy(key, victim->data, victim->len);
+		w->ok = del(w->f, key, victim->len);
+	}
+}
+
+/*
+ * verify and statistics walk in steps and let writers in between: with
+ * inserts, splits and deletes between every two steps, a sound trie is
+ * never reported damaged.  Without writers the statistics are exact.
+ */
+static bool
+test_verify_between_writers(void)
+{
+	Fixture		f;
+	StepWriters w;
+	char		msg[256];
+	uint8_t		key[16];
+	ArtStats	stats;
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 20000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "v%05d", i);
+
+		CHECK(put(&f, key, len), "put");
+	}
+	memset(&w, 0, sizeof(w));
+	w.f = &f;
+	w.r.s = 777;
+	w.ok = true;
+	art_memstore_set_step_hook(f.ms, step_writers, &w);
+	for (i = 0; i < 5; i++)
+	{
+		CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK,
+			  "verify between writers: %s", msg);
+		CHECK(w.ok, "writers");
+		CHECK(art_stats(&f.t, &stats) == ART_OK, "stats between writers");
+	}
+	CHECK(w.steps > 1000, "only %ld steps", w.steps);
+	art_memstore_set_step_hook(f.ms, NULL, NULL);
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
+	CHECK(art_stats(&f.t, &stats) == ART_OK && stats.entries == f.m.n &&
+		  stats.pages == art_memstore_pages(f.ms),
+		  "exact statistics: %llu entries, %llu pages",
+		  (unsigned long long) stats.entries, (unsigned long long) stats.pages);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+		  art_memstore_violation(f.ms));
+	fixture_done(&f);
+	return true;
+}
+
 /* Encode a node of one child (key, slot) with count 1 into rec. */
 static size_t
 one_child_node(uint8_t key, uint16_t slot, uint8_t *rec)
@@ -1640,6 +1722,7 @@ main(int argc, char **argv)
 		{"long_keys", test_long_keys},
 		{"verify_detects", test_verify_detects},
 		{"verify_cycle", test_verify_page_cycle},
+		{"verify_between_writers", test_verify_between_writers},
 		{"cursors", test_cursors},
 		{"bulk", test_bulk},
 		{"sort", test_sort},
