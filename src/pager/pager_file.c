@@ -1509,7 +1509,10 @@ file_forget(const ArtFileId *id)
 }
 
 /*
- * Forget a file's pages and remove it from disk.
+ * Forget a file's pages and remove it from disk.  The file is truncated
+ * first, as PostgreSQL's mdunlink does: other processes may still hold a
+ * descriptor or a mapping of it for a while, and its space must come back
+ * now, not when the last of them closes it.
  */
 void
 pager_drop_file(const ArtFileId *id)
@@ -1521,6 +1524,10 @@ pager_drop_file(const ArtFileId *id)
 
 	file_forget(id);
 	io_forget_file(path);
+	if (truncate(path, 0) != 0 && errno != ENOENT)
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("could not truncate file \"%s\": %m", path)));
 	if (unlink(path) != 0 && errno != ENOENT)
 		ereport(WARNING,
 				(errcode_for_file_access(),

@@ -182,7 +182,21 @@ check_committed('after a crash and recovery');
 $node->safe_psql('postgres', q{
 	DROP INDEX big_k;
 	REINDEX INDEX t_k;
-	SELECT artrie_checkpoint();
+	SELECT artrie_checkpoint()});
+# The files of the dropped index and of t_k before its REINDEX are gone
+# before the disk fills, so that their space cannot come back later.
+my $filenode = $node->safe_psql('postgres', "SELECT pg_relation_filenode('t_k')");
+my $others = sub {
+	$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
+	return scalar grep { !m{^\d+/$filenode\.} } artrie_files($node);
+};
+my $waited = 0;
+while ($others->() > 0 && $waited++ < $PostgreSQL::Test::Utils::timeout_default)
+{
+	sleep 1;
+}
+is($others->(), 0, 'only the live index\'s file is left before the disk fills');
+$node->safe_psql('postgres', q{
 	INSERT INTO t SELECT i, 'k' || repeat(md5(i::text), 31)
 	FROM generate_series(300001, 308000) i});
 $committed += 8000;
