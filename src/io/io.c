@@ -6,10 +6,14 @@
  *
  * Under io_uring a call becomes one request per page in the queue; the
  * caller wakes the worker's latch and sleeps on each request's condition
- * variable until the worker marks it done.  The wait can be cancelled
- * (statement_timeout, pg_cancel_backend, pg_terminate_backend): a caller
- * that leaves by an ERROR or FATAL takes its requests that the worker has
- * not started out of the queue; a read already under way is marked
+ * variable until the worker marks it done.  The wait is PostgreSQL's own:
+ * statement_timeout, pg_cancel_backend and pg_terminate_backend end it
+ * unless the caller's LWLocks hold interrupts off.  A reader that holds
+ * some (a scan's page locks) and has a cancel pending stops waiting: it
+ * takes its reads the worker has not started out of the queue and reads
+ * those pages itself, so that its locks are soon released and the cancel
+ * served.  A caller that leaves by an ERROR or FATAL takes its requests
+ * that the worker has not started out of the queue; a read already under way is marked
  * abandoned and freed by the worker when it ends, and io_buffer_busy()
  * tells the pager not to reuse its buffer until then; a write or sync
  * under way is waited for, since the caller gives its target space back.
@@ -377,35 +381,15 @@ io_report(IoOp op, const char *path, uint64 offset, int error)
 }
 
 /*
- * Serve a pending query cancel or termination in a wait that the caller
- * may leave by an ERROR: it is in the middle of no change, and holds only
- * locks that the abort releases (the content locks of pages it reads, a
- * file's checkpoint lock).  Those locks hold interrupts off, which would
- * make the wait uncancellable; the interrupt is served as if they did not.
- * An ERROR here is no different from an I/O error at the same point.
- */
-static void
-io_serve_interrupts(void)
-{
-	uint32		holdoff = InterruptHoldoffCount;
-
-	if (!InterruptPending || CritSectionCount > 0 || io_am_worker)
-		return;
-	if (holdoff == 0 || QueryCancelPending || ProcDiePending)
-	{
-		InterruptHoldoffCount = 0;
-		ProcessInterrupts();
-		InterruptHoldoffCount = holdoff;
-	}
-}
-
-/*
  * One step of a wait for another process (the io worker's I/O, a read or
  * a checkpoint another backend runs), the one place where artrie waits
  * for I/O: the io worker serves its queue meanwhile, since what it waits
  * for may need its I/O; any other process sleeps on cv (on its latch if cv
- * is NULL) for at most ms, then serves a pending cancel or termination
- * (io_serve_interrupts).  A caller that waited on cv ends its wait with
+ * is NULL) for at most ms.  Interrupts are PostgreSQL's own business: the
+ * condition variable's sleep or CHECK_FOR_INTERRUPTS serves a cancel or
+ * termination unless the caller's locks hold interrupts off; such a wait
+ * ends when the other process is done, and the cancel is served once the
+ * locks are released.  A caller that waited on cv ends its wait with
  * ConditionVariableCancelSleep.
  */
 void
@@ -423,8 +407,19 @@ io_wait(ConditionVariable *cv, long ms)
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
 	}
-	io_serve_interrupts();
+}
+
+/*
+ * Is a cancel or termination waiting for this process's locks to be
+ * released?
+ */
+static bool
+io_interrupt_held_off(void)
+{
+	return InterruptPending && InterruptHoldoffCount > 0 &&
+		(QueryCancelPending || ProcDiePending);
 }
 
 /*
@@ -595,6 +590,47 @@ io_buffer_busy(const char *buf)
 }
 
 /*
+ * A reader whose locks hold off a pending cancel or termination stops
+ * waiting for the worker: its reads the worker has not taken leave the
+ * queue (their slots become -1) and it reads those pages itself, with a
+ * plain read that always ends; reads the worker has taken are still
+ * waited for.  The cancel is served once the caller releases its locks.
+ * The first error goes to *err and *err_offset.
+ */
+static void
+io_queue_read_here(const char *path, const IoPage *pages, int *slots,
+				   int nslots, int *err, uint64 *err_offset)
+{
+	IoPage	   *mine = palloc(sizeof(IoPage) * nslots);
+	int			nmine = 0;
+	uint64		failed = 0;
+	int			rc;
+
+	SpinLockAcquire(&io_shared->mutex);
+	for (int i = 0; i < nslots; i++)
+	{
+		if (slots[i] < 0 || io_shared->requests[slots[i]].state != IO_REQ_PENDING)
+			continue;
+		io_queue_remove(slots[i]);
+		io_slot_free(slots[i]);
+		slots[i] = -1;
+		mine[nmine++] = pages[i];
+	}
+	SpinLockRelease(&io_shared->mutex);
+	ConditionVariableBroadcast(&io_shared->free_cv);
+
+	rc = nmine > 0 ? iolocal_read(path, mine, nmine, &failed) : 0;
+	if (rc == 0)
+		io_count(io_my_kind(), IO_OP_READ, nmine);
+	else if (*err == 0)
+	{
+		*err = rc;
+		*err_offset = failed;
+	}
+	pfree(mine);
+}
+
+/*
  * Queue one request per page (or one for a sync), wait for all, and raise
  * the first error.
  */
@@ -666,11 +702,25 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 		{
 			for (int i = 0; i < nslots; i++)
 			{
-				IoRequest  *req = &io_shared->requests[slots[i]];
+				IoRequest  *req;
 
+				if (slots[i] < 0)
+					continue;
+				req = &io_shared->requests[slots[i]];
 				ConditionVariablePrepareToSleep(&req->cv);
 				while (req->state != IO_REQ_DONE)
+				{
+					if (op == IO_OP_READ && io_interrupt_held_off())
+					{
+						ConditionVariableCancelSleep();
+						io_queue_read_here(path, pages, slots, nslots,
+										   &err, &err_offset);
+						if (slots[i] < 0)
+							break;
+						ConditionVariablePrepareToSleep(&req->cv);
+					}
 					io_wait(&req->cv, 10);
+				}
 				ConditionVariableCancelSleep();
 			}
 		}
@@ -680,8 +730,11 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
 	SpinLockAcquire(&io_shared->mutex);
 	for (int i = 0; i < nslots; i++)
 	{
-		IoRequest  *req = &io_shared->requests[slots[i]];
+		IoRequest  *req;
 
+		if (slots[i] < 0)
+			continue;
+		req = &io_shared->requests[slots[i]];
 		if (req->error != 0 && err == 0)
 		{
 			err = req->error;

@@ -99,8 +99,8 @@ extern void io_forget_file(const char *path);
 /*
  * One step of a wait for another process that its caller may leave by an
  * ERROR: the io worker serves its queue meanwhile; another process sleeps
- * on cv (its latch if NULL) for at most ms, then serves a pending cancel
- * or termination, even while its locks hold interrupts off.
+ * on cv (its latch if NULL) for at most ms, and PostgreSQL serves a
+ * cancel or termination there unless the caller's locks hold it off.
  */
 extern void io_wait(ConditionVariable *cv, long ms);
 

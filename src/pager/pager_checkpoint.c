@@ -161,14 +161,17 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
  * the time of the operations inside it, whatever the write load.  The io
  * worker never sleeps on the gate (a holder may be waiting for the
  * worker's I/O): it serves I/O between tries, and gives up only if the
- * gate stays busy for CKPT_GATE_TRIES.  A backend waits until it has it
- * and can be cancelled meanwhile.
+ * gate stays busy for CKPT_GATE_TRIES.  A backend waits until it has it;
+ * its ckpt_lock holds a cancel off until then, which the draining gate
+ * bounds.
  */
 static bool
 ckpt_gate(PagerFileSlot *fs, bool in_worker)
 {
 	volatile bool got = false;
 
+	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
+	Assert(!LWLockHeldByMe(&fs->gate));
 	pg_atomic_write_u32(&fs->gate_closing, 1);
 	PG_TRY();
 	{
