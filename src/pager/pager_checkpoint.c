@@ -152,6 +152,18 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 	pfree(pages);
 }
 
+/*
+ * Does a cancel or termination wait only for the one LWLock this backend
+ * holds, so that releasing it lets CHECK_FOR_INTERRUPTS serve it?
+ */
+static bool
+ckpt_cancel_waits(void)
+{
+	return InterruptPending && InterruptHoldoffCount == 1 &&
+		CritSectionCount == 0 && QueryCancelHoldoffCount == 0 &&
+		(QueryCancelPending || ProcDiePending);
+}
+
 /* How long the io worker waits for a gate at most: 2000 x 5 ms. */
 #define CKPT_GATE_TRIES		2000
 
@@ -161,9 +173,10 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
  * the time of the operations inside it, whatever the write load.  The io
  * worker never sleeps on the gate (a holder may be waiting for the
  * worker's I/O): it serves I/O between tries, and gives up only if the
- * gate stays busy for CKPT_GATE_TRIES.  A backend waits until it has it;
- * its ckpt_lock holds a cancel off until then, which the draining gate
- * bounds.
+ * gate stays busy for CKPT_GATE_TRIES.  A backend waits until it has it,
+ * or until a cancel or termination waits for its ckpt_lock, the one lock
+ * it holds, to be released (ckpt_cancel_waits): then it gives up, and its
+ * caller serves the interrupt.
  */
 static bool
 ckpt_gate(PagerFileSlot *fs, bool in_worker)
@@ -178,7 +191,7 @@ ckpt_gate(PagerFileSlot *fs, bool in_worker)
 		for (int tries = 0; !got && (!in_worker || tries < CKPT_GATE_TRIES); tries++)
 		{
 			got = LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE);
-			if (got)
+			if (got || (!in_worker && ckpt_cancel_waits()))
 				break;
 			io_wait(NULL, in_worker ? 5 : 1);
 		}
@@ -569,11 +582,24 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 
 		dirty = (f->flags & FRAME_DIRTY) && f->fileslot == slot;
 	}
-	if ((!dirty && !fs->changed && !fs->stale && !force) ||
-		!ckpt_gate(fs, in_worker))
+	if (!dirty && !fs->changed && !fs->stale && !force)
 	{
 		LWLockRelease(&fs->ckpt_lock);
 		return false;
+	}
+	if (!ckpt_gate(fs, in_worker))
+	{
+		LWLockRelease(&fs->ckpt_lock);
+		if (in_worker)
+			return false;
+
+		/*
+		 * A backend gave up for a cancel or termination, which this serves;
+		 * ProcessInterrupts has cleared it if it ignored it, so the next
+		 * try waits for the gate.
+		 */
+		CHECK_FOR_INTERRUPTS();
+		return pager_checkpoint_slot(slot, force, in_worker);
 	}
 
 	/*
