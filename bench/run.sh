@@ -145,7 +145,7 @@ if [ -z "$ARTRIE_SKIP" ]; then
 	f() { [ "$(q -c "SELECT to_regprocedure('$1') IS NOT NULL")" = t ] && echo 1; }
 	HAVE_POOL_GUC=$(g artrie.buffer_pool_size)
 	HAVE_BACKEND_GUC=$(g artrie.io_backend)
-	HAVE_STATS=$(f 'artrie_stats(regclass)')
+	HAVE_STATS=$(f 'artrie_stats(regclass)')$(f 'artrie_stats(regclass,boolean)')
 	HAVE_CKPT=$(f 'artrie_checkpoint()')
 	HAVE_PCOUNT=$(f 'artrie_prefix_count(regclass,text)')
 	HAVE_COMPLETE=$(f 'artrie_complete(regclass,text,integer)')

@@ -123,12 +123,12 @@ AS 'MODULE_PATHNAME' LANGUAGE C STRICT;
 COMMENT ON FUNCTION artrie_verify(regclass, bool) IS
 'check the index''s structure and, with heapallindexed, that every visible heap tuple is in it';
 
-CREATE FUNCTION artrie_stats(index regclass)
+CREATE FUNCTION artrie_stats(index regclass, walk boolean DEFAULT false)
 RETURNS jsonb
 AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
 
-COMMENT ON FUNCTION artrie_stats(regclass) IS
-'entries, distinct keys, pages, bytes on disk and trie shape of an artrie index';
+COMMENT ON FUNCTION artrie_stats(regclass, boolean) IS
+'entries, distinct keys, pages and bytes on disk of an artrie index, from counts kept up to date; with walk, also the tries'' shapes and distinct keys counted by walking the index';
 
 -- pager
 -- Checkpoint and statistics of the pager and I/O backends

@@ -426,7 +426,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	 */
 	pager_drop_file(&meta.file);
 	file = pager_create_file(&meta.file, RelationGetRelationName(index));
-	am_check_status(art_create(&keys, pager_page_store(file)), index,
+	am_check_status(art_create_grouped(&keys, pager_page_store(file)), index,
 					"creating");
 	am_check_status(art_create(&nulls, pager_page_store(file)), index,
 					"creating");

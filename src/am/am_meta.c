@@ -214,7 +214,7 @@ am_meta_reset(Relation index, Buffer buf, ArtrieMetaPageData *meta)
 	pager_drop_file(&meta->file);
 	pager_drop_file(&newid);	/* left by a reset before an earlier crash */
 	file = pager_create_file(&newid, relname);
-	am_check_status(art_create(&keys, pager_page_store(file)), index,
+	am_check_status(art_create_grouped(&keys, pager_page_store(file)), index,
 					"creating");
 	am_check_status(art_create(&nulls, pager_page_store(file)), index,
 					"creating");

@@ -139,27 +139,45 @@ stats_append_server(StringInfo buf, PagerFile *file)
 }
 
 /*
- * artrie_stats(index): entries, distinct keys, pages, bytes on disk (the
- * artrie file plus the main fork's metapage), the file, the tries' shapes,
- * and the server-wide state it depends on: the file's last checkpoint, the
- * buffer pool's hits and misses, the I/O backend in use and its buffer
+ * artrie_stats(index, walk): entries, distinct keys, pages, bytes on disk
+ * (the artrie file plus the main fork's metapage), the file, and the
+ * server-wide state it depends on: the file's last checkpoint, the buffer
+ * pool's hits and misses, the I/O backend in use and its buffer
  * registration, and the WAL that recovery would replay (from where, how
  * many bytes, whether artrie's replication slot keeps it), as jsonb.
+ * Without walk, nothing is walked: the entries come from the tries' root
+ * counts, the distinct keys from the key trie's group count (an index
+ * built before it was kept, which has none, is walked for them), pages
+ * and sizes from the pager.  With walk, it also walks both tries for
+ * their shapes (key_trie, null_trie) and counts the distinct keys by a
+ * walk (distinct_keys; the kept count in kept_distinct_keys).
  */
 Datum
 artrie_stats(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
+	bool		walk = PG_GETARG_BOOL(1);
 	FuncIndex	fi;
 	ArtStats	keys;
 	ArtStats	nulls;
 	StringInfoData buf;
 	uint64		file_bytes;
 	uint64		disk_bytes;
+	uint64		nkeys;
+	uint64		nnulls;
+	uint64		kept = 0;
+	uint64		distinct;
+	ArtStatus	st;
 
 	func_open_index(indexoid, &fi);
-	am_check_status(art_stats(&fi.ai.keys, &keys), fi.index, "reading statistics");
-	am_check_status(art_stats(&fi.ai.nulls, &nulls), fi.index, "reading statistics");
+	am_check_status(art_count_prefix(&fi.ai.keys, (const uint8 *) "", 0, &nkeys),
+					fi.index, "counting");
+	am_check_status(art_count_prefix(&fi.ai.nulls, (const uint8 *) "", 0, &nnulls),
+					fi.index, "counting");
+	st = art_groups(&fi.ai.keys, &kept);
+	if (st != ART_OK && st != ART_NOT_FOUND)
+		am_check_status(st, fi.index, "reading statistics");
+	distinct = (st == ART_OK && !walk) ? kept : stats_distinct_keys(&fi);
 	disk_bytes = stats_disk_bytes(fi.index, fi.ai.file, &file_bytes);
 
 	initStringInfo(&buf);
@@ -171,15 +189,24 @@ artrie_stats(PG_FUNCTION_ARGS)
 					 ", \"file_bytes\": " UINT64_FORMAT
 					 ", \"bytes_on_disk\": " UINT64_FORMAT
 					 ", \"file\": \"%s\", ",
-					 keys.entries + nulls.entries, nulls.entries,
-					 stats_distinct_keys(&fi),
+					 nkeys + nnulls, nnulls, distinct,
 					 pager_file_pages(fi.ai.file),
 					 file_bytes, disk_bytes,
 					 pager_file_name(fi.ai.file));
-	stats_append_trie(&buf, "key_trie", &keys);
-	appendStringInfoString(&buf, ", ");
-	stats_append_trie(&buf, "null_trie", &nulls);
-	appendStringInfoString(&buf, ", ");
+	if (walk)
+	{
+		am_check_status(art_stats(&fi.ai.keys, &keys), fi.index,
+						"reading statistics");
+		am_check_status(art_stats(&fi.ai.nulls, &nulls), fi.index,
+						"reading statistics");
+		if (st == ART_OK)
+			appendStringInfo(&buf, "\"kept_distinct_keys\": " UINT64_FORMAT ", ",
+							 kept);
+		stats_append_trie(&buf, "key_trie", &keys);
+		appendStringInfoString(&buf, ", ");
+		stats_append_trie(&buf, "null_trie", &nulls);
+		appendStringInfoString(&buf, ", ");
+	}
 	stats_append_server(&buf, fi.ai.file);
 	appendStringInfoChar(&buf, '}');
 

@@ -245,6 +245,7 @@ pager_shmem_startup(void)
 			LWLockInitialize(&pager_shared->files[i].splits, pager_shared->file_tranche);
 			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].version, 0);
+			pg_atomic_init_u64(&pager_shared->files[i].groups, 0);
 			pg_atomic_init_u32(&pager_shared->files[i].users, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].last_used, 0);
 			ConditionVariableInit(&pager_shared->files[i].gate_cv);

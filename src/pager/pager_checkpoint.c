@@ -221,7 +221,7 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	snap->nlogical = fs->nlogical;
 	snap->nused = fs->nused;
-	memcpy(snap->user, fs->user, sizeof(snap->user));
+	pager_user_words(fs, snap->user);
 	snap->nmap = pager_map_pages(snap->nlogical, fs->fanout);
 	snap->ndir = pager_dir_pages(snap->nlogical, fs->fanout);
 	snap->dirty = palloc_extended(sizeof(uint32) * Max(snap->nmap, 1), MCXT_ALLOC_HUGE);

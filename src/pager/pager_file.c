@@ -519,6 +519,7 @@ slot_reset(PagerFileSlot *fs)
 	fs->stale = false;
 	fs->imaged_redo = InvalidXLogRecPtr;
 	memset(fs->user, 0, sizeof(fs->user));
+	pg_atomic_write_u64(&fs->groups, 0);
 	pager_phys_reserve(fs, PAGER_FIRST_DATA_PHYS);
 	bit_set(durable_of(fs), 0);
 	bit_set(durable_of(fs), 1);
@@ -946,6 +947,7 @@ slot_load(PagerFileSlot *fs)
 	fs->meta_slot = best;
 	fs->fanout = m->fanout;
 	memcpy(fs->user, m->user, sizeof(fs->user));
+	pg_atomic_write_u64(&fs->groups, pager_user_groups(m->user));
 	fs->nphys = nphys;
 	pager_phys_reserve(fs, nphys);
 	pager_map_reserve(fs, nlogical);
@@ -2111,6 +2113,30 @@ pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn)
 	return ckpt_no;
 }
 
+/* The group count that user words hold (PAGER_GROUPS_WORD). */
+uint64
+pager_user_groups(const uint32 *user)
+{
+	return (uint64) user[PAGER_GROUPS_WORD] |
+		((uint64) user[PAGER_GROUPS_WORD + 1] << 32);
+}
+
+/*
+ * The file's user words as a checkpoint writes them: the group count's
+ * two are the counter's (the caller keeps what it changes and the counter
+ * from changing meanwhile, or takes the words as of a moment).
+ */
+void
+pager_user_words(PagerFileSlot *fs, uint32 *user)
+{
+	uint64		groups = pg_atomic_read_u64(&fs->groups);
+
+	Assert(LWLockHeldByMe(&fs->lock));
+	memcpy(user, fs->user, sizeof(fs->user));
+	user[PAGER_GROUPS_WORD] = (uint32) groups;
+	user[PAGER_GROUPS_WORD + 1] = (uint32) (groups >> 32);
+}
+
 /*
  * One of the caller's words in the meta page.
  */
@@ -2118,26 +2144,32 @@ uint32
 pager_get_user_word(PagerFile *file, int word)
 {
 	PagerFileSlot *fs = pager_slot(file);
-	uint32		v;
+	uint32		user[PAGER_USER_WORDS];
 
 	Assert(word >= 0 && word < PAGER_USER_WORDS);
 	LWLockAcquire(&fs->lock, LW_SHARED);
-	v = fs->user[word];
+	pager_user_words(fs, user);
 	LWLockRelease(&fs->lock);
-	return v;
+	return user[word];
 }
 
 /*
- * Set one of the caller's words; durable at the next checkpoint.
+ * Set one of the caller's words; durable at the next checkpoint.  Setting
+ * a word of the group count sets that half of the counter (redo of a
+ * file's image, a copy: no trie changes the file meanwhile).
  */
 void
 pager_set_user_word(PagerFile *file, int word, uint32 value)
 {
 	PagerFileSlot *fs = pager_slot(file);
+	uint32		user[PAGER_USER_WORDS];
 
 	Assert(word >= 0 && word < PAGER_USER_WORDS);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	fs->user[word] = value;
+	pager_user_words(fs, user);
+	user[word] = value;
+	memcpy(fs->user, user, sizeof(fs->user));
+	pg_atomic_write_u64(&fs->groups, pager_user_groups(user));
 	fs->changed = true;
 	LWLockRelease(&fs->lock);
 }

@@ -39,5 +39,7 @@ extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,
 							TimeLineID tli, uint32 nlogical, uint32 nphys,
 							uint32 nused, const uint32 *user, uint32 nmap,
 							const uint32 *mappages);
+extern uint64 pager_user_groups(const uint32 *user);
+extern void pager_user_words(PagerFileSlot *fs, uint32 *user);
 
 #endif							/* ARTRIE_PAGER_FILE_H */

@@ -158,6 +158,9 @@ typedef struct PagerFileSlot
 	LWLock		writers;		/* the trie's write section (pager_store.c) */
 	LWLock		splits;			/* the trie's split section (pager_store.c) */
 	pg_atomic_uint64 version;	/* the tries' content version (pager_store.c) */
+	pg_atomic_uint64 groups;	/* the trie's group count, user words
+								 * PAGER_GROUPS_WORD and the next while
+								 * loaded (pager_store.c) */
 	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
 	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */
 	LWLock		lock;			/* everything below */

@@ -96,8 +96,14 @@ typedef struct PagerPageHeader
  */
 #define PAGER_MAX_PHYS		((uint32_t) 0xFFFFFFC0)
 
-/* The caller's own words kept in the meta page (pager_get_user_word). */
+/*
+ * The caller's own words kept in the meta page (pager_get_user_word).
+ * Words PAGER_GROUPS_WORD and the next hold the count the trie keeps in
+ * its store (ArtPageStoreOps.groups_add), low half first; a file from a
+ * build before it has them zero, and its trie does not count.
+ */
 #define PAGER_USER_WORDS	4
+#define PAGER_GROUPS_WORD	0
 
 /* The meta page after its header. */
 typedef struct PagerMeta

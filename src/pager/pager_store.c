@@ -363,6 +363,33 @@ pager_version(void *store, bool bump)
 	return pg_atomic_read_u64(&fs->version);
 }
 
+/*
+ * ArtPageStoreOps.groups_add: a counter per file slot in shared memory
+ * (an atomic add, no lock), inside the write section, whose gate keeps a
+ * checkpoint from taking the pages without the count that goes with them
+ * (pager_user_words).
+ */
+static void
+pager_groups_add(void *store, int64_t delta)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	Assert(LWLockHeldByMe(&fs->writers));
+	pg_atomic_fetch_add_u64(&fs->groups, delta);
+}
+
+/*
+ * ArtPageStoreOps.groups
+ */
+static uint64_t
+pager_groups(void *store)
+{
+	PagerFile  *file = (PagerFile *) store;
+
+	return pg_atomic_read_u64(&pager_shared->files[file->slot].groups);
+}
+
 static const ArtPageStoreOps pager_store_ops = {
 	.pin = pager_pin,
 	.release = pager_release,
@@ -379,6 +406,8 @@ static const ArtPageStoreOps pager_store_ops = {
 	.step_done = pager_step_done,
 	.critical = pager_critical,
 	.version = pager_version,
+	.groups_add = pager_groups_add,
+	.groups = pager_groups,
 };
 
 /*

@@ -127,9 +127,12 @@ art_buf_free(ArtTrie *t, ArtBuf *buf)
 	buf->len = buf->cap = 0;
 }
 
-/* Create an empty trie: a root page holding the empty root node. */
-ArtStatus
-art_create(ArtTrie *t, ArtPageStore store)
+/*
+ * Create an empty trie: a root page holding the empty root node, with the
+ * flags given.
+ */
+static ArtStatus
+create_with_flags(ArtTrie *t, ArtPageStore store, uint8_t flags)
 {
 	ArtPageRef	ref;
 	ArtStatus	st;
@@ -139,9 +142,46 @@ art_create(ArtTrie *t, ArtPageStore store)
 	if (st != ART_OK)
 		return st;
 	art_root_reset(ref.data);
+	ref.data[ART_FLAGS_OFF] = flags;
 	t->root = ref.pageno;
 	store.ops->mark_dirty(store.store, &ref);
 	store.ops->release(store.store, &ref);
+	return ART_OK;
+}
+
+/* Create an empty trie. */
+ArtStatus
+art_create(ArtTrie *t, ArtPageStore store)
+{
+	return create_with_flags(t, store, 0);
+}
+
+/* Create an empty trie that counts its groups in the store (trie.h). */
+ArtStatus
+art_create_grouped(ArtTrie *t, ArtPageStore store)
+{
+	return create_with_flags(t, store, ART_ROOT_GROUPS);
+}
+
+/*
+ * The trie's group count, kept by the store; ART_NOT_FOUND if the trie
+ * does not count its groups (not created by art_create_grouped).
+ */
+ArtStatus
+art_groups(ArtTrie *t, uint64_t *groups)
+{
+	ArtPageRef	ref;
+	ArtStatus	st;
+	bool		counted;
+
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &ref);
+	if (st != ART_OK)
+		return st;
+	counted = art_root_counts_groups(ref.data);
+	t->store.ops->release(t->store.store, &ref);
+	if (!counted)
+		return ART_NOT_FOUND;
+	*groups = t->store.ops->groups(t->store.store);
 	return ART_OK;
 }
 

@@ -43,6 +43,20 @@ typedef struct ArtTrie
 /* Create an empty trie in the store; sets t->store and t->root. */
 extern ArtStatus art_create(ArtTrie *t, ArtPageStore store);
 
+/*
+ * Groups: the entries that share their bytes up to and including their
+ * first 0x00 byte form one group (an entry without a 0x00 byte is a group
+ * of its own); for the SQL layer's key || 0x00 || TID, a group is a
+ * distinct key.  A trie created by art_create_grouped keeps the number of
+ * its groups in its store (ArtPageStoreOps.groups_add): every insert,
+ * delete, truncate and bulk load that changes it says so, inside its
+ * write section, so the count is exact whenever no change is under way.
+ * At most one trie of a store may count its groups.  art_groups returns
+ * the count, or ART_NOT_FOUND for a trie that does not keep it.
+ */
+extern ArtStatus art_create_grouped(ArtTrie *t, ArtPageStore store);
+extern ArtStatus art_groups(ArtTrie *t, uint64_t *groups);
+
 /* Point t at an existing trie. */
 extern void art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root);
 

@@ -105,6 +105,7 @@ struct ArtBulkLoader
 	int		   *stacknext;
 	int			stackcap;
 	int			stacknextcap;
+	uint64_t	groups;			/* groups of the entries added (trie.h) */
 	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
 	ArtPinStack pinned;
 	ArtStatus	error;
@@ -597,6 +598,7 @@ art_bulk_add(ArtBulkLoader *l, const uint8_t *entry, size_t len)
 		if (st == ART_OK)
 			st = spine_push(l, 0, len, true);
 		l->any = true;
+		l->groups = 1;
 		l->error = st;
 		return st;
 	}
@@ -630,6 +632,9 @@ art_bulk_add(ArtBulkLoader *l, const uint8_t *entry, size_t len)
 	}
 	if (st == ART_OK)
 		st = spine_push(l, lcp + 1, len, true);
+	/* in order, an entry starts a group unless it is its predecessor's */
+	if (art_group_change(entry, len, lcp))
+		l->groups++;
 	l->error = st;
 	return st;
 }
@@ -660,15 +665,25 @@ art_bulk_finish(ArtBulkLoader *l)
 	if (st == ART_OK && root != NULL && root->size > BULK_FILL - 8)
 		st = flush_kids(l, root, BULK_FILL - 8);
 	if (st == ART_OK && root != NULL)
+	{
+		/*
+		 * In a write section, as an insert's change, so that a store that
+		 * keeps the pages sees the root and its group count together.
+		 */
+		t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 		st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE,
 							   &ref);
-	if (st == ART_OK && root != NULL)
-	{
-		art_root_reset(ref.data);
-		st = place(l, root, &ref, ART_ROOT_SLOT);
-		t->store.ops->mark_dirty(t->store.store, &ref);
-		t->store.ops->version(t->store.store, true);
-		t->store.ops->release(t->store.store, &ref);
+		if (st == ART_OK)
+		{
+			art_root_reset(ref.data);
+			st = place(l, root, &ref, ART_ROOT_SLOT);
+			if (st == ART_OK && art_root_counts_groups(ref.data))
+				t->store.ops->groups_add(t->store.store, (int64_t) l->groups);
+			t->store.ops->mark_dirty(t->store.store, &ref);
+			t->store.ops->version(t->store.store, true);
+			t->store.ops->release(t->store.store, &ref);
+		}
+		t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	}
 	loader_free(l);
 	return st;

@@ -23,6 +23,7 @@ typedef struct DelLevel
 	int			stub_pidx;		/* -1 if the parent's child slot is the node */
 	uint16_t	stub_slot;
 	uint8_t		key;			/* key byte under the parent */
+	size_t		end;			/* key depth past the node's prefix */
 } DelLevel;
 
 /*
@@ -91,14 +92,18 @@ remove_node(ArtPinStack *ps, const DelLevel *lv)
 		art_rec_free(ps->refs[lv->stub_pidx].data, lv->stub_slot);
 }
 
-/* Apply a delete whose path is pinned; cannot fail. */
-static void
+/*
+ * Apply a delete whose path is pinned; cannot fail.  Returns how many
+ * bytes of the entry the entries left share with it at most.
+ */
+static size_t
 delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
 {
 	int			j = nlev - 1;
 	uint8_t    *page = ps->refs[lv[j].pidx].data;
 	ArtNode		node;
 	int			i;
+	size_t		shared = lv[j].end;
 
 	art_node_decode(art_rec(page, lv[j].slot), &node);
 	if (node.n > 0)
@@ -114,6 +119,7 @@ delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
 
 		/* the root held the only entry */
 		art_rec_replace(page, lv[0].slot, tmp, size);
+		shared = 0;
 	}
 	else
 	{
@@ -134,8 +140,13 @@ delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
 				remove_node(ps, &lv[j]);
 				continue;
 			}
+			/* the entries left below this node share its path */
+			shared = lv[j].end;
 			if (b.n == 0 && !b.terminal)
+			{
 				b.plen = 0;
+				shared = 0;
+			}
 			size = art_build_encode(&b, tmp);
 			art_rec_replace(page, lv[j].slot, tmp, size);
 			try_merge(page, lv[j].slot);
@@ -144,6 +155,7 @@ delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
 	}
 	for (i = 0; i < j; i++)
 		decrement(ps->refs[lv[i].pidx].data, lv[i].slot);
+	return shared;
 }
 
 /*
@@ -161,6 +173,7 @@ delete_locked(ArtTrie *t, const uint8_t *key, size_t len)
 	int			cap = 0;
 	ArtStatus	st;
 	size_t		d = 0;
+	size_t		shared;
 
 	st = art_pin_push(t, &ps, t->root, ART_LOCK_EXCLUSIVE);
 	if (st != ART_OK)
@@ -188,6 +201,7 @@ delete_locked(ArtTrie *t, const uint8_t *key, size_t len)
 			goto out;
 		}
 		d += node.plen;
+		lv[nlev - 1].end = d;
 		if (d == len)
 		{
 			if (!node.terminal)
@@ -228,7 +242,10 @@ delete_locked(ArtTrie *t, const uint8_t *key, size_t len)
 	}
 
 	/* Everything is pinned: from here on nothing can fail. */
-	delete_found(&ps, lv, nlev);
+	shared = delete_found(&ps, lv, nlev);
+	if (art_root_counts_groups(ps.refs[0].data) &&
+		art_group_change(key, len, shared))
+		t->store.ops->groups_add(t->store.store, -1);
 	t->store.ops->version(t->store.store, true);
 	while (ps.n > 0)
 	{
@@ -391,6 +408,9 @@ art_truncate(ArtTrie *t)
 	if (st != ART_OK)
 		goto out;
 	art_root_reset(root.data);
+	if (art_root_counts_groups(root.data))
+		t->store.ops->groups_add(t->store.store,
+								 -(int64_t) t->store.ops->groups(t->store.store));
 	t->store.ops->mark_dirty(t->store.store, &root);
 	t->store.ops->version(t->store.store, true);
 	for (i = 0; i < set.n; i++)

@@ -179,6 +179,8 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	for (i = 0; i < npath; i++)
 		art_count_one_more(ps->refs[f->path[i].pidx].data, f->path[i].slot);
 	art_change_apply(page, slot, key, len, &p);
+	art_change_count_group(t, art_root_counts_groups(ps->refs[0].data),
+						   key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	for (i = 0; i < ps->n; i++)
 		t->store.ops->mark_dirty(t->store.store, &ps->refs[i]);

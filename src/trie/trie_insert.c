@@ -256,6 +256,40 @@ art_count_one_more(uint8_t *page, uint16_t slot)
 }
 
 /*
+ * After a planned change was applied: if it made a new group and the trie
+ * counts its groups (counted: its root page's flag), tell the store
+ * (trie.h).
+ * The entry shares with the entries already there the bytes up to the
+ * point where the change adds it.  Cannot fail.
+ */
+void
+art_change_count_group(ArtTrie *t, bool counted, const uint8_t *key,
+					   size_t len, const ArtInsertPlan *p)
+{
+	size_t		shared;
+
+	if (!counted)
+		return;
+	switch (p->op)
+	{
+		case ART_OP_FILL_ROOT:
+			shared = 0;
+			break;
+		case ART_OP_SPLIT_PREFIX:
+			shared = p->d + p->m;
+			break;
+		case ART_OP_ADD_CHILD:
+			shared = p->d;
+			break;
+		default:
+			shared = len;
+			break;
+	}
+	if (art_group_change(key, len, shared))
+		t->store.ops->groups_add(t->store.store, 1);
+}
+
+/*
  * Move the bottom page of ps, unlocked but still pinned, to kept.
  */
 static ArtStatus
@@ -324,12 +358,14 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
 	ArtInsertPlan p = {0};
 	size_t		need;
 	int			i;
+	bool		counted;
 
 	*retry = RETRY_NONE;
 	*pagedepth = 0;
 	st = art_pin_push(t, &ps, t->root, mode);
 	if (st != ART_OK)
 		goto out;
+	counted = art_root_counts_groups(ps.refs[0].data);
 
 	for (;;)
 	{
@@ -428,6 +464,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
 	for (i = 0; i < npath; i++)
 		art_count_one_more(page, path[i]);
 	art_change_apply(page, slot, key, len, &p);
+	art_change_count_group(t, counted, key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 	while (ps.n > 0)

@@ -19,17 +19,21 @@
 /*
  * Page header, right after the store's reserved bytes: a magic number, the
  * number of slots, the start of the record area (records grow down from
- * the end of the page), the bytes of live records, 8 bytes kept zero (the
- * root page held the trie's version there; the store keeps it now), and
+ * the end of the page), the bytes of live records, 8 bytes of flags (the
+ * root page held the trie's version there before; the store keeps it now,
+ * and only the first byte of a root page is used: ART_ROOT_GROUPS), and
  * the number of free slots below the last one.  The slot array follows: slot k
  * (1-based) holds the offset of its record, 0 if free.
  */
 #define ART_PAGE_MAGIC		0xA27E
 #define ART_HDR_OFF			ART_PAGE_RESERVED
-#define ART_VERSION_OFF		(ART_HDR_OFF + 8)
+#define ART_FLAGS_OFF		(ART_HDR_OFF + 8)
 #define ART_NFREE_OFF		(ART_HDR_OFF + 16)
 #define ART_SLOTS_OFF		(ART_HDR_OFF + 20)
 #define ART_PAGE_USABLE		(ART_PAGE_SIZE - ART_SLOTS_OFF)
+
+/* A root page's flag: the trie counts its groups in the store (trie.h). */
+#define ART_ROOT_GROUPS		0x01
 
 /* The trie's root node is always slot 1 of the root page. */
 #define ART_ROOT_SLOT		1
@@ -174,6 +178,27 @@ static inline uint16_t
 art_slot_off(const uint8_t *page, int slot)
 {
 	return art_get16(page + ART_SLOTS_OFF + 2 * (slot - 1));
+}
+
+/* Whether the trie whose root page this is counts its groups. */
+static inline bool
+art_root_counts_groups(const uint8_t *rootpage)
+{
+	return (rootpage[ART_FLAGS_OFF] & ART_ROOT_GROUPS) != 0;
+}
+
+/*
+ * Whether inserting or deleting entry, which shares its first shared bytes
+ * with some other entry of the trie and no more, adds or removes a group:
+ * one that has a 0x00 byte at z, when no other entry shares its first
+ * z + 1 bytes; one without a 0x00 byte, always (trie.h).
+ */
+static inline bool
+art_group_change(const uint8_t *entry, size_t len, size_t shared)
+{
+	const uint8_t *zero = len > 0 ? memchr(entry, 0, len) : NULL;
+
+	return zero == NULL || shared <= (size_t) (zero - entry);
 }
 
 /* Bytes a page can still take, counting fragmented space. */
@@ -384,6 +409,9 @@ extern ArtStatus art_change_place_tail(ArtTrie *t, const uint8_t *key,
 extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 							 size_t len, const ArtInsertPlan *p);
 extern void art_count_one_more(uint8_t *page, uint16_t slot);
+extern void art_change_count_group(ArtTrie *t, bool counted,
+								   const uint8_t *key, size_t len,
+								   const ArtInsertPlan *p);
 
 /*
  * What an insert holds between its two passes: the pages of its path,

@@ -37,6 +37,7 @@ struct ArtMemStore
 	void		(*step_hook) (void *arg);
 	void	   *step_arg;
 	uint64_t	version;		/* the tries' content version */
+	uint64_t	groups;			/* the group count (groups_add) */
 	long		budget;			/* calls left before failing; -1: never */
 	bool		fail_mem;
 	bool		failed;
@@ -349,6 +350,26 @@ mem_version(void *store, bool bump)
 	return ms->version;
 }
 
+/* groups_add: a plain counter, changed only inside a write section. */
+static void
+mem_groups_add(void *store, int64_t delta)
+{
+	ArtMemStore *ms = store;
+
+	if (ms->writers == 0 && !ms->writer_excl)
+		violate(ms, "group count changed outside a write section");
+	if (delta < 0 && (uint64_t) -delta > ms->groups)
+		violate(ms, "group count below zero");
+	ms->groups += (uint64_t) delta;
+}
+
+/* groups: the counter. */
+static uint64_t
+mem_groups(void *store)
+{
+	return ((ArtMemStore *) store)->groups;
+}
+
 static const ArtPageStoreOps mem_ops = {
 	.pin = mem_pin,
 	.release = mem_release,
@@ -364,7 +385,9 @@ static const ArtPageStoreOps mem_ops = {
 	.split_end = mem_split_end,
 	.step_done = mem_step_done,
 	.critical = mem_critical,
-	.version = mem_version
+	.version = mem_version,
+	.groups_add = mem_groups_add,
+	.groups = mem_groups
 };
 
 /* A new, empty store. */
@@ -471,6 +494,7 @@ art_memstore_clone(const ArtMemStore *ms)
 	memcpy(c->freelist, ms->freelist, sizeof(uint32_t) * ms->nfree);
 	c->nfree = ms->nfree;
 	c->live = ms->live;
+	c->groups = ms->groups;
 	return c;
 }
 

@@ -54,13 +54,15 @@ art_page_init(uint8_t *page)
 	set_used(page, 0);
 }
 
-/* Make a root page hold the empty root node. */
+/* Make a root page hold the empty root node; its flags stay. */
 void
 art_root_reset(uint8_t *page)
 {
 	uint8_t		rec[4];
+	uint8_t		flags = page[ART_FLAGS_OFF];
 
 	art_page_init(page);
+	page[ART_FLAGS_OFF] = flags;
 	art_rec_alloc(page, rec, art_leaf_encode((const uint8_t *) "", 0, false,
 											 rec));
 }

@@ -142,6 +142,18 @@ typedef struct ArtPageStoreOps
 	 * trie's content.  One counter may serve several tries.  Cannot fail.
 	 */
 	uint64_t	(*version) (void *store, bool bump);
+
+	/*
+	 * The group count of the store's one trie that counts its groups
+	 * (art_create_grouped): groups_add adds delta to it, inside the write
+	 * section of the change that made or removed the groups; groups reads
+	 * it.  The store keeps it with the pages: whatever has the pages as
+	 * they are with no write section open (a checkpoint, a copy) has the
+	 * count that goes with them, and what restores the pages (redo of the
+	 * changes, a copy) restores it.  Neither can fail.
+	 */
+	void		(*groups_add) (void *store, int64_t delta);
+	uint64_t	(*groups) (void *store);
 } ArtPageStoreOps;
 
 /* A store: its functions and their first argument. */

@@ -95,7 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ArtFinger  *fg = NULL;
 
 	memset(&ls, 0, sizeof(ls));
-	if (ms == NULL || art_create(&t, art_memstore_store(ms)) != ART_OK)
+	if (ms == NULL || art_create_grouped(&t, art_memstore_store(ms)) != ART_OK)
 		abort();
 	while (in.n > 0)
 	{

@@ -6,7 +6,7 @@
 CREATE EXTENSION IF NOT EXISTS fuzzystrmatch;
 
 BEGIN;
-SELECT plan(63);
+SELECT plan(66);
 
 -- Words of two languages, one of them multi-byte; every 7th English word
 -- keeps the test quick while leaving long runs of shared prefixes.
@@ -132,9 +132,15 @@ SELECT is(
 
 -- Statistics.
 SELECT ok(artrie_stats('fn_words_idx') ?& ARRAY['entries', 'distinct_keys',
-	'pages', 'bytes_on_disk', 'file', 'key_trie', 'checkpoint', 'pool',
+	'pages', 'bytes_on_disk', 'file', 'checkpoint', 'pool',
 	'io_backend', 'registered_buffers', 'wal'],
 	'stats: every documented key is there');
+-- The tries' shapes need a walk: only with walk => true.
+SELECT ok(artrie_stats('fn_words_idx', walk => true) ?& ARRAY['entries',
+	'distinct_keys', 'kept_distinct_keys', 'key_trie', 'null_trie', 'wal'],
+	'stats with walk: the shapes and the kept count are there');
+SELECT ok(NOT artrie_stats('fn_words_idx') ?| ARRAY['key_trie', 'null_trie'],
+	'stats without walk: no shapes');
 SELECT ok(artrie_stats('fn_words_idx')->'wal' ?& ARRAY['replay_from',
 	'retained_bytes', 'records', 'bytes', 'replayed', 'replay_failures', 'slot'],
 	'stats: every documented WAL key is there');
@@ -164,6 +170,9 @@ SELECT is((artrie_stats('fn_words_idx')->>'entries')::bigint,
 SELECT is((artrie_stats('fn_words_idx')->>'distinct_keys')::bigint,
 	(SELECT count(DISTINCT w) FROM fn_words),
 	'stats: distinct keys');
+SELECT is((artrie_stats('fn_words_idx', true)->>'distinct_keys')::bigint,
+	(SELECT count(DISTINCT w) FROM fn_words),
+	'stats: distinct keys by a walk');
 
 -- Deleted rows never come back, though their entries stay until VACUUM.
 DELETE FROM fn_words WHERE w IN ('zqxab', 'receive');

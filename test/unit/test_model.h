@@ -149,6 +149,43 @@ model_count_prefix(const Model *m, const uint8_t *prefix, size_t plen)
 	return n;
 }
 
+/*
+ * Length of an entry's group, up to and including its first 0x00 byte;
+ * 0 for an entry without one.
+ */
+static inline size_t
+model_group_len(const MKey *k)
+{
+	const uint8_t *zero = k->len > 0 ? memchr(k->data, 0, k->len) : NULL;
+
+	return zero ? (size_t) (zero - k->data) + 1 : 0;
+}
+
+/*
+ * Groups of the entries (trie.h): distinct groups, where a group is an
+ * entry's bytes up to its first 0x00 byte included, or the whole entry
+ * (which is then a group of its own).  In order, a group's entries are
+ * consecutive.
+ */
+static inline uint64_t
+model_groups(const Model *m)
+{
+	uint64_t	n = 0;
+	size_t		i;
+
+	for (i = 0; i < m->n; i++)
+	{
+		const MKey *k = &m->keys[i];
+		const MKey *p = i > 0 ? &m->keys[i - 1] : NULL;
+		size_t		g = model_group_len(k);
+
+		if (p == NULL || g == 0 || model_group_len(p) != g ||
+			memcmp(p->data, k->data, g) != 0)
+			n++;
+	}
+	return n;
+}
+
 /* xorshift64* */
 typedef struct Rng
 {

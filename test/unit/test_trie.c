@@ -50,7 +50,7 @@ fixture_init(Fixture *f)
 {
 	f->ms = art_memstore_new();
 	memset(&f->m, 0, sizeof(f->m));
-	return f->ms && art_create(&f->t, art_memstore_store(f->ms)) == ART_OK;
+	return f->ms && art_create_grouped(&f->t, art_memstore_store(f->ms)) == ART_OK;
 }
 
 static void

@@ -21,12 +21,16 @@ show(const char *what, const uint8_t *s, size_t len)
 	fprintf(stderr, "%s\n", len > 48 ? "..." : "");
 }
 
-/* verify, and stats' entry count. */
+/*
+ * verify, stats' entry count, and the group count of a trie that keeps
+ * one.
+ */
 bool
 check_verify(ArtTrie *t, const Model *m)
 {
 	char		msg[256];
 	ArtStats	stats;
+	uint64_t	groups;
 	ArtStatus	st = art_verify(t, msg, sizeof(msg));
 
 	if (st != ART_OK)
@@ -40,6 +44,19 @@ check_verify(ArtTrie *t, const Model *m)
 		fprintf(stderr, "stats: %s, %llu entries, model has %zu\n",
 				art_status_string(st), (unsigned long long) stats.entries,
 				m->n);
+		return false;
+	}
+	st = art_groups(t, &groups);
+	if (st == ART_OK && groups != model_groups(m))
+	{
+		fprintf(stderr, "groups: the trie counts %llu, model has %llu\n",
+				(unsigned long long) groups,
+				(unsigned long long) model_groups(m));
+		return false;
+	}
+	if (st != ART_OK && st != ART_NOT_FOUND)
+	{
+		fprintf(stderr, "groups: %s\n", art_status_string(st));
 		return false;
 	}
 	return true;
