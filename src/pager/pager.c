@@ -203,6 +203,8 @@ pager_shmem_startup(void)
 		pg_atomic_init_u32(&pager_shared->slots_round, 0);
 		pg_atomic_init_u32(&pager_shared->slots_closed, 0);
 		pg_atomic_init_u32(&pager_shared->sweep_blocked, 0);
+		pg_atomic_init_u32(&pager_shared->sweep_db_unreadable, 0);
+		pg_atomic_init_u32(&pager_shared->sweep_db_missing, 0);
 		ConditionVariableInit(&pager_shared->slots_cv);
 		pg_atomic_init_u64(&pager_shared->use_clock, 0);
 		pg_atomic_init_u64(&pager_shared->redo_held, InvalidXLogRecPtr);

@@ -241,6 +241,8 @@ typedef struct PagerShared
 	ConditionVariable slots_cv; /* broadcast after each round */
 	pg_atomic_uint64 use_clock;	/* orders file slots by last use */
 	pg_atomic_uint32 sweep_blocked;	/* the sweep said it cannot read a place */
+	pg_atomic_uint32 sweep_db_unreadable;	/* ... or a database's directory */
+	pg_atomic_uint32 sweep_db_missing;	/* ... or found one missing */
 	Latch	   *worker_latch;
 	LWLock	   *files_lock;
 	LWLockPadded *partition_locks;

@@ -4,43 +4,49 @@
  *	  Removal of artrie files that no index uses any more.
  *
  * The file artrie/<db>/<rel>.<gen> belongs to the index whose main fork is
- * relfilenode <rel> of database <db>.  PostgreSQL itself does away with
- * that main fork whenever the index's storage goes: at commit of DROP
- * INDEX / TABLE / SCHEMA, TRUNCATE, REINDEX, VACUUM FULL, CLUSTER and
- * ALTER ... SET TABLESPACE, at abort of the (sub)transaction that created
- * it, and with the whole database directory at DROP DATABASE.  It unlinks
- * the first segment of a main fork only at the next checkpoint, but
- * truncates it to zero length at once; and a built index's main fork is
- * never empty, since it holds the metapage.  So a file is an orphan when
- * its main fork is missing or empty in every tablespace, with one
- * exception: ambuild creates the file before it writes the metapage, so a
- * file whose generation (the creating transaction's ID) is still running
- * is left alone.  The look at the main fork that decides is taken after
- * that check (a first, cheap one skips live files): a transaction that has
- * ended has written its metapage, if it committed.  Taking it afresh also
- * catches ALTER DATABASE ... SET TABLESPACE, which copies a database's
- * directory before it removes the old one.  No catalog is read, so the
- * sweep works for every database from the io worker, which runs it every
- * few seconds once PostgreSQL's own recovery is over (or a hot standby
- * is consistent); artrie_checkpoint() runs it too.
+ * relfilenode <rel> of database <db>.  A file is removed only when the
+ * catalog proves its relation's storage gone, and the disk agrees:
  *
- * All of this reads "missing" as "dropped" only where the directory that
- * would hold the fork is there to be read: a base directory, pg_tblspc or
- * a tablespace's directory that is missing or cannot be read (a mount
- * that failed at boot, a permission changed for a moment) makes the round
+ * - in database db, when no row of db's pg_class has relfilenode rel, read
+ *   with a snapshot taken after the transaction that created the file (its
+ *   generation) was found finished, and the main fork is missing or empty
+ *   in every tablespace.  PostgreSQL gives an index a new relfilenode at
+ *   DROP, TRUNCATE, REINDEX, VACUUM FULL, CLUSTER and ALTER ... SET
+ *   TABLESPACE, forgets the relfilenode of a (sub)transaction that aborts,
+ *   and truncates the old main fork at commit (it unlinks it at the next
+ *   checkpoint); a built index's main fork is never empty.  Only a process
+ *   connected to db can read its pg_class: the sweeper, a background
+ *   worker the io worker starts for that database, or a backend of db in
+ *   artrie_checkpoint();
+ *
+ * - every file of database db, when db is not in pg_database and its
+ *   directory is missing from every tablespace (DROP DATABASE, or a CREATE
+ *   DATABASE that failed).  A database being created has its directory
+ *   before artrie copies any file into artrie/<db>.
+ *
+ * So a lost mount, a directory that cannot be read for a moment or a main
+ * fork gone missing by accident removes nothing: the catalog still names
+ * the relation.  And the disk is read only where the directory that would
+ * hold the fork is there to be read: a base directory, pg_tblspc or a
+ * tablespace's directory that is missing or cannot be read makes the round
  * remove nothing, and the log says so once, until a round finds every
- * place readable again.  A database's own directory missing from every
- * readable place is a dropped database: PostgreSQL keeps a live
- * database's directory in its default tablespace.
+ * place readable again; so does a database's own directory that cannot be
+ * read, or that is missing while pg_database names the database.
+ *
+ * The io worker (pager_sweeper.c) reads only the disk: every few seconds
+ * it lists the databases that have files whose main fork is missing
+ * (pager_sweep_wanted) and starts a sweeper for each in turn.  Both sweeps
+ * run once PostgreSQL's own recovery is over, or on a hot standby that is
+ * consistent, where the standby's catalog shows the primary's drops as
+ * replayed.
  *
  * A dead file leaves the pool only if nothing has a page of it pinned and
  * no checkpoint or change of it is under way, else it waits for the next
- * round.  A database's directory under artrie/ goes once it is empty and
- * the database's own directory is gone from every tablespace.
+ * round.
  *
- * Layer: calls the file table (pager_drop_file, pager_parse_oid,
- * readiness) and the pool (pager_forget_frames).  Called by the io worker
- * (pager_sweep_tick) and the SQL surface (pager_sweep_orphans).
+ * Layer: calls the catalog's lists (pager_sweep_catalog.c), the file table
+ * (pager_drop_file, pager_parse_oid, readiness) and the pool.  Called by
+ * the sweeper (pager_sweeper.c) and the SQL surface (pager_sweep_orphans).
  *
  *-------------------------------------------------------------------------
  */
@@ -60,11 +66,7 @@
 #include "common/relpath.h"
 #include "storage/fd.h"
 #include "storage/procarray.h"
-#include "utils/memutils.h"
-#include "utils/timestamp.h"
-
-/* How often the io worker sweeps. */
-#define PAGER_SWEEP_INTERVAL_MS		5000
+#include "miscadmin.h"
 
 /* Where database directories live: base and each tablespace's. */
 typedef struct SweepPlaces
@@ -73,16 +75,13 @@ typedef struct SweepPlaces
 	char	  **dirs;
 } SweepPlaces;
 
-static MemoryContext sweep_cxt = NULL;
-static TimestampTz last_sweep = 0;
-
 /*
  * Is path a directory that can be listed?  If not, say so in the log,
- * unless some process said so since the sweep last found every place
- * readable.
+ * unless flag says some process said so since the sweep last found every
+ * such place readable (no log without flag).
  */
 static bool
-sweep_place_readable(const char *path)
+sweep_place_readable(const char *path, pg_atomic_uint32 *flag)
 {
 	struct stat st;
 	DIR		   *dir;
@@ -95,8 +94,7 @@ sweep_place_readable(const char *path)
 		FreeDir(dir);
 		return true;
 	}
-	if (pg_atomic_compare_exchange_u32(&pager_shared->sweep_blocked,
-									   &expected, 1))
+	if (flag != NULL && pg_atomic_compare_exchange_u32(flag, &expected, 1))
 		ereport(LOG,
 				(errcode_for_file_access(),
 				 errmsg("artrie removes no orphaned file while directory \"%s\" cannot be read: %m",
@@ -118,7 +116,8 @@ sweep_places(SweepPlaces *places)
 
 	places->n = 0;
 	places->dirs = palloc(sizeof(char *) * cap);
-	if (!sweep_place_readable("base") || !sweep_place_readable("pg_tblspc"))
+	if (!sweep_place_readable("base", &pager_shared->sweep_blocked) ||
+		!sweep_place_readable("pg_tblspc", &pager_shared->sweep_blocked))
 		return false;
 	places->dirs[places->n++] = pstrdup("base");
 
@@ -142,7 +141,8 @@ sweep_places(SweepPlaces *places)
 
 	for (int i = 0; i < places->n; i++)
 	{
-		if (!sweep_place_readable(places->dirs[i]))
+		if (!sweep_place_readable(places->dirs[i],
+								  &pager_shared->sweep_blocked))
 		{
 			places->n = 0;
 			return false;
@@ -308,25 +308,26 @@ sweep_allowed(void)
 	return HotStandbyActive() && pager_is_ready();
 }
 
+
 /*
- * Sweep one database's directory under artrie/; returns the files
- * removed.
+ * The files of database db under artrie/ (dbpath) whose main fork is
+ * missing or empty in every place and whose creator has finished; with
+ * all, every file whose creator has finished.
  */
-static int
-sweep_database(Oid db, const char *dbpath)
+static ArtFileId *
+sweep_candidates(const SweepPlaces *places, Oid db, const char *dbpath,
+				 bool all, int *ncand)
 {
-	SweepPlaces places;
 	DIR		   *dir;
 	struct dirent *de;
-	ArtFileId  *dead;
-	int			ndead = 0;
+	ArtFileId  *cand;
 	int			cap = 16;
-	int			removed = 0;
 
-	if (!sweep_places(&places))
-		return 0;
-	dead = palloc(sizeof(ArtFileId) * cap);
+	*ncand = 0;
+	cand = palloc(sizeof(ArtFileId) * cap);
 	dir = AllocateDir(dbpath);
+	if (dir == NULL && errno == ENOENT)
+		return cand;
 	while ((de = ReadDirExtended(dir, dbpath, LOG)) != NULL)
 	{
 		ArtFileId	id;
@@ -338,105 +339,277 @@ sweep_database(Oid db, const char *dbpath)
 			 strcmp(p, PAGER_INUSE_SUFFIX) != 0))
 			continue;
 		id.dbOid = db;
-		if (sweep_fork_live(&places, db, id.relNumber) ||
+		if ((!all && sweep_fork_live(places, db, id.relNumber)) ||
 			sweep_creator_running(id.generation))
 			continue;
-		if (ndead == cap)
+		if (*ncand == cap)
 		{
 			cap *= 2;
-			dead = repalloc(dead, sizeof(ArtFileId) * cap);
+			cand = repalloc(cand, sizeof(ArtFileId) * cap);
 		}
-		dead[ndead++] = id;
+		cand[(*ncand)++] = id;
 	}
 	FreeDir(dir);
-
-	/*
-	 * The look that counts, after the creator was found finished, with the
-	 * tablespaces as they are now.
-	 */
-	if (!sweep_places(&places))
-		return 0;
-	for (int i = 0; i < ndead; i++)
-	{
-		if (sweep_fork_live(&places, db, dead[i].relNumber) ||
-			!sweep_release_slot(&dead[i]))
-			continue;
-		pager_drop_file(&dead[i]);
-		ereport(DEBUG1,
-				(errmsg_internal("artrie: removed orphaned file \"%s/%u.%u\"",
-								 dbpath, dead[i].relNumber, dead[i].generation)));
-		removed++;
-	}
-
-	if (!sweep_database_exists(&places, db) && rmdir(dbpath) != 0 &&
-		errno != ENOTEMPTY && errno != EEXIST && errno != ENOENT)
-		ereport(LOG,
-				(errcode_for_file_access(),
-				 errmsg("could not remove directory \"%s\": %m", dbpath)));
-	return removed;
+	return cand;
 }
 
 /*
- * Remove every artrie file whose index is gone (and its marker of failed
- * recovery, if any); returns how many.  During recovery only on a hot
- * standby that is consistent: before, PostgreSQL's redo may yet recreate
- * main forks.
+ * Remove a dead file unless it is busy; true if removed.
  */
-int
-pager_sweep_orphans(void)
+static bool
+sweep_remove(const ArtFileId *id, const char *dbpath)
+{
+	if (!sweep_release_slot(id))
+		return false;
+	pager_drop_file(id);
+	ereport(DEBUG1,
+			(errmsg_internal("artrie: removed orphaned file \"%s/%u.%u\"",
+							 dbpath, id->relNumber, id->generation)));
+	return true;
+}
+
+/*
+ * Is database db's directory in some place, and can it be listed?  A
+ * directory that cannot be listed is logged once (flag); one that is
+ * missing is not.
+ */
+static bool
+sweep_database_readable(const SweepPlaces *places, Oid db,
+						pg_atomic_uint32 *flag)
+{
+	for (int i = 0; i < places->n; i++)
+	{
+		char	   *path = psprintf("%s/%u", places->dirs[i], db);
+
+		if (sweep_exists(path, false))
+			return sweep_place_readable(path, flag);
+	}
+	return false;
+}
+
+/*
+ * The databases that have a directory under artrie/.
+ */
+static Oid *
+sweep_artrie_databases(int *n)
 {
 	DIR		   *dir;
 	struct dirent *de;
-	int			removed = 0;
+	int			cap = 8;
+	Oid		   *dbs = palloc(sizeof(Oid) * cap);
 
-	if (!sweep_allowed())
-		return 0;
-	pager_backend_ready();
-
+	*n = 0;
 	dir = AllocateDir("artrie");
 	if (dir == NULL && errno == ENOENT)
-		return 0;
+		return dbs;
 	while ((de = ReadDirExtended(dir, "artrie", LOG)) != NULL)
 	{
 		const char *end;
 		Oid			db;
-		char		path[MAXPGPATH];
 		struct stat st;
 
-		if (!pager_parse_oid(de->d_name, &end, &db) || *end != '\0')
+		if (!pager_parse_oid(de->d_name, &end, &db) || *end != '\0' ||
+			stat(psprintf("artrie/%s", de->d_name), &st) != 0 ||
+			!S_ISDIR(st.st_mode))
 			continue;
-		snprintf(path, sizeof(path), "artrie/%s", de->d_name);
-		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		removed += sweep_database(db, path);
+		if (*n == cap)
+		{
+			cap *= 2;
+			dbs = repalloc(dbs, sizeof(Oid) * cap);
+		}
+		dbs[(*n)++] = db;
 	}
 	FreeDir(dir);
+	return dbs;
+}
+
+/*
+ * Remove the files of database db, to which this process is connected
+ * (in a transaction), whose relation the catalog and the disk both say is
+ * gone; returns how many.
+ */
+int
+pager_sweep_database(Oid db)
+{
+	SweepPlaces places;
+	SweepOids	rels;
+	ArtFileId  *cand;
+	int			ncand;
+	int			removed = 0;
+	char	   *dbpath;
+
+	Assert(db == MyDatabaseId && IsTransactionState());
+	if (!sweep_allowed())
+		return 0;
+	pager_backend_ready();
+	dbpath = psprintf("artrie/%u", db);
+	if (!sweep_places(&places) || !sweep_database_readable(&places, db, NULL))
+		return 0;
+	cand = sweep_candidates(&places, db, dbpath, false, &ncand);
+	if (ncand == 0)
+		return 0;
+
+	/*
+	 * The looks that count, after the creators were found finished: the
+	 * catalog, then the disk with the tablespaces as they are now.
+	 */
+	rels = pager_sweep_catalog_relfilenodes();
+	if (!sweep_places(&places) || !sweep_database_readable(&places, db, NULL))
+		return 0;
+	for (int i = 0; i < ncand; i++)
+	{
+		if (pager_sweep_catalog_has(&rels, cand[i].relNumber) ||
+			sweep_fork_live(&places, db, cand[i].relNumber))
+			continue;
+		if (sweep_remove(&cand[i], dbpath))
+			removed++;
+	}
 	return removed;
 }
 
 /*
- * In the io worker's loop: sweep when PAGER_SWEEP_INTERVAL_MS has passed
- * since the last sweep, starting as soon as recovery is over.
+ * Remove the files of every database that pg_database does not name and
+ * whose directory is missing from every place, and their directories
+ * under artrie/; returns how many files.  In a transaction, connected to
+ * any database or none.  A database that pg_database names but whose
+ * directory is missing is logged once.
  */
-void
-pager_sweep_tick(void)
+int
+pager_sweep_dropped_databases(void)
 {
-	MemoryContext old;
-	TimestampTz now = GetCurrentTimestamp();
+	SweepPlaces places;
+	SweepOids	dbs;
+	Oid		   *have;
+	int			nhave;
+	int			removed = 0;
+	bool		missing = false;
 
-	if (last_sweep != 0 &&
-		!TimestampDifferenceExceeds(last_sweep, now, PAGER_SWEEP_INTERVAL_MS))
-		return;
+	Assert(IsTransactionState());
 	if (!sweep_allowed())
-		return;
-	last_sweep = now;
+		return 0;
+	pager_backend_ready();
+	dbs = pager_sweep_catalog_databases();
+	if (!sweep_places(&places))
+		return 0;
 
-	if (sweep_cxt == NULL)
-		sweep_cxt = AllocSetContextCreate(TopMemoryContext, "artrie sweep",
-										  ALLOCSET_DEFAULT_SIZES);
-	MemoryContextReset(sweep_cxt);
-	old = MemoryContextSwitchTo(sweep_cxt);
-	pager_sweep_orphans();
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(sweep_cxt);
+	have = sweep_artrie_databases(&nhave);
+	for (int h = 0; h < nhave; h++)
+	{
+		Oid			db = have[h];
+		char	   *path = psprintf("artrie/%u", db);
+		ArtFileId  *cand;
+		int			ncand;
+		bool		all = true;
+		uint32		expected = 0;
+
+		if (sweep_database_exists(&places, db))
+			continue;
+		if (pager_sweep_catalog_has(&dbs, db))
+		{
+			missing = true;
+			if (pg_atomic_compare_exchange_u32(&pager_shared->sweep_db_missing,
+											   &expected, 1))
+				ereport(LOG,
+						(errmsg("artrie removes no file of database %u while its directory is missing",
+								db),
+						 errdetail("pg_database names the database; its directory is in none of the tablespaces.")));
+			continue;
+		}
+		cand = sweep_candidates(&places, db, path, true, &ncand);
+		for (int i = 0; i < ncand; i++)
+		{
+			if (sweep_remove(&cand[i], path))
+				removed++;
+			else
+				all = false;
+		}
+		if (all && rmdir(path) != 0 && errno != ENOTEMPTY &&
+			errno != EEXIST && errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("could not remove directory \"%s\": %m", path)));
+	}
+	if (!missing && pg_atomic_read_u32(&pager_shared->sweep_db_missing) != 0)
+		pg_atomic_write_u32(&pager_shared->sweep_db_missing, 0);
+	return removed;
+}
+
+/*
+ * The catalog looks the io worker should ask for: the databases with a
+ * file whose main fork is missing (and how many such files), and
+ * InvalidOid if some database's directory is missing from every place (and
+ * how many such databases).  Reads only the disk; returns how many
+ * entries.  A database directory that cannot be listed is logged once.
+ */
+int
+pager_sweep_wanted(Oid **dbs, int **counts)
+{
+	SweepPlaces places;
+	Oid		   *have;
+	int			nhave;
+	int			n = 0;
+	int			cap = 8;
+	int			gone = 0;
+	bool		unreadable = false;
+
+	*dbs = palloc(sizeof(Oid) * cap);
+	*counts = palloc(sizeof(int) * cap);
+	if (!sweep_allowed())
+		return 0;
+	pager_backend_ready();
+	if (!sweep_places(&places))
+		return 0;
+
+	have = sweep_artrie_databases(&nhave);
+	for (int h = 0; h < nhave; h++)
+	{
+		Oid			db = have[h];
+		int			ncand;
+
+		if (!sweep_database_exists(&places, db))
+		{
+			gone++;
+			continue;
+		}
+		if (!sweep_database_readable(&places, db,
+									 &pager_shared->sweep_db_unreadable))
+		{
+			unreadable = true;
+			continue;
+		}
+		pfree(sweep_candidates(&places, db, psprintf("artrie/%u", db), false,
+							   &ncand));
+		if (ncand == 0)
+			continue;
+		if (n + 1 >= cap)
+		{
+			cap *= 2;
+			*dbs = repalloc(*dbs, sizeof(Oid) * cap);
+			*counts = repalloc(*counts, sizeof(int) * cap);
+		}
+		(*dbs)[n] = db;
+		(*counts)[n++] = ncand;
+	}
+	if (gone > 0)
+	{
+		(*dbs)[n] = InvalidOid;
+		(*counts)[n++] = gone;
+	}
+	if (!unreadable &&
+		pg_atomic_read_u32(&pager_shared->sweep_db_unreadable) != 0)
+		pg_atomic_write_u32(&pager_shared->sweep_db_unreadable, 0);
+	return n;
+}
+
+/*
+ * artrie_checkpoint()'s sweep, in a backend: the files of dropped
+ * databases and of this database's dropped relations; returns how many.
+ * Other databases' files are left to the io worker's sweepers.
+ */
+int
+pager_sweep_orphans(void)
+{
+	if (!sweep_allowed())
+		return 0;
+	return pager_sweep_dropped_databases() + pager_sweep_database(MyDatabaseId);
 }
