@@ -1,5 +1,6 @@
-# pg_repack of a table with artrie indexes, and of its indexes only
-# (--only-indexes), on both I/O backends: afterwards every index answers
+# pg_repack of a table with artrie indexes, of its indexes only
+# (--only-indexes), and into a tablespace (--tablespace --moveidx), on
+# both I/O backends: afterwards every index answers
 # like a sequential scan (and like before), artrie_verify finds it sound,
 # it takes writes, and once the sweep has run, the files under
 # $PGDATA/artrie are exactly those that artrie_indexes names.
@@ -87,6 +88,21 @@ for my $backend (backends())
 		"$backend: pg_repack --only-indexes");
 	indexes_ok($node, "$backend: pg_repack --only-indexes", $before);
 	files_ok($node, "$backend: pg_repack --only-indexes");
+
+	# Into a tablespace, indexes too (--moveidx): the files follow.
+	my $tsdir = PostgreSQL::Test::Utils::tempdir;
+	$node->safe_psql('postgres', "CREATE TABLESPACE ts LOCATION '$tsdir'");
+	$node->command_ok(
+		[ 'pg_repack', '--dbname' => 'postgres', '--table' => 'rt',
+		  '--tablespace' => 'ts', '--moveidx' ],
+		"$backend: pg_repack --tablespace --moveidx");
+	is($node->safe_psql('postgres', q{
+		SELECT string_agg(c.relname || ':' || coalesce(t.spcname, '-'), ',' ORDER BY c.relname)
+		FROM pg_class c LEFT JOIN pg_tablespace t ON t.oid = c.reltablespace
+		WHERE c.relname IN ('rt_k', 'rt_kv')}), 'rt_k:ts,rt_kv:ts',
+		"$backend: pg_repack --moveidx: the indexes are in the tablespace");
+	indexes_ok($node, "$backend: pg_repack --tablespace --moveidx", $before);
+	files_ok($node, "$backend: pg_repack --tablespace --moveidx");
 
 	# The repacked indexes take writes, and keep them across a crash.
 	$node->safe_psql('postgres', q{
