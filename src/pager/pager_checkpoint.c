@@ -557,7 +557,6 @@ static bool
 pager_checkpoint_slot(int slot, bool force, bool in_worker)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
-	bool		dirty = false;
 	CkptSnapshot snap;
 	XLogRecPtr	redo_ptr = GetRedoRecPtr();
 
@@ -576,13 +575,12 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 		return false;
 	}
 
-	for (int i = 0; i < pager_shared->nframes && !dirty; i++)
-	{
-		PagerFrame *f = &pager_shared->frames[i];
-
-		dirty = (f->flags & FRAME_DIRTY) && f->fileslot == slot;
-	}
-	if (!dirty && !fs->changed && !fs->stale && !force)
+	/*
+	 * A page turns dirty only under the gate and with the file marked
+	 * changed, and a checkpoint that fails marks it changed again, so a
+	 * file with a dirty frame is a changed one: no look at the pool.
+	 */
+	if (!fs->changed && !fs->stale && !force)
 	{
 		LWLockRelease(&fs->ckpt_lock);
 		return false;
@@ -609,7 +607,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	 * see pager_vouch_file); then stamp that checkpoint anew, its pages as
 	 * they are, at a position taken while no change can be made either.
 	 */
-	if (!dirty && !fs->changed)
+	if (!fs->changed)
 	{
 		XLogRecPtr	redo_lsn;
 

@@ -1711,23 +1711,18 @@ meta_read(const char *path, uint8 *buf)
 }
 
 /*
- * Stamp a file that no slot holds anew (pager_meta_restamp), if it would
- * be served here now: not marked damaged, its meta pages as slot_load
- * accepts them, of this cluster and timeline history, its last
- * checkpoint within the WAL
+ * Stamp a closed file anew (pager_meta_restamp) if it would be served here
+ * now: not marked damaged, its meta pages as slot_load accepts them, of
+ * this cluster and timeline history, its last checkpoint within the WAL
  * recovery replayed here and this server's WAL.  Outside recovery it is
  * first logged as unchanged since its last checkpoint (unchanged), so that
- * redo accepts a copy of that checkpoint.  The files lock is held from
- * the look for a slot to the new meta page, so nobody opens (and changes)
- * the file in between.
+ * redo accepts a copy of that checkpoint.  The caller keeps the file from
+ * being opened (and changed) meanwhile.
  */
 static void
-restamp_closed_file(const ArtFileId *id,
-					void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
+restamp_unopened(const ArtFileId *id, const char *path, uint8 *buf,
+				 void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
 {
-	char		path[IO_PATH_LEN + 16];
-	struct stat st;
-	uint8	   *buf;
 	PagerMeta	meta[2];
 	const uint8 *meta_dir[2];
 	char		problem[2][128];
@@ -1735,14 +1730,7 @@ restamp_closed_file(const ArtFileId *id,
 	TimeLineID	server_tli;
 	XLogRecPtr	left_at;
 
-	pager_file_path(id, path);
-	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
-	if (stat(path, &st) == 0)
-		return;
-	pager_file_path(id, path);
-	buf = palloc(2 * ART_PAGE_SIZE);
-	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-	if (slot_find(id) < 0 && meta_read(path, buf))
+	if (meta_read(path, buf))
 	{
 		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_dir,
 						   problem);
@@ -1760,7 +1748,76 @@ restamp_closed_file(const ArtFileId *id,
 			pager_meta_restamp(id, path, path, best, pager_redo_now());
 		}
 	}
-	LWLockRelease(pager_shared->files_lock);
+}
+
+/*
+ * Stamp a file that no slot holds anew (restamp_unopened).  Under the
+ * files lock it takes a slot for the file, not loaded, with the slot's
+ * checkpoint lock: a process that opens the file meanwhile finds the slot
+ * and waits on that lock as for a load, and opening any other file goes
+ * on, since the files lock is not held across the file's I/O and WAL
+ * record.  Then the slot is given back.  With no slot free the files lock
+ * is held throughout instead.
+ */
+static void
+restamp_closed_file(const ArtFileId *id,
+					void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
+{
+	char		path[IO_PATH_LEN + 16];
+	struct stat st;
+	uint8	   *buf;
+	int			slot;
+	uint32		incarnation = 0;
+	PagerFileSlot *volatile fs = NULL;
+
+	pager_file_path(id, path);
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	if (stat(path, &st) == 0)
+		return;
+	pager_file_path(id, path);
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	if (slot_find(id) >= 0)
+	{
+		LWLockRelease(pager_shared->files_lock);
+		return;
+	}
+	slot = slot_new(id, NULL);
+	if (slot >= 0)
+	{
+		fs = &pager_shared->files[slot];
+		incarnation = fs->incarnation;
+		if (LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+			LWLockRelease(pager_shared->files_lock);
+		else
+		{
+			fs->in_use = false;
+			fs->incarnation++;
+			fs = NULL;
+		}
+	}
+	buf = palloc(2 * ART_PAGE_SIZE);
+	PG_TRY();
+	{
+		restamp_unopened(id, path, buf, unchanged);
+	}
+	PG_FINALLY();
+	{
+		if (fs != NULL)
+		{
+			/* Unless a new file of that identity took the slot over. */
+			LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+			if (fs->incarnation == incarnation)
+			{
+				fs->in_use = false;
+				fs->incarnation++;
+			}
+			LWLockRelease(pager_shared->files_lock);
+			LWLockRelease(&fs->ckpt_lock);
+		}
+		else
+			LWLockRelease(pager_shared->files_lock);
+	}
+	PG_END_TRY();
 	pfree(buf);
 }
 
