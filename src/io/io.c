@@ -1,26 +1,19 @@
 /*-------------------------------------------------------------------------
  *
  * io.c
- *	  The I/O interface: GUCs, the request queue in shared memory, and the
- *	  dispatch of every call to the mmap backend or to the io worker.
+ *	  The I/O interface: GUCs, shared memory, counters, and the dispatch of
+ *	  every call to the backend in use through its method table.
  *
- * Under io_uring a call becomes one request per page in the queue; the
- * caller wakes the worker's latch and sleeps on each request's condition
- * variable until the worker marks it done.  The wait is PostgreSQL's own:
- * statement_timeout, pg_cancel_backend and pg_terminate_backend end it
- * unless the caller's LWLocks hold interrupts off.  A reader that holds
- * some (a scan's page locks) and has a cancel pending stops waiting: it
- * takes its reads the worker has not started out of the queue and reads
- * those pages itself, so that its locks are soon released and the cancel
- * served.  A caller that leaves by an ERROR or FATAL takes its requests
- * that the worker has not started out of the queue; a read already under way is marked
- * abandoned and freed by the worker when it ends, and io_buffer_busy()
- * tells the pager not to reuse its buffer until then; a write or sync
- * under way is waited for, since the caller gives its target space back.
- * When the caller is the worker itself, it serves the queue until its own
- * requests are done.  With artrie.backend_reads (the default) a backend's
- * reads skip the queue: it reads through the page cache itself
- * (io_local.c); writes and syncs always go to the worker.
+ * The backends fill an IoMethods table (io_internal.h): io_mmap.c, where
+ * every process maps the files itself, and io_queue.c, the io_uring
+ * backend as other processes see it (requests to the io worker, whose
+ * loop is io_worker.c and whose ring is io_uring.c).  Under io_uring with
+ * artrie.backend_reads (the default) a backend's reads skip the queue: it
+ * reads through the page cache itself (io_local.c); writes and syncs
+ * always go to the worker.  Here the calls are timed and counted, the
+ * test facility artrie.debug_fault makes them fail, and a failure becomes
+ * an ERROR, or a PANIC for a sync (io_report).  io_wait is the one wait
+ * for another process, shared by the layers above.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,7 +24,6 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "portability/instr_time.h"
-#include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "utils/guc.h"
 #include "utils/wait_event.h"
@@ -327,8 +319,10 @@ io_in_worker(void)
 	return io_am_worker;
 }
 
-/* This process's kind. */
-static IoProcKind
+/*
+ * This process's kind.
+ */
+IoProcKind
 io_my_kind(void)
 {
 	return io_am_worker ? IO_PROC_WORKER : IO_PROC_BACKEND;
@@ -412,453 +406,80 @@ io_wait(ConditionVariable *cv, long ms)
 }
 
 /*
- * Is a cancel or termination waiting for this process's locks to be
- * released?
+ * The backend in use, as this process sees it.
  */
-static bool
-io_interrupt_held_off(void)
+static const IoMethods *
+io_methods(void)
 {
-	return InterruptPending && InterruptHoldoffCount > 0 &&
-		(QueryCancelPending || ProcDiePending);
+	if (io_backend_in_use() == IO_BACKEND_MMAP)
+		return &io_mmap_methods;
+	return &io_queue_methods;
 }
 
 /*
- * Pop the oldest pending request; caller is the worker.
- */
-bool
-io_queue_pop(int *slot)
-{
-	bool		found = false;
-
-	SpinLockAcquire(&io_shared->mutex);
-	if (io_shared->npending > 0)
-	{
-		*slot = io_shared->pending[io_shared->pending_head];
-		io_shared->pending_head = (io_shared->pending_head + 1) % io_shared->nrequests;
-		io_shared->npending--;
-		io_shared->requests[*slot].state = IO_REQ_INFLIGHT;
-		found = true;
-	}
-	SpinLockRelease(&io_shared->mutex);
-	return found;
-}
-
-/*
- * Put back a request the worker popped but could not start yet.
- */
-void
-io_queue_push_front(int slot)
-{
-	SpinLockAcquire(&io_shared->mutex);
-	io_shared->pending_head = (io_shared->pending_head + io_shared->nrequests - 1) % io_shared->nrequests;
-	io_shared->pending[io_shared->pending_head] = slot;
-	io_shared->npending++;
-	io_shared->requests[slot].state = IO_REQ_PENDING;
-	SpinLockRelease(&io_shared->mutex);
-}
-
-/*
- * Put a request slot back on the free list (mutex held).
+ * End a call: count the time it took, count its pages if this process
+ * moved them, and raise its error.
  */
 static void
-io_slot_free(int slot)
+io_done(instr_time *start, bool here, IoOp op, int npages,
+		const char *path, const IoFailure *fail)
 {
-	io_shared->requests[slot].state = IO_REQ_FREE;
-	io_shared->freelist[io_shared->nfree++] = slot;
-}
-
-/*
- * Mark a request done and wake whoever waits for it; a request whose
- * waiter left goes straight back to the free list.
- */
-void
-io_request_finish(int slot, int error)
-{
-	IoRequest  *req = &io_shared->requests[slot];
-	bool		freed = false;
-
-	SpinLockAcquire(&io_shared->mutex);
-	req->error = error;
-	if (req->abandoned)
-	{
-		req->abandoned = false;
-		io_shared->nabandoned--;
-		io_slot_free(slot);
-		freed = true;
-	}
-	else
-		req->state = IO_REQ_DONE;
-	SpinLockRelease(&io_shared->mutex);
-	ConditionVariableBroadcast(freed ? &io_shared->free_cv : &req->cv);
-}
-
-/*
- * Take a pending request out of the queue (mutex held).
- */
-static void
-io_queue_remove(int slot)
-{
-	int			n = io_shared->nrequests;
-
-	for (int i = 0; i < io_shared->npending; i++)
-	{
-		int			pos = (io_shared->pending_head + i) % n;
-
-		if (io_shared->pending[pos] != slot)
-			continue;
-		for (int j = i + 1; j < io_shared->npending; j++)
-			io_shared->pending[(io_shared->pending_head + j - 1) % n] =
-				io_shared->pending[(io_shared->pending_head + j) % n];
-		io_shared->npending--;
-		return;
-	}
-}
-
-/* The requests a caller waits for, for the cleanup if it leaves. */
-typedef struct IoWait
-{
-	int		   *slots;
-	int			nslots;
-} IoWait;
-
-/*
- * A caller leaves its wait by an ERROR or FATAL: withdraw its requests the
- * worker has not taken, abandon its reads under way (the worker frees
- * them), and wait for its writes and syncs under way.
- */
-static void
-io_queue_abandon(int code, Datum arg)
-{
-	IoWait	   *w = (IoWait *) DatumGetPointer(arg);
-	bool		waiting = true;
-
-	HOLD_INTERRUPTS();
-	while (waiting)
-	{
-		waiting = false;
-		SpinLockAcquire(&io_shared->mutex);
-		for (int i = 0; i < w->nslots; i++)
-		{
-			int			slot = w->slots[i];
-			IoRequest  *req = &io_shared->requests[slot];
-
-			if (slot < 0)
-				continue;
-			if (req->state == IO_REQ_PENDING)
-				io_queue_remove(slot);
-			else if (req->state == IO_REQ_INFLIGHT && req->op == IO_OP_READ)
-			{
-				req->abandoned = true;
-				io_shared->nabandoned++;
-			}
-			else if (req->state == IO_REQ_INFLIGHT)
-			{
-				waiting = true;
-				continue;
-			}
-			if (!req->abandoned)
-				io_slot_free(slot);
-			w->slots[i] = -1;
-		}
-		SpinLockRelease(&io_shared->mutex);
-		ConditionVariableBroadcast(&io_shared->free_cv);
-		if (waiting)
-		{
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 10L, PG_WAIT_EXTENSION);
-			ResetLatch(MyLatch);
-		}
-	}
-	RESUME_INTERRUPTS();
-}
-
-/*
- * Is an abandoned request still moving bytes into or out of buf?
- */
-bool
-io_buffer_busy(const char *buf)
-{
-	bool		busy = false;
-
-	if (io_shared == NULL || io_shared->nabandoned == 0)
-		return false;
-	SpinLockAcquire(&io_shared->mutex);
-	for (int i = 0; i < io_shared->nrequests && !busy; i++)
-		busy = io_shared->requests[i].abandoned && io_shared->requests[i].buf == buf;
-	SpinLockRelease(&io_shared->mutex);
-	return busy;
-}
-
-/*
- * A reader whose locks hold off a pending cancel or termination stops
- * waiting for the worker: its reads the worker has not taken leave the
- * queue (their slots become -1) and it reads those pages itself, with a
- * plain read that always ends; reads the worker has taken are still
- * waited for.  The cancel is served once the caller releases its locks.
- * The first error goes to *err and *err_offset.
- */
-static void
-io_queue_read_here(const char *path, const IoPage *pages, int *slots,
-				   int nslots, int *err, uint64 *err_offset)
-{
-	IoPage	   *mine = palloc(sizeof(IoPage) * nslots);
-	int			nmine = 0;
-	uint64		failed = 0;
-	int			rc;
-
-	SpinLockAcquire(&io_shared->mutex);
-	for (int i = 0; i < nslots; i++)
-	{
-		if (slots[i] < 0 || io_shared->requests[slots[i]].state != IO_REQ_PENDING)
-			continue;
-		io_queue_remove(slots[i]);
-		io_slot_free(slots[i]);
-		slots[i] = -1;
-		mine[nmine++] = pages[i];
-	}
-	SpinLockRelease(&io_shared->mutex);
-	ConditionVariableBroadcast(&io_shared->free_cv);
-
-	rc = nmine > 0 ? iolocal_read(path, mine, nmine, &failed) : 0;
-	if (rc == 0)
-		io_count(io_my_kind(), IO_OP_READ, nmine);
-	else if (*err == 0)
-	{
-		*err = rc;
-		*err_offset = failed;
-	}
-	pfree(mine);
-}
-
-/*
- * Queue one request per page (or one for a sync), wait for all, and raise
- * the first error.
- */
-static void
-io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages)
-{
-	int			nslots = (op == IO_OP_SYNC || op == IO_OP_FORGET) ? 1 : npages;
-	int		   *slots;
-	int			err = 0;
-	uint64		err_offset = 0;
-	IoOp		err_op = op;
-	instr_time	start,
-				elapsed;
-
-	if (nslots <= 0)
-		return;
-	Assert(nslots <= io_shared->nrequests);
-	slots = palloc(sizeof(int) * nslots);
-	INSTR_TIME_SET_CURRENT(start);
-
-	/* Take all slots at once, so that two batches cannot starve each other. */
-	for (;;)
-	{
-		SpinLockAcquire(&io_shared->mutex);
-		if (io_shared->nfree >= nslots)
-			break;
-		SpinLockRelease(&io_shared->mutex);
-		io_wait(&io_shared->free_cv, 10);
-	}
-	for (int i = 0; i < nslots; i++)
-	{
-		int			slot = io_shared->freelist[--io_shared->nfree];
-		IoRequest  *req = &io_shared->requests[slot];
-		int			tail;
-
-		slots[i] = slot;
-		req->op = op;
-		strlcpy(req->path, path, IO_PATH_LEN);
-		req->offset = pages ? pages[i].offset : 0;
-		req->buf = pages ? pages[i].buf : NULL;
-		req->done = 0;
-		req->error = 0;
-		req->abandoned = false;
-		req->sync_failed = false;
-		req->state = IO_REQ_PENDING;
-		tail = (io_shared->pending_head + io_shared->npending) % io_shared->nrequests;
-		io_shared->pending[tail] = slot;
-		io_shared->npending++;
-	}
-	SpinLockRelease(&io_shared->mutex);
-	ConditionVariableCancelSleep();
-
-	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].requests, nslots);
-	if (io_shared->worker_latch)
-		SetLatch(io_shared->worker_latch);
-
-	if (io_am_worker)
-	{
-		/* A request served while submitting sets no event: poll. */
-		for (int i = 0; i < nslots; i++)
-			while (io_shared->requests[slots[i]].state != IO_REQ_DONE)
-				io_wait(NULL, 10);
-	}
-	else
-	{
-		IoWait		w = {slots, nslots};
-
-		PG_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(&w));
-		{
-			for (int i = 0; i < nslots; i++)
-			{
-				IoRequest  *req;
-
-				if (slots[i] < 0)
-					continue;
-				req = &io_shared->requests[slots[i]];
-				ConditionVariablePrepareToSleep(&req->cv);
-				while (req->state != IO_REQ_DONE)
-				{
-					if (op == IO_OP_READ && io_interrupt_held_off())
-					{
-						ConditionVariableCancelSleep();
-						io_queue_read_here(path, pages, slots, nslots,
-										   &err, &err_offset);
-						if (slots[i] < 0)
-							break;
-						ConditionVariablePrepareToSleep(&req->cv);
-					}
-					io_wait(&req->cv, 10);
-				}
-				ConditionVariableCancelSleep();
-			}
-		}
-		PG_END_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(&w));
-	}
-
-	SpinLockAcquire(&io_shared->mutex);
-	for (int i = 0; i < nslots; i++)
-	{
-		IoRequest  *req;
-
-		if (slots[i] < 0)
-			continue;
-		req = &io_shared->requests[slots[i]];
-		if (req->error != 0 && err == 0)
-		{
-			err = req->error;
-			err_offset = req->offset;
-			err_op = req->sync_failed ? IO_OP_SYNC : req->op;
-		}
-		io_slot_free(slots[i]);
-	}
-	SpinLockRelease(&io_shared->mutex);
-	ConditionVariableBroadcast(&io_shared->free_cv);
+	instr_time	elapsed;
 
 	INSTR_TIME_SET_CURRENT(elapsed);
-	INSTR_TIME_SUBTRACT(elapsed, start);
+	INSTR_TIME_SUBTRACT(elapsed, *start);
 	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].wait_us,
 							INSTR_TIME_GET_MICROSEC(elapsed));
-	pfree(slots);
-
-	if (err != 0)
-		io_report(err_op, path, err_offset, err);
+	if (fail->error != 0)
+		io_report(fail->op, path, fail->offset, fail->error);
+	if (here)
+		io_count(io_my_kind(), op, npages);
 }
 
 /*
- * Run one operation in this process: any on the mmap backend, a read under
- * io_uring with artrie.backend_reads (io_local.c).
- */
-static void
-io_run_here(IoOp op, const char *path, const IoPage *pages, int npages)
-{
-	int			err = 0;
-	uint64		failed = npages > 0 ? pages[0].offset : 0;
-	instr_time	start,
-				elapsed;
-
-	INSTR_TIME_SET_CURRENT(start);
-	switch (op)
-	{
-		case IO_OP_READ:
-			if (io_backend_in_use() == IO_BACKEND_MMAP)
-				err = iommap_read(path, pages, npages);
-			else
-				err = iolocal_read(path, pages, npages, &failed);
-			break;
-		case IO_OP_WRITE:
-			err = iommap_write(path, pages, npages);
-			break;
-		case IO_OP_WRITE_SYNC:
-			err = iommap_write(path, pages, npages);
-			if (err == 0 && (err = iommap_sync(path)) != 0)
-				op = IO_OP_SYNC;
-			break;
-		case IO_OP_SYNC:
-			err = iommap_sync(path);
-			break;
-		case IO_OP_FORGET:
-			iommap_forget(path);
-			break;
-	}
-	INSTR_TIME_SET_CURRENT(elapsed);
-	INSTR_TIME_SUBTRACT(elapsed, start);
-	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].wait_us,
-							INSTR_TIME_GET_MICROSEC(elapsed));
-	if (err != 0)
-		io_report(op, path, failed, err);
-	io_count(io_my_kind(), op, npages);
-}
-
-/*
- * Send an operation down the backend in use, in batches the queue holds.
- */
-static void
-io_run(IoOp op, const char *path, const IoPage *pages, int npages)
-{
-	if (io_debug_fault == IO_FAULT_SYNC &&
-		(op == IO_OP_SYNC || op == IO_OP_WRITE_SYNC))
-	{
-		/* artrie.debug_fault: the writes happen, the sync fails. */
-		if (op == IO_OP_WRITE_SYNC)
-			io_run(IO_OP_WRITE, path, pages, npages);
-		io_report(IO_OP_SYNC, path, 0, EIO);
-	}
-	if (io_debug_fault == IO_FAULT_WRITE &&
-		(op == IO_OP_WRITE || op == IO_OP_WRITE_SYNC))
-		io_report(IO_OP_WRITE, path, npages > 0 ? pages[0].offset : 0, EIO);
-	if (io_backend_in_use() == IO_BACKEND_MMAP ||
-		(op == IO_OP_READ && io_backend_reads && !io_am_worker))
-	{
-		io_run_here(op, path, pages, npages);
-		return;
-	}
-	if (op == IO_OP_WRITE_SYNC)
-	{
-		/* The pages go out in batches; the last one carries the sync. */
-		while (npages > io_ring_entries)
-		{
-			io_queue_run(IO_OP_WRITE, path, pages, io_ring_entries);
-			pages += io_ring_entries;
-			npages -= io_ring_entries;
-		}
-		io_queue_run(IO_OP_WRITE, path, pages, npages - 1);
-		io_queue_run(IO_OP_WRITE_SYNC, path, pages + npages - 1, 1);
-		return;
-	}
-	if (op == IO_OP_SYNC || op == IO_OP_FORGET)
-	{
-		io_queue_run(op, path, NULL, 0);
-		return;
-	}
-	while (npages > 0)
-	{
-		int			n = Min(npages, io_ring_entries);
-
-		io_queue_run(op, path, pages, n);
-		pages += n;
-		npages -= n;
-	}
-}
-
-/*
- * Read pages.
+ * Read pages: through the backend in use, or under io_uring with
+ * artrie.backend_reads in this process (io_local.c).
  */
 void
 io_read_pages(const char *path, const IoPage *pages, int npages)
 {
-	io_run(IO_OP_READ, path, pages, npages);
+	const IoMethods *m = io_methods();
+	IoFailure	fail = {0};
+	instr_time	start;
+	bool		local = (m == &io_queue_methods && io_backend_reads &&
+						 !io_am_worker);
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (local)
+		iolocal_read(path, pages, npages, &fail);
+	else
+		m->read(path, pages, npages, &fail);
+	io_done(&start, local || m->here, IO_OP_READ, npages, path, &fail);
+}
+
+/*
+ * Write pages, then with sync make the file durable.  artrie.debug_fault
+ * makes the write or the sync fail here.
+ */
+static void
+io_write(const char *path, const IoPage *pages, int npages, bool sync)
+{
+	const IoMethods *m = io_methods();
+	IoFailure	fail = {0};
+	instr_time	start;
+
+	if (io_debug_fault == IO_FAULT_WRITE)
+		io_report(IO_OP_WRITE, path, npages > 0 ? pages[0].offset : 0, EIO);
+	if (io_debug_fault == IO_FAULT_SYNC && sync)
+	{
+		/* The writes happen, the sync fails. */
+		io_write(path, pages, npages, false);
+		io_report(IO_OP_SYNC, path, 0, EIO);
+	}
+	INSTR_TIME_SET_CURRENT(start);
+	m->write(path, pages, npages, sync, &fail);
+	io_done(&start, m->here, sync ? IO_OP_WRITE_SYNC : IO_OP_WRITE, npages,
+			path, &fail);
 }
 
 /*
@@ -867,7 +488,7 @@ io_read_pages(const char *path, const IoPage *pages, int npages)
 void
 io_write_pages(const char *path, const IoPage *pages, int npages)
 {
-	io_run(IO_OP_WRITE, path, pages, npages);
+	io_write(path, pages, npages, false);
 }
 
 /*
@@ -877,9 +498,9 @@ void
 io_write_sync(const char *path, const IoPage *pages, int npages)
 {
 	if (npages <= 0)
-		io_run(IO_OP_SYNC, path, NULL, 0);
+		io_sync_file(path);
 	else
-		io_run(IO_OP_WRITE_SYNC, path, pages, npages);
+		io_write(path, pages, npages, true);
 }
 
 /*
@@ -888,7 +509,15 @@ io_write_sync(const char *path, const IoPage *pages, int npages)
 void
 io_sync_file(const char *path)
 {
-	io_run(IO_OP_SYNC, path, NULL, 0);
+	const IoMethods *m = io_methods();
+	IoFailure	fail = {0};
+	instr_time	start;
+
+	if (io_debug_fault == IO_FAULT_SYNC)
+		io_report(IO_OP_SYNC, path, 0, EIO);
+	INSTR_TIME_SET_CURRENT(start);
+	m->sync(path, &fail);
+	io_done(&start, m->here, IO_OP_SYNC, 0, path, &fail);
 }
 
 /*
@@ -899,10 +528,10 @@ io_sync_file(const char *path)
 void
 io_forget_file(const char *path)
 {
-	iommap_forget(path);
+	io_mmap_methods.forget(path);
 	iolocal_forget();
-	if (io_backend_in_use() == IO_BACKEND_IO_URING)
-		io_queue_run(IO_OP_FORGET, path, NULL, 0);
+	if (io_methods() != &io_mmap_methods)
+		io_methods()->forget(path);
 }
 
 /*

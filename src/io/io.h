@@ -11,12 +11,15 @@
  * written pages may be lost, see io_report); a failure never leaves a
  * request pending.
  *
- * Two backends, chosen by artrie.io_backend at server start:
+ * Two backends, chosen by artrie.io_backend at server start, each behind
+ * one table of methods (read, write a batch, sync, forget; io_internal.h):
  *
- * - io_uring (io_uring.c): backends put requests in a queue in shared
- *	 memory and sleep on a condition variable; the io worker owns one ring,
- *	 drains every pending request into one submission, opens files
- *	 O_DIRECT and uses registered buffers when RLIMIT_MEMLOCK allows.
+ * - io_uring: backends put requests in a queue in shared memory and sleep
+ *	 on a condition variable (io_queue.c); the io worker (io_worker.c) owns
+ *	 one ring (io_uring.c), drains every pending request into one
+ *	 submission, opens files O_DIRECT and uses registered buffers when
+ *	 RLIMIT_MEMLOCK allows.  With artrie.backend_reads a backend reads the
+ *	 pages it misses itself (io_local.c).
  * - mmap (io_mmap.c): every process maps the files itself and copies pages
  *	 out of its mapping; it writes them with pwritev, and fdatasync makes
  *	 them durable.

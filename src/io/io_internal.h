@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * io_internal.h
- *	  Shared state of the I/O backends: the request queue, counters, and
- *	  the entry points of the two implementations.
+ *	  Shared state of the I/O backends (the request queue, counters), the
+ *	  method table each backend fills, and the entry points the files of
+ *	  this layer give each other.
  *
  *-------------------------------------------------------------------------
  */
@@ -101,21 +102,69 @@ typedef enum IoFault
 
 extern int	io_debug_fault;
 
-/* The mmap backend; each returns 0 or an error as in IoRequest.error. */
-extern int	iommap_read(const char *path, const IoPage *pages, int npages);
-extern int	iommap_write(const char *path, const IoPage *pages, int npages);
-extern int	iommap_sync(const char *path);
-extern void iommap_forget(const char *path);
+/*
+ * Where an operation failed: 0 or an errno (or IO_ERR_EOF), the operation
+ * that failed (IO_OP_SYNC when the sync after a write did) and the offset.
+ */
+typedef struct IoFailure
+{
+	int			error;
+	IoOp		op;
+	uint64		offset;
+} IoFailure;
 
-/* Reads in the calling process (io_local.c). */
-extern int	iolocal_read(const char *path, const IoPage *pages, int npages,
-						 uint64 *failed);
+/*
+ * A backend, as the calling process sees it: read pages, write a batch of
+ * pages (then make them durable if sync), make a file durable, close this
+ * process's handles on a file.  Each fills *fail on failure and leaves it
+ * alone on success.  here: the bytes move in the calling process, whose
+ * counters count them (else the io worker counts them).
+ */
+typedef struct IoMethods
+{
+	const char *name;
+	bool		here;
+	void		(*read) (const char *path, const IoPage *pages, int npages,
+						 IoFailure *fail);
+	void		(*write) (const char *path, const IoPage *pages, int npages,
+						  bool sync, IoFailure *fail);
+	void		(*sync) (const char *path, IoFailure *fail);
+	void		(*forget) (const char *path);
+} IoMethods;
+
+/* mmap (io_mmap.c): every process maps the files itself. */
+extern const IoMethods io_mmap_methods;
+
+/* io_uring from a backend (io_queue.c): requests to the io worker. */
+extern const IoMethods io_queue_methods;
+
+/* Reads in the calling process under io_uring (io_local.c). */
+extern void iolocal_read(const char *path, const IoPage *pages, int npages,
+						 IoFailure *fail);
 extern void iolocal_forget(void);
 
-/* The queue, shared by io.c and the worker in io_uring.c. */
+/* Counting, in io.c. */
+extern void io_count(IoProcKind kind, IoOp op, int npages);
+extern IoProcKind io_my_kind(void);
+
+/* The queue's worker side (io_queue.c). */
 extern bool io_queue_pop(int *slot);
 extern void io_queue_push_front(int slot);
 extern void io_request_finish(int slot, int error);
-extern void io_count(IoProcKind kind, IoOp op, int npages);
+extern void io_queue_fail_taken(void);
+
+/*
+ * The ring (io_uring.c), driven by the worker's loop (io_worker.c):
+ * uring_start sets it up and says how it reaches buffers (*mode, and in
+ * reason why it fell back, "" if it did not); false, with the reason, if
+ * io_uring cannot be used at all.  uring_work reaps completions and
+ * submits every pending request; uring_backlog says SQEs wait for a
+ * submit that failed, to be tried again soon.
+ */
+extern bool uring_start(const char **mode, char *reason, Size reason_len);
+extern int	uring_eventfd(void);
+extern void uring_work(void);
+extern bool uring_backlog(void);
+extern void uring_stop(void);
 
 #endif							/* ARTRIE_IO_INTERNAL_H */

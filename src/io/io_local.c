@@ -180,31 +180,33 @@ local_read_page(int fd, char *buf, uint64 offset)
 }
 
 /*
- * Read pages of a file in this process; 0 or an error as in
- * IoRequest.error, with *failed the offset it concerns.
+ * Read pages of a file in this process; on failure, *fail says where.
  */
-int
+void
 iolocal_read(const char *path, const IoPage *pages, int npages,
-			 uint64 *failed)
+			 IoFailure *fail)
 {
 	int			err = 0;
 	int			fd = local_file(path, &err);
 
 	if (fd < 0)
 	{
-		*failed = npages > 0 ? pages[0].offset : 0;
-		return err;
+		fail->error = err;
+		fail->op = IO_OP_READ;
+		fail->offset = npages > 0 ? pages[0].offset : 0;
+		return;
 	}
 	for (int i = 0; i < npages; i++)
 	{
 		err = local_read_page(fd, pages[i].buf, pages[i].offset);
 		if (err != 0)
 		{
-			*failed = pages[i].offset;
-			return err;
+			fail->error = err;
+			fail->op = IO_OP_READ;
+			fail->offset = pages[i].offset;
+			return;
 		}
 	}
-	return 0;
 }
 
 /*

@@ -280,64 +280,79 @@ mmap_pwrite(MmapFile *f, const IoPage *pages, int npages)
 /*
  * Copy pages out of the mapping.
  */
-int
-iommap_read(const char *path, const IoPage *pages, int npages)
+static void
+mmap_read(const char *path, const IoPage *pages, int npages, IoFailure *fail)
 {
 	int			err = 0;
 	MmapFile   *f = mmap_get(path, &err);
 	uint64		end = 0;
 
-	if (f == NULL)
-		return err;
-	for (int i = 0; i < npages; i++)
+	for (int i = 0; f != NULL && i < npages; i++)
 		end = Max(end, pages[i].offset + IO_PAGE_SIZE);
-	if ((err = mmap_ensure_size(f, end, false)) != 0 ||
-		(err = mmap_cover(f, end)) != 0)
-		return err;
-	return mmap_copy_out(f, pages, npages);
-}
-
-/*
- * Write pages, extending the file first if needed.
- */
-int
-iommap_write(const char *path, const IoPage *pages, int npages)
-{
-	int			err = 0;
-	MmapFile   *f = mmap_get(path, &err);
-	uint64		end = 0;
-
-	if (f == NULL)
-		return err;
-	for (int i = 0; i < npages; i++)
-		end = Max(end, pages[i].offset + IO_PAGE_SIZE);
-	if ((err = mmap_ensure_size(f, end, true)) != 0)
-		return err;
-	return mmap_pwrite(f, pages, npages);
+	if (f != NULL &&
+		(err = mmap_ensure_size(f, end, false)) == 0 &&
+		(err = mmap_cover(f, end)) == 0)
+		err = mmap_copy_out(f, pages, npages);
+	if (err != 0)
+	{
+		fail->error = err;
+		fail->op = IO_OP_READ;
+		fail->offset = npages > 0 ? pages[0].offset : 0;
+	}
 }
 
 /*
  * fdatasync the file: the kernel writes back every dirty page of it,
  * whichever process wrote it.
  */
-int
-iommap_sync(const char *path)
+static void
+mmap_sync(const char *path, IoFailure *fail)
 {
 	int			err = 0;
 	MmapFile   *f = mmap_get(path, &err);
 
-	if (f == NULL)
-		return err;
-	if (fdatasync(f->fd) != 0)
-		return errno;
-	return 0;
+	if (f != NULL && fdatasync(f->fd) != 0)
+		err = errno;
+	if (err != 0)
+	{
+		fail->error = err;
+		fail->op = IO_OP_SYNC;
+		fail->offset = 0;
+	}
+}
+
+/*
+ * Write pages, extending the file first if needed; then, with sync, make
+ * them durable.
+ */
+static void
+mmap_write(const char *path, const IoPage *pages, int npages, bool sync,
+		   IoFailure *fail)
+{
+	int			err = 0;
+	MmapFile   *f = mmap_get(path, &err);
+	uint64		end = 0;
+
+	for (int i = 0; f != NULL && i < npages; i++)
+		end = Max(end, pages[i].offset + IO_PAGE_SIZE);
+	if (f != NULL && (err = mmap_ensure_size(f, end, true)) == 0)
+		err = mmap_pwrite(f, pages, npages);
+	if (err != 0)
+	{
+		fail->error = err;
+		fail->op = IO_OP_WRITE;
+		fail->offset = npages > 0 ? pages[0].offset : 0;
+		return;
+	}
+	if (sync)
+		mmap_sync(path, fail);
 }
 
 /*
  * Unmap and close a file, if this process has it.
  */
-void
-iommap_forget(const char *path)
+static void
+mmap_forget(const char *path)
 {
 	MmapFile   *f;
 	char		key[IO_PATH_LEN];
@@ -350,3 +365,12 @@ iommap_forget(const char *path)
 	if (f != NULL)
 		mmap_close(f);
 }
+
+const IoMethods io_mmap_methods = {
+	.name = "mmap",
+	.here = true,
+	.read = mmap_read,
+	.write = mmap_write,
+	.sync = mmap_sync,
+	.forget = mmap_forget
+};

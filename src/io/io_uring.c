@@ -1,24 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * io_uring.c
- *	  The io worker's side of the io_uring backend.
+ *	  The io worker's ring: requests of the shared queue become SQEs.
  *
- * The worker owns one ring.  Each time it runs it drains every pending
- * request of the shared queue into SQEs and sends them in one
- * io_uring_submit, then reaps completions.  It sleeps in one long-lived
- * WaitEventSet on its latch (new requests), the eventfd registered with the
- * ring (completions) and postmaster death.
+ * The worker (io_worker.c) owns one ring.  Each uring_work drains every
+ * pending request of the shared queue into SQEs and sends them in one
+ * io_uring_submit, then reaps completions; the worker sleeps on the
+ * eventfd registered with the ring (completions) among its other events.
  *
  * Buffers: if RLIMIT_MEMLOCK allows, the whole buffer pool is registered
  * and pages move with READ_FIXED/WRITE_FIXED straight into and out of the
  * pool; else a staging area that fits the limit is registered and pages
  * are copied through it; else plain READ/WRITE.  Files are opened
- * O_DIRECT (without it, with a LOG, where the file system refuses).  Each
- * fallback is logged once with its reason and shown in the statistics.
- *
- * If the ring cannot be set up at all, the worker logs why, switches the
- * whole server to the mmap backend and serves requests already queued
- * with it.
+ * O_DIRECT (without it, with a LOG, where the file system refuses).
+ * uring_start says which, and why it fell back, for the worker to log
+ * once and show in the statistics.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,7 +34,6 @@
 #include "storage/fd.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
-#include "utils/wait_event.h"
 
 /* How the ring reaches buffers. */
 typedef enum UringBufMode
@@ -100,7 +95,6 @@ typedef struct UringSlot
 static struct io_uring ring;
 static bool ring_ready = false;
 static int	ring_eventfd = -1;
-static WaitEventSet *worker_wes = NULL;
 static UringBufMode buf_mode = URING_BUF_PLAIN;
 static char *staging_base = NULL;
 static int	staging_count = 0;
@@ -118,30 +112,15 @@ static bool direct_warned = false;
 static HTAB *uring_files = NULL;
 
 /*
- * Record a fallback: LOG it once and show it in the statistics.
+ * Register the buffer pool, else a staging area, else nothing; *mode says
+ * which, and reason why it fell back ("" if it did not).
  */
 static void
-uring_fallback(const char *mode, const char *reason)
-{
-	strlcpy(io_shared->buffer_mode, mode, sizeof(io_shared->buffer_mode));
-	if (reason)
-	{
-		strlcpy(io_shared->fallback_reason, reason, sizeof(io_shared->fallback_reason));
-		ereport(LOG,
-				(errmsg("artrie io worker: %s", reason)));
-	}
-}
-
-/*
- * Register the buffer pool, else a staging area, else nothing.
- */
-static void
-uring_register_buffers(void)
+uring_register_buffers(const char **mode, char *reason, Size reason_len)
 {
 	struct rlimit rl;
 	Size		pool = io_shared->region_size;
 	uint64		limit;
-	char		reason[256];
 	int			rc;
 
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0)
@@ -163,15 +142,16 @@ uring_register_buffers(void)
 		if (rc == 0)
 		{
 			buf_mode = URING_BUF_POOL;
-			uring_fallback("pool", NULL);
+			*mode = "pool";
+			reason[0] = '\0';
 			return;
 		}
-		snprintf(reason, sizeof(reason),
+		snprintf(reason, reason_len,
 				 "could not register the buffer pool (%zu kB) with io_uring: %s; using a registered staging area",
 				 pool / 1024, strerror(-rc));
 	}
 	else
-		snprintf(reason, sizeof(reason),
+		snprintf(reason, reason_len,
 				 "the buffer pool (%zu kB) exceeds RLIMIT_MEMLOCK (" UINT64_FORMAT " kB); using a registered staging area",
 				 pool / 1024, limit / 1024);
 
@@ -196,41 +176,48 @@ uring_register_buffers(void)
 			for (int i = 0; i < staging_count; i++)
 				staging_free[i] = i;
 			staging_nfree = staging_count;
-			uring_fallback("staging", reason);
+			*mode = "staging";
 			return;
 		}
 		munmap(staging_base, (Size) staging_count * IO_PAGE_SIZE);
 		staging_base = NULL;
-		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+		snprintf(reason + strlen(reason), reason_len - strlen(reason),
 				 "; could not register a staging area: %s; using plain reads and writes",
 				 strerror(-rc));
 	}
 	else
-		snprintf(reason + strlen(reason), sizeof(reason) - strlen(reason),
+		snprintf(reason + strlen(reason), reason_len - strlen(reason),
 				 "; RLIMIT_MEMLOCK is too small for a staging area; using plain reads and writes");
 	staging_count = 0;
 	buf_mode = URING_BUF_PLAIN;
-	uring_fallback("plain", reason);
+	*mode = "plain";
 }
 
 /*
- * Set up the worker: the ring, its eventfd, buffers and the WaitEventSet.
+ * Set up the ring, its eventfd and its buffers; false, with the reason, if
+ * io_uring cannot be set up at all.
  */
-void
-io_worker_start(void)
+bool
+uring_start(const char **mode, char *reason, Size reason_len)
 {
 	struct io_uring_params params;
 	int			rc;
 	HASHCTL		ctl;
 
-	io_am_worker = true;
-
-	/* Requests a previous incarnation of the worker had taken are lost. */
-	for (int i = 0; i < io_shared->nrequests; i++)
+	memset(&params, 0, sizeof(params));
+	rc = io_uring_queue_init_params(io_ring_entries, &ring, &params);
+	if (rc < 0)
 	{
-		if (io_shared->requests[i].state == IO_REQ_INFLIGHT)
-			io_request_finish(i, EIO);
+		snprintf(reason, reason_len,
+				 "could not set up io_uring (%s); serving on the mmap backend",
+				 strerror(-rc));
+		return false;
 	}
+	ring_eventfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ring_eventfd < 0 ||
+		(rc = io_uring_register_eventfd(&ring, ring_eventfd)) < 0)
+		ereport(FATAL,
+				(errmsg("artrie io worker: could not register an eventfd with io_uring")));
 
 	ctl.keysize = IO_PATH_LEN;
 	ctl.entrysize = sizeof(UringFile);
@@ -245,51 +232,26 @@ io_worker_start(void)
 		group_free[i] = i;
 	group_nfree = io_ring_entries;
 
-#if PG_VERSION_NUM >= 170000
-	worker_wes = CreateWaitEventSet(NULL, 3);
-#else
-	worker_wes = CreateWaitEventSet(TopMemoryContext, 3);
-#endif
-	AddWaitEventToSet(worker_wes, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
-	AddWaitEventToSet(worker_wes, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	uring_register_buffers(mode, reason, reason_len);
+	ring_ready = true;
+	return true;
+}
 
-	if (io_backend_setting == IO_BACKEND_IO_URING)
-	{
-		memset(&params, 0, sizeof(params));
-		rc = io_uring_queue_init_params(io_ring_entries, &ring, &params);
-		if (rc < 0)
-		{
-			char		reason[256];
-
-			snprintf(reason, sizeof(reason),
-					 "could not set up io_uring (%s); serving on the mmap backend",
-					 strerror(-rc));
-			pg_atomic_write_u32(&io_shared->backend_in_use, IO_BACKEND_MMAP);
-			uring_fallback("none (mmap)", reason);
-		}
-		else
-		{
-			ring_eventfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-			if (ring_eventfd < 0 ||
-				(rc = io_uring_register_eventfd(&ring, ring_eventfd)) < 0)
-				ereport(FATAL,
-						(errmsg("artrie io worker: could not register an eventfd with io_uring")));
-			AddWaitEventToSet(worker_wes, WL_SOCKET_READABLE, ring_eventfd, NULL, NULL);
-			uring_register_buffers();
-			ring_ready = true;
-		}
-	}
-
-	io_shared->worker_latch = MyLatch;
+/*
+ * The eventfd the ring signals completions on.
+ */
+int
+uring_eventfd(void)
+{
+	return ring_eventfd;
 }
 
 /*
  * Close the ring at exit.
  */
 void
-io_worker_stop(void)
+uring_stop(void)
 {
-	io_shared->worker_latch = NULL;
 	if (ring_ready)
 	{
 		io_uring_queue_exit(&ring);
@@ -384,7 +346,6 @@ uring_forget(const char *path)
 		close(f->fd);
 		hash_search(uring_files, key, HASH_REMOVE, NULL);
 	}
-	iommap_forget(path);
 }
 
 /*
@@ -580,7 +541,8 @@ uring_prep_merged(int first)
 }
 
 /*
- * Finish a request: copy a staged read out, count it, wake its owner.
+ * Finish a request: copy a staged read out, then finish it in the queue
+ * (which counts it and wakes its owner).
  */
 static void
 uring_finish(int slot, int error)
@@ -595,8 +557,6 @@ uring_finish(int slot, int error)
 		staging_free[staging_nfree++] = us->staging;
 		us->staging = -1;
 	}
-	if (error == 0)
-		io_count(IO_PROC_WORKER, req->op, req->op == IO_OP_SYNC ? 0 : 1);
 	io_request_finish(slot, error);
 }
 
@@ -785,85 +745,20 @@ uring_submit(void)
 }
 
 /*
- * Serve queued requests on the mmap backend (the ring could not be set up).
+ * Reap every completion, then submit everything pending in one go.
  */
-static void
-mmap_serve_pending(void)
+void
+uring_work(void)
 {
-	int			slot;
-
-	while (io_queue_pop(&slot))
-	{
-		IoRequest  *req = &io_shared->requests[slot];
-		IoPage		page = {req->offset, req->buf};
-		int			err = 0;
-
-		switch (req->op)
-		{
-			case IO_OP_READ:
-				err = iommap_read(req->path, &page, 1);
-				break;
-			case IO_OP_WRITE:
-				err = iommap_write(req->path, &page, 1);
-				break;
-			case IO_OP_WRITE_SYNC:
-				err = iommap_write(req->path, &page, 1);
-				if (err == 0 && (err = iommap_sync(req->path)) != 0)
-					req->sync_failed = true;
-				break;
-			case IO_OP_SYNC:
-				err = iommap_sync(req->path);
-				break;
-			case IO_OP_FORGET:
-				iommap_forget(req->path);
-				break;
-		}
-		if (err == 0)
-			io_count(IO_PROC_WORKER, req->op, req->op == IO_OP_SYNC ? 0 : 1);
-		io_request_finish(slot, err);
-	}
+	uring_reap();
+	uring_submit();
 }
 
 /*
- * Wait once (up to timeout_ms, -1 for no limit) on the latch, the ring's
- * eventfd and postmaster death, then serve: reap completions and submit
- * everything pending in one go.
+ * Do SQEs wait for a submit that failed?
  */
-void
-io_worker_serve(long timeout_ms)
+bool
+uring_backlog(void)
 {
-	WaitEvent	events[3];
-	int			n;
-
-	if (!ring_ready)
-	{
-		ResetLatch(MyLatch);
-		mmap_serve_pending();
-		(void) WaitEventSetWait(worker_wes, timeout_ms, events, 3, PG_WAIT_EXTENSION);
-		mmap_serve_pending();
-		return;
-	}
-
-	ResetLatch(MyLatch);
-	uring_reap();
-	uring_submit();
-
-	if (submit_failed && (timeout_ms < 0 || timeout_ms > 10))
-		timeout_ms = 10;
-	n = WaitEventSetWait(worker_wes, timeout_ms, events, 3, PG_WAIT_EXTENSION);
-	for (int i = 0; i < n; i++)
-	{
-		if (events[i].events & WL_SOCKET_READABLE)
-		{
-			uint64		v;
-
-			if (read(ring_eventfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-				ereport(LOG,
-						(errmsg("artrie io worker: could not read eventfd: %m")));
-		}
-	}
-	if (n > 0)
-		ResetLatch(MyLatch);
-	uring_reap();
-	uring_submit();
+	return submit_failed;
 }
