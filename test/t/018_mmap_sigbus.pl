@@ -39,7 +39,7 @@ my $logpos = -s $node->logfile;
 my ($ret, $out, $err) = $node->psql('postgres', qq{
 	$idx
 	SELECT count(*) FROM w WHERE t = md5('1');
-	COPY (SELECT 1) TO PROGRAM 'truncate -s 40960 $path';
+	COPY (SELECT 1) TO PROGRAM 'truncate -s 40960 $path && cat >/dev/null';
 	SELECT count(*) FROM w WHERE t > '';
 });
 is($out, '1', 'the first lookup maps the file and finds its row');
