@@ -247,6 +247,99 @@ test_long_keys(void)
 	return true;
 }
 
+/*
+ * An SQL-layer entry: key, 0x00, a 6-byte TID; returns its length.  Keys
+ * of kind 3 are long (their tails go to pages of their own).
+ */
+static size_t
+sql_entry(uint8_t *buf, Rng *r)
+{
+	uint32_t	k = (uint32_t) (rng_next(r) % 400);
+	uint32_t	tid = (uint32_t) (rng_next(r) % 8);
+	size_t		len;
+
+	if (k % 4 == 3)
+	{
+		memset(buf, 'L', 2000);
+		len = 2000 + (size_t) sprintf((char *) buf + 2000, "%u", k);
+	}
+	else
+		len = (size_t) sprintf((char *) buf, "k%u", k % 4 == 1 ? k / 10 : k);
+	buf[len++] = 0;
+	memset(buf + len, 0, 6);
+	buf[len + 5] = (uint8_t) tid;
+	return len + 6;
+}
+
+/*
+ * The group count: entries key || 0x00 || TID through inserts, deletes,
+ * a finger, a bulk load and a truncate, checked against the model (which
+ * check_content does); a plain trie in the same store (the NULL trie's
+ * place) neither keeps a count nor changes the other's.
+ */
+static bool
+test_groups(void)
+{
+	Fixture		f;
+	ArtTrie		plain;
+	ArtFinger  *fg;
+	uint8_t		buf[2100];
+	Rng			r = {0x6709};
+	uint64_t	n;
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	CHECK(art_create(&plain, art_memstore_store(f.ms)) == ART_OK, "plain");
+	CHECK(art_groups(&plain, &n) == ART_NOT_FOUND, "a plain trie keeps none");
+	for (i = 0; i < 6000; i++)
+	{
+		size_t		len = sql_entry(buf, &r);
+
+		if (rng_next(&r) % 3 == 0)
+			CHECK(del(&f, buf, len), "del");
+		else
+			CHECK(put(&f, buf, len), "put");
+		CHECK(art_insert(&plain, buf, len) != ART_CORRUPT, "plain insert");
+		if (i % 500 == 0)
+			CHECK(check_content(&f.t, &f.m), "content at %d", i);
+	}
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_groups(&f.t, &n) == ART_OK && n == model_groups(&f.m) && n > 100,
+		  "groups %llu", (unsigned long long) n);
+	CHECK(art_truncate(&f.t) == ART_OK && art_groups(&f.t, &n) == ART_OK &&
+		  n == 0, "truncate: no groups");
+	model_clear(&f.m);
+	CHECK(art_finger_begin(&f.t, &fg) == ART_OK, "finger");
+	for (i = 0; i < 3000; i++)
+	{
+		size_t		len = sql_entry(buf, &r);
+		ArtStatus	st;
+
+		if (rng_next(&r) % 3 == 0)
+		{
+			st = art_finger_delete(fg, buf, len);
+			CHECK(st == (model_delete(&f.m, buf, len) ? ART_OK : ART_NOT_FOUND),
+				  "finger delete");
+		}
+		else
+		{
+			st = art_finger_insert(fg, buf, len);
+			CHECK(st == (model_insert(&f.m, buf, len) ? ART_OK : ART_EXISTS),
+				  "finger insert");
+		}
+	}
+	art_finger_end(fg);
+	CHECK(check_content(&f.t, &f.m), "content after the finger");
+	CHECK(art_truncate(&f.t) == ART_OK, "truncate");
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	CHECK(check_content(&f.t, &f.m), "content after a bulk load");
+	CHECK(art_truncate(&plain) == ART_OK && art_groups(&f.t, &n) == ART_OK &&
+		  n == model_groups(&f.m), "a plain trie's truncate leaves the count");
+	CHECK(art_memstore_violation(f.ms) == NULL, "store rules kept");
+	fixture_done(&f);
+	return true;
+}
+
 /* verify finds damage and names the page. */
 static bool
 test_verify_detects(void)
@@ -1725,6 +1818,7 @@ main(int argc, char **argv)
 		{"verify_between_writers", test_verify_between_writers},
 		{"cursors", test_cursors},
 		{"bulk", test_bulk},
+		{"groups", test_groups},
 		{"sort", test_sort},
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
