@@ -157,7 +157,7 @@ pager_shmem_request(void)
 	RequestAddinShmemSpace(hash_estimate_size(pager_nframes(), sizeof(PagerLookup)));
 	RequestAddinShmemSpace(io_shmem_size());
 	RequestNamedLWLockTranche("artrie_page_table", PAGER_PARTITIONS);
-	RequestNamedLWLockTranche("artrie_files", 1);
+	RequestNamedLWLockTranche("artrie_files", 2);
 }
 
 /*
@@ -220,7 +220,8 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->counters.recent_hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.recent_misses, 0);
 		pg_atomic_init_u32(&pager_shared->counters.too_small, 0);
-		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))->lock;
+		pager_shared->files_lock = &(GetNamedLWLockTranche("artrie_files"))[0].lock;
+		pager_shared->vouch_lock = &(GetNamedLWLockTranche("artrie_files"))[1].lock;
 		ConditionVariableInit(&pager_shared->ready_cv);
 		pager_shared->partition_locks = GetNamedLWLockTranche("artrie_page_table");
 

@@ -125,7 +125,8 @@ extern uint64 pager_file_bytes(PagerFile *file);
 
 /*
  * The file's last durable checkpoint: its number, and in *redo_lsn the WAL
- * position it began at (its image holds every change logged before).
+ * position the file holds every change before (where that checkpoint
+ * began, or later where the vouch list has the file unchanged since).
  */
 extern uint64 pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn);
 

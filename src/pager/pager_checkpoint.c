@@ -43,6 +43,7 @@
 #include "pager/pager_file.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
+#include "pager/pager_vouch.h"
 
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
@@ -604,8 +605,10 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	 * A file without any change since its last checkpoint: say so in the
 	 * WAL while no change can be made, before its meta page moves on, so
 	 * that redo can accept a copy of the last checkpoint (a base backup's,
-	 * see pager_vouch_file); then stamp that checkpoint anew, its pages as
-	 * they are, at a position taken while no change can be made either.
+	 * see pager_vouch_file); then, in a pass that lists files, list it as
+	 * current at a position taken while no change can be made either
+	 * (pager_vouch.c); else stamp that checkpoint anew, its pages as they
+	 * are, at that position.
 	 */
 	if (!fs->changed)
 	{
@@ -616,6 +619,12 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 			pager_hooks.file_unchanged(&fs->id, fs->redo_lsn);
 		redo_lsn = pager_redo_now();
 		LWLockRelease(&fs->gate);
+		if (pager_vouch_active())
+		{
+			pager_vouch_add(&fs->id, fs->redo_lsn, redo_lsn, slot);
+			LWLockRelease(&fs->ckpt_lock);
+			return true;
+		}
 		pager_meta_restamp(&fs->id, fs->path, fs->relname, fs->meta_slot,
 						   redo_lsn);
 		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
@@ -716,14 +725,16 @@ pager_close_idle_files(void)
 
 /*
  * Where recovery must start after a pass of checkpoints that began at
- * redo (with stamped, one that stamped every file anew): where the oldest
- * change not yet durable may be, and no later than any file's last
- * checkpoint, so that a file whose checkpoint began before it is always a
- * copy from earlier (wal_recovery.c).  That is the oldest open file's
+ * redo (with stamped, one that vouched for every file): where the oldest
+ * change not yet durable may be, and no later than where any file is
+ * current (its last checkpoint, or later where the vouch list has it
+ * unchanged since), so that a file current only from before it is always
+ * a copy from earlier (wal_recovery.c).  That is the oldest open file's
  * position (its checkpoint was skipped, or it changed since, or it had no
- * change and was not stamped anew), at most where the last pass that
- * stamped every file began (a closed file's checkpoint is no older), else
- * redo, since every later change logs its record after that.  A file
+ * change and was not vouched for), at most where the last pass that
+ * vouched for every file began (no closed file is current only from
+ * earlier), else redo, since every later change logs its record after
+ * that.  A file
  * being loaded may be older still: recovery's start then stays where it
  * was.
  */
@@ -740,7 +751,7 @@ ckpt_replay_from(XLogRecPtr redo, bool stamped)
 		if (fs->in_use && fs->loaded)
 		{
 			LWLockAcquire(&fs->lock, LW_SHARED);
-			redo = Min(redo, fs->redo_lsn);
+			redo = Min(redo, Max(fs->redo_lsn, fs->vouched_at));
 			LWLockRelease(&fs->lock);
 		}
 		else if (fs->in_use)
@@ -751,16 +762,19 @@ ckpt_replay_from(XLogRecPtr redo, bool stamped)
 
 /*
  * Checkpoint every open file, then tell the checkpoint hook where the WAL
- * that recovery would need now begins.  With restamp, also the files
- * without changes, so that every open file's last checkpoint begins past
+ * that recovery would need now begins.  With restamp, also vouch for the
+ * files without changes, so that every open file is current past
  * PostgreSQL's current redo pointer (a base backup starting there can
- * then use them), and first stamp every closed file anew
- * (pager_restamp_closed_files), for the same reason.
+ * then use them, and recovery's start may pass their last checkpoint),
+ * and first every closed file (pager_restamp_closed_files), for the same
+ * reason: each is logged as unchanged and listed in the vouch list, which
+ * is written once for them all (pager_vouch.c).
  */
 void
 pager_checkpoint(bool restamp)
 {
 	XLogRecPtr	redo;
+	volatile bool listing = false;
 
 	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
@@ -768,16 +782,27 @@ pager_checkpoint(bool restamp)
 
 	if (!ckpt_allowed())
 		return;
-	if (restamp)
-		pager_restamp_closed_files(RecoveryInProgress() ? NULL :
-								   pager_hooks.file_unchanged);
-	for (int i = 0; i < pager_shared->max_files; i++)
+	PG_TRY();
 	{
-		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
-			pager_checkpoint_slot(i, restamp, io_in_worker());
+		listing = restamp && pager_vouch_begin(io_in_worker());
+		if (listing)
+			pager_restamp_closed_files(RecoveryInProgress() ? NULL :
+									   pager_hooks.file_unchanged);
+		for (int i = 0; i < pager_shared->max_files; i++)
+		{
+			if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
+				pager_checkpoint_slot(i, listing, io_in_worker());
+		}
+		if (listing)
+			pager_vouch_commit();
 	}
+	PG_FINALLY();
+	{
+		pager_vouch_end();
+	}
+	PG_END_TRY();
 
-	redo = ckpt_replay_from(redo, restamp);
+	redo = ckpt_replay_from(redo, listing);
 	if (pager_hooks.checkpoint_done)
 		pager_hooks.checkpoint_done(redo);
 }
@@ -825,28 +850,51 @@ pager_checkpoint_final(bool complete)
 {
 	XLogRecPtr	redo;
 	int			failed = 0;
+	bool	   *done;
+	volatile bool listing = false;
 
 	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
 	redo = pager_redo_now();
 	if (!ckpt_allowed())
 		return;
-	pager_restamp_closed_files(RecoveryInProgress() ? NULL :
-							   pager_hooks.file_unchanged);
+	done = palloc0(sizeof(bool) * pager_shared->max_files);
+	PG_TRY();
+	{
+		listing = pager_vouch_begin(true);
+		if (listing)
+			pager_restamp_closed_files(RecoveryInProgress() ? NULL :
+									   pager_hooks.file_unchanged);
+		for (int i = 0; i < pager_shared->max_files; i++)
+		{
+			PagerFileSlot *fs = &pager_shared->files[i];
+
+			if (!fs->in_use || !fs->loaded)
+				continue;
+			for (int tries = 0; !done[i] && tries < CKPT_FINAL_TRIES; tries++)
+			{
+				if (tries > 0)
+					io_wait(NULL, 200);
+				done[i] = ckpt_final_try(i);
+			}
+		}
+		if (listing)
+			pager_vouch_commit();
+	}
+	PG_FINALLY();
+	{
+		pager_vouch_end();
+	}
+	PG_END_TRY();
+
+	/* The files listed are current only once the list is durable. */
 	for (int i = 0; i < pager_shared->max_files; i++)
 	{
 		PagerFileSlot *fs = &pager_shared->files[i];
-		bool		done = false;
 
 		if (!fs->in_use || !fs->loaded)
 			continue;
-		for (int tries = 0; !done && tries < CKPT_FINAL_TRIES; tries++)
-		{
-			if (tries > 0)
-				io_wait(NULL, 200);
-			done = ckpt_final_try(i);
-		}
-		if (!done)
+		if (!done[i])
 		{
 			failed++;
 			ereport(WARNING,
@@ -865,8 +913,9 @@ pager_checkpoint_final(bool complete)
 			LWLockRelease(&fs->ckpt_lock);
 		}
 	}
+	pfree(done);
 
-	redo = ckpt_replay_from(redo, true);
+	redo = ckpt_replay_from(redo, listing);
 	if (pager_hooks.checkpoint_done)
 		pager_hooks.checkpoint_done(redo);
 	if (failed > 0)

@@ -38,6 +38,7 @@
 #include "pager/pager_file.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
+#include "pager/pager_vouch.h"
 
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -302,6 +303,7 @@ slot_new(const ArtFileId *id, const char *relname)
 			fs->closing = false;
 			fs->inuse_marked = false;
 			fs->incarnation++;
+			fs->vouched_at = InvalidXLogRecPtr;
 			pg_atomic_write_u32(&fs->users, 0);
 			fs->id = *id;
 			pager_file_path(id, fs->path);
@@ -646,14 +648,19 @@ slot_vouched(PagerFileSlot *fs, const PagerMeta *m)
  * Refuse a file that cannot be proven current: one of another cluster, or
  * whose last checkpoint began before the WAL that recovery could replay
  * (a copy restored from a backup taken before its checkpoint) unless redo
- * vouches for it, or after the WAL that exists here (a copy from
- * elsewhere).  Returns whether it is current by the vouch alone.
+ * or the vouch list vouches for it, or after the WAL that exists here (a
+ * copy from elsewhere).  Returns whether it is current by redo's vouch
+ * alone; *listed_at is where the vouch list has it current, if it needs
+ * the list (else invalid).
  */
 static bool
-slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
+slot_check_current(PagerFileSlot *fs, const PagerMeta *m,
+				   XLogRecPtr *listed_at)
 {
 	TimeLineID	server_tli;
 	XLogRecPtr	left_at;
+
+	*listed_at = InvalidXLogRecPtr;
 
 	if (loading_adopt != NULL &&
 		memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
@@ -668,7 +675,10 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 					 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", the old cluster's is " UINT64_FORMAT ".",
 							   (uint64) m->sysid, src->sysid),
 					 errhint("REINDEX the index.")));
-		if (m->redo_lsn < src->min_redo || m->redo_lsn > src->upto)
+		if ((m->redo_lsn < src->min_redo &&
+			 !pager_vouch_covers(src->dir, src->sysid, &fs->id, m->redo_lsn,
+								 src->min_redo, listed_at)) ||
+			m->redo_lsn > src->upto)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("index \"%s\" cannot be adopted: the old cluster did not serve file \"%s\"",
@@ -702,7 +712,9 @@ slot_check_current(PagerFileSlot *fs, const PagerMeta *m)
 				 errhint("REINDEX the index.")));
 	if (m->redo_lsn < pager_shared->min_redo && slot_vouched(fs, m))
 		return true;
-	if (m->redo_lsn < pager_shared->min_redo)
+	if (m->redo_lsn < pager_shared->min_redo &&
+		!pager_vouch_covers(NULL, GetSystemIdentifier(), &fs->id, m->redo_lsn,
+							pager_shared->min_redo, listed_at))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("index \"%s\" cannot be used: file \"%s\" may lack changes that the WAL here no longer holds",
@@ -860,6 +872,7 @@ slot_load(PagerFileSlot *fs)
 	uint8	   *cur;
 	uint32		nused = 0;
 	bool		vouched;
+	XLogRecPtr	listed_at;
 
 	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	slot_check_damaged(fs);
@@ -918,10 +931,13 @@ slot_load(PagerFileSlot *fs)
 
 	/*
 	 * With one slot damaged, the other may be the older checkpoint: usable
-	 * only if the WAL replayed at this start held every change since it
-	 * (then redo, had there been any, would have found the damage).
+	 * only if the WAL replayed at this start held every change since it,
+	 * or the vouch list has it unchanged up to where that WAL began (then
+	 * redo, had there been any change, would have found the damage).
 	 */
-	if (problem[best ^ 1][0] != '\0' && m->redo_lsn < pager_shared->replayed_from)
+	if (problem[best ^ 1][0] != '\0' && m->redo_lsn < pager_shared->replayed_from &&
+		!pager_vouch_covers(NULL, GetSystemIdentifier(), &fs->id, m->redo_lsn,
+							pager_shared->replayed_from, &listed_at))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
@@ -929,7 +945,7 @@ slot_load(PagerFileSlot *fs)
 				 errdetail("Meta slot %d: %s.  The other slot's checkpoint is older than the WAL artrie replays.",
 						   best ^ 1, problem[best ^ 1]),
 				 errhint("REINDEX the index.")));
-	vouched = slot_check_current(fs, m);
+	vouched = slot_check_current(fs, m, &listed_at);
 	nlogical = m->nlogical;
 	nphys = m->nphys;
 	ndir = m->ndir;
@@ -937,8 +953,12 @@ slot_load(PagerFileSlot *fs)
 	memcpy(dirpages, meta_dir[best], sizeof(uint32) * ndir);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	fs->ckpt_no = m->ckpt_no;
+	fs->vouched_at = InvalidXLogRecPtr;
 	if (!vouched)
+	{
 		fs->redo_lsn = m->redo_lsn;
+		fs->vouched_at = listed_at;
+	}
 	else if (loading_adopt != NULL &&
 			 memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
 		fs->redo_lsn = pager_redo_now();
@@ -993,12 +1013,12 @@ slot_load(PagerFileSlot *fs)
 
 	/*
 	 * A vouched file's next checkpoint writes down where it is current; a
-	 * file whose checkpoint began before PostgreSQL's redo pointer is
-	 * stamped anew by the next one (it may have been loaded after the
-	 * checkpoint that stamps every file when that pointer moves).
+	 * file current only from before PostgreSQL's redo pointer is vouched
+	 * for by the next pass (it may have been loaded after the pass that
+	 * vouches for every file when that pointer moves).
 	 */
 	fs->changed = vouched;
-	fs->stale = !vouched && m->redo_lsn < GetRedoRecPtr();
+	fs->stale = !vouched && Max(m->redo_lsn, listed_at) < GetRedoRecPtr();
 	LWLockRelease(&fs->lock);
 }
 
@@ -1711,13 +1731,16 @@ meta_read(const char *path, uint8 *buf)
 }
 
 /*
- * Stamp a closed file anew (pager_meta_restamp) if it would be served here
- * now: not marked damaged, its meta pages as slot_load accepts them, of
- * this cluster and timeline history, its last checkpoint within the WAL
- * recovery replayed here and this server's WAL.  Outside recovery it is
- * first logged as unchanged since its last checkpoint (unchanged), so that
- * redo accepts a copy of that checkpoint.  The caller keeps the file from
- * being opened (and changed) meanwhile.
+ * Vouch for a closed file if it would be served here now: not marked
+ * damaged, its meta pages as slot_load accepts them, of this cluster and
+ * timeline history, current within the WAL recovery replayed here (by
+ * its last checkpoint or the last vouch list) and its checkpoint within
+ * this server's WAL.  Outside recovery it is first logged as unchanged
+ * since its last checkpoint (unchanged), so that redo accepts a copy of
+ * that checkpoint; then, in a pass that lists files, it is listed
+ * (pager_vouch.c), else its meta page is stamped anew
+ * (pager_meta_restamp).  The caller keeps the file from being opened
+ * (and changed) meanwhile.
  */
 static void
 restamp_unopened(const ArtFileId *id, const char *path, uint8 *buf,
@@ -1736,22 +1759,31 @@ restamp_unopened(const ArtFileId *id, const char *path, uint8 *buf,
 						   problem);
 		if (best >= 0 &&
 			(problem[best ^ 1][0] == '\0' ||
-			 meta[best].redo_lsn >= pager_shared->replayed_from) &&
+			 meta[best].redo_lsn >= pager_shared->replayed_from ||
+			 (pager_vouch_active() &&
+			  pager_vouch_listed(id, meta[best].redo_lsn,
+								 pager_shared->replayed_from))) &&
 			meta[best].sysid == GetSystemIdentifier() &&
 			pager_timeline_agrees(meta[best].tli, meta[best].redo_lsn,
 								  &server_tli, &left_at) &&
-			meta[best].redo_lsn >= pager_shared->min_redo &&
+			(meta[best].redo_lsn >= pager_shared->min_redo ||
+			 (pager_vouch_active() &&
+			  pager_vouch_listed(id, meta[best].redo_lsn,
+								 pager_shared->min_redo))) &&
 			meta[best].redo_lsn <= pager_redo_now())
 		{
 			if (unchanged)
 				unchanged(id, meta[best].redo_lsn);
-			pager_meta_restamp(id, path, path, best, pager_redo_now());
+			if (pager_vouch_active())
+				pager_vouch_add(id, meta[best].redo_lsn, pager_redo_now(), -1);
+			else
+				pager_meta_restamp(id, path, path, best, pager_redo_now());
 		}
 	}
 }
 
 /*
- * Stamp a file that no slot holds anew (restamp_unopened).  Under the
+ * Vouch for a file that no slot holds (restamp_unopened).  Under the
  * files lock it takes a slot for the file, not loaded, with the slot's
  * checkpoint lock: a process that opens the file meanwhile finds the slot
  * and waits on that lock as for a load, and opening any other file goes
@@ -1914,13 +1946,12 @@ restamp_visit(const ArtFileId *id, void *arg)
 }
 
 /*
- * Stamp every file that no slot holds anew (restamp_closed_file), as a
+ * Vouch for every file that no slot holds (restamp_closed_file), as a
  * checkpoint does for an open file without changes, so that every file
- * served here has a last checkpoint that began past PostgreSQL's current
- * redo pointer: a base backup that starts now may then use its copy,
- * although nobody opens the file, and a file whose last checkpoint began
- * before the WAL replayed at a start is a copy from earlier, refused
- * (wal_recovery.c).  unchanged, outside recovery, logs each as unchanged
+ * served here is current past PostgreSQL's current redo pointer: a base
+ * backup that starts now may then use its copy, although nobody opens the
+ * file, and a file current only from before the WAL replayed at a start
+ * is a copy from earlier, refused (wal_recovery.c).  unchanged, outside recovery, logs each as unchanged
  * first.  For the io worker's checkpoint after PostgreSQL's redo pointer
  * moved.
  */
@@ -2002,8 +2033,17 @@ pager_vouch_file(const ArtFileId *id, XLogRecPtr since, XLogRecPtr upto)
 	struct stat st;
 	int			slot;
 	bool		loaded;
+	XLogRecPtr	at;
 
 	if (since >= pager_shared->min_redo || upto < pager_shared->min_redo)
+		return;
+
+	/*
+	 * A file the vouch list covers is served at its first use: no need to
+	 * load every idle file while redo runs.
+	 */
+	if (pager_vouch_covers(NULL, GetSystemIdentifier(), id, since,
+						   pager_shared->min_redo, &at))
 		return;
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
 	slot = slot_find(id);
@@ -2066,9 +2106,10 @@ pager_open_adopted(const ArtFileId *id, const PagerAdoptSource *source,
 }
 
 /*
- * Forget every loaded file whose last checkpoint began before lsn, so
- * that its next load refuses it (pager_set_min_redo): recovery loaded it
- * before it knew.
+ * Forget every loaded file whose last checkpoint began before lsn (and
+ * that the vouch list does not have current from lsn on), so that its
+ * next load refuses it (pager_set_min_redo): recovery loaded it before it
+ * knew.
  */
 void
 pager_forget_files_before(XLogRecPtr lsn)
@@ -2080,7 +2121,7 @@ pager_forget_files_before(XLogRecPtr lsn)
 		bool		old;
 
 		LWLockAcquire(pager_shared->files_lock, LW_SHARED);
-		old = fs->in_use && fs->loaded && fs->redo_lsn < lsn;
+		old = fs->in_use && fs->loaded && Max(fs->redo_lsn, fs->vouched_at) < lsn;
 		id = fs->id;
 		LWLockRelease(pager_shared->files_lock);
 		if (old)
@@ -2155,7 +2196,9 @@ pager_file_bytes(PagerFile *file)
 
 /*
  * The number of the file's last durable checkpoint, and (in *redo_lsn)
- * the WAL position it began at: redo applies the file's records from there.
+ * the WAL position it holds every change before: where that checkpoint
+ * began, or where the vouch list has the file current if later (it had no
+ * change in between).
  */
 uint64
 pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn)
@@ -2165,7 +2208,7 @@ pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn)
 
 	LWLockAcquire(&fs->lock, LW_SHARED);
 	ckpt_no = fs->ckpt_no;
-	*redo_lsn = fs->redo_lsn;
+	*redo_lsn = Max(fs->redo_lsn, fs->vouched_at);
 	LWLockRelease(&fs->lock);
 	return ckpt_no;
 }

@@ -182,15 +182,17 @@ typedef struct PagerFileSlot
 	dsa_pointer current;		/* bitmap */
 	uint64		ckpt_no;		/* of the last durable checkpoint */
 	XLogRecPtr	redo_lsn;	/* WAL position its checkpoint began at */
+	XLogRecPtr	vouched_at;		/* the vouch list has it current here, if
+								 * later (pager_vouch.c) */
 	int			meta_slot;		/* meta slot it used */
 	bool		changed;		/* anything to checkpoint */
 	bool		inuse_marked;	/* an UNLOGGED index's file, marked in use
 								 * by this run (set under ckpt_lock) */
 	XLogRecPtr	imaged_redo;	/* PostgreSQL's redo pointer when the file's
 								 * image was last logged (pager_checkpoint) */
-	bool		stale;			/* loaded with a checkpoint that began
-								 * before PostgreSQL's redo pointer: to be
-								 * stamped anew (pager_checkpoint) */
+	bool		stale;			/* loaded current only from before
+								 * PostgreSQL's redo pointer: to be vouched
+								 * for (pager_checkpoint) */
 	uint32		user[PAGER_USER_WORDS];
 } PagerFileSlot;
 
@@ -245,6 +247,7 @@ typedef struct PagerShared
 	pg_atomic_uint32 sweep_db_missing;	/* ... or found one missing */
 	Latch	   *worker_latch;
 	LWLock	   *files_lock;
+	LWLock	   *vouch_lock;		/* writing the vouch list (pager_vouch.c) */
 	LWLockPadded *partition_locks;
 	PagerCounters counters;
 	PagerFrame *frames;

@@ -305,11 +305,12 @@ recover_files(bool in_startup)
 	wal_control_load(redo, &replay_from, &min_redo);
 
 	/*
-	 * Every file served here is stamped anew whenever PostgreSQL's redo
-	 * pointer moves, and replay_from never moves past a file's last
-	 * checkpoint (pager_checkpoint): a file whose last checkpoint began
-	 * before replay_from is a copy of it put back from earlier, which lacks
-	 * changes that the WAL replayed here does not bring.  Not so in a base
+	 * Every file served here is vouched for whenever PostgreSQL's redo
+	 * pointer moves, and replay_from never moves past where a file is
+	 * current (its last checkpoint, or the vouch list's position for it;
+	 * pager_checkpoint): a file current only from before replay_from is a
+	 * copy of it put back from earlier, which lacks changes that the WAL
+	 * replayed here does not bring.  Not so in a base
 	 * backup, whose copy of the control file may be newer than its copies
 	 * of the files (below).
 	 */

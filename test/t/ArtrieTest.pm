@@ -75,9 +75,10 @@ sub crash_node
 	return;
 }
 
-# The regular files under $PGDATA/artrie but its control file, sorted,
-# with paths relative to that directory: the index files, and the
-# markers (<file>.damaged) of files that recovery found damaged.
+# The regular files under $PGDATA/artrie but its control file and its
+# vouch list (vouched, and vouched.tmp while it is written), sorted, with
+# paths relative to that directory: the index files, and the markers
+# (<file>.damaged) of files that recovery found damaged.
 sub artrie_files
 {
 	my ($node) = @_;
@@ -96,7 +97,7 @@ sub artrie_files
 			{
 				push @todo, $p;
 			}
-			elsif ($p ne "$dir/control")
+			elsif (!grep { $p eq "$dir/$_" } ('control', 'vouched', 'vouched.tmp'))
 			{
 				push @files, substr($p, length($dir) + 1);
 			}
