@@ -4,7 +4,9 @@
 # the new primary and checkpoints run there all along (PostgreSQL's
 # CHECKPOINT and artrie_checkpoint() in a loop, artrie.checkpoint_timeout
 # = 1, a small pool), pg_rewind copies the new primary into the old one
-# (--source-server: every artrie file is copied whole, fuzzily).  The
+# (--source-server: every artrie file is copied whole, fuzzily, and
+# through a proxy that slows the first 10 MB of the copy to 2 MB/s, so
+# that the copy of the artrie files spans several checkpoints).  The
 # rewound node starts as a hot standby of the new primary and must
 # answer every index query exactly like a sequential scan and like the
 # new primary, through plain, index-only, ordered and bitmap scans, with
@@ -17,7 +19,11 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
+use IO::Select;
+use IO::Socket::UNIX;
 use IPC::Run;
+use POSIX;
+use Socket;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -29,17 +35,78 @@ my @conf = ('wal_log_hints = on', 'wal_keep_size = 512MB',
 	'artrie.checkpoint_timeout = 1', "artrie.buffer_pool_size = '2MB'");
 
 # CHECKPOINT and artrie_checkpoint() on $node every few tenths of a
-# second until killed.
+# second until killed (a script file: IPC::Run would feed a scalar input
+# only while pumped).
 sub start_checkpoints
 {
 	my ($node) = @_;
-	my $sql = "SELECT 1;\n"
-	  . ("CHECKPOINT;\nSELECT pg_sleep(0.3);\nSELECT artrie_checkpoint();\n" x 400);
-	my ($in, $out, $err) = ($sql, '', '');
+	my $script = "$dir/checkpoints.sql";
+	open(my $fh, '>', $script) or die "$script: $!";
+	print $fh "CHECKPOINT;\nSELECT pg_sleep(0.3);\nSELECT artrie_checkpoint();\n" x 400;
+	close $fh;
 	return IPC::Run::start(
 		[ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port,
-		  '-d', 'postgres' ],
-		'<', \$in, '>', \$out, '2>', \$err);
+		  '-d', 'postgres', '-f', $script ],
+		'>', '/dev/null', '2>', "$dir/checkpoints.err");
+}
+
+# Relay the bytes of one client connection to $node's socket, the
+# server's replies at $rate bytes a second for their first $slow bytes.
+sub relay
+{
+	my ($client, $node, $rate, $slow) = @_;
+	my $server = IO::Socket::UNIX->new(Type => SOCK_STREAM,
+		Peer => $node->host . '/.s.PGSQL.' . $node->port) or return;
+	my $sel = IO::Select->new($client, $server);
+	my $sent = 0;
+	while (1)
+	{
+		for my $from ($sel->can_read)
+		{
+			my $to = $from == $client ? $server : $client;
+			my $n = sysread($from, my $buf, 65536);
+			return unless $n;
+			for (my $off = 0; $off < $n;)
+			{
+				my $w = syswrite($to, $buf, $n - $off, $off) or return;
+				$off += $w;
+			}
+			next if $from == $client || $sent >= $slow;
+			$sent += $n;
+			select(undef, undef, undef, $n / $rate);
+		}
+	}
+}
+
+# A proxy in front of $node's socket that slows the server's replies
+# (see relay), so that pg_rewind's copy of the artrie files, which it
+# fetches first, spans several checkpoints.  Returns its process id and
+# a connection string.
+sub start_slow_proxy
+{
+	my ($node, $rate, $slow) = @_;
+	my $pdir = PostgreSQL::Test::Utils::tempdir_short;
+	my $listen = IO::Socket::UNIX->new(Type => SOCK_STREAM,
+		Local => "$pdir/.s.PGSQL." . $node->port, Listen => 8)
+	  or die "proxy socket: $!";
+	my $pid = fork();
+	die "fork: $!" unless defined $pid;
+	if ($pid == 0)
+	{
+		while (my $c = $listen->accept)
+		{
+			my $kid = fork();
+			if (defined $kid && $kid == 0)
+			{
+				relay($c, $node, $rate, $slow);
+				POSIX::_exit(0);
+			}
+			close $c;
+		}
+		POSIX::_exit(0);
+	}
+	close $listen;
+	return ($pid, 'host=' . $pdir . ' port=' . $node->port . ' dbname=postgres');
 }
 
 my $a = artrie_primary('rwb_a', 'io_uring', conf => \@conf);
@@ -80,12 +147,19 @@ for my $round (1 .. $rounds)
 	writers_wait($w, 400);
 	my $ckpts = start_checkpoints($new);
 	my $conf = slurp_file($old->data_dir . '/postgresql.conf');
+	my $ckpt_sql = 'SELECT checkpoints_req FROM pg_stat_bgwriter';
+	my $ckpts_before = $new->safe_psql('postgres', $ckpt_sql);
+	my ($proxy, $connstr) = start_slow_proxy($new, 2 * 1024 * 1024, 10 * 1024 * 1024);
 	my ($out, $err) = ('', '');
 	my $ok = IPC::Run::run(
 		[ 'pg_rewind', '--target-pgdata=' . $old->data_dir,
-			'--source-server=' . $new->connstr('postgres') ],
+			"--source-server=$connstr" ],
 		'>', \$out, '2>', \$err);
+	kill 'KILL', $proxy;
+	waitpid($proxy, 0);
 	ok($ok, "$label: pg_rewind from the busy new primary") or diag($err);
+	note("$label: CHECKPOINTs completed on the source during pg_rewind: "
+		  . ($new->safe_psql('postgres', $ckpt_sql) - $ckpts_before));
 	like($err, qr/servers diverged at WAL location.*\n.*rewinding from last common checkpoint/,
 		"$label: pg_rewind rewound the old primary");
 	writers_wait($w, scalar(acked_ids($w)) + 300);
