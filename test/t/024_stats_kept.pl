@@ -6,9 +6,10 @@
 # kept figures equal a walk's (artrie_stats(index, walk => true)) and the
 # table's after a build, inserts, deletes and VACUUM, after a crash
 # (kill -9) with changes on both sides of the file's last checkpoint, and
-# on a hot standby after replay and after its own crash; and a call
-# without walk pins a few pages of a big index, not all of them (artrie's
-# buffer pool counts every pin as a hit or a miss).
+# on a hot standby after replay and after its own crash, for indexes
+# built concurrently, reindexed, UNIQUE and copied with a database from a
+# template; and a call without walk pins a few pages of a big index, not
+# all of them (artrie's buffer pool counts every pin as a hit or a miss).
 use strict;
 use warnings;
 use FindBin;
@@ -136,6 +137,32 @@ $primary->safe_psql('postgres', q{
 wait_replayed($primary, $standby);
 check_stats($standby, 'standby after its crash and more replay', 1);
 check_stats($primary, 'primary at the end', 1);
+
+# Other ways an index gets its entries: CREATE INDEX CONCURRENTLY (a
+# build, then inserts), REINDEX, a UNIQUE index, a database copied from
+# a template (its files copied with their counts).
+$primary->safe_psql('postgres', q{
+	CREATE TABLE u (id int, k text COLLATE "C");
+	CREATE UNIQUE INDEX u_k ON u USING artrie (k);
+	INSERT INTO u SELECT g, 'u' || g FROM generate_series(1, 3000) g;
+	DELETE FROM u WHERE id % 3 = 0;
+	VACUUM u;
+});
+$primary->safe_psql('postgres', 'CREATE INDEX CONCURRENTLY t_k2 ON t USING artrie (k)');
+$primary->safe_psql('postgres', 'REINDEX INDEX t_k');
+$primary->safe_psql('postgres', 'CREATE DATABASE copy024 TEMPLATE postgres');
+for my $db ('postgres', 'copy024')
+{
+	for my $idx ('t_k', 't_k2', 'u_k')
+	{
+		my ($kept, $walked, $distinct) = split /\|/, $primary->safe_psql($db, qq{
+			SELECT artrie_stats('$idx')->>'distinct_keys',
+				artrie_stats('$idx', true)->>'distinct_keys',
+				(SELECT count(DISTINCT k) FROM } . ($idx eq 'u_k' ? 'u' : 't') . q{)});
+		is("$kept $walked", "$distinct $distinct",
+			"$db, $idx: kept and walked distinct keys equal the table's");
+	}
+}
 
 $standby->stop;
 $primary->stop;
