@@ -28,15 +28,18 @@ my $primary = artrie_primary('busy_primary', 'io_uring', has_archiving => 1,
 	conf => [ 'artrie.checkpoint_timeout = 1', "artrie.buffer_pool_size = '2MB'" ]);
 make_wtable($primary, 'w', 'w_k', 1, 150000);
 
-# PostgreSQL's checkpoints every half second until stopped.
+# PostgreSQL's checkpoints every half second until stopped (a script
+# file: IPC::Run would feed a scalar input only while pumped).
 sub start_checkpoints
 {
-	my $sql = "SELECT 1;\n" . ("CHECKPOINT;\nSELECT pg_sleep(0.5);\n" x 400);
-	my ($in, $out, $err) = ($sql, '', '');
+	my $script = "$dir/checkpoints.sql";
+	open(my $fh, '>', $script) or die "$script: $!";
+	print $fh "CHECKPOINT;\nSELECT pg_sleep(0.5);\n" x 400;
+	close $fh;
 	return IPC::Run::start(
 		[ 'psql', '-X', '-q', '-h', $primary->host, '-p', $primary->port,
-		  '-d', 'postgres' ],
-		'<', \$in, '>', \$out, '2>', \$err);
+		  '-d', 'postgres', '-f', $script ],
+		'>', '/dev/null', '2>', "$dir/checkpoints.err");
 }
 
 for my $round (1 .. $rounds)
@@ -47,7 +50,10 @@ for my $round (1 .. $rounds)
 	writers_wait($w, 300 * $round);
 	my $ckpts = start_checkpoints();
 
+	my $c0 = $primary->safe_psql('postgres', 'SELECT checkpoints_req FROM pg_stat_bgwriter');
 	$primary->backup("b$round", backup_options => [ '--max-rate=4M' ]);
+	note('CHECKPOINTs during the backup: '
+		  . ($primary->safe_psql('postgres', 'SELECT checkpoints_req FROM pg_stat_bgwriter') - $c0));
 
 	# A target while the writers run.
 	writers_wait($w, 300 * $round + 400);
