@@ -41,6 +41,7 @@
 
 #include "pager/pager_checkpoint.h"
 #include "pager/pager_file.h"
+#include "pager/pager_meta.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
 #include "pager/pager_vouch.h"

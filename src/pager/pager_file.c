@@ -9,8 +9,8 @@
  * ("durable" and "current", see pager_internal.h), kept in dynamic shared
  * memory because they grow with the file (pager_map.c, pager_space.c).
  * The first process to open a file loads them from the newest valid meta
- * page, its directory pages and their map pages.  A backend's PagerFile handle names a slot and the
- * slot's incarnation; pager_slot holds the slot for the rest of the
+ * page, its directory pages and their map pages (pager_meta.c).  A
+ * backend's PagerFile handle names a slot and the slot's incarnation; pager_slot holds the slot for the rest of the
  * transaction, reopening the file if the slot was closed or reused.  When
  * every slot is taken, the io worker closes the least recently used files
  * that nobody holds (pager_idle_slots, pager_close_slot), after a
@@ -18,11 +18,15 @@
  *
  * Until pager_set_ready, only the startup process and the io worker may
  * use files; files marked damaged, of another cluster or checkpointed
- * before pager_set_min_redo's position are refused when loaded.
+ * before pager_set_min_redo's position are refused when loaded
+ * (pager_meta_load).  What redo knows of a file it loads (a vouch) or
+ * an adoption knows of its file is passed down to the load as a
+ * PagerWarrant.
  *
- * Layer: calls the pool (scratch frames for meta, directory and map pages,
- * forgetting a file's frames, page seal and check, this process's setup),
- * the space layer (bitmaps), the page map and src/io.  Called by the page store,
+ * Layer: calls the meta pages' layer (loading a file, stamping closed
+ * files anew), the pool (scratch frames for meta pages, forgetting a
+ * file's frames, this process's setup), the space layer (bitmaps), the
+ * page map and src/io.  Called by the page store,
  * checkpoints, the copy functions, the sweep and the io worker
  * (pager_file.h).
  *
@@ -36,6 +40,7 @@
 #include <unistd.h>
 
 #include "pager/pager_file.h"
+#include "pager/pager_meta.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
 #include "pager/pager_vouch.h"
@@ -63,31 +68,6 @@ static HTAB *local_files = NULL;
 
 /* How many of this process's handles hold their slot. */
 static int	local_nheld = 0;
-
-/*
- * What redo learned of a file it is loading (pager_vouch_file): it had no
- * change from its checkpoint that began at since up to upto.
- */
-typedef struct FileVouch
-{
-	ArtFileId	id;
-	XLogRecPtr	since;
-	XLogRecPtr	upto;
-} FileVouch;
-
-static const FileVouch *loading_vouch = NULL;
-
-/*
- * A file being adopted from the cluster pg_upgrade upgraded from
- * (pager_open_adopted): the system identifier its meta pages carry.
- */
-typedef struct FileAdopt
-{
-	ArtFileId	id;
-	const PagerAdoptSource *source;
-} FileAdopt;
-
-static const FileAdopt *loading_adopt = NULL;
 
 static void file_unhold(PagerFile *file);
 static void file_forget(const ArtFileId *id);
@@ -494,8 +474,8 @@ pager_slots_closed(int closed)
  * Empty a slot's in-memory state.  Write stamps start anew at a random
  * value (see pager_internal.h).
  */
-static void
-slot_reset(PagerFileSlot *fs)
+void
+pager_slot_reset(PagerFileSlot *fs)
 {
 	dsa_area   *area = pager_dsa();
 
@@ -529,500 +509,6 @@ slot_reset(PagerFileSlot *fs)
 }
 
 /*
- * Fill a meta page for checkpoint ckpt_no.
- */
-void
-pager_meta_fill(PagerFileSlot *fs, char *page, int slot, uint64 ckpt_no,
-				XLogRecPtr redo_lsn, TimeLineID tli, uint32 nlogical,
-				uint32 nphys, uint32 nused, const uint32 *user, uint32 ndir,
-				const uint32 *dirpages)
-{
-	PagerMeta	m;
-
-	memset(&m, 0, sizeof(m));
-	m.ckpt_no = ckpt_no;
-	m.redo_lsn = redo_lsn;
-	m.tli = tli;
-	m.sysid = GetSystemIdentifier();
-	m.nlogical = nlogical;
-	m.nphys = nphys;
-	m.nused = nused;
-	m.fanout = fs->fanout;
-	m.ndir = ndir;
-	memcpy(m.user, user, sizeof(m.user));
-	pager_meta_encode((uint8 *) page, &fs->id, slot, &m, dirpages);
-}
-
-/*
- * Rewrite a file's meta page of slot from_slot into the other slot, with
- * redo_lsn (on this server's timeline now) as the position its
- * checkpoint began at and the checkpoint otherwise as it is (its number, map pages, counts and words): for a
- * file without any change since that checkpoint, whose pages therefore
- * hold every change logged before redo_lsn.  Both slots then name the
- * same pages, so a copy that reads either one finds them, however many
- * such stamps run while it copies.  The WAL is flushed first, so that a
- * meta page never names a position that the WAL here may lack after a
- * crash.
- */
-void
-pager_meta_restamp(const ArtFileId *id, const char *path, const char *relname,
-				   int from_slot, XLogRecPtr redo_lsn)
-{
-	int			frame = pager_scratch_get();
-	IoPage		page;
-	PagerMeta	m;
-	const uint8 *mp;
-	uint32	   *dirpages;
-	char		problem[128];
-
-	page.offset = (uint64) from_slot * ART_PAGE_SIZE;
-	page.buf = pager_frame_data(frame);
-	io_read_pages(path, &page, 1);
-	if (!pager_meta_decode((const uint8 *) page.buf, id, from_slot, &m, &mp,
-						   problem, sizeof(problem)))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
-						relname, path),
-				 errdetail("Meta slot %d: %s.", from_slot, problem),
-				 errhint("REINDEX the index.")));
-	dirpages = palloc(sizeof(uint32) * Max(m.ndir, 1));
-	memcpy(dirpages, mp, sizeof(uint32) * m.ndir);
-	m.redo_lsn = redo_lsn;
-	m.tli = pager_timeline_now();
-	XLogFlush(pager_wal_end());
-	pager_meta_encode((uint8 *) page.buf, id, from_slot ^ 1, &m, dirpages);
-	page.offset = (uint64) (from_slot ^ 1) * ART_PAGE_SIZE;
-	io_write_sync(path, &page, 1);
-	pager_scratch_put(frame);
-	pfree(dirpages);
-}
-
-/*
- * Refuse a file marked damaged (pager_mark_damaged), with the reason the
- * marker holds.
- */
-static void
-slot_check_damaged(PagerFileSlot *fs)
-{
-	char		path[IO_PATH_LEN + 16];
-	char		reason[512];
-	int			fd;
-	ssize_t		n;
-
-	snprintf(path, sizeof(path), "%s%s", fs->path, PAGER_DAMAGED_SUFFIX);
-	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
-	if (fd < 0)
-	{
-		if (errno == ENOENT)
-			return;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", path)));
-	}
-	n = read(fd, reason, sizeof(reason) - 1);
-	CloseTransientFile(fd);
-	reason[Max(n, 0)] = '\0';
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("index \"%s\" cannot be used: file \"%s\" lacks changes that recovery could not apply",
-					fs->relname, fs->path),
-			 errdetail("%s", reason),
-			 errhint("REINDEX the index.")));
-}
-
-/*
- * Whether the vouch of the file being loaded covers its last checkpoint:
- * the copy then holds every change logged before the vouch's upto.
- */
-static bool
-slot_vouched(PagerFileSlot *fs, const PagerMeta *m)
-{
-	return loading_vouch != NULL &&
-		memcmp(&loading_vouch->id, &fs->id, sizeof(ArtFileId)) == 0 &&
-		m->redo_lsn >= loading_vouch->since &&
-		m->redo_lsn <= loading_vouch->upto;
-}
-
-/*
- * Refuse a file that cannot be proven current: one of another cluster, or
- * whose last checkpoint began before the WAL that recovery could replay
- * (a copy restored from a backup taken before its checkpoint) unless redo
- * or the vouch list vouches for it, or after the WAL that exists here (a
- * copy from elsewhere).  Returns whether it is current by redo's vouch
- * alone; *listed_at is where the vouch list has it current, if it needs
- * the list (else invalid).
- */
-static bool
-slot_check_current(PagerFileSlot *fs, const PagerMeta *m,
-				   XLogRecPtr *listed_at)
-{
-	TimeLineID	server_tli;
-	XLogRecPtr	left_at;
-
-	*listed_at = InvalidXLogRecPtr;
-
-	if (loading_adopt != NULL &&
-		memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
-	{
-		const PagerAdoptSource *src = loading_adopt->source;
-
-		if (m->sysid != src->sysid)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("index \"%s\" cannot be adopted: file \"%s\" is not of the old cluster",
-							fs->relname, fs->path),
-					 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", the old cluster's is " UINT64_FORMAT ".",
-							   (uint64) m->sysid, src->sysid),
-					 errhint("REINDEX the index.")));
-		if ((m->redo_lsn < src->min_redo &&
-			 !pager_vouch_covers(src->dir, src->sysid, &fs->id, m->redo_lsn,
-								 src->min_redo, listed_at)) ||
-			m->redo_lsn > src->upto)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("index \"%s\" cannot be adopted: the old cluster did not serve file \"%s\"",
-							fs->relname, fs->path),
-					 errdetail("The file's last checkpoint began at %X/%X, outside the old cluster's %X/%X to %X/%X.",
-							   LSN_FORMAT_ARGS(m->redo_lsn),
-							   LSN_FORMAT_ARGS(src->min_redo),
-							   LSN_FORMAT_ARGS(src->upto)),
-					 errhint("REINDEX the index.")));
-		return true;
-	}
-	if (m->sysid != GetSystemIdentifier())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("index \"%s\" cannot be used: file \"%s\" belongs to another database cluster",
-						fs->relname, fs->path),
-				 errdetail("The file was written by the cluster with system identifier " UINT64_FORMAT ", this one is " UINT64_FORMAT ".",
-						   (uint64) m->sysid, GetSystemIdentifier()),
-				 errhint("REINDEX the index.")));
-	if (!pager_timeline_agrees(m->tli, m->redo_lsn, &server_tli, &left_at))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("index \"%s\" cannot be used: file \"%s\" was checkpointed on a timeline that is not in this server's history",
-						fs->relname, fs->path),
-				 XLogRecPtrIsInvalid(left_at) ?
-				 errdetail("The file's last checkpoint began at %X/%X on timeline %u, which is not in the history of timeline %u.",
-						   LSN_FORMAT_ARGS(m->redo_lsn), m->tli, server_tli) :
-				 errdetail("The file's last checkpoint began at %X/%X on timeline %u, after the history of timeline %u left it at %X/%X.",
-						   LSN_FORMAT_ARGS(m->redo_lsn), m->tli, server_tli,
-						   LSN_FORMAT_ARGS(left_at)),
-				 errhint("REINDEX the index.")));
-	if (m->redo_lsn < pager_shared->min_redo && slot_vouched(fs, m))
-		return true;
-	if (m->redo_lsn < pager_shared->min_redo &&
-		!pager_vouch_covers(NULL, GetSystemIdentifier(), &fs->id, m->redo_lsn,
-							pager_shared->min_redo, listed_at))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("index \"%s\" cannot be used: file \"%s\" may lack changes that the WAL here no longer holds",
-						fs->relname, fs->path),
-				 errdetail("The file's last checkpoint began at %X/%X, before %X/%X, where the WAL that artrie replayed at server start began.",
-						   LSN_FORMAT_ARGS(m->redo_lsn),
-						   LSN_FORMAT_ARGS(pager_shared->min_redo)),
-				 errhint("REINDEX the index.")));
-	if (m->redo_lsn > pager_redo_now() && pager_shared->ready &&
-		(!RecoveryInProgress() || HotStandbyActive()))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("index \"%s\" cannot be used: file \"%s\" is newer than this server's WAL",
-						fs->relname, fs->path),
-				 errdetail("The file's last checkpoint began at %X/%X, past the end of the WAL at %X/%X.",
-						   LSN_FORMAT_ARGS(m->redo_lsn),
-						   LSN_FORMAT_ARGS(pager_redo_now())),
-				 errhint("REINDEX the index.")));
-	return false;
-}
-
-/*
- * Decode a file's two meta pages; returns the slot of the newer valid one
- * (-1: neither), and for an invalid one, what is wrong with it.
- */
-static int
-meta_choose(const ArtFileId *id, const uint8 *page0, const uint8 *page1,
-			PagerMeta meta[2], const uint8 *meta_dir[2], char problem[2][128])
-{
-	int			best = -1;
-
-	for (int i = 0; i < 2; i++)
-	{
-		if (pager_meta_decode(i == 0 ? page0 : page1, id, i, &meta[i],
-							  &meta_dir[i], problem[i], sizeof(problem[i])))
-		{
-			problem[i][0] = '\0';
-			/* A stamp anew of a checkpoint keeps its number. */
-			if (best < 0 || meta[i].ckpt_no > meta[best].ckpt_no ||
-				(meta[i].ckpt_no == meta[best].ckpt_no &&
-				 meta[i].redo_lsn > meta[best].redo_lsn))
-				best = i;
-		}
-	}
-	return best;
-}
-
-/*
- * Check that physical page phys of a file of nphys pages, st_size bytes,
- * can hold the map page or directory page called what, number no.
- */
-static void
-load_check_place(PagerFileSlot *fs, const char *what, uint32 no, uint32 phys,
-				 uint32 nphys, off_t st_size)
-{
-	if (phys < PAGER_FIRST_DATA_PHYS || phys >= nphys)
-		pager_corrupt(fs, no, psprintf("%s lies past the end of the file", what));
-	if ((uint64) (phys + 1) * ART_PAGE_SIZE > (uint64) st_size)
-		pager_corrupt(fs, no,
-					  psprintf("%s at physical page %u lies past the end of the file, which is %lld bytes long",
-							   what, phys, (long long) st_size));
-}
-
-/*
- * Read a file's directory pages and map pages into its page map, and mark
- * them durable (fs->nlogical, fanout and ckpt_no set, the map reserved).
- * A directory page must carry its checkpoint's number, a map page the
- * write stamp its directory page gives it.
- */
-static void
-load_map(PagerFileSlot *fs, uint32 ndir, const uint32 *dirpages,
-		 uint32 nphys, off_t st_size)
-{
-	uint32		nmap = pager_map_pages(fs->nlogical, fs->fanout);
-	PagerMapRef *refs = palloc_extended(sizeof(PagerMapRef) * Max(nmap, 1),
-										MCXT_ALLOC_HUGE);
-	IoPage		pages[PAGER_SCRATCH_BATCH];
-	int			frames[PAGER_SCRATCH_BATCH];
-
-	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
-
-	/* Directory pages first (level 1), then map pages (level 2). */
-	for (int level = 1; level <= 2; level++)
-	{
-		uint32		count = level == 1 ? ndir : nmap;
-		const char *what = level == 1 ? "directory page" : "map page";
-
-		for (uint32 first = 0; first < count; first += PAGER_SCRATCH_BATCH)
-		{
-			int			n = Min(PAGER_SCRATCH_BATCH, count - first);
-
-			for (int i = 0; i < n; i++)
-			{
-				uint32		phys = level == 1 ? dirpages[first + i] : refs[first + i].phys;
-
-				load_check_place(fs, what, first + i, phys, nphys, st_size);
-				frames[i] = pager_scratch_get();
-				pages[i].offset = (uint64) phys * ART_PAGE_SIZE;
-				pages[i].buf = pager_frame_data(frames[i]);
-			}
-			io_read_pages(fs->path, pages, n);
-			for (int i = 0; i < n; i++)
-			{
-				uint32		no = first + i;
-				uint64		want = level == 1 ? fs->ckpt_no : refs[no].stamp;
-				const char *p = pager_page_check(fs, pages[i].buf, no,
-												 level == 1 ? PAGER_KIND_DIR : PAGER_KIND_MAP);
-
-				if (p == NULL && ((PagerPageHeader *) pages[i].buf)->ckpt_no != want)
-					p = level == 1 ? "directory page of another checkpoint" :
-						psprintf("write stamp %llu, the directory expects %llu",
-								 (unsigned long long) ((PagerPageHeader *) pages[i].buf)->ckpt_no,
-								 (unsigned long long) want);
-				if (p)
-					pager_corrupt(fs, no, psprintf("%s: %s", what, p));
-				LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-				if (level == 1)
-				{
-					pager_dir_page_refs(pages[i].buf, nmap, no, fs->fanout, refs);
-					bit_set(durable_of(fs), dirpages[no]);
-				}
-				else
-				{
-					pager_map_load_page(fs, no, pages[i].buf, refs[no]);
-					bit_set(durable_of(fs), refs[no].phys);
-				}
-				LWLockRelease(&fs->lock);
-			}
-			for (int i = n - 1; i >= 0; i--)
-				pager_scratch_put(frames[i]);
-		}
-	}
-	pfree(refs);
-}
-
-/*
- * Load a file's state from disk.
- */
-static void
-slot_load(PagerFileSlot *fs)
-{
-	struct stat st;
-	int			scratch[2];
-	IoPage		pages[2];
-	char		problem[2][128];
-	PagerMeta	meta[2];
-	const uint8 *meta_dir[2];
-	int			best;
-	PagerMeta  *m;
-	uint32		nlogical,
-				nphys,
-				ndir;
-	uint32	   *dirpages;
-	uint8	   *dur;
-	uint8	   *cur;
-	uint32		nused = 0;
-	bool		vouched;
-	XLogRecPtr	listed_at;
-
-	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
-	slot_check_damaged(fs);
-	if (stat(fs->path, &st) != 0)
-	{
-		if (errno == ENOENT)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FILE),
-					 errmsg("file \"%s\" of index \"%s\" is missing", fs->path, fs->relname),
-					 errhint("REINDEX the index.")));
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not stat file \"%s\": %m", fs->path)));
-	}
-	if (st.st_size < 2 * ART_PAGE_SIZE)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted: file \"%s\" has no valid meta page",
-						fs->relname, fs->path),
-				 errdetail("The file is %lld bytes long.", (long long) st.st_size),
-				 errhint("REINDEX the index.")));
-
-	slot_reset(fs);
-
-	scratch[0] = pager_scratch_get();
-	scratch[1] = pager_scratch_get();
-	for (int i = 0; i < 2; i++)
-	{
-		pages[i].offset = (uint64) i * ART_PAGE_SIZE;
-		pages[i].buf = pager_frame_data(scratch[i]);
-	}
-	io_read_pages(fs->path, pages, 2);
-	best = meta_choose(&fs->id, (const uint8 *) pages[0].buf,
-					   (const uint8 *) pages[1].buf, meta, meta_dir, problem);
-	for (int i = 0; i < 2 && best < 0; i++)
-	{
-		uint16		other = pager_meta_other_format((const uint8 *) pages[i].buf,
-													&fs->id, i);
-
-		if (other != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("index \"%s\" cannot be used: file \"%s\" has format version %u, this build reads version %d",
-							fs->relname, fs->path, other, PAGER_FORMAT_VERSION),
-					 errhint("REINDEX the index.")));
-	}
-	if (best < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted: file \"%s\" has no valid meta page",
-						fs->relname, fs->path),
-				 errdetail("Meta slot 0: %s.  Meta slot 1: %s.", problem[0], problem[1]),
-				 errhint("REINDEX the index.")));
-
-	m = &meta[best];
-
-	/*
-	 * With one slot damaged, the other may be the older checkpoint: usable
-	 * only if the WAL replayed at this start held every change since it,
-	 * or the vouch list has it unchanged up to where that WAL began (then
-	 * redo, had there been any change, would have found the damage).
-	 */
-	if (problem[best ^ 1][0] != '\0' && m->redo_lsn < pager_shared->replayed_from &&
-		!pager_vouch_covers(NULL, GetSystemIdentifier(), &fs->id, m->redo_lsn,
-							pager_shared->replayed_from, &listed_at))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("index \"%s\" is corrupted: file \"%s\" has a damaged meta page",
-						fs->relname, fs->path),
-				 errdetail("Meta slot %d: %s.  The other slot's checkpoint is older than the WAL artrie replays.",
-						   best ^ 1, problem[best ^ 1]),
-				 errhint("REINDEX the index.")));
-	vouched = slot_check_current(fs, m, &listed_at);
-	nlogical = m->nlogical;
-	nphys = m->nphys;
-	ndir = m->ndir;
-	dirpages = palloc(sizeof(uint32) * Max(ndir, 1));
-	memcpy(dirpages, meta_dir[best], sizeof(uint32) * ndir);
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	fs->ckpt_no = m->ckpt_no;
-	fs->vouched_at = InvalidXLogRecPtr;
-	if (!vouched)
-	{
-		fs->redo_lsn = m->redo_lsn;
-		fs->vouched_at = listed_at;
-	}
-	else if (loading_adopt != NULL &&
-			 memcmp(&loading_adopt->id, &fs->id, sizeof(ArtFileId)) == 0)
-		fs->redo_lsn = pager_redo_now();
-	else
-		fs->redo_lsn = loading_vouch->upto;
-	fs->meta_slot = best;
-	fs->fanout = m->fanout;
-	memcpy(fs->user, m->user, sizeof(fs->user));
-	pg_atomic_write_u64(&fs->groups, pager_user_groups(m->user));
-	fs->nphys = nphys;
-	pager_phys_reserve(fs, nphys);
-	pager_map_reserve(fs, nlogical);
-	fs->nlogical = nlogical;
-	LWLockRelease(&fs->lock);
-	pager_scratch_put(scratch[1]);
-	pager_scratch_put(scratch[0]);
-
-	load_map(fs, ndir, dirpages, nphys, st.st_size);
-	pfree(dirpages);
-
-	/* The data pages' bits, checking every entry. */
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	dur = durable_of(fs);
-	cur = current_of(fs);
-	for (uint32 l = 0; l < nlogical; l++)
-	{
-		uint32		p = pager_map_entry(fs, l, NULL);
-
-		if (p == PAGER_PHYS_FREE)
-			continue;
-		nused++;
-		if (p == PAGER_PHYS_NONE)
-			continue;
-		if (p < PAGER_FIRST_DATA_PHYS || p >= nphys)
-		{
-			LWLockRelease(&fs->lock);
-			pager_corrupt(fs, l, psprintf("the page map points past the file (physical page %u)", p));
-		}
-		if ((uint64) (p + 1) * ART_PAGE_SIZE > (uint64) st.st_size)
-		{
-			LWLockRelease(&fs->lock);
-			pager_corrupt(fs, l,
-						  psprintf("physical page %u lies past the end of the file, which is %lld bytes long",
-								   p, (long long) st.st_size));
-		}
-		bit_set(dur, p);
-		bit_set(cur, p);
-	}
-	fs->nused = nused;
-	fs->free_hint = 0;
-	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
-
-	/*
-	 * A vouched file's next checkpoint writes down where it is current; a
-	 * file current only from before PostgreSQL's redo pointer is vouched
-	 * for by the next pass (it may have been loaded after the pass that
-	 * vouches for every file when that pointer moves).
-	 */
-	fs->changed = vouched;
-	fs->stale = !vouched && Max(m->redo_lsn, listed_at) < GetRedoRecPtr();
-	LWLockRelease(&fs->lock);
-}
-
-/*
  * Write both meta slots of a new, empty file and make them durable.
  */
 static void
@@ -1032,7 +518,7 @@ slot_init_file(PagerFileSlot *fs)
 	IoPage		pages[2];
 	TimeLineID	tli;
 
-	slot_reset(fs);
+	pager_slot_reset(fs);
 	if (pager_test_map_fanout > 0)
 		fs->fanout = (uint32) pager_test_map_fanout;
 	fs->redo_lsn = pager_redo_now();
@@ -1100,10 +586,13 @@ slot_is(PagerFileSlot *fs, const ArtFileId *id)
 
 /*
  * Find or load the slot of a file; ERROR if it cannot be opened.  When
- * every slot is taken, the io worker closes files nobody holds.
+ * every slot is taken, the io worker closes files nobody holds.  warrant
+ * (NULL: none) is what the caller knows of the file beyond its meta pages
+ * (pager_meta_load), used if this call loads it.
  */
 static int
-slot_open(const ArtFileId *id, const char *relname)
+slot_open(const ArtFileId *id, const char *relname,
+		  const PagerWarrant *warrant)
 {
 	int			slot;
 	PagerFileSlot *fs;
@@ -1139,7 +628,7 @@ retry:
 		{
 			PG_TRY();
 			{
-				slot_load(fs);
+				pager_meta_load(fs, warrant);
 			}
 			PG_CATCH();
 			{
@@ -1292,18 +781,28 @@ pager_release_file(PagerFile *file)
 }
 
 /*
+ * Hold a handle's slot until the end of the transaction, reopening the
+ * file (with warrant, see slot_open) if its slot was closed or reused.
+ */
+static PagerFileSlot *
+slot_hold(PagerFile *file, const PagerWarrant *warrant)
+{
+	while (!file->held && !file_hold(file))
+	{
+		file->slot = slot_open(&file->id, file->relname, warrant);
+		file->incarnation = pager_shared->files[file->slot].incarnation;
+	}
+	return &pager_shared->files[file->slot];
+}
+
+/*
  * The slot behind a handle, held until the end of the transaction;
  * reopens the file if its slot was closed or reused.
  */
 PagerFileSlot *
 pager_slot(PagerFile *file)
 {
-	while (!file->held && !file_hold(file))
-	{
-		file->slot = slot_open(&file->id, file->relname);
-		file->incarnation = pager_shared->files[file->slot].incarnation;
-	}
-	return &pager_shared->files[file->slot];
+	return slot_hold(file, NULL);
 }
 
 /*
@@ -1458,10 +957,11 @@ pager_reset_file(const ArtFileId *id, const char *relname)
 }
 
 /*
- * Open an existing file.
+ * Open an existing file, with warrant (see slot_open) if this loads it.
  */
-PagerFile *
-pager_open_file(const ArtFileId *id, const char *relname)
+static PagerFile *
+file_open(const ArtFileId *id, const char *relname,
+		  const PagerWarrant *warrant)
 {
 	int			slot;
 
@@ -1481,8 +981,17 @@ pager_open_file(const ArtFileId *id, const char *relname)
 				return &lf->file;
 		}
 	}
-	slot = slot_open(id, relname);
+	slot = slot_open(id, relname, warrant);
 	return local_file(id, slot, relname);
+}
+
+/*
+ * Open an existing file.
+ */
+PagerFile *
+pager_open_file(const ArtFileId *id, const char *relname)
+{
+	return file_open(id, relname, NULL);
 }
 
 /*
@@ -1499,7 +1008,7 @@ slot_release(int slot, const ArtFileId *id)
 		fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
 	{
 		if (fs->loaded)
-			slot_reset(fs);
+			pager_slot_reset(fs);
 		pager_slot_free(slot);
 	}
 	LWLockRelease(&fs->ckpt_lock);
@@ -1713,69 +1222,31 @@ pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn)
 }
 
 /*
- * Read a file's two meta pages into buf (2 * ART_PAGE_SIZE bytes); false
- * if the file cannot be read whole (gone meanwhile, or too short).
- */
-static bool
-meta_read(const char *path, uint8 *buf)
-{
-	int			fd;
-	ssize_t		n;
-
-	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
-	if (fd < 0)
-		return false;
-	n = pg_pread(fd, buf, 2 * ART_PAGE_SIZE, 0);
-	CloseTransientFile(fd);
-	return n == 2 * ART_PAGE_SIZE;
-}
-
-/*
- * Vouch for a closed file if it would be served here now: not marked
- * damaged, its meta pages as slot_load accepts them, of this cluster and
- * timeline history, current within the WAL recovery replayed here (by
- * its last checkpoint or the last vouch list) and its checkpoint within
- * this server's WAL.  Outside recovery it is first logged as unchanged
- * since its last checkpoint (unchanged), so that redo accepts a copy of
- * that checkpoint; then, in a pass that lists files, it is listed
- * (pager_vouch.c), else its meta page is stamped anew
- * (pager_meta_restamp).  The caller keeps the file from being opened
- * (and changed) meanwhile.
+ * Vouch for a closed file if it would be served here now: its meta pages
+ * as pager_meta_load accepts them (pager_meta_servable; the caller has
+ * looked for the marker of damage).  Outside recovery it is first logged
+ * as unchanged since its last checkpoint (unchanged), so that redo accepts
+ * a copy of that checkpoint; then, in a pass that lists files, it is
+ * listed (pager_vouch.c), else its meta page is stamped anew
+ * (pager_meta_restamp).  The caller keeps the file from being opened (and
+ * changed) meanwhile.
  */
 static void
 restamp_unopened(const ArtFileId *id, const char *path, uint8 *buf,
 				 void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
 {
-	PagerMeta	meta[2];
-	const uint8 *meta_dir[2];
-	char		problem[2][128];
+	PagerMeta	meta;
 	int			best;
-	TimeLineID	server_tli;
-	XLogRecPtr	left_at;
 
-	if (meta_read(path, buf))
+	if (pager_meta_read(path, buf))
 	{
-		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_dir,
-						   problem);
-		if (best >= 0 &&
-			(problem[best ^ 1][0] == '\0' ||
-			 meta[best].redo_lsn >= pager_shared->replayed_from ||
-			 (pager_vouch_active() &&
-			  pager_vouch_listed(id, meta[best].redo_lsn,
-								 pager_shared->replayed_from))) &&
-			meta[best].sysid == GetSystemIdentifier() &&
-			pager_timeline_agrees(meta[best].tli, meta[best].redo_lsn,
-								  &server_tli, &left_at) &&
-			(meta[best].redo_lsn >= pager_shared->min_redo ||
-			 (pager_vouch_active() &&
-			  pager_vouch_listed(id, meta[best].redo_lsn,
-								 pager_shared->min_redo))) &&
-			meta[best].redo_lsn <= pager_redo_now())
+		best = pager_meta_servable(id, buf, &meta);
+		if (best >= 0)
 		{
 			if (unchanged)
-				unchanged(id, meta[best].redo_lsn);
+				unchanged(id, meta.redo_lsn);
 			if (pager_vouch_active())
-				pager_vouch_add(id, meta[best].redo_lsn, pager_redo_now(), -1);
+				pager_vouch_add(id, meta.redo_lsn, pager_redo_now(), -1);
 			else
 				pager_meta_restamp(id, path, path, best, pager_redo_now());
 		}
@@ -1984,9 +1455,9 @@ survey_visit(const ArtFileId *id, void *arg)
 		return;
 	pager_file_path(id, path);
 	buf = palloc(2 * ART_PAGE_SIZE);
-	if (meta_read(path, buf))
-		best = meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_map,
-						   problem);
+	if (pager_meta_read(path, buf))
+		best = pager_meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_map,
+								 problem);
 	if (best < 0)
 		survey->unreadable++;
 	else if (meta[best].sysid != GetSystemIdentifier())
@@ -2028,7 +1499,7 @@ pager_survey_files(PagerSurvey *survey)
 void
 pager_vouch_file(const ArtFileId *id, XLogRecPtr since, XLogRecPtr upto)
 {
-	FileVouch	vouch;
+	PagerWarrant vouch;
 	char		path[IO_PATH_LEN + 16];
 	struct stat st;
 	int			slot;
@@ -2058,20 +1529,11 @@ pager_vouch_file(const ArtFileId *id, XLogRecPtr since, XLogRecPtr upto)
 	if (stat(path, &st) == 0)
 		return;
 
-	vouch.id = *id;
+	vouch.adopt = NULL;
 	vouch.since = since;
 	vouch.upto = upto;
 	pager_file_path(id, path);
-	loading_vouch = &vouch;
-	PG_TRY();
-	{
-		(void) pager_open_file(id, path);
-	}
-	PG_FINALLY();
-	{
-		loading_vouch = NULL;
-	}
-	PG_END_TRY();
+	(void) file_open(id, path, &vouch);
 }
 
 /*
@@ -2086,22 +1548,13 @@ PagerFile *
 pager_open_adopted(const ArtFileId *id, const PagerAdoptSource *source,
 				   const char *relname)
 {
-	FileAdopt	adopt;
-	PagerFile  *volatile file = NULL;
+	PagerWarrant adopt;
+	PagerFile  *file;
 
-	adopt.id = *id;
-	adopt.source = source;
-	loading_adopt = &adopt;
-	PG_TRY();
-	{
-		file = pager_open_file(id, relname);
-		(void) pager_slot(file);
-	}
-	PG_FINALLY();
-	{
-		loading_adopt = NULL;
-	}
-	PG_END_TRY();
+	adopt.adopt = source;
+	adopt.since = adopt.upto = InvalidXLogRecPtr;
+	file = file_open(id, relname, &adopt);
+	(void) slot_hold(file, &adopt);
 	return file;
 }
 
@@ -2211,30 +1664,6 @@ pager_file_checkpoint(PagerFile *file, XLogRecPtr *redo_lsn)
 	*redo_lsn = Max(fs->redo_lsn, fs->vouched_at);
 	LWLockRelease(&fs->lock);
 	return ckpt_no;
-}
-
-/* The group count that user words hold (PAGER_GROUPS_WORD). */
-uint64
-pager_user_groups(const uint32 *user)
-{
-	return (uint64) user[PAGER_GROUPS_WORD] |
-		((uint64) user[PAGER_GROUPS_WORD + 1] << 32);
-}
-
-/*
- * The file's user words as a checkpoint writes them: the group count's
- * two are the counter's (the caller keeps what it changes and the counter
- * from changing meanwhile, or takes the words as of a moment).
- */
-void
-pager_user_words(PagerFileSlot *fs, uint32 *user)
-{
-	uint64		groups = pg_atomic_read_u64(&fs->groups);
-
-	Assert(LWLockHeldByMe(&fs->lock));
-	memcpy(user, fs->user, sizeof(fs->user));
-	user[PAGER_GROUPS_WORD] = (uint32) groups;
-	user[PAGER_GROUPS_WORD + 1] = (uint32) (groups >> 32);
 }
 
 /*

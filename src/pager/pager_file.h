@@ -17,6 +17,7 @@
 #include "pager/pager_internal.h"
 
 extern PagerFileSlot *pager_slot(PagerFile *file);
+extern void pager_slot_reset(PagerFileSlot *fs);
 extern int	pager_idle_slots(int *slots, int max);
 extern bool pager_close_slot(int slot);
 extern void pager_slot_free(int slot);
@@ -31,15 +32,5 @@ extern PagerFile *pager_open_adopted(const ArtFileId *id,
 									 const char *relname);
 extern void pager_restamp_closed_files(void (*unchanged) (const ArtFileId *id,
 														  XLogRecPtr since));
-extern void pager_meta_restamp(const ArtFileId *id, const char *path,
-							   const char *relname, int from_slot,
-							   XLogRecPtr redo_lsn);
-extern void pager_meta_fill(PagerFileSlot *fs, char *page, int slot,
-							uint64 ckpt_no, XLogRecPtr redo_lsn,
-							TimeLineID tli, uint32 nlogical, uint32 nphys,
-							uint32 nused, const uint32 *user, uint32 nmap,
-							const uint32 *mappages);
-extern uint64 pager_user_groups(const uint32 *user);
-extern void pager_user_words(PagerFileSlot *fs, uint32 *user);
 
 #endif							/* ARTRIE_PAGER_FILE_H */
