@@ -2,7 +2,7 @@
  *
  * pager_file.c
  *	  artrie files: the file table, creating, opening, loading and
- *	  dropping files, and recovery's state of which files may be used.
+ *	  dropping files.
  *
  * A file open anywhere in the cluster has a slot in shared memory with
  * its page map (logical -> physical) and two bitmaps over physical pages
@@ -10,25 +10,26 @@
  * memory because they grow with the file (pager_map.c, pager_space.c).
  * The first process to open a file loads them from the newest valid meta
  * page, its directory pages and their map pages (pager_meta.c).  A
- * backend's PagerFile handle names a slot and the slot's incarnation; pager_slot holds the slot for the rest of the
- * transaction, reopening the file if the slot was closed or reused.  When
- * every slot is taken, the io worker closes the least recently used files
- * that nobody holds (pager_idle_slots, pager_close_slot), after a
- * checkpoint of those with changes.
+ * backend's PagerFile handle names a slot and the slot's incarnation;
+ * pager_slot holds the slot for the rest of the transaction, reopening
+ * the file if the slot was closed or reused.  When every slot is taken,
+ * the io worker closes the least recently used files that nobody holds
+ * (pager_idle_slots, pager_close_slot), after a checkpoint of those with
+ * changes.
  *
- * Until pager_set_ready, only the startup process and the io worker may
- * use files; files marked damaged, of another cluster or checkpointed
- * before pager_set_min_redo's position are refused when loaded
- * (pager_meta_load).  What redo knows of a file it loads (a vouch) or
- * an adoption knows of its file is passed down to the load as a
+ * Until pager_set_ready (pager_redo.c), only the startup process and the
+ * io worker may use files; files marked damaged, of another cluster or
+ * checkpointed before pager_set_min_redo's position are refused when
+ * loaded (pager_meta_load).  What redo knows of a file it loads (a vouch)
+ * or an adoption knows of its file is passed down to the load as a
  * PagerWarrant.
  *
  * Layer: calls the meta pages' layer (loading a file, stamping closed
  * files anew), the pool (scratch frames for meta pages, forgetting a
  * file's frames, this process's setup), the space layer (bitmaps), the
- * page map and src/io.  Called by the page store,
- * checkpoints, the copy functions, the sweep and the io worker
- * (pager_file.h).
+ * page map and src/io.  Called by the meta pages' layer, the page store,
+ * checkpoints, the copy functions, the sweep, the redo-facing calls and
+ * the io worker (pager_file.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -47,8 +48,6 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "access/xlog_internal.h"
-#include "access/xlogrecovery.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
@@ -70,16 +69,29 @@ static HTAB *local_files = NULL;
 static int	local_nheld = 0;
 
 static void file_unhold(PagerFile *file);
-static void file_forget(const ArtFileId *id);
 
 /*
  * A file's path relative to the data directory.
  */
-static void
+void
 pager_file_path(const ArtFileId *id, char *path)
 {
 	snprintf(path, IO_PATH_LEN, "artrie/%u/%u.%u",
 			 id->dbOid, id->relNumber, id->generation);
+}
+
+/*
+ * Whether file id is marked damaged (pager_mark_damaged).
+ */
+bool
+pager_file_damaged(const ArtFileId *id)
+{
+	char		path[IO_PATH_LEN + 16];
+	struct stat st;
+
+	pager_file_path(id, path);
+	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
+	return stat(path, &st) == 0;
 }
 
 /*
@@ -107,63 +119,6 @@ pager_parse_oid(const char *s, const char **end, Oid *value)
 }
 
 /*
- * Where a checkpoint that starts now begins: every WAL record that starts
- * before it describes a change already made to the pages (changes are
- * logged after they are made), so redo of a file it leaves may start
- * there.  In recovery, the end of the last record replayed, or the first
- * record that redo holds back (pager_hold_redo) if that is earlier.  The
- * replay position is read first: redo holds a record back before the
- * replay position passes it.
- */
-XLogRecPtr
-pager_redo_now(void)
-{
-	XLogRecPtr	now;
-	XLogRecPtr	held;
-
-	if (!RecoveryInProgress())
-		return GetXLogInsertRecPtr();
-	now = GetXLogReplayRecPtr(NULL);
-	held = pg_atomic_read_u64(&pager_shared->redo_held);
-	if (!XLogRecPtrIsInvalid(held) && held < now)
-		return held;
-	return now;
-}
-
-/*
- * The end of the last WAL record inserted so far (in recovery: replayed).
- * GetXLogInsertRecPtr() gives where the next record will start, which
- * lies past a page header when the last record ended on a page boundary;
- * XLogFlush() to such a position fails.
- */
-XLogRecPtr
-pager_wal_end(void)
-{
-	XLogRecPtr	ptr;
-
-	if (RecoveryInProgress())
-		return GetXLogReplayRecPtr(NULL);
-	ptr = GetXLogInsertRecPtr();
-	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
-		ptr -= SizeOfXLogLongPHD;
-	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
-		ptr -= SizeOfXLogShortPHD;
-	return ptr;
-}
-
-/*
- * Redo holds back the records from lsn on (it applies them later, in one
- * batch), or none with InvalidXLogRecPtr: until then, no checkpoint may
- * claim them.  Called with lsn before the replay position passes it, and
- * with InvalidXLogRecPtr once every record held back is applied.
- */
-void
-pager_hold_redo(XLogRecPtr lsn)
-{
-	(void) pg_atomic_exchange_u64(&pager_shared->redo_held, lsn);
-}
-
-/*
  * Set up this backend, and wait until recovery has brought artrie's files
  * up to date: only the startup process (which does it) and the io worker
  * may touch a file before.
@@ -178,55 +133,6 @@ pager_backend_ready(void)
 	while (!pager_shared->ready)
 		ConditionVariableSleep(&pager_shared->ready_cv, PG_WAIT_EXTENSION);
 	ConditionVariableCancelSleep();
-}
-
-/*
- * Files are up to date with the WAL replayed so far: backends may use
- * them, and checkpoints may run once recovery has replayed past barrier.
- */
-void
-pager_set_ready(XLogRecPtr barrier)
-{
-	pager_shared->ckpt_barrier = barrier;
-	pager_shared->ready = true;
-	ConditionVariableBroadcast(&pager_shared->ready_cv);
-}
-
-/* Whether backends may use files yet. */
-bool
-pager_is_ready(void)
-{
-	return pager_shared->ready;
-}
-
-/* Refuse files whose last checkpoint began before lsn. */
-void
-pager_set_min_redo(XLogRecPtr lsn)
-{
-	pager_shared->min_redo = lsn;
-}
-
-/* Where files checkpointed earlier start being refused. */
-XLogRecPtr
-pager_min_redo(void)
-{
-	return pager_shared->min_redo;
-}
-
-/* WAL from lsn on will be replayed at the next start. */
-void
-pager_set_replay_from(XLogRecPtr lsn)
-{
-	if (!pager_shared->ready)
-		pager_shared->replayed_from = pager_shared->stamped_from = lsn;
-	pager_shared->replay_from = lsn;
-}
-
-/* Where the WAL replayed at the next start begins. */
-XLogRecPtr
-pager_replay_from(void)
-{
-	return pager_shared->replay_from;
 }
 
 /*
@@ -263,6 +169,22 @@ slot_find(const ArtFileId *id)
 			return i;
 	}
 	return -1;
+}
+
+/*
+ * Whether a slot holds file id, loaded.
+ */
+bool
+pager_file_loaded(const ArtFileId *id)
+{
+	int			slot;
+	bool		loaded;
+
+	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+	slot = slot_find(id);
+	loaded = slot >= 0 && pager_shared->files[slot].loaded;
+	LWLockRelease(pager_shared->files_lock);
+	return loaded;
 }
 
 /*
@@ -474,8 +396,8 @@ pager_slots_closed(int closed)
  * Empty a slot's in-memory state.  Write stamps start anew at a random
  * value (see pager_internal.h).
  */
-void
-pager_slot_reset(PagerFileSlot *fs)
+static void
+slot_reset(PagerFileSlot *fs)
 {
 	dsa_area   *area = pager_dsa();
 
@@ -518,7 +440,7 @@ slot_init_file(PagerFileSlot *fs)
 	IoPage		pages[2];
 	TimeLineID	tli;
 
-	pager_slot_reset(fs);
+	slot_reset(fs);
 	if (pager_test_map_fanout > 0)
 		fs->fanout = (uint32) pager_test_map_fanout;
 	fs->redo_lsn = pager_redo_now();
@@ -628,6 +550,7 @@ retry:
 		{
 			PG_TRY();
 			{
+				slot_reset(fs);
 				pager_meta_load(fs, warrant);
 			}
 			PG_CATCH();
@@ -946,7 +869,7 @@ pager_reset_file(const ArtFileId *id, const char *relname)
 {
 	char		path[IO_PATH_LEN + 16];
 
-	file_forget(id);
+	pager_file_forget(id);
 	pager_file_path(id, path);
 	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
 	if (unlink(path) != 0 && errno != ENOENT)
@@ -959,8 +882,8 @@ pager_reset_file(const ArtFileId *id, const char *relname)
 /*
  * Open an existing file, with warrant (see slot_open) if this loads it.
  */
-static PagerFile *
-file_open(const ArtFileId *id, const char *relname,
+PagerFile *
+pager_open_warranted(const ArtFileId *id, const char *relname,
 		  const PagerWarrant *warrant)
 {
 	int			slot;
@@ -991,7 +914,7 @@ file_open(const ArtFileId *id, const char *relname,
 PagerFile *
 pager_open_file(const ArtFileId *id, const char *relname)
 {
-	return file_open(id, relname, NULL);
+	return pager_open_warranted(id, relname, NULL);
 }
 
 /*
@@ -1008,7 +931,7 @@ slot_release(int slot, const ArtFileId *id)
 		fs->id.relNumber == id->relNumber && fs->id.generation == id->generation)
 	{
 		if (fs->loaded)
-			pager_slot_reset(fs);
+			slot_reset(fs);
 		pager_slot_free(slot);
 	}
 	LWLockRelease(&fs->ckpt_lock);
@@ -1018,8 +941,8 @@ slot_release(int slot, const ArtFileId *id)
  * Forget file id in this process and in the pool: its slot (if it still
  * holds id) is released and this backend's handle dropped.
  */
-static void
-file_forget(const ArtFileId *id)
+void
+pager_file_forget(const ArtFileId *id)
 {
 	int			slot;
 
@@ -1053,7 +976,7 @@ pager_drop_file(const ArtFileId *id)
 	pager_backend_ready();
 	pager_file_path(id, path);
 
-	file_forget(id);
+	pager_file_forget(id);
 	io_forget_file(path);
 	if (truncate(path, 0) != 0 && errno != ENOENT)
 		ereport(WARNING,
@@ -1198,30 +1121,6 @@ pager_inuse_unmark(PagerFileSlot *fs)
 }
 
 /*
- * The file WAL redo names, or NULL if it does not exist or is marked
- * damaged; in *redo_lsn, where its last checkpoint began: only records
- * from there on must be applied.
- */
-PagerFile *
-pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn)
-{
-	char		path[IO_PATH_LEN + 16];
-	struct stat st;
-	PagerFile  *file;
-
-	pager_file_path(id, path);
-	if (stat(path, &st) != 0)
-		return NULL;
-	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
-	if (stat(path, &st) == 0)
-		return NULL;
-	pager_file_path(id, path);
-	file = pager_open_file(id, path);
-	*redo_lsn = pager_slot(file)->redo_lsn;
-	return file;
-}
-
-/*
  * Vouch for a closed file if it would be served here now: its meta pages
  * as pager_meta_load accepts them (pager_meta_servable; the caller has
  * looked for the marker of damage).  Outside recovery it is first logged
@@ -1267,15 +1166,12 @@ restamp_closed_file(const ArtFileId *id,
 					void (*unchanged) (const ArtFileId *id, XLogRecPtr since))
 {
 	char		path[IO_PATH_LEN + 16];
-	struct stat st;
 	uint8	   *buf;
 	int			slot;
 	uint32		incarnation = 0;
 	PagerFileSlot *volatile fs = NULL;
 
-	pager_file_path(id, path);
-	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
-	if (stat(path, &st) == 0)
+	if (pager_file_damaged(id))
 		return;
 	pager_file_path(id, path);
 	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
@@ -1328,8 +1224,8 @@ restamp_closed_file(const ArtFileId *id,
  * Call visit for every file under $PGDATA/artrie whose name is that of an
  * artrie file (artrie/<db>/<rel>.<gen>).
  */
-static void
-files_walk(void (*visit) (const ArtFileId *id, void *arg), void *arg)
+void
+pager_files_walk(void (*visit) (const ArtFileId *id, void *arg), void *arg)
 {
 	DIR		   *dir;
 	struct dirent *de;
@@ -1367,7 +1263,7 @@ files_walk(void (*visit) (const ArtFileId *id, void *arg), void *arg)
 }
 
 /*
- * files_walk's visit for pager_report_unlogged: count the file in the
+ * pager_files_walk's visit for pager_report_unlogged: count the file in the
  * StringInfo at arg if an earlier run left it marked in use.
  */
 static void
@@ -1400,7 +1296,7 @@ pager_report_unlogged(void)
 	if (!pager_shared->clean_start)
 		return;
 	initStringInfo(&names);
-	files_walk(unlogged_visit, &names);
+	pager_files_walk(unlogged_visit, &names);
 	if (names.len > 0)
 		ereport(WARNING,
 				(errmsg("artrie: the last shutdown left files of UNLOGGED indexes that lack changes: %s",
@@ -1409,7 +1305,7 @@ pager_report_unlogged(void)
 	pfree(names.data);
 }
 
-/* files_walk's visit for pager_restamp_closed_files. */
+/* pager_files_walk's visit for pager_restamp_closed_files. */
 static void
 restamp_visit(const ArtFileId *id, void *arg)
 {
@@ -1430,110 +1326,7 @@ void
 pager_restamp_closed_files(void (*unchanged) (const ArtFileId *id,
 											  XLogRecPtr since))
 {
-	files_walk(restamp_visit, (void *) unchanged);
-}
-
-/*
- * files_walk's visit for pager_survey_files: count the file in the
- * PagerSurvey at arg by its newest valid meta page.
- */
-static void
-survey_visit(const ArtFileId *id, void *arg)
-{
-	PagerSurvey *survey = (PagerSurvey *) arg;
-	char		path[IO_PATH_LEN + 16];
-	struct stat st;
-	uint8	   *buf;
-	PagerMeta	meta[2];
-	const uint8 *meta_map[2];
-	char		problem[2][128];
-	int			best = -1;
-
-	pager_file_path(id, path);
-	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
-	if (stat(path, &st) == 0)
-		return;
-	pager_file_path(id, path);
-	buf = palloc(2 * ART_PAGE_SIZE);
-	if (pager_meta_read(path, buf))
-		best = pager_meta_choose(id, buf, buf + ART_PAGE_SIZE, meta, meta_map,
-								 problem);
-	if (best < 0)
-		survey->unreadable++;
-	else if (meta[best].sysid != GetSystemIdentifier())
-		survey->foreign++;
-	else
-	{
-		if (survey->files == 0 || meta[best].redo_lsn < survey->oldest)
-			survey->oldest = meta[best].redo_lsn;
-		survey->files++;
-	}
-	pfree(buf);
-}
-
-/*
- * Look at every file under $PGDATA/artrie through its meta pages (for
- * recovery, when its control file is lost): how many there are of this
- * cluster and where the oldest one's last checkpoint began, how many are
- * of another cluster, and how many have no valid meta page.  Files marked
- * damaged are left out: they are refused whatever recovery decides.
- */
-void
-pager_survey_files(PagerSurvey *survey)
-{
-	memset(survey, 0, sizeof(*survey));
-	survey->oldest = InvalidXLogRecPtr;
-	files_walk(survey_visit, survey);
-}
-
-/*
- * Redo learned that a file had no change from its checkpoint that began
- * at since up to upto (an unchanged record): a copy of it whose last
- * checkpoint began in [since, upto] holds every change logged before
- * upto, even one older than the position that refuses old files (a base
- * backup copied it before artrie's checkpoint caught up with the backup's
- * start).  Load such a copy now, as current at upto; its next checkpoint
- * writes that down.  Nothing to do if no copy older than that position
- * can be covered, or the file is loaded, missing or marked damaged.
- */
-void
-pager_vouch_file(const ArtFileId *id, XLogRecPtr since, XLogRecPtr upto)
-{
-	PagerWarrant vouch;
-	char		path[IO_PATH_LEN + 16];
-	struct stat st;
-	int			slot;
-	bool		loaded;
-	XLogRecPtr	at;
-
-	if (since >= pager_shared->min_redo || upto < pager_shared->min_redo)
-		return;
-
-	/*
-	 * A file the vouch list covers is served at its first use: no need to
-	 * load every idle file while redo runs.
-	 */
-	if (pager_vouch_covers(NULL, GetSystemIdentifier(), id, since,
-						   pager_shared->min_redo, &at))
-		return;
-	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
-	slot = slot_find(id);
-	loaded = slot >= 0 && pager_shared->files[slot].loaded;
-	LWLockRelease(pager_shared->files_lock);
-	if (loaded)
-		return;
-	pager_file_path(id, path);
-	if (stat(path, &st) != 0)
-		return;
-	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
-	if (stat(path, &st) == 0)
-		return;
-
-	vouch.adopt = NULL;
-	vouch.since = since;
-	vouch.upto = upto;
-	pager_file_path(id, path);
-	(void) file_open(id, path, &vouch);
+	pager_files_walk(restamp_visit, (void *) unchanged);
 }
 
 /*
@@ -1553,7 +1346,7 @@ pager_open_adopted(const ArtFileId *id, const PagerAdoptSource *source,
 
 	adopt.adopt = source;
 	adopt.since = adopt.upto = InvalidXLogRecPtr;
-	file = file_open(id, relname, &adopt);
+	file = pager_open_warranted(id, relname, &adopt);
 	(void) slot_hold(file, &adopt);
 	return file;
 }
@@ -1586,36 +1379,6 @@ pager_forget_files_before(XLogRecPtr lsn)
 		hash_destroy(local_files);
 		local_files = NULL;
 	}
-}
-
-/*
- * Record durably that a file lacks changes: a marker file beside it holds
- * the reason, and every later load of the file fails with it.  The file's
- * pages leave the pool.
- */
-void
-pager_mark_damaged(const ArtFileId *id, const char *reason)
-{
-	char		path[IO_PATH_LEN + 16];
-	int			fd;
-
-	pager_file_path(id, path);
-	strlcat(path, PAGER_DAMAGED_SUFFIX, sizeof(path));
-	fd = OpenTransientFile(path, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
-	if (fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create file \"%s\": %m", path)));
-	if (write(fd, reason, strlen(reason)) != (ssize_t) strlen(reason) ||
-		pg_fsync(fd) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not write file \"%s\": %m", path)));
-	CloseTransientFile(fd);
-	snprintf(path, sizeof(path), "artrie/%u", id->dbOid);
-	fsync_fname(path, true);
-
-	file_forget(id);
 }
 
 /*

@@ -12,21 +12,25 @@
  *	pager_worker.c		the io worker's loop (pager_worker.h)
  *	pager_sweep.c		the orphan sweep (pager_sweep.h)
  *	pager_copy.c		filling and copying files through the page store
+ *	pager_redo.c		recovery's state and redo's calls (pager_redo.h)
  *	pager_store.c		the page store over a PagerFile handle
  *	pager_checkpoint.c	copy-on-write checkpoints (pager_checkpoint.h)
- *	pager_file.c		the file table, recovery's state (pager_file.h)
+ *	pager_file.c		the file table (pager_file.h)
+ *	pager_meta.c		meta pages: filling, loading a file (pager_meta.h)
+ *	pager_vouch.c		the vouch list (pager_vouch.h)
  *	pager_pool.c		frames, page table, pins, eviction (pager_pool.h)
  *	pager_space.c		bitmaps, page allocation (pager_space.h)
  *	pager_map.c			page maps in memory (pager_map.h)
  *	pager_hold.c		scan holds, a leaf (pager_hold.h)
- *	pager_timeline.c	timelines of checkpoints, a leaf (in pager.h)
+ *	pager_timeline.c	WAL positions and timelines of checkpoints, a leaf
  *	pager_page.c		the page formats, plain C (pager_page.h)
  *
- * The page store and checkpoints do not call each other.  The pool works
- * on (file slot, page number), never on PagerFile handles: the layers
- * above resolve a handle with pager_slot first.  The pool's request for a
- * checkpoint is a flag and the io worker's latch in shared memory, not a
- * call.
+ * The page store and checkpoints do not call each other.  The WAL layer
+ * calls only the part of the pager's public header in pager_redo.h.  The
+ * pool works on (file slot, page number), never on PagerFile handles: the
+ * layers above resolve a handle with pager_slot first.  The pool's request
+ * for a checkpoint is a flag and the io worker's latch in shared memory,
+ * not a call.
  *
  * File layout.  An artrie file is a sequence of 8 KiB physical pages.
  * Physical pages 0 and 1 are the two meta slots; a checkpoint writes the
@@ -290,5 +294,13 @@ extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
 extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
+
+/*
+ * The pager's positions in the WAL (pager_timeline.c): where a checkpoint
+ * that starts now begins, and the end of the last record inserted (in
+ * recovery: replayed).
+ */
+extern XLogRecPtr pager_redo_now(void);
+extern XLogRecPtr pager_wal_end(void);
 
 #endif							/* ARTRIE_PAGER_INTERNAL_H */

@@ -17,9 +17,8 @@
  * pages are loaded into its slot.
  *
  * Layer: calls the pool (scratch frames, page check), the space layer
- * (bitmaps), the page map, the file table (pager_slot_reset) and
- * src/io.  Called by the file table, checkpoints and the redo-facing
- * calls (pager_meta.h).
+ * (bitmaps), the page map, the timelines and src/io.  Called by the file
+ * table, checkpoints and the redo-facing calls (pager_meta.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,7 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pager/pager_file.h"
 #include "pager/pager_meta.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
@@ -585,9 +583,10 @@ load_data_bits(PagerFileSlot *fs, uint32 nphys, off_t st_size)
 }
 
 /*
- * Load a file's state from disk into its slot, or ERROR if it may not be
- * served (see the top of this file).  warrant (NULL: none) says what the
- * loader knows of the file beyond its meta pages.
+ * Load a file's state from disk into its slot, which the file table has
+ * just emptied, or ERROR if it may not be served (see the top of
+ * this file).  warrant (NULL: none) says what the loader knows of the file
+ * beyond its meta pages.
  */
 void
 pager_meta_load(PagerFileSlot *fs, const PagerWarrant *warrant)
@@ -601,7 +600,6 @@ pager_meta_load(PagerFileSlot *fs, const PagerWarrant *warrant)
 
 	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	load_check_file(fs, &st);
-	pager_slot_reset(fs);
 	best = load_meta_pages(fs, &m, &dirpages);
 	vouched = load_check_current(fs, &m, warrant, &listed_at);
 

@@ -6,7 +6,7 @@
  *
  * Plain C, like the trie core: it must never include a PostgreSQL header,
  * so that the fuzzers (test/fuzz) can run the very checks the server runs
- * on every page it reads.  The pager (pager_pool.c, pager_file.c) and the
+ * on every page it reads.  The pager (pager_pool.c, pager_meta.c) and the
  * fuzzers call these functions; nothing else does.
  *
  *-------------------------------------------------------------------------

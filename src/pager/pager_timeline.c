@@ -1,8 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * pager_timeline.c
- *	  Timelines: which one a checkpoint's position is on, and whether a
- *	  position on a timeline belongs to this server's history.
+ *	  Where a checkpoint that starts now stands in PostgreSQL's WAL: its
+ *	  position, the end of the WAL, the timeline its position is on, and
+ *	  whether a position on a timeline belongs to this server's history.
+ *
+ * A checkpoint's position (pager_redo_now) is where redo of the file it
+ * leaves may start: the WAL insert position or, in recovery, the replay
+ * position or the first record that redo holds back (pager_hold_redo).
  *
  * A checkpoint's meta page records the WAL position its image is complete
  * up to (redo_lsn, taken while no change of the file can be made, so the
@@ -27,10 +32,11 @@
  */
 #include "postgres.h"
 
-#include "pager/pager.h"
+#include "pager/pager_internal.h"
 
 #include "access/timeline.h"
 #include "access/xlog.h"
+#include "access/xlog_internal.h"
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -38,6 +44,51 @@
 /* This process's copy of the history of history_tli. */
 static List *history = NIL;
 static TimeLineID history_tli = 0;
+
+/*
+ * Where a checkpoint that starts now begins: every WAL record that starts
+ * before it describes a change already made to the pages (changes are
+ * logged after they are made), so redo of a file it leaves may start
+ * there.  In recovery, the end of the last record replayed, or the first
+ * record that redo holds back (pager_hold_redo) if that is earlier.  The
+ * replay position is read first: redo holds a record back before the
+ * replay position passes it.
+ */
+XLogRecPtr
+pager_redo_now(void)
+{
+	XLogRecPtr	now;
+	XLogRecPtr	held;
+
+	if (!RecoveryInProgress())
+		return GetXLogInsertRecPtr();
+	now = GetXLogReplayRecPtr(NULL);
+	held = pg_atomic_read_u64(&pager_shared->redo_held);
+	if (!XLogRecPtrIsInvalid(held) && held < now)
+		return held;
+	return now;
+}
+
+/*
+ * The end of the last WAL record inserted so far (in recovery: replayed).
+ * GetXLogInsertRecPtr() gives where the next record will start, which
+ * lies past a page header when the last record ended on a page boundary;
+ * XLogFlush() to such a position fails.
+ */
+XLogRecPtr
+pager_wal_end(void)
+{
+	XLogRecPtr	ptr;
+
+	if (RecoveryInProgress())
+		return GetXLogReplayRecPtr(NULL);
+	ptr = GetXLogInsertRecPtr();
+	if (XLogSegmentOffset(ptr, wal_segment_size) == SizeOfXLogLongPHD)
+		ptr -= SizeOfXLogLongPHD;
+	else if (ptr % XLOG_BLCKSZ == SizeOfXLogShortPHD)
+		ptr -= SizeOfXLogShortPHD;
+	return ptr;
+}
 
 /*
  * The timeline of the WAL position a checkpoint that starts now begins at

@@ -44,7 +44,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pager/pager_file.h"
 #include "pager/pager_vouch.h"
 
 #include "access/xlog.h"

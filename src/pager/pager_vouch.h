@@ -4,7 +4,8 @@
  *	  The vouch list (pager_vouch.c): the files that a pass of checkpoints
  *	  found without changes since their last checkpoint, and up to where.
  *
- * Included by checkpoints and the file table.
+ * Included by checkpoints, the file table, the meta pages' layer (which
+ * loads files) and the redo-facing calls (pager_redo.c).
  *
  *-------------------------------------------------------------------------
  */

@@ -14,7 +14,8 @@
  * argument.
  *
  * Layer rule: the SQL surface (src/am, src/func, src/artrie.c) calls this
- * header; the WAL layer calls the trie (to apply records) and the pager.
+ * header; the WAL layer calls the trie (to apply records) and the pager
+ * through pager/pager_redo.h only.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,7 +25,7 @@
 #include "postgres.h"
 
 #include "access/xlogdefs.h"
-#include "pager/pager.h"
+#include "pager/pager_redo.h"
 #include "wal/wal_record.h"
 
 /* artrie's resource manager ID (in the range for extensions). */

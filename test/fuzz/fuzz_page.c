@@ -15,7 +15,7 @@
  * right checksum, so that the fuzzer gets past it to the other fields.
  * The result must agree with an independent evaluation of the header
  * (with the reference CRC32C), and whatever the meta decoder accepts must
- * keep the bounds slot_load relies on: a fanout within a page, and just
+ * keep the bounds pager_meta_load relies on: a fanout within a page, and just
  * the directory pages its logical pages need (at most
  * PAGER_MAX_DIR_PAGES, inside the page).
  *
