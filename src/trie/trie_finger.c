@@ -16,7 +16,10 @@
  * slot; the changed node keeps its slot and start), so the path stays
  * valid; a split, a delete or a failure drops it, and the next call
  * descends from the root.  The finger holds the trie's write section from
- * art_finger_begin to art_finger_end.
+ * art_finger_begin to art_finger_end.  It takes no split lock (which
+ * orders art_insert's splits against the paths other inserts keep pinned
+ * between their two passes; readers never take it): its caller is the
+ * only writer of the trie while it runs (WAL redo, src/wal/wal_redo.c).
  *
  *-------------------------------------------------------------------------
  */

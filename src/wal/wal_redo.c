@@ -440,7 +440,10 @@ batch_item_cmp(const void *a, const void *b, void *arg)
  * locked page, and a checkpoint of the file waits for the write gate,
  * which this process holds until the finger ends and never waits for
  * meanwhile (the io worker's checkpoint only tries it, serving I/O
- * between tries).  On an ERROR the pager releases the pages and
+ * between tries).  The finger splits pages without the file's split lock
+ * (art_insert's, which orders a split against the paths that other
+ * inserts keep pinned between their two passes): no other insert runs on
+ * the file meanwhile.  On an ERROR the pager releases the pages and
  * redo_guarded the rest; the finger's memory is redo_cxt's, reset after
  * the batch, and the trie frees its own temporary memory as it goes.
  */
