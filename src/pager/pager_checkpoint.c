@@ -155,13 +155,16 @@ ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
 }
 
 /*
- * Does a cancel or termination wait only for the one LWLock this backend
- * holds, so that releasing it lets CHECK_FOR_INTERRUPTS serve it?
+ * Does a cancel or termination wait only for the LWLocks a checkpoint can
+ * let go of here (the file's ckpt_lock, and the vouch lock of a pass that
+ * lists files), so that releasing them lets CHECK_FOR_INTERRUPTS serve it?
  */
 static bool
 ckpt_cancel_waits(void)
 {
-	return InterruptPending && InterruptHoldoffCount == 1 &&
+	int			held = LWLockHeldByMe(pager_shared->vouch_lock) ? 2 : 1;
+
+	return InterruptPending && InterruptHoldoffCount == held &&
 		CritSectionCount == 0 && QueryCancelHoldoffCount == 0 &&
 		(QueryCancelPending || ProcDiePending);
 }
@@ -594,10 +597,12 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 			return false;
 
 		/*
-		 * A backend gave up for a cancel or termination, which this serves;
-		 * ProcessInterrupts has cleared it if it ignored it, so the next
-		 * try waits for the gate.
+		 * A backend gave up for a cancel or termination, which this serves
+		 * once a pass that lists files has given its list up too (the pass
+		 * then claims nothing, see pager_checkpoint); ProcessInterrupts has
+		 * cleared it if it ignored it, so the next try waits for the gate.
 		 */
+		pager_vouch_end();
 		CHECK_FOR_INTERRUPTS();
 		return pager_checkpoint_slot(slot, force, in_worker);
 	}
@@ -776,6 +781,7 @@ pager_checkpoint(bool restamp)
 {
 	XLogRecPtr	redo;
 	volatile bool listing = false;
+	volatile bool listed = false;
 
 	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
@@ -794,8 +800,11 @@ pager_checkpoint(bool restamp)
 			if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
 				pager_checkpoint_slot(i, listing, io_in_worker());
 		}
-		if (listing)
+		if (listing && pager_vouch_active())
+		{
 			pager_vouch_commit();
+			listed = true;
+		}
 	}
 	PG_FINALLY();
 	{
@@ -803,7 +812,7 @@ pager_checkpoint(bool restamp)
 	}
 	PG_END_TRY();
 
-	redo = ckpt_replay_from(redo, listing);
+	redo = ckpt_replay_from(redo, listed);
 	if (pager_hooks.checkpoint_done)
 		pager_hooks.checkpoint_done(redo);
 }
