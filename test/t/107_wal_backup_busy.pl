@@ -15,7 +15,6 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -28,18 +27,10 @@ my $primary = artrie_primary('busy_primary', 'io_uring', has_archiving => 1,
 	conf => [ 'artrie.checkpoint_timeout = 1', "artrie.buffer_pool_size = '2MB'" ]);
 make_wtable($primary, 'w', 'w_k', 1, 150000);
 
-# PostgreSQL's checkpoints every half second until stopped (a script
-# file: IPC::Run would feed a scalar input only while pumped).
+# PostgreSQL's checkpoints every half second until stopped.
 sub start_checkpoints
 {
-	my $script = "$dir/checkpoints.sql";
-	open(my $fh, '>', $script) or die "$script: $!";
-	print $fh "CHECKPOINT;\nSELECT pg_sleep(0.5);\n" x 400;
-	close $fh;
-	return IPC::Run::start(
-		[ 'psql', '-X', '-q', '-h', $primary->host, '-p', $primary->port,
-		  '-d', 'postgres', '-f', $script ],
-		'>', '/dev/null', '2>', "$dir/checkpoints.err");
+	return start_sql_loop($primary, $dir, "CHECKPOINT;\nSELECT pg_sleep(0.5);\n", 400);
 }
 
 for my $round (1 .. $rounds)

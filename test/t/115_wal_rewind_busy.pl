@@ -35,19 +35,12 @@ my @conf = ('wal_log_hints = on', 'wal_keep_size = 512MB',
 	'artrie.checkpoint_timeout = 1', "artrie.buffer_pool_size = '2MB'");
 
 # CHECKPOINT and artrie_checkpoint() on $node every few tenths of a
-# second until killed (a script file: IPC::Run would feed a scalar input
-# only while pumped).
+# second until killed.
 sub start_checkpoints
 {
 	my ($node) = @_;
-	my $script = "$dir/checkpoints.sql";
-	open(my $fh, '>', $script) or die "$script: $!";
-	print $fh "CHECKPOINT;\nSELECT pg_sleep(0.3);\nSELECT artrie_checkpoint();\n" x 400;
-	close $fh;
-	return IPC::Run::start(
-		[ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port,
-		  '-d', 'postgres', '-f', $script ],
-		'>', '/dev/null', '2>', "$dir/checkpoints.err");
+	return start_sql_loop($node, $dir,
+		"CHECKPOINT;\nSELECT pg_sleep(0.3);\nSELECT artrie_checkpoint();\n", 400);
 }
 
 # Relay the bytes of one client connection to $node's socket, the

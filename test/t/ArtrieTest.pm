@@ -619,6 +619,24 @@ sub index_or_refusal
 # Sessions in the background (scan holds, recovery conflicts)
 # ---------------------------------------------------------------------
 
+push @EXPORT, qw(start_sql_loop);
+
+# psql running $sql on $node $times times in a row in the background (a
+# script file in $dir: IPC::Run would feed a scalar input only while
+# pumped); returns the IPC::Run harness, errors collect in $dir/loop.err.
+sub start_sql_loop
+{
+	my ($node, $dir, $sql, $times) = @_;
+	my $script = "$dir/loop.sql";
+	open(my $fh, '>', $script) or die "$script: $!";
+	print $fh $sql x $times;
+	close $fh;
+	return IPC::Run::start(
+		[ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port,
+		  '-d', 'postgres', '-f', $script ],
+		'>', '/dev/null', '2>', "$dir/loop.err");
+}
+
 push @EXPORT, qw(bg_session bg_run bg_end);
 
 # psql connected to $node's database postgres in the background, fed
