@@ -1,9 +1,11 @@
 # artrie: an adaptive radix trie index access method for PostgreSQL.
 
 EXTENSION = artrie
-EXTVERSION = 0.1.0
+EXTVERSION = 0.2.0
 MODULE_big = artrie
-DATA = src/artrie--$(EXTVERSION).sql
+# The current version's script, the released versions' scripts and the
+# upgrade scripts between them.
+DATA = $(wildcard src/artrie--*.sql)
 PGFILEDESC = "artrie - adaptive radix trie index access method"
 
 # The PostgreSQL side: SQL surface, pager, I/O backends, and the trie core

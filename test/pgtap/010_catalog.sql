@@ -126,10 +126,10 @@ SELECT ok(pg_index_has_property('cat_k'::regclass, 'index_scan')
 
 -- Only a superuser creates the extension (it is not trusted).
 SELECT is((SELECT trusted FROM pg_available_extension_versions
-		WHERE name = 'artrie' AND version = '0.1.0'),
+		WHERE name = 'artrie' AND version = '0.2.0'),
 	false, 'the extension is not trusted');
 SELECT is((SELECT relocatable FROM pg_available_extension_versions
-		WHERE name = 'artrie' AND version = '0.1.0'),
+		WHERE name = 'artrie' AND version = '0.2.0'),
 	false, 'the extension is not relocatable');
 
 SELECT * FROM finish();

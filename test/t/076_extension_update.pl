@@ -1,0 +1,116 @@
+# ALTER EXTENSION artrie UPDATE from the released 0.1.0: indexes built
+# under 0.1.0 answer like a sequential scan after the update, take writes
+# and survive a crash; and the updated extension has exactly the objects
+# (and definitions, comments, privileges) of a fresh CREATE EXTENSION,
+# so that an object added to the current script but not to the upgrade
+# script fails here.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use ArtrieTest;
+
+# One line per object of the extension: its description, its definition
+# and its comment; for operator families also their operators and support
+# functions, which belong to the family rather than to the extension.
+my $objects_sql = q{
+WITH ext AS (SELECT oid FROM pg_extension WHERE extname = 'artrie'),
+members AS (
+	SELECT classid, objid, objsubid FROM pg_depend
+	WHERE refclassid = 'pg_extension'::regclass
+		AND refobjid = (SELECT oid FROM ext) AND deptype = 'e'
+),
+family_members AS (
+	SELECT 'pg_amop'::regclass, ao.oid, 0 FROM pg_amop ao
+	JOIN members m ON m.classid = 'pg_opfamily'::regclass AND m.objid = ao.amopfamily
+	UNION ALL
+	SELECT 'pg_amproc'::regclass, ap.oid, 0 FROM pg_amproc ap
+	JOIN members m ON m.classid = 'pg_opfamily'::regclass AND m.objid = ap.amprocfamily
+)
+SELECT string_agg(line, E'\n' ORDER BY line) FROM (
+	SELECT pg_describe_object(classid, objid, objsubid)
+		|| CASE classid
+			WHEN 'pg_proc'::regclass THEN
+				(SELECT ' ' || CASE WHEN p.prokind = 'f'
+						THEN pg_get_functiondef(p.oid) ELSE p.prokind::text END
+					|| ' acl=' || coalesce(p.proacl::text, '-')
+				 FROM pg_proc p WHERE p.oid = objid)
+			WHEN 'pg_class'::regclass THEN
+				(SELECT ' ' || coalesce(pg_get_viewdef(c.oid), c.relkind::text)
+					|| ' acl=' || coalesce(c.relacl::text, '-')
+				 FROM pg_class c WHERE c.oid = objid)
+			WHEN 'pg_operator'::regclass THEN
+				(SELECT ' ' || o.oprcode::text || ' ' || o.oprrest::text
+					|| ' ' || o.oprjoin::text
+				 FROM pg_operator o WHERE o.oid = objid)
+			WHEN 'pg_opclass'::regclass THEN
+				(SELECT ' default=' || c.opcdefault || ' keytype='
+					|| c.opckeytype::regtype::text
+				 FROM pg_opclass c WHERE c.oid = objid)
+			ELSE '' END
+		|| ' comment=' || coalesce(obj_description(objid, classid::regclass::text), '-')
+		AS line
+	FROM (SELECT * FROM members UNION ALL SELECT * FROM family_members) o
+) s
+};
+
+my $node = artrie_node('update', 'io_uring');
+
+$node->safe_psql('postgres', 'CREATE DATABASE old');
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('old', q{CREATE EXTENSION artrie VERSION '0.1.0'});
+$node->safe_psql('fresh', 'CREATE EXTENSION artrie');
+
+my $fresh_version = $node->safe_psql('fresh',
+	q{SELECT extversion FROM pg_extension WHERE extname = 'artrie'});
+my $default = $node->safe_psql('fresh',
+	q{SELECT default_version FROM pg_available_extensions WHERE name = 'artrie'});
+is($fresh_version, $default, 'CREATE EXTENSION installs the default version');
+isnt($default, '0.1.0', 'the default version is newer than 0.1.0');
+
+# Indexes built under 0.1.0, with writes before the update.
+make_wtable($node, 'ut', 'ut_k', 1, 20000, db => 'old');
+$node->safe_psql('old', q{
+	CREATE UNIQUE INDEX ut_id ON ut USING artrie ((id::text || '/' || k));
+	DELETE FROM ut WHERE id % 7 = 0;
+	UPDATE ut SET k = k || '/u' WHERE id % 11 = 0;
+});
+my $before = index_answers($node, 'ut', 'seq', db => 'old');
+
+$node->safe_psql('old', 'ALTER EXTENSION artrie UPDATE');
+is($node->safe_psql('old',
+		q{SELECT extversion FROM pg_extension WHERE extname = 'artrie'}),
+	$default, 'ALTER EXTENSION artrie UPDATE reaches the default version');
+
+my $updated = $node->safe_psql('old', $objects_sql);
+my $fresh = $node->safe_psql('fresh', $objects_sql);
+like($fresh, qr/artrie_complete/, 'the catalog listing names the functions');
+is($updated, $fresh,
+	'the updated extension has the objects and definitions of a fresh one');
+
+# The indexes built under 0.1.0 keep answering and taking writes.
+check_index($node, 'ut', 'ut_k', 'after the update', db => 'old', want => $before);
+verify_ok($node, $_, 'after the update', db => 'old') for ('ut_k', 'ut_id');
+is($node->safe_psql('old', q{
+	SELECT count(*) FROM ut WHERE k IN
+		(SELECT artrie_complete('ut_k', 'w0/1', 5))}), '5',
+	'artrie_complete answers over an index built under 0.1.0');
+is($node->safe_psql('old', q{SELECT count(*) FROM artrie_indexes}), '2',
+	'artrie_indexes lists the indexes built under 0.1.0');
+$node->safe_psql('old', q{
+	INSERT INTO ut SELECT g, wkey(g) FROM generate_series(20001, 21000) g;
+	DELETE FROM ut WHERE id % 13 = 0;
+	VACUUM ut;
+});
+my $after = index_answers($node, 'ut', 'seq', db => 'old');
+crash_node($node);
+$node->start;
+check_index($node, 'ut', 'ut_k', 'writes after the update, then a crash',
+	db => 'old', want => $after);
+verify_ok($node, $_, 'after the crash', db => 'old') for ('ut_k', 'ut_id');
+
+$node->stop;
+done_testing();
