@@ -73,6 +73,10 @@ $node->safe_psql('postgres', join('', map {
 is(answers('index'), answers('seq'), 'after changes to every index, they all still answer right');
 
 # Four sessions at once, each writing to and reading from every index.
+# Each psql reads its script from a file, not from a scalar that
+# IPC::Run feeds only while that one handle is pumped: so the four run
+# at the same time, not one after the other.
+my $scripts = PostgreSQL::Test::Utils::tempdir;
 my @h;
 for my $c (1 .. 4)
 {
@@ -81,10 +85,11 @@ for my $c (1 .. 4)
 		"INSERT INTO s$i VALUES ($c * 100000 + $_, 's$i/c$c/$_');\n"
 		  . "$force SELECT count(*) FROM s$i WHERE k ^@ 's$i/c';\n"
 	} 1 .. 200);
+	PostgreSQL::Test::Utils::append_to_file("$scripts/c$c.sql", $sql);
 	push @h, IPC::Run::start(
 		[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', $node->host,
-		  '-p', $node->port, '-d', 'postgres' ],
-		'<', \$sql, '>', \my $out, '2>', \my $err);
+		  '-p', $node->port, '-d', 'postgres', '-f', "$scripts/c$c.sql" ],
+		'>', \my $out, '2>', \my $err);
 }
 my $clean = 1;
 $clean &&= $_->finish for @h;
