@@ -28,28 +28,28 @@ failures=()
 
 # Record one test's outcome.
 record() {
-	local name=$1 rc=$2
+	local name=$1 rc=$2 took=${3:+ ($3 s)}
 	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
-		printf 'ok     %s\n' "$name"
+		printf 'ok     %s%s\n' "$name" "$took"
 	else
 		failed=$((failed + 1))
 		failures+=("$name")
-		printf 'FAILED %s\n' "$name"
+		printf 'FAILED %s%s\n' "$name" "$took"
 	fi
 }
 
 # Run a command as one test, its output kept in the scratch directory and
-# shown only on failure.
+# shown only on failure; the line that records it says how long it took.
 run_test() {
-	local name=$1 log
+	local name=$1 log start=$SECONDS
 	shift
 	[[ -n "${ARTRIE_ONLY:-}" && ! "$name" =~ $ARTRIE_ONLY ]] && return 0
 	log=$ARTRIE_TMP/log/$(echo "$name" | tr -c 'A-Za-z0-9._\n-' '_').log
 	"$@" >"$log" 2>&1
 	local rc=$?
 	[ $rc -ne 0 ] && sed 's/^/    | /' "$log" | tail -n 60
-	record "$name" $rc
+	record "$name" $rc $((SECONDS - start))
 }
 
 artrie_install_packages
