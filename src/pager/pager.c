@@ -205,6 +205,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u32(&pager_shared->sweep_blocked, 0);
 		pg_atomic_init_u32(&pager_shared->sweep_db_unreadable, 0);
 		pg_atomic_init_u32(&pager_shared->sweep_db_missing, 0);
+		pg_atomic_init_u32(&pager_shared->sweeper_connected, 0);
 		ConditionVariableInit(&pager_shared->slots_cv);
 		pg_atomic_init_u64(&pager_shared->use_clock, 0);
 		pg_atomic_init_u64(&pager_shared->redo_held, InvalidXLogRecPtr);

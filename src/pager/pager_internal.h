@@ -249,6 +249,8 @@ typedef struct PagerShared
 	pg_atomic_uint32 sweep_blocked;	/* the sweep said it cannot read a place */
 	pg_atomic_uint32 sweep_db_unreadable;	/* ... or a database's directory */
 	pg_atomic_uint32 sweep_db_missing;	/* ... or found one missing */
+	pg_atomic_uint32 sweeper_connected; /* the last sweeper reached its
+										 * database */
 	Latch	   *worker_latch;
 	LWLock	   *files_lock;
 	LWLock	   *vouch_lock;		/* writing the vouch list (pager_vouch.c) */

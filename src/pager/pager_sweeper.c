@@ -16,7 +16,11 @@
  * time; a database whose files were looked at lately is looked at again
  * only when it has more such files or PAGER_SWEEP_AGAIN_MS has passed, so
  * that a relation whose main fork is lost but which the catalog still
- * names costs one short connection now and then, not one per tick.
+ * names costs one short connection now and then, not one per tick.  A
+ * sweeper that could not connect (a database left invalid by an
+ * interrupted DROP DATABASE refuses every connection with a FATAL) is
+ * logged once, and its database is tried again only after
+ * PAGER_SWEEP_FAILED_AGAIN_MS.
  *
  * A sweeper is an ordinary short session of its database: DROP DATABASE
  * and CREATE DATABASE ... TEMPLATE wait for it to end, as they wait for
@@ -47,6 +51,9 @@ PGDLLEXPORT void artrie_sweeper_main(Datum main_arg);
 /* When a database looked at, with as many such files, is looked at again. */
 #define PAGER_SWEEP_AGAIN_MS		15000
 
+/* When a database whose sweeper could not connect is tried again. */
+#define PAGER_SWEEP_FAILED_AGAIN_MS	(10 * 60 * 1000)
+
 /* How many databases' last looks the io worker remembers. */
 #define PAGER_SWEEP_MEMORY			64
 
@@ -56,30 +63,15 @@ typedef struct SweepLook
 	Oid			db;				/* InvalidOid: the dropped databases' look */
 	int			count;			/* files (or databases) that wanted it */
 	TimestampTz at;
+	bool		failed;			/* its sweeper could not connect */
 } SweepLook;
 
 static MemoryContext sweep_cxt = NULL;
 static TimestampTz next_look = 0;
 static BackgroundWorkerHandle *sweeper = NULL;
+static Oid	sweeper_db = InvalidOid;	/* the database of that sweeper */
 static SweepLook looks[PAGER_SWEEP_MEMORY];
 static int	nlooks = 0;
-
-/*
- * Is the sweeper last started still starting or running?
- */
-static bool
-sweeper_running(void)
-{
-	pid_t		pid;
-
-	if (sweeper == NULL)
-		return false;
-	if (GetBackgroundWorkerPid(sweeper, &pid) != BGWH_STOPPED)
-		return true;
-	pfree(sweeper);
-	sweeper = NULL;
-	return false;
-}
 
 /*
  * The remembered look at db, or NULL.
@@ -93,6 +85,37 @@ sweeper_look(Oid db)
 			return &looks[i];
 	}
 	return NULL;
+}
+
+/*
+ * Is the sweeper last started still starting or running?  When it has
+ * stopped without reaching its database, its look is marked failed and
+ * logged.
+ */
+static bool
+sweeper_running(void)
+{
+	pid_t		pid;
+	SweepLook  *look;
+
+	if (sweeper == NULL)
+		return false;
+	if (GetBackgroundWorkerPid(sweeper, &pid) != BGWH_STOPPED)
+		return true;
+	pfree(sweeper);
+	sweeper = NULL;
+	look = sweeper_look(sweeper_db);
+	if (look != NULL && pg_atomic_read_u32(&pager_shared->sweeper_connected) == 0)
+	{
+		look->failed = true;
+		ereport(LOG,
+				(errmsg("artrie could not sweep database %u: its sweeper could not connect",
+						sweeper_db),
+				 errdetail("The files of that database's dropped indexes stay until it is tried again in %d minutes.",
+						   PAGER_SWEEP_FAILED_AGAIN_MS / 60000),
+				 errhint("A database left invalid by an interrupted DROP DATABASE must be dropped again.")));
+	}
+	return false;
 }
 
 /*
@@ -118,6 +141,7 @@ sweeper_remember(Oid db, int count, TimestampTz now)
 	look->db = db;
 	look->count = count;
 	look->at = now;
+	look->failed = false;
 }
 
 /*
@@ -138,6 +162,8 @@ sweeper_start(Oid db)
 	worker.bgw_restart_time = BGW_NEVER_RESTART;
 	worker.bgw_main_arg = ObjectIdGetDatum(db);
 	worker.bgw_notify_pid = 0;
+	pg_atomic_write_u32(&pager_shared->sweeper_connected, 0);
+	sweeper_db = db;
 	strlcpy(worker.bgw_library_name, "artrie", BGW_MAXLEN);
 	strlcpy(worker.bgw_function_name, "artrie_sweeper_main", BGW_MAXLEN);
 	snprintf(worker.bgw_name, BGW_MAXLEN, "artrie sweeper for database %u",
@@ -168,6 +194,9 @@ sweeper_look_and_start(TimestampTz now)
 	{
 		SweepLook  *look = sweeper_look(dbs[i]);
 
+		if (look != NULL && look->failed &&
+			!TimestampDifferenceExceeds(look->at, now, PAGER_SWEEP_FAILED_AGAIN_MS))
+			continue;
 		if (look != NULL && counts[i] <= look->count &&
 			!TimestampDifferenceExceeds(look->at, now, PAGER_SWEEP_AGAIN_MS))
 			continue;
@@ -225,6 +254,7 @@ artrie_sweeper_main(Datum main_arg)
 												  BGWORKER_BYPASS_ALLOWCONN);
 	else
 		BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	pg_atomic_write_u32(&pager_shared->sweeper_connected, 1);
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();

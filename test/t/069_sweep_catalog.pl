@@ -184,5 +184,44 @@ SKIP:
 	is(index_count('d1', 't1'), $want_t1, 'readable again: the index answers as before');
 }
 
+# A database left invalid by an interrupted DROP DATABASE refuses every
+# connection with a FATAL, the sweeper's too: that is logged once and the
+# database is not tried again every few seconds; dropping it for good
+# removes its files.  The test marks the database invalid as DROP
+# DATABASE does before it removes anything, from a session that stays
+# connected to drop an index there afterwards.
+$primary->safe_psql('postgres', 'CREATE DATABASE inv');
+$primary->safe_psql('inv', 'CREATE EXTENSION artrie');
+make_index('inv', 'ti', 'ti_a', 'ti_b');
+my $inv = db_oid('inv');
+my $ti_b = file_of($primary, 'inv', 'ti_b');
+my $s = bg_session($primary);
+bg_run($s, "\\c inv\nSELECT 'in ' || current_database();\n", qr/in inv/);
+$offset = -s $primary->logfile;
+$primary->safe_psql('postgres',
+	"UPDATE pg_database SET datconnlimit = -2 WHERE datname = 'inv'");
+bg_run($s, "DROP INDEX ti_b;\nSELECT 'dropped';\n", qr/dropped/);
+bg_end($s);
+my $nosweep = qr/artrie could not sweep database $inv: its sweeper could not connect/;
+my $fatal = qr/FATAL:  cannot connect to invalid database "inv"/;
+my $logged = 0;
+for (1 .. $PostgreSQL::Test::Utils::timeout_default)
+{
+	last if ($logged = messages_since($primary, $offset, $nosweep)) > 0;
+	sleep 1;
+}
+is($logged, 1, 'invalid database: the log says the sweeper could not connect');
+# Two more of the io worker's looks at the disk after the first refusal
+# (PAGER_SWEEP_AGAIN_MS is 15 s): no second connection attempt.
+sleep 25;
+is(messages_since($primary, $offset, $fatal), 1,
+	'invalid database: its sweeper tried to connect once');
+is(messages_since($primary, $offset, $nosweep), 1,
+	'invalid database: and the log says so once');
+ok(-f $ti_b, 'invalid database: the dropped index\'s file stays meanwhile');
+$primary->safe_psql('postgres', 'DROP DATABASE inv');
+ok(gone("$pgdata/artrie/$inv"),
+	'invalid database dropped: its artrie directory goes');
+
 $primary->stop;
 done_testing();
