@@ -57,12 +57,34 @@ func_may_read(Relation heap, Relation index)
 }
 
 /*
- * Open an artrie index and its table for reading, checking what the caller
- * passed and what the caller may see.  The table is locked before the
- * index, as queries do.
+ * Refuse a caller who may not read the indexed values, or whose reads of
+ * the table row-level security would filter.
  */
 void
-func_open_index(Oid indexoid, FuncIndex *fi)
+func_check_access(Relation heap, Relation index)
+{
+	if (!func_may_read(heap, index))
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE,
+					   RelationGetRelationName(heap));
+
+	/* Keys come straight from the index: no policy could filter them. */
+	if (check_enable_rls(RelationGetRelid(heap), InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("artrie functions cannot read table \"%s\"",
+						RelationGetRelationName(heap)),
+				 errdetail("Row-level security applies to the table, and its policies cannot filter keys read from an index."),
+				 errhint("Query the table instead, or call the function as a role that bypasses row-level security.")));
+}
+
+/*
+ * Open an artrie index and its table for reading, checking what the caller
+ * passed and, with check_access, what the caller may see (a partition's
+ * index is opened without: func_index_leaves checked the partitioned
+ * table).  The table is locked before the index, as queries do.
+ */
+void
+func_open_index(Oid indexoid, FuncIndex *fi, bool check_access)
 {
 	Oid			heapoid;
 	char		relkind;
@@ -79,7 +101,7 @@ func_open_index(Oid indexoid, FuncIndex *fi)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an index", get_rel_name(indexoid)),
 				 relkind == RELKIND_PARTITIONED_INDEX ?
-				 errhint("Pass the index of one partition.") : 0));
+				 errhint("Pass the index of one partition: pg_partition_tree() lists them.") : 0));
 
 	heapoid = IndexGetRelation(indexoid, true);
 	if (!OidIsValid(heapoid))
@@ -96,20 +118,9 @@ func_open_index(Oid indexoid, FuncIndex *fi)
 				 errmsg("index with OID %u changed while it was opened", indexoid),
 				 errhint("Retry the call.")));
 
-	if (!func_may_read(fi->heap, fi->index))
-		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE,
-					   RelationGetRelationName(fi->heap));
-
-	/* Keys come straight from the index: no policy could filter them. */
-	if (check_enable_rls(heapoid, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("artrie functions cannot read table \"%s\"",
-						RelationGetRelationName(fi->heap)),
-				 errdetail("Row-level security applies to the table, and its policies cannot filter keys read from an index."),
-				 errhint("Query the table instead, or call the function as a role that bypasses row-level security.")));
-
 	func_check_artrie(fi->index);
+	if (check_access)
+		func_check_access(fi->heap, fi->index);
 	am_open(fi->index, &fi->ai);
 
 	fi->snapshot = GetActiveSnapshot();

@@ -39,20 +39,28 @@ put_key(ReturnSetInfo *rsinfo, const uint8 *key, Size keylen)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 }
 
-/*
- * artrie_complete(index, prefix, max_results): the distinct visible keys
- * beginning with prefix, in byte order, at most max_results of them.
- * After a key is found visible, the cursor jumps past all its entries, so
- * the work grows with the keys returned (and the dead ones passed), not
- * with the number of rows under the prefix.
- */
-Datum
-artrie_complete(PG_FUNCTION_ARGS)
+/* Order two keys (text) by their bytes. */
+static int
+key_cmp(const ListCell *a, const ListCell *b)
 {
-	Oid			indexoid = PG_GETARG_OID(0);
-	text	   *prefix = PG_GETARG_TEXT_PP(1);
-	int32		max_results = PG_GETARG_INT32(2);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	text	   *x = lfirst(a);
+	text	   *y = lfirst(b);
+
+	return am_bytes_cmp((const uint8 *) VARDATA_ANY(x), VARSIZE_ANY_EXHDR(x),
+						(const uint8 *) VARDATA_ANY(y), VARSIZE_ANY_EXHDR(y));
+}
+
+/*
+ * The distinct visible keys of one index beginning with prefix, in byte
+ * order, at most max_results: into the result, or appended to *keys when
+ * keys is given.  After a key is found visible, the cursor jumps past all
+ * its entries, so the work grows with the keys returned (and the dead
+ * ones passed), not with the number of rows under the prefix.
+ */
+static void
+complete_one(Oid indexoid, bool check_access, text *prefix, int32 max_results,
+			 ReturnSetInfo *rsinfo, List **keys)
+{
 	FuncIndex	fi;
 	ArtCursor  *cursor;
 	const uint8 *entry;
@@ -60,17 +68,11 @@ artrie_complete(PG_FUNCTION_ARGS)
 	ArtStatus	status = ART_OK;
 	int32		found = 0;
 
-	if (max_results < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_results must not be negative")));
-
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	func_open_index(indexoid, &fi);
+	func_open_index(indexoid, &fi, check_access);
 	if (max_results == 0)
 	{
 		func_close_index(&fi);
-		return (Datum) 0;
+		return;
 	}
 
 	am_check_status(art_cursor_open(&fi.ai.keys, &cursor), fi.index, "opening a cursor");
@@ -92,7 +94,11 @@ artrie_complete(PG_FUNCTION_ARGS)
 		if (!func_tid_visible(&fi, &tid))
 			continue;
 
-		put_key(rsinfo, entry, keylen);
+		if (keys != NULL)
+			*keys = lappend(*keys,
+							cstring_to_text_with_len((const char *) entry, (int) keylen));
+		else
+			put_key(rsinfo, entry, keylen);
 		found++;
 
 		func_seek_past_key(&fi, cursor, entry, keylen);
@@ -106,29 +112,90 @@ artrie_complete(PG_FUNCTION_ARGS)
 
 	art_cursor_close(cursor);
 	func_close_index(&fi);
+}
+
+/*
+ * artrie_complete(index, prefix, max_results): the distinct visible keys
+ * beginning with prefix, in byte order, at most max_results of them.  Of a
+ * partitioned index, each partition's index gives its first max_results
+ * and the merge keeps the first max_results distinct ones of them all.
+ */
+Datum
+artrie_complete(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	text	   *prefix = PG_GETARG_TEXT_PP(1);
+	int32		max_results = PG_GETARG_INT32(2);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	List	   *leaves;
+	List	   *keys = NIL;
+	bool		partitioned;
+	text	   *last = NULL;
+	int32		found = 0;
+	ListCell   *lc;
+
+	if (max_results < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_results must not be negative")));
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	leaves = func_index_leaves(indexoid, &partitioned);
+	if (!partitioned)
+	{
+		complete_one(indexoid, true, prefix, max_results, rsinfo, NULL);
+		return (Datum) 0;
+	}
+
+	foreach(lc, leaves)
+		complete_one(lfirst_oid(lc), false, prefix, max_results, rsinfo, &keys);
+	list_sort(keys, key_cmp);
+	foreach(lc, keys)
+	{
+		text	   *key = lfirst(lc);
+
+		if (found == max_results)
+			break;
+		if (last != NULL && VARSIZE_ANY_EXHDR(last) == VARSIZE_ANY_EXHDR(key) &&
+			memcmp(VARDATA_ANY(last), VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)) == 0)
+			continue;
+		put_key(rsinfo, (const uint8 *) VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+		last = key;
+		found++;
+	}
 	return (Datum) 0;
 }
 
 /*
  * artrie_prefix_count(index, prefix): index entries (non-NULL keys) whose
- * key begins with prefix, from the trie's subtree counts.  It counts
- * entries, visible or not, until VACUUM removes them.
+ * key begins with prefix, from the trie's subtree counts; of a partitioned
+ * index, the sum over its partitions' indexes.  It counts entries, visible
+ * or not, until VACUUM removes them.
  */
 Datum
 artrie_prefix_count(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
 	text	   *prefix = PG_GETARG_TEXT_PP(1);
-	FuncIndex	fi;
-	uint64_t	count;
+	bool		partitioned;
+	List	   *leaves = func_index_leaves(indexoid, &partitioned);
+	uint64		total = 0;
+	ListCell   *lc;
 
-	func_open_index(indexoid, &fi);
-	am_check_status(art_count_prefix(&fi.ai.keys,
-									 (const uint8 *) VARDATA_ANY(prefix),
-									 VARSIZE_ANY_EXHDR(prefix), &count),
-					fi.index, "counting");
-	func_close_index(&fi);
-	PG_RETURN_INT64((int64) count);
+	foreach(lc, leaves)
+	{
+		FuncIndex	fi;
+		uint64_t	count;
+
+		func_open_index(lfirst_oid(lc), &fi, !partitioned);
+		am_check_status(art_count_prefix(&fi.ai.keys,
+										 (const uint8 *) VARDATA_ANY(prefix),
+										 VARSIZE_ANY_EXHDR(prefix), &count),
+						fi.index, "counting");
+		func_close_index(&fi);
+		total += count;
+	}
+	PG_RETURN_INT64((int64) total);
 }
 
 /* The prefix lengths art_prefixes_of reports, longest first. */
@@ -154,9 +221,46 @@ collect_prefix(void *arg, size_t prefix_len)
 	return true;
 }
 
+/* Order prefix lengths longest first. */
+static int
+prefix_len_cmp(const void *a, const void *b)
+{
+	Size		x = *(const Size *) a;
+	Size		y = *(const Size *) b;
+
+	return x > y ? -1 : (x < y ? 1 : 0);
+}
+
+/* Add to *visible the lengths of one index's visible keys that are prefixes of value. */
+static void
+prefixes_one(Oid indexoid, bool check_access, const uint8 *bytes, Size len,
+			 PrefixLengths *visible)
+{
+	FuncIndex	fi;
+	PrefixLengths pl;
+	int			i;
+
+	func_open_index(indexoid, &fi, check_access);
+	pl.n = 0;
+	pl.cap = 16;
+	pl.lens = palloc(sizeof(Size) * pl.cap);
+	am_check_status(art_prefixes_of(&fi.ai.keys, bytes, len, 0x00,
+									collect_prefix, &pl),
+					fi.index, "matching prefixes");
+	for (i = 0; i < pl.n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (func_key_visible(&fi, bytes, pl.lens[i]))
+			collect_prefix(visible, pl.lens[i]);
+	}
+	func_close_index(&fi);
+	pfree(pl.lens);
+}
+
 /*
  * artrie_prefixes_of(index, value): the distinct visible keys that are
- * prefixes of value (value itself included), longest first.
+ * prefixes of value (value itself included), longest first; of a
+ * partitioned index, those of all its partitions' indexes.
  */
 Datum
 artrie_prefixes_of(PG_FUNCTION_ARGS)
@@ -165,26 +269,28 @@ artrie_prefixes_of(PG_FUNCTION_ARGS)
 	text	   *value = PG_GETARG_TEXT_PP(1);
 	const uint8 *bytes = (const uint8 *) VARDATA_ANY(value);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	FuncIndex	fi;
-	PrefixLengths pl;
+	List	   *leaves;
+	bool		partitioned;
+	PrefixLengths visible;
+	ListCell   *lc;
 	int			i;
 
 	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	func_open_index(indexoid, &fi);
+	leaves = func_index_leaves(indexoid, &partitioned);
 
-	pl.n = 0;
-	pl.cap = 16;
-	pl.lens = palloc(sizeof(Size) * pl.cap);
-	am_check_status(art_prefixes_of(&fi.ai.keys, bytes, VARSIZE_ANY_EXHDR(value),
-									0x00, collect_prefix, &pl),
-					fi.index, "matching prefixes");
-	for (i = 0; i < pl.n; i++)
+	visible.n = 0;
+	visible.cap = 16;
+	visible.lens = palloc(sizeof(Size) * visible.cap);
+	foreach(lc, leaves)
+		prefixes_one(lfirst_oid(lc), !partitioned, bytes,
+					 VARSIZE_ANY_EXHDR(value), &visible);
+	qsort(visible.lens, visible.n, sizeof(Size), prefix_len_cmp);
+	for (i = 0; i < visible.n; i++)
 	{
-		CHECK_FOR_INTERRUPTS();
-		if (func_key_visible(&fi, bytes, pl.lens[i]))
-			put_key(rsinfo, bytes, pl.lens[i]);
+		if (i > 0 && visible.lens[i] == visible.lens[i - 1])
+			continue;
+		put_key(rsinfo, bytes, visible.lens[i]);
 	}
-	func_close_index(&fi);
 	return (Datum) 0;
 }
 
@@ -257,11 +363,51 @@ fuzzy_hit_cmp(const void *a, const void *b)
 }
 
 /*
+ * Add one index's distinct visible keys the fuzzy walk finds to keys
+ * (*nkeys of them, room for *cap).
+ */
+static void
+fuzzy_one(Oid indexoid, bool check_access, ArtFuzzyQuery *query,
+		  FuzzyHit **keys, int *nkeys, int *cap)
+{
+	FuncIndex	fi;
+	FuzzyHits	fh;
+	int			first = *nkeys;
+	int			i;
+
+	func_open_index(indexoid, &fi, check_access);
+	fh.n = 0;
+	fh.cap = 64;
+	fh.hits = palloc(sizeof(FuzzyHit) * fh.cap);
+	am_check_status(art_fuzzy(&fi.ai.keys, query, collect_fuzzy, &fh),
+					fi.index, "searching");
+
+	/* Keep each key once, if one of its entries is visible. */
+	for (i = 0; i < fh.n; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (*nkeys > first && (*keys)[*nkeys - 1].key == fh.hits[i].key)
+			continue;
+		if (!func_tid_visible(&fi, &fh.hits[i].tid))
+			continue;
+		if (*nkeys == *cap)
+		{
+			*cap *= 2;
+			*keys = repalloc_huge(*keys, sizeof(FuzzyHit) * *cap);
+		}
+		(*keys)[(*nkeys)++] = fh.hits[i];
+	}
+	func_close_index(&fi);
+	pfree(fh.hits);
+}
+
+/*
  * artrie_fuzzy(index, term, max_distance, transpositions): the distinct
  * visible keys within max_distance edits of term, as (key, distance),
- * ordered by distance then key.  Distances count characters of the
- * database encoding, as fuzzystrmatch's levenshtein() does; with
- * transpositions, swapping two adjacent characters is one edit.
+ * ordered by distance then key; of a partitioned index, those of all its
+ * partitions' indexes.  Distances count characters of the database
+ * encoding, as fuzzystrmatch's levenshtein() does; with transpositions,
+ * swapping two adjacent characters is one edit.
  */
 Datum
 artrie_fuzzy(PG_FUNCTION_ARGS)
@@ -271,11 +417,13 @@ artrie_fuzzy(PG_FUNCTION_ARGS)
 	int32		max_distance = PG_GETARG_INT32(2);
 	bool		transpositions = PG_GETARG_BOOL(3);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	FuncIndex	fi;
+	List	   *leaves;
+	bool		partitioned;
 	ArtFuzzyQuery query;
-	FuzzyHits	fh;
 	FuzzyHit   *keys;
 	int			nkeys = 0;
+	int			cap = 64;
+	ListCell   *lc;
 	int			i;
 
 	if (max_distance < 0)
@@ -290,7 +438,7 @@ artrie_fuzzy(PG_FUNCTION_ARGS)
 						FUZZY_MAX_TERM_CHARS)));
 
 	InitMaterializedSRF(fcinfo, 0);
-	func_open_index(indexoid, &fi);
+	leaves = func_index_leaves(indexoid, &partitioned);
 
 	query.term = (const uint8_t *) VARDATA_ANY(term);
 	query.term_len = VARSIZE_ANY_EXHDR(term);
@@ -299,22 +447,9 @@ artrie_fuzzy(PG_FUNCTION_ARGS)
 	query.terminator = 0x00;
 	query.charlen = fuzzy_db_charlen;
 
-	fh.n = 0;
-	fh.cap = 64;
-	fh.hits = palloc(sizeof(FuzzyHit) * fh.cap);
-	am_check_status(art_fuzzy(&fi.ai.keys, &query, collect_fuzzy, &fh),
-					fi.index, "searching");
-
-	/* Keep each key once, if one of its entries is visible. */
-	keys = palloc(sizeof(FuzzyHit) * Max(fh.n, 1));
-	for (i = 0; i < fh.n; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (nkeys > 0 && keys[nkeys - 1].key == fh.hits[i].key)
-			continue;
-		if (func_tid_visible(&fi, &fh.hits[i].tid))
-			keys[nkeys++] = fh.hits[i];
-	}
+	keys = palloc(sizeof(FuzzyHit) * cap);
+	foreach(lc, leaves)
+		fuzzy_one(lfirst_oid(lc), !partitioned, &query, &keys, &nkeys, &cap);
 	qsort(keys, nkeys, sizeof(FuzzyHit), fuzzy_hit_cmp);
 
 	for (i = 0; i < nkeys; i++)
@@ -322,11 +457,13 @@ artrie_fuzzy(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {false, false};
 
+		/* Partitions may hold the same key, at the same distance. */
+		if (i > 0 && fuzzy_hit_cmp(&keys[i - 1], &keys[i]) == 0)
+			continue;
 		values[0] = PointerGetDatum(cstring_to_text_with_len(keys[i].key,
 															 (int) keys[i].keylen));
 		values[1] = Int32GetDatum(keys[i].distance);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	func_close_index(&fi);
 	return (Datum) 0;
 }

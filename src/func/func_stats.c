@@ -169,7 +169,8 @@ artrie_stats(PG_FUNCTION_ARGS)
 	uint64		distinct;
 	ArtStatus	st;
 
-	func_open_index(indexoid, &fi);
+	func_refuse_partitioned(indexoid, "artrie_stats");
+	func_open_index(indexoid, &fi, true);
 	am_check_status(art_count_prefix(&fi.ai.keys, (const uint8 *) "", 0, &nkeys),
 					fi.index, "counting");
 	am_check_status(art_count_prefix(&fi.ai.nulls, (const uint8 *) "", 0, &nnulls),
@@ -239,6 +240,7 @@ artrie_index_info(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
+	func_refuse_partitioned(indexoid, "artrie_index_info");
 	index = index_open(indexoid, AccessShareLock);
 	func_check_artrie(index);
 

@@ -150,22 +150,30 @@ verify_heap_all_indexed(FuncIndex *fi)
 
 /*
  * artrie_verify(index, heapallindexed): raise an ERROR naming the first
- * violation found, or return nothing.
+ * violation found, or return nothing.  A partitioned index is verified by
+ * verifying each of its partitions' indexes.
  */
 Datum
 artrie_verify(PG_FUNCTION_ARGS)
 {
 	Oid			indexoid = PG_GETARG_OID(0);
 	bool		heapallindexed = PG_GETARG_BOOL(1);
-	FuncIndex	fi;
+	bool		partitioned;
+	List	   *leaves = func_index_leaves(indexoid, &partitioned);
+	ListCell   *lc;
 
-	func_open_index(indexoid, &fi);
-	verify_trie(&fi, &fi.ai.keys, "key");
-	verify_trie(&fi, &fi.ai.nulls, "NULL");
-	verify_entries(&fi, &fi.ai.keys, false);
-	verify_entries(&fi, &fi.ai.nulls, true);
-	if (heapallindexed)
-		verify_heap_all_indexed(&fi);
-	func_close_index(&fi);
+	foreach(lc, leaves)
+	{
+		FuncIndex	fi;
+
+		func_open_index(lfirst_oid(lc), &fi, !partitioned);
+		verify_trie(&fi, &fi.ai.keys, "key");
+		verify_trie(&fi, &fi.ai.nulls, "NULL");
+		verify_entries(&fi, &fi.ai.keys, false);
+		verify_entries(&fi, &fi.ai.nulls, true);
+		if (heapallindexed)
+			verify_heap_all_indexed(&fi);
+		func_close_index(&fi);
+	}
 	PG_RETURN_VOID();
 }
