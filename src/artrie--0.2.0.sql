@@ -82,6 +82,77 @@ DEFAULT FOR TYPE name USING artrie AS
 	OPERATOR	5	> (name, name),
 	OPERATOR	6	^@ (name, name);
 
+-- Operator classes for the columns ahead of the last in a multicolumn
+-- index: the integers (one family, with the operators between any two of
+-- them, so that "bigint_col = 42" uses the index) and uuid.  Their values
+-- are keyed in order (am_datum_key); they have no starts-with.  A single
+-- integer or uuid column is left to btree.
+CREATE OPERATOR FAMILY artrie_integer_ops USING artrie;
+
+CREATE OPERATOR CLASS artrie_int2_ops
+DEFAULT FOR TYPE int2 USING artrie FAMILY artrie_integer_ops AS
+	OPERATOR	1	< (int2, int2),
+	OPERATOR	2	<= (int2, int2),
+	OPERATOR	3	= (int2, int2),
+	OPERATOR	4	>= (int2, int2),
+	OPERATOR	5	> (int2, int2);
+
+CREATE OPERATOR CLASS artrie_int4_ops
+DEFAULT FOR TYPE int4 USING artrie FAMILY artrie_integer_ops AS
+	OPERATOR	1	< (int4, int4),
+	OPERATOR	2	<= (int4, int4),
+	OPERATOR	3	= (int4, int4),
+	OPERATOR	4	>= (int4, int4),
+	OPERATOR	5	> (int4, int4);
+
+CREATE OPERATOR CLASS artrie_int8_ops
+DEFAULT FOR TYPE int8 USING artrie FAMILY artrie_integer_ops AS
+	OPERATOR	1	< (int8, int8),
+	OPERATOR	2	<= (int8, int8),
+	OPERATOR	3	= (int8, int8),
+	OPERATOR	4	>= (int8, int8),
+	OPERATOR	5	> (int8, int8);
+
+ALTER OPERATOR FAMILY artrie_integer_ops USING artrie ADD
+	OPERATOR	1	< (int2, int4),
+	OPERATOR	2	<= (int2, int4),
+	OPERATOR	3	= (int2, int4),
+	OPERATOR	4	>= (int2, int4),
+	OPERATOR	5	> (int2, int4),
+	OPERATOR	1	< (int2, int8),
+	OPERATOR	2	<= (int2, int8),
+	OPERATOR	3	= (int2, int8),
+	OPERATOR	4	>= (int2, int8),
+	OPERATOR	5	> (int2, int8),
+	OPERATOR	1	< (int4, int2),
+	OPERATOR	2	<= (int4, int2),
+	OPERATOR	3	= (int4, int2),
+	OPERATOR	4	>= (int4, int2),
+	OPERATOR	5	> (int4, int2),
+	OPERATOR	1	< (int4, int8),
+	OPERATOR	2	<= (int4, int8),
+	OPERATOR	3	= (int4, int8),
+	OPERATOR	4	>= (int4, int8),
+	OPERATOR	5	> (int4, int8),
+	OPERATOR	1	< (int8, int2),
+	OPERATOR	2	<= (int8, int2),
+	OPERATOR	3	= (int8, int2),
+	OPERATOR	4	>= (int8, int2),
+	OPERATOR	5	> (int8, int2),
+	OPERATOR	1	< (int8, int4),
+	OPERATOR	2	<= (int8, int4),
+	OPERATOR	3	= (int8, int4),
+	OPERATOR	4	>= (int8, int4),
+	OPERATOR	5	> (int8, int4);
+
+CREATE OPERATOR CLASS artrie_uuid_ops
+DEFAULT FOR TYPE uuid USING artrie AS
+	OPERATOR	1	< (uuid, uuid),
+	OPERATOR	2	<= (uuid, uuid),
+	OPERATOR	3	= (uuid, uuid),
+	OPERATOR	4	>= (uuid, uuid),
+	OPERATOR	5	> (uuid, uuid);
+
 -- Functions over artrie indexes.  Each one checks that the caller may
 -- SELECT from the indexed table, and reports only keys that a heap tuple
 -- visible to the caller holds (artrie_prefix_count excepted: it counts

@@ -28,6 +28,7 @@
 
 #include "access/amapi.h"
 #include "access/genam.h"
+#include "lib/stringinfo.h"
 #include "nodes/execnodes.h"
 #include "nodes/pathnodes.h"
 #include "pager/pager.h"
@@ -116,6 +117,13 @@ am_entry_tid(const uint8 *entry, Size entrylen, ItemPointer tid)
 	ItemPointerSetOffsetNumber(tid, (OffsetNumber) ((p[4] << 8) | p[5]));
 }
 
+/* Bytes of the seven-bit key of nraw bytes (am_bits_encode). */
+#define AM_BITS_KEY_LEN(nraw)	((8 * (nraw) + 6) / 7)
+
+extern int	am_fixed_raw(Oid typid, Datum value, uint8 *raw);
+extern void am_bits_encode(const uint8 *raw, int nraw, uint8 *out);
+extern void am_bits_decode(const uint8 *in, int nraw, uint8 *raw);
+extern Datum am_fixed_datum(Oid typid, const uint8 *raw);
 extern void am_check_key_length(Relation index, Size keylen);
 extern AmKey am_datum_key(Oid typid, Datum value);
 extern void am_key_free(AmKey *key);
@@ -125,6 +133,20 @@ extern int	am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen);
 extern bool am_collation_is_bytewise(Oid collid);
 extern void am_check_status(ArtStatus status, Relation index,
 							const char *action);
+
+/* Keys of multicolumn indexes (am_cols.c): each column's marker byte. */
+#define AM_COL_NULL_FIRST		0x01
+#define AM_COL_VALUE			0x02
+#define AM_COL_NULL_LAST		0x03
+
+extern bool am_cols_is_string(Oid typid);
+extern uint8 am_cols_null_marker(Relation index, int col);
+extern void am_cols_append(StringInfo buf, bool isstring, bool last,
+						   bool prefix, const char *raw, Size len);
+extern AmKey am_cols_key(Relation index, Datum *values, bool *isnull,
+						 bool *anynull);
+extern bool am_cols_decode(Relation index, const uint8 *key, Size len,
+						   Datum *values, bool *isnull);
 
 /* A relation of any database, as the buffer manager names it. */
 #if PG_VERSION_NUM >= 160000

@@ -26,6 +26,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_operator_d.h"
 #include "catalog/pg_type.h"
 #include "commands/progress.h"
@@ -80,12 +81,13 @@ typedef struct ArtrieBuildState
 } ArtrieBuildState;
 
 /*
- * Refuse collations whose equality is not byte equality.
+ * Refuse collations whose equality is not byte equality, for the string
+ * column col.
  */
 static void
-am_check_collation(Relation index)
+am_check_collation(Relation index, int col)
 {
-	Oid			collid = index->rd_indcollation[0];
+	Oid			collid = index->rd_indcollation[col];
 
 	if (!OidIsValid(collid))
 		ereport(ERROR,
@@ -109,9 +111,9 @@ am_check_collation(Relation index)
  * chosen.  citext is an extension's type, known here by its name.
  */
 static void
-am_check_type(Relation index)
+am_check_type(Relation index, int col)
 {
-	Oid			typid = getBaseType(TupleDescAttr(RelationGetDescr(index), 0)->atttypid);
+	Oid			typid = getBaseType(TupleDescAttr(RelationGetDescr(index), col)->atttypid);
 	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
 	bool		citext;
 
@@ -126,6 +128,45 @@ am_check_type(Relation index)
 				 errdetail("Index \"%s\" would compare citext values as text, byte by byte, so citext's case-insensitive operators could never use it.",
 						   RelationGetRelationName(index)),
 				 errhint("Index an expression instead: (col::text) for case-sensitive lookups, or (lower(col::text)) for case-insensitive ones queried with lower(col::text).")));
+}
+
+/*
+ * Check each column of the index: string columns for their collation and
+ * type; an integer or uuid column only ahead of others (a single one is
+ * btree's job); a multicolumn index only ascending, since its key is the
+ * columns' values one after the other in ascending byte order.
+ */
+static void
+am_check_columns(Relation index)
+{
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(index);
+	int			col;
+
+	for (col = 0; col < ncols; col++)
+	{
+		if (!am_cols_is_string(index->rd_opcintype[col]))
+		{
+			if (ncols == 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("artrie cannot index a single column of type %s",
+								format_type_be(index->rd_opcintype[col])),
+						 errhint("Index it with btree, or put it ahead of a text column in a multicolumn artrie index.")));
+			continue;
+		}
+		am_check_collation(index, col);
+		am_check_type(index, col);
+	}
+	if (ncols == 1)
+		return;
+	for (col = 0; col < ncols; col++)
+		if (index->rd_indoption[col] & INDOPTION_DESC)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("multicolumn artrie indexes do not support DESC columns"),
+					 errdetail("Column %d of index \"%s\" is DESC.", col + 1,
+							   RelationGetRelationName(index)),
+					 errhint("Leave out DESC: an ascending index is scanned backward for descending order.")));
 }
 
 /*
@@ -226,20 +267,35 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 	Size		len;
 	uint8	   *p;
 	uint8	   *spill = NULL;
+	bool		keyed = !isnull[0];
+	bool		anynull = isnull[0];
 
-	if (isnull[0])
-		key.len = 0;
-	else
+	if (IndexRelationGetNumberOfKeyAttributes(index) > 1)
 	{
-		key = am_datum_key(index->rd_opcintype[0], values[0]);
-		am_check_key_length(index, key.len);
+		key = am_cols_key(index, values, isnull, &anynull);
+		keyed = true;
 	}
+	else if (keyed)
+		key = am_datum_key(index->rd_opcintype[0], values[0]);
+	else
+		key.len = 0;
+	if (keyed)
+		am_check_key_length(index, key.len);
+
+	/*
+	 * A key with a NULL never conflicts under NULLS DISTINCT: for the
+	 * UNIQUE check it counts as dead (the NULL trie's entries are told
+	 * apart by their tag instead).
+	 */
+	if (keyed && anynull && !index->rd_index->indnullsnotdistinct)
+		tupleIsAlive = false;
+
 	/* tag, [key, terminator,] TID, liveness */
-	len = 1 + (isnull[0] ? 0 : key.len + 1) + ARTRIE_TID_LEN + 1;
+	len = 1 + (keyed ? key.len + 1 : 0) + ARTRIE_TID_LEN + 1;
 	p = am_build_reserve(bs, len);
 	if (p == NULL)
 		p = spill = MemoryContextAlloc(bs->tmpCxt, len);
-	if (isnull[0])
+	if (!keyed)
 	{
 		p[0] = ARTRIE_TAG_NULL;
 		am_tid_encode(tid, p + 1);
@@ -252,6 +308,8 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 		am_tid_encode(tid, p + 2 + key.len);
 	}
 	p[len - 1] = tupleIsAlive ? 1 : 0;
+	if (keyed)
+		am_key_free(&key);
 	if (spill != NULL)
 		am_build_put_sorted(bs, spill, len);
 	bs->indtuples += 1;
@@ -399,8 +457,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (RelationGetNumberOfBlocks(index) != 0)
 		elog(ERROR, "index \"%s\" already contains data",
 			 RelationGetRelationName(index));
-	am_check_collation(index);
-	am_check_type(index);
+	am_check_columns(index);
 	if (IsBinaryUpgrade)
 		pager_note_upgraded_index();
 

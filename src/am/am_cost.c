@@ -115,8 +115,72 @@ am_cost_range_is_prefix(Oid typid, Const *lo, Const *hi)
 }
 
 /*
+ * The entries a scan of a multicolumn index reads, as btcostestimate
+ * counts them: what the quals on the leading columns with "=" (or IS
+ * NULL) and on the first column without let through; quals on later
+ * columns are only rechecked.  A range on a string column whose collation
+ * does not order like its bytes bounds nothing.
+ */
+static double
+am_cost_cols_scanned(PlannerInfo *root, IndexPath *path)
+{
+	IndexOptInfo *index = path->indexinfo;
+	List	   *boundquals = NIL;
+	int			indexcol = 0;
+	bool		eqQualHere = false;
+	ListCell   *lc;
+
+	foreach(lc, path->indexclauses)
+	{
+		IndexClause *iclause = lfirst_node(IndexClause, lc);
+		bool		bytewise;
+		ListCell   *lc2;
+
+		if (indexcol != iclause->indexcol)
+		{
+			if (!eqQualHere)
+				break;
+			eqQualHere = false;
+			indexcol++;
+			if (indexcol != iclause->indexcol)
+				break;
+		}
+		bytewise = !OidIsValid(index->indexcollations[indexcol]) ||
+			am_collation_is_bytewise(index->indexcollations[indexcol]);
+		foreach(lc2, iclause->indexquals)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
+			Expr	   *clause = rinfo->clause;
+			int			strategy = 0;
+
+			if (IsA(clause, NullTest))
+				eqQualHere |= ((NullTest *) clause)->nulltesttype == IS_NULL;
+			else if (IsA(clause, OpExpr))
+			{
+				strategy = get_op_opfamily_strategy(((OpExpr *) clause)->opno,
+													index->opfamily[indexcol]);
+				eqQualHere |= (strategy == ARTRIE_EQUAL_STRATEGY);
+			}
+			else if (IsA(clause, ScalarArrayOpExpr))
+				strategy = get_op_opfamily_strategy(((ScalarArrayOpExpr *) clause)->opno,
+													index->opfamily[indexcol]);
+			if (!bytewise && strategy != 0 &&
+				strategy != ARTRIE_EQUAL_STRATEGY &&
+				strategy != ARTRIE_PREFIX_STRATEGY)
+				continue;
+			boundquals = lappend(boundquals, rinfo);
+		}
+	}
+	if (boundquals == NIL)
+		return index->tuples;
+	return clauselist_selectivity(root, boundquals, index->rel->relid,
+								  JOIN_INNER, NULL) * index->tuples;
+}
+
+/*
  * amcostestimate: genericcostestimate over artrie's own page count, fed
- * with exact entry counts where the quals allow.
+ * with exact entry counts where the quals of a single-column index allow
+ * (a multicolumn index: am_cost_cols_scanned).
  */
 void
 artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
@@ -138,7 +202,7 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	Const	   *rangelo = NULL; /* a ">=" and a "<" bound, for the prefix */
 	Const	   *rangehi = NULL; /* case (am_cost_range_is_prefix) */
 
-	foreach(lc, path->indexclauses)
+	foreach(lc, (index->nkeycolumns == 1) ? path->indexclauses : NIL)
 	{
 		IndexClause *iclause = lfirst_node(IndexClause, lc);
 		ListCell   *lc2;
@@ -227,7 +291,9 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	 * by recheck, everything the applied quals let through.
 	 */
 	ntuples = Max(index->rel->tuples, 1.0);
-	if (exact >= 0)
+	if (index->nkeycolumns > 1)
+		scanned = am_cost_cols_scanned(root, path);
+	else if (exact >= 0)
 		scanned = exact;
 	else if (lossy)
 		scanned = (rangequals != NIL)
@@ -293,6 +359,22 @@ am_plan_pages(Relation irel, BlockNumber *pages)
 }
 
 /*
+ * Is the index's byte order its columns' order: does each string column's
+ * collation order strings as their bytes?
+ */
+static bool
+am_cost_orders_bytewise(IndexOptInfo *info)
+{
+	int			col;
+
+	for (col = 0; col < info->nkeycolumns; col++)
+		if (am_cols_is_string(info->opcintype[col]) &&
+			!am_collation_is_bytewise(info->indexcollations[col]))
+			return false;
+	return true;
+}
+
+/*
  * Planner hook: fix up what the planner knows of artrie indexes.
  */
 static void
@@ -321,7 +403,7 @@ am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 		if (info->relam != amoid)
 			continue;
 
-		if (!am_collation_is_bytewise(info->indexcollations[0]))
+		if (!am_cost_orders_bytewise(info))
 		{
 			info->sortopfamily = NULL;
 			info->reverse_sort = NULL;

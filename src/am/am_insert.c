@@ -50,9 +50,10 @@ am_insert_entry(ArtrieIndex *ai, ArtTrie *trie, const uint8 *entry, Size len)
 }
 
 /*
- * aminsert: add (key, TID) to the key trie, or the TID to the NULL trie;
- * for a UNIQUE index, after checking the key (am_unique.c).  NULL keys
- * are checked only under NULLS NOT DISTINCT.
+ * aminsert: add (key, TID) to the key trie, or the TID to the NULL trie
+ * (a multicolumn index keeps rows with NULLs in the key trie, am_cols.c);
+ * for a UNIQUE index, after checking the key (am_unique.c).  Keys with a
+ * NULL are checked only under NULLS NOT DISTINCT.
  */
 bool
 artrie_insert(Relation index, Datum *values, bool *isnull,
@@ -68,10 +69,22 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	Size		entrylen;
 	Size		prefixlen;
 	AmKey		key = {0};
+	bool		keyed = true;	/* the entry is in the key trie */
+	bool		anynull = isnull[0];
 	bool		result = true;
 
-	if (isnull[0])
+	if (IndexRelationGetNumberOfKeyAttributes(index) > 1)
 	{
+		/* every row of a multicolumn index is in the key trie */
+		trie = &ai->keys;
+		key = am_cols_key(index, values, isnull, &anynull);
+		am_check_key_length(index, key.len);
+		entry = am_key_entry(key.data, key.len, ht_ctid, &entrylen);
+		prefixlen = entrylen - ARTRIE_TID_LEN;
+	}
+	else if (isnull[0])
+	{
+		keyed = false;
 		trie = &ai->nulls;
 		am_tid_encode(ht_ctid, tidEntry);
 		entry = tidEntry;
@@ -88,14 +101,14 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	}
 
 	if (checkUnique != UNIQUE_CHECK_NO &&
-		(!isnull[0] || index->rd_index->indnullsnotdistinct))
+		(!anynull || index->rd_index->indnullsnotdistinct))
 		result = am_unique_insert(ai, trie, entry, entrylen, prefixlen,
 								  ht_ctid, heapRel, checkUnique,
 								  values, isnull);
 	else if (checkUnique != UNIQUE_CHECK_EXISTING)
 		am_insert_entry(ai, trie, entry, entrylen);
 
-	if (!isnull[0])
+	if (keyed)
 	{
 		pfree(entry);
 		am_key_free(&key);

@@ -20,6 +20,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
+#include "utils/uuid.h"
 
 #include "am/am.h"
 
@@ -85,14 +86,137 @@ am_datum_key(Oid typid, Datum value)
 					key.copy = t;
 				break;
 			}
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case UUIDOID:
+			{
+				uint8		raw[UUID_LEN];
+				int			nraw = am_fixed_raw(typid, value, raw);
+				int			len = AM_BITS_KEY_LEN(nraw);
+				uint8	   *out = palloc(len);
+
+				am_bits_encode(raw, nraw, out);
+				key.data = (const char *) out;
+				key.len = len;
+				key.copy = out;
+				break;
+			}
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("artrie cannot index values of type %s",
 							format_type_be(typid)),
-					 errhint("artrie indexes text, varchar, bpchar and name.")));
+					 errhint("artrie indexes text, varchar, bpchar and name, and int2, int4, int8 and uuid ahead of them in a multicolumn index.")));
 	}
 	return key;
+}
+
+/*
+ * The big-endian bytes of an integer (as an int64 whose sign bit is
+ * flipped, so that every integer type compares as unsigned bytes in the
+ * same order) or of a uuid (compared as its bytes); returns their number.
+ */
+int
+am_fixed_raw(Oid typid, Datum value, uint8 *raw)
+{
+	uint64		u;
+	int			i;
+
+	switch (typid)
+	{
+		case INT2OID:
+			u = (uint64) (int64) DatumGetInt16(value);
+			break;
+		case INT4OID:
+			u = (uint64) (int64) DatumGetInt32(value);
+			break;
+		case INT8OID:
+			u = (uint64) DatumGetInt64(value);
+			break;
+		case UUIDOID:
+			memcpy(raw, DatumGetUUIDP(value)->data, UUID_LEN);
+			return UUID_LEN;
+		default:
+			elog(ERROR, "type %u has no fixed-width artrie key", typid);
+	}
+	u ^= UINT64CONST(1) << 63;
+	for (i = 0; i < 8; i++)
+		raw[i] = (uint8) (u >> (56 - 8 * i));
+	return 8;
+}
+
+/*
+ * Encode nraw big-endian bytes as AM_BITS_KEY_LEN(nraw) bytes of seven
+ * bits each (leading zero bits pad the first), each with its high bit set:
+ * the order of the bytes is kept and no byte is 0x00, so the key trie's
+ * terminator stays unique to the end of a key.
+ */
+void
+am_bits_encode(const uint8 *raw, int nraw, uint8 *out)
+{
+	int			len = AM_BITS_KEY_LEN(nraw);
+	int			pad = 7 * len - 8 * nraw;
+	int			i;
+
+	memset(out, 0x80, len);
+	for (i = 0; i < 8 * nraw; i++)
+	{
+		int			bit = (raw[i / 8] >> (7 - i % 8)) & 1;
+		int			pos = pad + i;
+
+		out[pos / 7] |= bit << (6 - pos % 7);
+	}
+}
+
+/*
+ * Decode what am_bits_encode made of nraw bytes.
+ */
+void
+am_bits_decode(const uint8 *in, int nraw, uint8 *raw)
+{
+	int			len = AM_BITS_KEY_LEN(nraw);
+	int			pad = 7 * len - 8 * nraw;
+	int			i;
+
+	memset(raw, 0, nraw);
+	for (i = 0; i < 8 * nraw; i++)
+	{
+		int			pos = pad + i;
+		int			bit = (in[pos / 7] >> (6 - pos % 7)) & 1;
+
+		raw[i / 8] |= bit << (7 - i % 8);
+	}
+}
+
+/*
+ * The value of an integer or uuid column from its raw bytes (am_fixed_raw).
+ */
+Datum
+am_fixed_datum(Oid typid, const uint8 *raw)
+{
+	uint64		u = 0;
+	int			i;
+
+	if (typid == UUIDOID)
+	{
+		pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
+
+		memcpy(uuid->data, raw, UUID_LEN);
+		return UUIDPGetDatum(uuid);
+	}
+	for (i = 0; i < 8; i++)
+		u = (u << 8) | raw[i];
+	u ^= UINT64CONST(1) << 63;
+	switch (typid)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) (int64) u);
+		case INT4OID:
+			return Int32GetDatum((int32) (int64) u);
+		default:
+			return Int64GetDatum((int64) u);
+	}
 }
 
 /*

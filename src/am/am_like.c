@@ -242,7 +242,7 @@ am_prefix_const(Oid typid, const char *prefix, int len)
  */
 static bool
 am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
-					IndexOptInfo *index)
+					IndexOptInfo *index, int col)
 {
 	RegProcedure prosupport = get_func_support(funcid);
 	SupportRequestIndexCondition req;
@@ -255,9 +255,9 @@ am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
 	req.node = (Node *) clause;
 	req.indexarg = 0;
 	req.index = index;
-	req.indexcol = 0;
-	req.opfamily = index->opfamily[0];
-	req.indexcollation = index->indexcollations[0];
+	req.indexcol = col;
+	req.opfamily = index->opfamily[col];
+	req.indexcollation = index->indexcollations[col];
 	req.lossy = true;
 	return DatumGetPointer(OidFunctionCall1(prosupport,
 											PointerGetDatum(&req))) != NULL;
@@ -273,10 +273,10 @@ am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
  */
 static IndexClause *
 am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
-					 IndexOptInfo *index, bool allow_exact)
+					 IndexOptInfo *index, int col, bool allow_exact)
 {
 	Expr	   *clause = rinfo->clause;
-	Oid			typid = index->opcintype[0];
+	Oid			typid = index->opcintype[col];
 	Oid			funcid;
 	Oid			collid;
 	List	   *args;
@@ -313,11 +313,11 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 
 	if (am_pattern_kind(funcid) == AM_PATTERN_NONE || list_length(args) != 2)
 		return NULL;
-	if (collid != index->indexcollations[0])
+	if (!am_cols_is_string(typid) || collid != index->indexcollations[col])
 		return NULL;
 	if (!IsA(lsecond(args), Const) || ((Const *) lsecond(args))->constisnull)
 		return NULL;
-	if (!match_index_to_operand((Node *) linitial(args), 0, index))
+	if (!match_index_to_operand((Node *) linitial(args), col, index))
 		return NULL;
 
 	patt = (Const *) lsecond(args);
@@ -326,7 +326,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	exact = allow_exact && typid == TEXTOID &&
 		am_pattern_kind(funcid) == AM_PATTERN_LIKE &&
 		am_like_prefix_only(VARDATA_ANY(pattext), len);
-	if (!exact && am_like_has_support(root, funcid, clause, index))
+	if (!exact && am_like_has_support(root, funcid, clause, index, col))
 		return NULL;
 	prefix = palloc(len + 1);
 	switch (am_pattern_kind(funcid))
@@ -348,13 +348,13 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 		return NULL;
 
 	pconst = am_prefix_const(typid, prefix, len);
-	opno = get_opfamily_member(index->opfamily[0], typid, typid,
+	opno = get_opfamily_member(index->opfamily[col], typid, typid,
 							   ARTRIE_PREFIX_STRATEGY);
 	if (pconst == NULL || !OidIsValid(opno))
 		return NULL;
 	prefixclause = make_opclause(opno, BOOLOID, false,
 								 (Expr *) linitial(args), (Expr *) pconst,
-								 InvalidOid, index->indexcollations[0]);
+								 InvalidOid, index->indexcollations[col]);
 	set_opfuncid((OpExpr *) prefixclause);
 
 	iclause = makeNode(IndexClause);
@@ -362,7 +362,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	iclause->indexquals = list_make1(make_simple_restrictinfo(root,
 															  prefixclause));
 	iclause->lossy = !exact;
-	iclause->indexcol = 0;
+	iclause->indexcol = col;
 	iclause->indexcols = NIL;
 	return iclause;
 }
@@ -375,55 +375,129 @@ static bool
 am_like_index_only(RelOptInfo *rel, IndexOptInfo *index)
 {
 	Bitmapset  *attrs = NULL;
-	AttrNumber	attno = index->indexkeys[0];
+	Bitmapset  *returnable = NULL;
 	ListCell   *lc;
+	int			col;
 
-	if (!enable_indexonlyscan || attno == 0 || !index->canreturn[0])
+	if (!enable_indexonlyscan)
 		return false;
+	for (col = 0; col < index->nkeycolumns; col++)
+	{
+		AttrNumber	attno = index->indexkeys[col];
+
+		if (attno == 0 || !index->canreturn[col])
+			return false;
+		/* pull_varattnos offsets attribute numbers so system columns fit */
+		returnable = bms_add_member(returnable,
+									attno - FirstLowInvalidHeapAttributeNumber);
+	}
 	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
 	foreach(lc, index->indrestrictinfo)
 		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause,
 					   rel->relid, &attrs);
-
-	/* pull_varattnos offsets attribute numbers so system columns fit */
-	attno -= FirstLowInvalidHeapAttributeNumber;
-	return bms_is_subset(attrs, bms_make_singleton(attno));
+	return bms_is_subset(attrs, returnable);
 }
 
 /*
- * The paths on one artrie index for the prefix restrictions on its key:
- * an index scan (index-only if it can be) and a bitmap scan.
+ * The index clause of a restriction "column = constant" on the index's
+ * column col, or NULL: a multicolumn index's paths for a prefix of a later
+ * column take the "=" of the columns ahead of it.
+ */
+static IndexClause *
+am_like_equal_clause(RestrictInfo *rinfo, IndexOptInfo *index, int col)
+{
+	OpExpr	   *op;
+	IndexClause *iclause;
+
+	if (!IsA(rinfo->clause, OpExpr) || rinfo->pseudoconstant)
+		return NULL;
+	op = (OpExpr *) rinfo->clause;
+	if (list_length(op->args) != 2 || !IsA(lsecond(op->args), Const) ||
+		!match_index_to_operand((Node *) linitial(op->args), col, index) ||
+		get_op_opfamily_strategy(op->opno, index->opfamily[col]) !=
+		ARTRIE_EQUAL_STRATEGY ||
+		(OidIsValid(index->indexcollations[col]) &&
+		 op->inputcollid != index->indexcollations[col]))
+		return NULL;
+	iclause = makeNode(IndexClause);
+	iclause->rinfo = rinfo;
+	iclause->indexquals = list_make1(rinfo);
+	iclause->lossy = false;
+	iclause->indexcol = col;
+	iclause->indexcols = NIL;
+	return iclause;
+}
+
+/*
+ * The index clauses for the prefix restrictions on the index's column col:
+ * with col > 0 preceded by an "=" on each column ahead of it, or NIL.
+ */
+static List *
+am_like_column_clauses(PlannerInfo *root, RelOptInfo *rel,
+					   IndexOptInfo *index, int col)
+{
+	List	   *iclauses = NIL;
+	List	   *likes = NIL;
+	ListCell   *lc;
+	int			c;
+
+	foreach(lc, rel->baserestrictinfo)
+	{
+		IndexClause *iclause = am_like_index_clause(root,
+													lfirst_node(RestrictInfo, lc),
+													index, col, true);
+
+		if (iclause != NULL)
+			likes = lappend(likes, iclause);
+	}
+	if (likes == NIL)
+		return NIL;
+	for (c = 0; c < col; c++)
+	{
+		IndexClause *eq = NULL;
+
+		foreach(lc, rel->baserestrictinfo)
+			if ((eq = am_like_equal_clause(lfirst_node(RestrictInfo, lc),
+										   index, c)) != NULL)
+				break;
+		if (eq == NULL)
+			return NIL;
+		iclauses = lappend(iclauses, eq);
+	}
+	return list_concat(iclauses, likes);
+}
+
+/*
+ * The paths on one artrie index for the prefix restrictions on each of its
+ * columns (on a column of a multicolumn index behind an "=" on each column
+ * ahead of it): an index scan (index-only if it can be) and a bitmap scan.
  */
 static void
 am_like_index_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index)
 {
-	List	   *iclauses = NIL;
-	IndexPath  *ipath;
-	ListCell   *lc;
+	int			col;
 
-	foreach(lc, rel->baserestrictinfo)
+	for (col = 0; col < index->nkeycolumns; col++)
 	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		IndexClause *iclause = am_like_index_clause(root, rinfo, index,
-													true);
+		List	   *iclauses = am_like_column_clauses(root, rel, index, col);
+		IndexPath  *ipath;
 
-		if (iclause != NULL)
-			iclauses = lappend(iclauses, iclause);
+		if (iclauses == NIL)
+			continue;
+		ipath = create_index_path(root, index, iclauses, NIL, NIL, NIL,
+								  ForwardScanDirection, false, NULL, 1.0,
+								  false);
+		if (am_like_index_only(rel, index))
+			add_path(rel, (Path *) create_index_path(root, index, iclauses,
+													 NIL, NIL, NIL,
+													 ForwardScanDirection,
+													 true, NULL, 1.0, false));
+		else
+			add_path(rel, (Path *) ipath);
+		add_path(rel, (Path *) create_bitmap_heap_path(root, rel,
+													   (Path *) ipath,
+													   NULL, 1.0, 0));
 	}
-	if (iclauses == NIL)
-		return;
-
-	ipath = create_index_path(root, index, iclauses, NIL, NIL, NIL,
-							  ForwardScanDirection, false, NULL, 1.0, false);
-	if (am_like_index_only(rel, index))
-		add_path(rel, (Path *) create_index_path(root, index, iclauses,
-												 NIL, NIL, NIL,
-												 ForwardScanDirection,
-												 true, NULL, 1.0, false));
-	else
-		add_path(rel, (Path *) ipath);
-	add_path(rel, (Path *) create_bitmap_heap_path(root, rel, (Path *) ipath,
-												   NULL, 1.0, 0));
 }
 
 /*
@@ -455,7 +529,7 @@ am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
 			IndexOptInfo *index = (IndexOptInfo *) lfirst(lc2);
 
 			iclause = am_like_index_clause(root, (RestrictInfo *) arm, index,
-										   false);
+										   0, false);
 			if (iclause != NULL)
 			{
 				bitmapquals = lappend(bitmapquals,

@@ -80,10 +80,12 @@ typedef struct ArtrieScanOpaqueData
 	MemoryContext keyCxt;		/* segments; reset at each rescan */
 	HeapTuple	tup;			/* the index-only tuple, reused */
 	HeapTuple	nullTup;		/* the index-only tuple of a NULL */
+	MemoryContext tupCxt;		/* a multicolumn index-only tuple, or NULL */
 	Size		tupcap;			/* bytes allocated at tup */
 	ArtrieSegment *segs;
 	int			nsegs;
 	bool		recheck;		/* some qual was not applied exactly */
+	int			ncols;			/* the index's key columns */
 	bool		desc;			/* the index column is DESC */
 	bool		started;
 	int			cur;			/* current segment; may be -1 or nsegs */
@@ -284,17 +286,82 @@ am_add_keyseg(ArtrieSegment *segs, int *nsegs, AmBytes lo, AmBytes hi)
 }
 
 /*
- * Turn the scan keys into segments (see the file header).
+ * The key of a value (raw, as am_key_values gives it) in the index's
+ * column col: the value itself in a single-column index (prefix NULL),
+ * else the prefix (the parts of the columns before it), then its part
+ * (am_cols.c); with asprefix, the part of a prefix for "^@".
  */
-static void
-am_scan_prepare(IndexScanDesc scan)
+static AmBytes
+am_scan_part(Relation index, int col, const AmBytes *prefix, AmBytes raw,
+			 bool asprefix)
+{
+	StringInfoData buf;
+	AmBytes		b;
+
+	if (prefix == NULL)
+		return raw;
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (char *) prefix->data, prefix->len);
+	am_cols_append(&buf, am_cols_is_string(index->rd_opcintype[col]),
+				   col == IndexRelationGetNumberOfKeyAttributes(index) - 1,
+				   asprefix, (char *) raw.data, raw.len);
+	b.data = (uint8 *) buf.data;
+	b.len = buf.len;
+	return b;
+}
+
+/*
+ * The first and the bound past the last entry of a key x whose column ends
+ * the key: the last column's key is followed by the terminator, an earlier
+ * column's by the later columns.
+ */
+static AmBytes
+am_key_first(AmBytes x, bool last)
+{
+	return last ? am_bytes_make((char *) x.data, x.len, 0x00) : x;
+}
+
+/* See am_key_first. */
+static AmBytes
+am_key_end(AmBytes x, bool last)
+{
+	return last ? am_bytes_make((char *) x.data, x.len, 0x01)
+		: am_bytes_successor((char *) x.data, x.len);
+}
+
+/*
+ * The type of a scan key's argument as am_datum_key reads it: the column's
+ * for strings, the operator's right type for the integers of the
+ * cross-type operators.
+ */
+static Oid
+am_scan_argtype(Relation index, ScanKey sk)
+{
+	Oid			typid = index->rd_opcintype[sk->sk_attno - 1];
+
+	if (!am_cols_is_string(typid) && OidIsValid(sk->sk_subtype))
+		return sk->sk_subtype;
+	return typid;
+}
+
+/*
+ * Turn the scan keys on the index's column col into key-trie segments
+ * (keysegs, ascending), for a single-column index (prefix NULL) or below
+ * the prefix of a multicolumn one.  Says through *wantNulls whether the
+ * quals ask for NULLs only (a single-column index: the NULL trie, left to
+ * the caller) and through *wantKeys for non-NULL values only; false when
+ * nothing can match.
+ */
+static bool
+am_scan_column(IndexScanDesc scan, int col, const AmBytes *prefix,
+			   ArtrieSegment **keysegs, int *nkeysegs, bool *wantNulls,
+			   bool *wantKeys)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 	Relation	index = scan->indexRelation;
-	bool		bytewise = am_collation_is_bytewise(index->rd_indcollation[0]);
-	bool		nullsFirst = (index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
-	bool		wantNulls = false;
-	bool		wantKeys = false;
+	bool		last = (col == IndexRelationGetNumberOfKeyAttributes(index) - 1);
+	bool		bytewise = !am_cols_is_string(index->rd_opcintype[col]) ||
+		am_collation_is_bytewise(index->rd_indcollation[col]);
 	bool		impossible = false;
 	AmBytes		lo = {NULL, 0};
 	AmBytes		hi = {NULL, 0};
@@ -302,30 +369,40 @@ am_scan_prepare(IndexScanDesc scan)
 	int			nvals = -1;		/* -1: no "=" qual */
 	AmBytes    *pfx = NULL;
 	int			npfx = -1;		/* -1: no "^@ ANY" qual */
-	int			nkeysegs = 0;
-	ArtrieSegment *keysegs;
 	int			i;
 
-	so->recheck = false;
+	*wantNulls = false;
+	*wantKeys = false;
+	if (prefix != NULL)
+	{
+		/* the column's non-NULL values */
+		lo = am_bytes_make((char *) prefix->data, prefix->len, AM_COL_VALUE);
+		hi = am_bytes_make((char *) prefix->data, prefix->len,
+						   AM_COL_VALUE + 1);
+	}
+
 	for (i = 0; i < scan->numberOfKeys; i++)
 	{
 		ScanKey		sk = &scan->keyData[i];
 		AmBytes    *kv;
 		int			nkv;
+		AmBytes		x;
 
+		if (sk->sk_attno != col + 1)
+			continue;
 		if (sk->sk_flags & SK_ISNULL)
 		{
 			if (sk->sk_flags & SK_SEARCHNULL)
-				wantNulls = true;
+				*wantNulls = true;
 			else if (sk->sk_flags & SK_SEARCHNOTNULL)
-				wantKeys = true;
+				*wantKeys = true;
 			else
 				impossible = true;
 			continue;
 		}
-		wantKeys = true;
+		*wantKeys = true;
 
-		kv = am_key_values(sk, index->rd_opcintype[0], &nkv);
+		kv = am_key_values(sk, am_scan_argtype(index, sk), &nkv);
 		if (nkv == 0)
 		{
 			impossible = true;
@@ -353,9 +430,10 @@ am_scan_prepare(IndexScanDesc scan)
 					so->recheck = true;
 				else
 				{
-					am_raise_lo(&lo, kv[0]);
-					am_lower_hi(&hi, am_bytes_successor((char *) kv[0].data,
-														kv[0].len));
+					x = am_scan_part(index, col, prefix, kv[0], true);
+					am_raise_lo(&lo, x);
+					am_lower_hi(&hi, am_bytes_successor((char *) x.data,
+														x.len));
 				}
 				break;
 			case ARTRIE_LESS_STRATEGY:
@@ -365,11 +443,10 @@ am_scan_prepare(IndexScanDesc scan)
 				else
 				{
 					/* k < ANY(a) is k < max(a). */
-					AmBytes		u = kv[nkv - 1];
-
+					x = am_scan_part(index, col, prefix, kv[nkv - 1], false);
 					if (sk->sk_strategy == ARTRIE_LESS_EQUAL_STRATEGY)
-						u = am_bytes_make((char *) u.data, u.len, 0x01);
-					am_lower_hi(&hi, u);
+						x = am_key_end(x, last);
+					am_lower_hi(&hi, x);
 				}
 				break;
 			case ARTRIE_GREATER_EQUAL_STRATEGY:
@@ -379,11 +456,10 @@ am_scan_prepare(IndexScanDesc scan)
 				else
 				{
 					/* k > ANY(a) is k > min(a). */
-					AmBytes		l = kv[0];
-
+					x = am_scan_part(index, col, prefix, kv[0], false);
 					if (sk->sk_strategy == ARTRIE_GREATER_STRATEGY)
-						l = am_bytes_make((char *) l.data, l.len, 0x01);
-					am_raise_lo(&lo, l);
+						x = am_key_end(x, last);
+					am_raise_lo(&lo, x);
 				}
 				break;
 			default:
@@ -392,50 +468,93 @@ am_scan_prepare(IndexScanDesc scan)
 		}
 	}
 
-	so->nsegs = 0;
-	so->segs = palloc(sizeof(ArtrieSegment) * (Max(Max(nvals, npfx), 1) + 1));
-	if (impossible || (wantNulls && wantKeys))
-		return;
+	*nkeysegs = 0;
+	*keysegs = palloc(sizeof(ArtrieSegment) * Max(Max(nvals, npfx), 1));
+	if (impossible || (*wantNulls && *wantKeys))
+		return false;
 
-	/* The key trie's segments, ascending. */
 	if (nvals >= 0 && npfx >= 0)
 	{
 		so->recheck = true;
 		npfx = -1;
 	}
-	keysegs = palloc(sizeof(ArtrieSegment) * Max(Max(nvals, npfx), 1));
-	if (!wantNulls)
+	if (prefix != NULL && *wantNulls)
 	{
-		if (nvals >= 0)
-		{
-			for (i = 0; i < nvals; i++)
-			{
-				AmBytes		slo = am_bytes_make((char *) vals[i].data,
-												vals[i].len, 0x00);
-				AmBytes		shi = am_bytes_make((char *) vals[i].data,
-												vals[i].len, 0x01);
+		/* NULLs of a multicolumn index are in the key trie */
+		AmBytes		x = am_bytes_make((char *) prefix->data, prefix->len,
+									  am_cols_null_marker(index, col));
 
-				am_raise_lo(&slo, lo);
-				am_lower_hi(&shi, hi);
-				am_add_keyseg(keysegs, &nkeysegs, slo, shi);
-			}
-		}
-		else if (npfx >= 0)
-		{
-			for (i = 0; i < npfx; i++)
-			{
-				AmBytes		slo = pfx[i];
-				AmBytes		shi = am_bytes_successor((char *) pfx[i].data,
-													 pfx[i].len);
-
-				am_raise_lo(&slo, lo);
-				am_lower_hi(&shi, hi);
-				am_add_keyseg(keysegs, &nkeysegs, slo, shi);
-			}
-		}
-		else
-			am_add_keyseg(keysegs, &nkeysegs, lo, hi);
+		am_add_keyseg(*keysegs, nkeysegs, am_key_first(x, last),
+					  am_key_end(x, last));
 	}
+	else if (prefix != NULL && !*wantKeys)
+	{
+		/* no qual on the column: everything below the prefix */
+		if (prefix->len > 0)
+			am_add_keyseg(*keysegs, nkeysegs, *prefix,
+						  am_bytes_successor((char *) prefix->data,
+											 prefix->len));
+		else
+		{
+			AmBytes		none = {NULL, 0};
+
+			am_add_keyseg(*keysegs, nkeysegs, none, none);
+		}
+	}
+	else if (*wantNulls)
+		return true;
+	else if (nvals >= 0)
+	{
+		for (i = 0; i < nvals; i++)
+		{
+			AmBytes		x = am_scan_part(index, col, prefix, vals[i], false);
+			AmBytes		slo = am_key_first(x, last);
+			AmBytes		shi = am_key_end(x, last);
+
+			am_raise_lo(&slo, lo);
+			am_lower_hi(&shi, hi);
+			am_add_keyseg(*keysegs, nkeysegs, slo, shi);
+		}
+	}
+	else if (npfx >= 0)
+	{
+		for (i = 0; i < npfx; i++)
+		{
+			AmBytes		slo = am_scan_part(index, col, prefix, pfx[i], true);
+			AmBytes		shi = am_bytes_successor((char *) slo.data, slo.len);
+
+			am_raise_lo(&slo, lo);
+			am_lower_hi(&shi, hi);
+			am_add_keyseg(*keysegs, nkeysegs, slo, shi);
+		}
+	}
+	else
+		am_add_keyseg(*keysegs, nkeysegs, lo, hi);
+	return true;
+}
+
+/*
+ * Turn the scan keys of a single-column index into segments (see the file
+ * header).
+ */
+static void
+am_scan_prepare(IndexScanDesc scan)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	bool		nullsFirst = (index->rd_indoption[0] & INDOPTION_NULLS_FIRST) != 0;
+	bool		wantNulls;
+	bool		wantKeys;
+	int			nkeysegs;
+	ArtrieSegment *keysegs;
+	int			i;
+
+	so->recheck = false;
+	so->nsegs = 0;
+	if (!am_scan_column(scan, 0, NULL, &keysegs, &nkeysegs, &wantNulls,
+						&wantKeys))
+		return;
+	so->segs = palloc(sizeof(ArtrieSegment) * (nkeysegs + 1));
 
 	/* In index order: DESC reverses the keys; NULLs go first or last. */
 	if (!wantKeys && nullsFirst)
@@ -450,6 +569,92 @@ am_scan_prepare(IndexScanDesc scan)
 		memset(&so->segs[so->nsegs], 0, sizeof(ArtrieSegment));
 		so->segs[so->nsegs++].nulls = true;
 	}
+}
+
+/*
+ * The single value a column's quals pin it to, as the prefix of the later
+ * columns' keys: IS NULL, or "=" with one value (then any other qual on
+ * the column is left to the recheck).  False if they pin none; *impossible
+ * if nothing can match.
+ */
+static bool
+am_scan_pin(IndexScanDesc scan, int col, StringInfo prefix, bool *impossible)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	Relation	index = scan->indexRelation;
+	ScanKey		pin = NULL;
+	int			nquals = 0;
+	int			i;
+
+	for (i = 0; i < scan->numberOfKeys; i++)
+	{
+		ScanKey		sk = &scan->keyData[i];
+
+		if (sk->sk_attno != col + 1)
+			continue;
+		nquals++;
+		if ((sk->sk_flags & SK_ISNULL) &&
+			!(sk->sk_flags & (SK_SEARCHNULL | SK_SEARCHNOTNULL)))
+			*impossible = true;
+		else if (pin == NULL &&
+				 ((sk->sk_flags & SK_SEARCHNULL) ||
+				  (sk->sk_strategy == ARTRIE_EQUAL_STRATEGY &&
+				   !(sk->sk_flags & (SK_ISNULL | SK_SEARCHARRAY)))))
+			pin = sk;
+	}
+	if (pin == NULL || *impossible)
+		return false;
+	if (nquals > 1)
+		so->recheck = true;
+	if (pin->sk_flags & SK_SEARCHNULL)
+		appendStringInfoChar(prefix, (char) am_cols_null_marker(index, col));
+	else
+	{
+		AmKey		key = am_datum_key(am_scan_argtype(index, pin),
+									   pin->sk_argument);
+
+		am_cols_append(prefix, am_cols_is_string(index->rd_opcintype[col]),
+					   false, false, key.data, key.len);
+		am_key_free(&key);
+	}
+	return true;
+}
+
+/*
+ * Turn the scan keys of a multicolumn index into segments: the leading
+ * columns each pinned to one value give a prefix, the next column's quals
+ * give ranges below it as a single column's do (am_scan_column), and the
+ * quals on later columns are left to the recheck.
+ */
+static void
+am_scan_prepare_cols(IndexScanDesc scan)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(scan->indexRelation);
+	StringInfoData buf;
+	AmBytes		prefix;
+	bool		impossible = false;
+	bool		wantNulls;
+	bool		wantKeys;
+	int			col;
+	int			i;
+
+	so->recheck = false;
+	so->nsegs = 0;
+	initStringInfo(&buf);
+	for (col = 0; col < ncols - 1; col++)
+		if (!am_scan_pin(scan, col, &buf, &impossible))
+			break;
+	if (impossible)
+		return;
+	for (i = 0; i < scan->numberOfKeys; i++)
+		if (scan->keyData[i].sk_attno > col + 1)
+			so->recheck = true;
+	prefix.data = (uint8 *) buf.data;
+	prefix.len = buf.len;
+	if (!am_scan_column(scan, col, &prefix, &so->segs, &so->nsegs,
+						&wantNulls, &wantKeys))
+		so->nsegs = 0;
 }
 
 /*
@@ -649,6 +854,37 @@ am_form_key_tuple(ArtrieScanOpaque so, TupleDesc desc, const uint8 *key,
 }
 
 /*
+ * The index-only tuple of a multicolumn index: every column decoded from
+ * the key (am_cols_decode), in a context reset for each tuple.
+ */
+static HeapTuple
+am_form_cols_tuple(IndexScanDesc scan)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	MemoryContext oldcxt;
+	HeapTuple	tup;
+
+	if (so->tupCxt == NULL)
+		so->tupCxt = AllocSetContextCreate(so->scanCxt,
+										   "artrie index-only tuple",
+										   ALLOCSET_SMALL_SIZES);
+	MemoryContextReset(so->tupCxt);
+	oldcxt = MemoryContextSwitchTo(so->tupCxt);
+	if (!am_cols_decode(scan->indexRelation, so->entry,
+						so->entrylen - 1 - ARTRIE_TID_LEN, values, isnull))
+		ereport(ERROR,
+				(errcode(ERRCODE_INDEX_CORRUPTED),
+				 errmsg("index \"%s\" contains an entry that is not a key of its columns",
+						RelationGetRelationName(scan->indexRelation)),
+				 errhint("REINDEX the index.")));
+	tup = heap_form_tuple(scan->xs_hitupdesc, values, isnull);
+	MemoryContextSwitchTo(oldcxt);
+	return tup;
+}
+
+/*
  * ambeginscan: open the index and set up the scan state.
  */
 IndexScanDesc
@@ -663,6 +899,7 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
 									   "artrie scan keys",
 									   ALLOCSET_SMALL_SIZES);
 	so->hold = -1;
+	so->ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	scan->xs_hitupdesc = RelationGetDescr(index);
 	scan->opaque = so;
@@ -685,7 +922,10 @@ artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 
 	MemoryContextReset(so->keyCxt);
 	oldcxt = MemoryContextSwitchTo(so->keyCxt);
-	am_scan_prepare(scan);
+	if (so->ncols > 1)
+		am_scan_prepare_cols(scan);
+	else
+		am_scan_prepare(scan);
 	MemoryContextSwitchTo(oldcxt);
 
 	so->started = false;
@@ -711,7 +951,9 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 	am_entry_tid(so->entry, so->entrylen, &scan->xs_heaptid);
 	scan->xs_recheck = so->recheck;
 
-	if (scan->xs_want_itup)
+	if (scan->xs_want_itup && so->ncols > 1)
+		scan->xs_hitup = am_form_cols_tuple(scan);
+	else if (scan->xs_want_itup)
 	{
 		if (so->lastIsNull)
 		{
@@ -783,17 +1025,19 @@ artrie_endscan(IndexScanDesc scan)
 		pfree(so->tup);
 	if (so->nullTup)
 		pfree(so->nullTup);
+	if (so->tupCxt)
+		MemoryContextDelete(so->tupCxt);
 	pfree(so);
 	scan->opaque = NULL;
 }
 
 /*
- * amcanreturn: a text (or varchar) or name value is rebuilt from its key
- * (am_form_key_tuple); a bpchar key has lost its padding, so bpchar values
- * are read from the heap.
+ * amcanreturn: a text (or varchar), name, integer or uuid value is rebuilt
+ * from its key (am_form_key_tuple, am_form_cols_tuple); a bpchar key has
+ * lost its padding, so bpchar values are read from the heap.
  */
 bool
 artrie_canreturn(Relation index, int attno)
 {
-	return index->rd_opcintype[0] != BPCHAROID;
+	return index->rd_opcintype[attno - 1] != BPCHAROID;
 }

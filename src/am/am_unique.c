@@ -262,14 +262,22 @@ void
 am_unique_duplicate(Relation index, Relation heap, const uint8 *key,
 					Size keylen)
 {
-	Datum		values[1];
-	bool		isnull[1];
-	char	   *key_desc;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	char	   *key_desc = NULL;
 
-	isnull[0] = (key == NULL);
-	values[0] = isnull[0] ? (Datum) 0 :
-		am_key_datum(index, (const char *) key, keylen);
-	key_desc = BuildIndexValueDescription(index, values, isnull);
+	if (IndexRelationGetNumberOfKeyAttributes(index) > 1)
+	{
+		if (am_cols_decode(index, key, keylen, values, isnull))
+			key_desc = BuildIndexValueDescription(index, values, isnull);
+	}
+	else
+	{
+		isnull[0] = (key == NULL);
+		values[0] = isnull[0] ? (Datum) 0 :
+			am_key_datum(index, (const char *) key, keylen);
+		key_desc = BuildIndexValueDescription(index, values, isnull);
+	}
 	ereport(ERROR,
 			(errcode(ERRCODE_UNIQUE_VIOLATION),
 			 errmsg("could not create unique index \"%s\"",

@@ -4,10 +4,12 @@
  *	  Operator class validation for artrie.
  *
  * An artrie operator family holds, for its input type, the five btree
- * comparison operators at strategies 1-5 and starts-with at strategy 6,
- * all boolean search operators between two values of the input type.  It
- * has no support functions.  The input type is one am_datum_key knows how
- * to turn into a key: text, bpchar or name.
+ * comparison operators at strategies 1-5 and, for a string type,
+ * starts-with at strategy 6, all boolean search operators between two
+ * values of the input type (between any two integer types in the integer
+ * family).  It has no support functions.  The input type is one
+ * am_datum_key knows how to turn into a key: text, bpchar or name, and
+ * int2, int4, int8 or uuid for the columns ahead of them.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,6 +28,15 @@
 #include "utils/syscache.h"
 
 #include "am/am.h"
+
+/*
+ * Is the type one of the integer family's (int2, int4, int8)?
+ */
+static bool
+am_validate_is_integer(Oid typid)
+{
+	return typid == INT2OID || typid == INT4OID || typid == INT8OID;
+}
 
 /*
  * Check an operator class and its family; report problems as INFO and
@@ -60,7 +71,8 @@ artrie_validate(Oid opclassoid)
 	opfamilyname = pstrdup(NameStr(((Form_pg_opfamily) GETSTRUCT(familytup))->opfname));
 	ReleaseSysCache(familytup);
 
-	if (opcintype != TEXTOID && opcintype != BPCHAROID && opcintype != NAMEOID)
+	if (!am_cols_is_string(opcintype) && !am_validate_is_integer(opcintype) &&
+		opcintype != UUIDOID)
 	{
 		ereport(INFO,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
@@ -113,7 +125,9 @@ artrie_validate(Oid opclassoid)
 			result = false;
 		}
 
-		if (oprform->amoplefttype != oprform->amoprighttype ||
+		if ((oprform->amoplefttype != oprform->amoprighttype &&
+			 !(am_validate_is_integer(oprform->amoplefttype) &&
+			   am_validate_is_integer(oprform->amoprighttype))) ||
 			!check_amop_signature(oprform->amopopr, BOOLOID,
 								  oprform->amoplefttype,
 								  oprform->amoprighttype))
@@ -126,13 +140,15 @@ artrie_validate(Oid opclassoid)
 			result = false;
 		}
 
-		if (oprform->amoplefttype == opcintype)
+		if (oprform->amoplefttype == opcintype &&
+			oprform->amoprighttype == opcintype)
 			seen[oprform->amopstrategy] = true;
 	}
 
 	for (i = 1; i <= ARTRIE_NSTRATEGIES; i++)
 	{
-		if (!seen[i])
+		if (!seen[i] &&
+			(i != ARTRIE_PREFIX_STRATEGY || am_cols_is_string(opcintype)))
 		{
 			ereport(INFO,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),

@@ -50,8 +50,45 @@ verify_trie(FuncIndex *fi, ArtTrie *trie, const char *which)
 }
 
 /*
+ * A multicolumn index's key must decode into its columns (am_cols.c),
+ * each string valid in the database encoding.
+ */
+static void
+verify_cols_key(FuncIndex *fi, const uint8 *key, Size keylen, uint64 n)
+{
+	Relation	index = fi->index;
+	Datum		values[INDEX_MAX_KEYS];
+	bool		isnull[INDEX_MAX_KEYS];
+	int			col;
+
+	if (!am_cols_decode(index, key, keylen, values, isnull))
+		verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie is not a key of the index's columns",
+								 n));
+	for (col = 0; col < IndexRelationGetNumberOfKeyAttributes(index); col++)
+	{
+		if (isnull[col] || !am_cols_is_string(index->rd_opcintype[col]))
+			continue;
+		if (index->rd_opcintype[col] == NAMEOID)
+		{
+			if (!pg_verifymbstr(NameStr(*DatumGetName(values[col])),
+								strlen(NameStr(*DatumGetName(values[col]))),
+								true))
+				verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie is not valid in the database encoding",
+										 n));
+		}
+		else if (!pg_verifymbstr(VARDATA_ANY(DatumGetTextPP(values[col])),
+								 VARSIZE_ANY_EXHDR(DatumGetTextPP(values[col])),
+								 true))
+			verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie is not valid in the database encoding",
+									 n));
+		pfree(DatumGetPointer(values[col]));
+	}
+}
+
+/*
  * Check the shape of every entry: key trie entries are key || 0x00 || TID
- * with no 0x00 in the key and the key valid in the database encoding;
+ * with no 0x00 in the key and the key valid in the database encoding
+ * (a multicolumn key: each of its strings);
  * NULL trie entries are a bare TID.  TIDs must have a valid offset.
  */
 static void
@@ -82,7 +119,9 @@ verify_entries(FuncIndex *fi, ArtTrie *trie, bool nulls)
 			if (entry[keylen] != 0x00 || memchr(entry, 0x00, keylen) != NULL)
 				verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie has no terminator after its key",
 										 n));
-			if (!pg_verifymbstr((const char *) entry, (int) keylen, true))
+			if (IndexRelationGetNumberOfKeyAttributes(fi->index) > 1)
+				verify_cols_key(fi, entry, keylen, n);
+			else if (!pg_verifymbstr((const char *) entry, (int) keylen, true))
 				verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie is not valid in the database encoding",
 										 n));
 		}
@@ -104,7 +143,18 @@ verify_heap_tuple(Relation index, ItemPointer tid, Datum *values,
 	FuncIndex  *fi = state;
 	ArtStatus	status;
 
-	if (isnull[0])
+	if (IndexRelationGetNumberOfKeyAttributes(index) > 1)
+	{
+		bool		anynull;
+		AmKey		key = am_cols_key(index, values, isnull, &anynull);
+		Size		entrylen;
+		uint8	   *entry = am_key_entry(key.data, key.len, tid, &entrylen);
+
+		status = art_lookup(&fi->ai.keys, entry, entrylen);
+		pfree(entry);
+		am_key_free(&key);
+	}
+	else if (isnull[0])
 	{
 		uint8		entry[ARTRIE_TID_LEN];
 

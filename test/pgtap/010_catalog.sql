@@ -26,7 +26,8 @@ SELECT is((SELECT count(*)::int FROM pg_depend d JOIN pg_extension e ON e.oid = 
 		WHERE e.extname = 'artrie' AND d.classid = 'pg_am'::regclass),
 	1, 'the access method belongs to the extension');
 
--- The operator classes: text (varchar goes through it), bpchar and name.
+-- The operator classes: text (varchar goes through it), bpchar and name;
+-- int2, int4, int8 (one family) and uuid for leading columns.
 SELECT has_opclass('artrie_text_ops', 'artrie_text_ops exists');
 SELECT has_opclass('artrie_bpchar_ops', 'artrie_bpchar_ops exists');
 SELECT has_opclass('artrie_name_ops', 'artrie_name_ops exists');
@@ -35,19 +36,23 @@ SELECT results_eq(
 	  FROM pg_opclass c JOIN pg_am a ON a.oid = c.opcmethod
 	  WHERE a.amname = 'artrie' ORDER BY 1$$,
 	$$VALUES ('artrie_bpchar_ops', 'character', true, true),
+	         ('artrie_int2_ops', 'smallint', true, true),
+	         ('artrie_int4_ops', 'integer', true, true),
+	         ('artrie_int8_ops', 'bigint', true, true),
 	         ('artrie_name_ops', 'name', true, true),
-	         ('artrie_text_ops', 'text', true, true)$$,
-	'artrie has three operator classes, each the default for its type, each accepted by amvalidate');
+	         ('artrie_text_ops', 'text', true, true),
+	         ('artrie_uuid_ops', 'uuid', true, true)$$,
+	'artrie has seven operator classes (three string ones, and integers and uuid for the leading columns of multicolumn indexes), each the default for its type, each accepted by amvalidate');
 SELECT is((SELECT count(*)::int FROM pg_opfamily f JOIN pg_am a ON a.oid = f.opfmethod
 		WHERE a.amname = 'artrie'),
-	3, 'each operator class has its own family');
+	5, 'each string and the uuid operator class has its own family, the integers share one');
 
 -- Operators and strategies.
 SELECT results_eq(
 	$$SELECT f.opfname::text COLLATE "default", o.amopstrategy::int, o.amopopr::regoperator::text, o.amoppurpose::text
 	  FROM pg_amop o JOIN pg_opfamily f ON f.oid = o.amopfamily
 	  JOIN pg_am a ON a.oid = f.opfmethod
-	  WHERE a.amname = 'artrie'
+	  WHERE a.amname = 'artrie' AND f.opfname NOT IN ('artrie_integer_ops', 'artrie_uuid_ops')
 	  ORDER BY 1, 2$$,
 	$$VALUES ('artrie_bpchar_ops', 1, '<(character,character)', 's'),
 	         ('artrie_bpchar_ops', 2, '<=(character,character)', 's'),
@@ -97,8 +102,8 @@ SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'
 	'artrie can order');
 SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_unique'),
 	'artrie can be unique');
-SELECT ok(NOT pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_multi_col'),
-	'artrie is single-column');
+SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_multi_col'),
+	'artrie can be multicolumn');
 SELECT ok(pg_indexam_has_property((SELECT oid FROM pg_am WHERE amname = 'artrie'), 'can_exclude') IS NOT NULL,
 	'can_exclude is answered');
 
