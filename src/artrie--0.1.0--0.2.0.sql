@@ -73,3 +73,14 @@ DEFAULT FOR TYPE uuid USING artrie AS
 	OPERATOR	3	= (uuid, uuid),
 	OPERATOR	4	>= (uuid, uuid),
 	OPERATOR	5	> (uuid, uuid);
+
+-- Typo-tolerant completion.
+CREATE FUNCTION artrie_fuzzy_complete(index regclass, prefix text,
+									  max_distance int,
+									  max_results int DEFAULT 10,
+									  transpositions bool DEFAULT false)
+RETURNS TABLE (key text, distance int)
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_fuzzy_complete(regclass, text, int, int, bool) IS
+'the distinct keys that begin within max_distance Levenshtein edits of prefix, by distance then key, at most max_results';

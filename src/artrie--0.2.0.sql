@@ -187,6 +187,16 @@ AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION artrie_fuzzy(regclass, text, int, bool) IS
 'the distinct keys within max_distance Levenshtein edits of term, by distance then key';
 
+CREATE FUNCTION artrie_fuzzy_complete(index regclass, prefix text,
+									  max_distance int,
+									  max_results int DEFAULT 10,
+									  transpositions bool DEFAULT false)
+RETURNS TABLE (key text, distance int)
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_fuzzy_complete(regclass, text, int, int, bool) IS
+'the distinct keys that begin within max_distance Levenshtein edits of prefix, by distance then key, at most max_results';
+
 CREATE FUNCTION artrie_verify(index regclass, heapallindexed bool DEFAULT false)
 RETURNS void
 AS 'MODULE_PATHNAME' LANGUAGE C STRICT;

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * func_search.c
- *	  Questions only a trie answers cheaply: completion, prefix counts,
- *	  longest-prefix match and fuzzy search.
+ *	  Questions only a trie answers cheaply: completion, prefix counts and
+ *	  longest-prefix match (fuzzy search is in func_fuzzy.c).
  *
  * All of them walk the key trie, whose entries are key || 0x00 || TID, and
  * report a key only if one of its TIDs is visible to the caller.
@@ -13,20 +13,14 @@
 
 #include "fmgr.h"
 #include "funcapi.h"
-#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 
 #include "func/func.h"
-#include "trie/trie_fuzzy.h"
-
-/* Longest fuzzy search term, in characters, as fuzzystrmatch's levenshtein(). */
-#define FUZZY_MAX_TERM_CHARS	255
 
 PG_FUNCTION_INFO_V1(artrie_complete);
 PG_FUNCTION_INFO_V1(artrie_prefix_count);
 PG_FUNCTION_INFO_V1(artrie_prefixes_of);
-PG_FUNCTION_INFO_V1(artrie_fuzzy);
 
 /* Put a key into a one-column result row. */
 static void
@@ -290,180 +284,6 @@ artrie_prefixes_of(PG_FUNCTION_ARGS)
 		if (i > 0 && visible.lens[i] == visible.lens[i - 1])
 			continue;
 		put_key(rsinfo, bytes, visible.lens[i]);
-	}
-	return (Datum) 0;
-}
-
-/* One entry the fuzzy walk found: its key (shared by a key's entries), distance and TID. */
-typedef struct FuzzyHit
-{
-	char	   *key;
-	Size		keylen;
-	int			distance;
-	ItemPointerData tid;
-} FuzzyHit;
-
-typedef struct FuzzyHits
-{
-	FuzzyHit   *hits;
-	int			n;
-	int			cap;
-} FuzzyHits;
-
-/* Characters of the database encoding, for the automaton. */
-static int
-fuzzy_db_charlen(const uint8_t *s)
-{
-	return pg_encoding_mblen(GetDatabaseEncoding(), (const char *) s);
-}
-
-/*
- * art_fuzzy callback: remember the entry.  Entries of one key arrive one
- * after another, so a key's bytes are stored once and shared.
- */
-static bool
-collect_fuzzy(void *arg, const uint8_t *entry, size_t len, size_t key_len,
-			  int distance)
-{
-	FuzzyHits  *fh = arg;
-	FuzzyHit   *hit;
-	FuzzyHit   *last = fh->n > 0 ? &fh->hits[fh->n - 1] : NULL;
-
-	if (len != key_len + 1 + ARTRIE_TID_LEN)
-		return true;
-	if (fh->n == fh->cap)
-	{
-		fh->cap *= 2;
-		fh->hits = repalloc_huge(fh->hits, sizeof(FuzzyHit) * fh->cap);
-		last = &fh->hits[fh->n - 1];
-	}
-	hit = &fh->hits[fh->n++];
-	if (last != NULL && last->keylen == key_len &&
-		memcmp(last->key, entry, key_len) == 0)
-		hit->key = last->key;
-	else
-		hit->key = pnstrdup((const char *) entry, key_len);
-	hit->keylen = key_len;
-	hit->distance = distance;
-	am_entry_tid(entry, len, &hit->tid);
-	return true;
-}
-
-/* Order results by distance, then key bytes. */
-static int
-fuzzy_hit_cmp(const void *a, const void *b)
-{
-	const FuzzyHit *x = a;
-	const FuzzyHit *y = b;
-
-	if (x->distance != y->distance)
-		return x->distance < y->distance ? -1 : 1;
-	return am_bytes_cmp((const uint8 *) x->key, x->keylen,
-						(const uint8 *) y->key, y->keylen);
-}
-
-/*
- * Add one index's distinct visible keys the fuzzy walk finds to keys
- * (*nkeys of them, room for *cap).
- */
-static void
-fuzzy_one(Oid indexoid, bool check_access, ArtFuzzyQuery *query,
-		  FuzzyHit **keys, int *nkeys, int *cap)
-{
-	FuncIndex	fi;
-	FuzzyHits	fh;
-	int			first = *nkeys;
-	int			i;
-
-	func_open_index(indexoid, &fi, check_access);
-	fh.n = 0;
-	fh.cap = 64;
-	fh.hits = palloc(sizeof(FuzzyHit) * fh.cap);
-	am_check_status(art_fuzzy(&fi.ai.keys, query, collect_fuzzy, &fh),
-					fi.index, "searching");
-
-	/* Keep each key once, if one of its entries is visible. */
-	for (i = 0; i < fh.n; i++)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (*nkeys > first && (*keys)[*nkeys - 1].key == fh.hits[i].key)
-			continue;
-		if (!func_tid_visible(&fi, &fh.hits[i].tid))
-			continue;
-		if (*nkeys == *cap)
-		{
-			*cap *= 2;
-			*keys = repalloc_huge(*keys, sizeof(FuzzyHit) * *cap);
-		}
-		(*keys)[(*nkeys)++] = fh.hits[i];
-	}
-	func_close_index(&fi);
-	pfree(fh.hits);
-}
-
-/*
- * artrie_fuzzy(index, term, max_distance, transpositions): the distinct
- * visible keys within max_distance edits of term, as (key, distance),
- * ordered by distance then key; of a partitioned index, those of all its
- * partitions' indexes.  Distances count characters of the database
- * encoding, as fuzzystrmatch's levenshtein() does; with transpositions,
- * swapping two adjacent characters is one edit.
- */
-Datum
-artrie_fuzzy(PG_FUNCTION_ARGS)
-{
-	Oid			indexoid = PG_GETARG_OID(0);
-	text	   *term = PG_GETARG_TEXT_PP(1);
-	int32		max_distance = PG_GETARG_INT32(2);
-	bool		transpositions = PG_GETARG_BOOL(3);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	List	   *leaves;
-	bool		partitioned;
-	ArtFuzzyQuery query;
-	FuzzyHit   *keys;
-	int			nkeys = 0;
-	int			cap = 64;
-	ListCell   *lc;
-	int			i;
-
-	if (max_distance < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_distance must not be negative")));
-	if (pg_mbstrlen_with_len(VARDATA_ANY(term), VARSIZE_ANY_EXHDR(term)) >
-		FUZZY_MAX_TERM_CHARS)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("fuzzy search term is longer than %d characters",
-						FUZZY_MAX_TERM_CHARS)));
-
-	InitMaterializedSRF(fcinfo, 0);
-	leaves = func_index_leaves(indexoid, &partitioned);
-
-	query.term = (const uint8_t *) VARDATA_ANY(term);
-	query.term_len = VARSIZE_ANY_EXHDR(term);
-	query.max_distance = max_distance;
-	query.transpositions = transpositions;
-	query.terminator = 0x00;
-	query.charlen = fuzzy_db_charlen;
-
-	keys = palloc(sizeof(FuzzyHit) * cap);
-	foreach(lc, leaves)
-		fuzzy_one(lfirst_oid(lc), !partitioned, &query, &keys, &nkeys, &cap);
-	qsort(keys, nkeys, sizeof(FuzzyHit), fuzzy_hit_cmp);
-
-	for (i = 0; i < nkeys; i++)
-	{
-		Datum		values[2];
-		bool		nulls[2] = {false, false};
-
-		/* Partitions may hold the same key, at the same distance. */
-		if (i > 0 && fuzzy_hit_cmp(&keys[i - 1], &keys[i]) == 0)
-			continue;
-		values[0] = PointerGetDatum(cstring_to_text_with_len(keys[i].key,
-															 (int) keys[i].keylen));
-		values[1] = Int32GetDatum(keys[i].distance);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }

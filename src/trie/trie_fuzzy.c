@@ -12,6 +12,15 @@
  * by the previous row's entry one column left), so a subtree whose row
  * minimum exceeds the distance is skipped whole.
  *
+ * In prefix mode each row also keeps the path's prefix distance so far:
+ * the least last column of the rows down to it.  A subtree is skipped
+ * when both that and the row minimum exceed the bound.
+ *
+ * With max_keys, a count of the distinct keys reported at each distance
+ * lowers the bound as the walk goes (see trie_fuzzy.h); entries of a key
+ * already reported are reported whatever the bound has become, so the
+ * caller sees all of a key's entries.
+ *
  * Rows, the path and its characters are stacks that grow on demand and
  * shrink as the walk ascends; nothing recurses.
  *
@@ -23,6 +32,9 @@
 
 /* Longest character, in bytes, in any PostgreSQL encoding. */
 #define FUZZY_MAX_CHAR_LEN	4
+
+/* Keys at a greater distance are not counted for max_keys. */
+#define FUZZY_MAX_COUNTED	255
 
 /* How a path byte is undone. */
 #define BYTE_PARTIAL	0		/* part of a character not yet complete */
@@ -41,6 +53,7 @@ typedef struct FuzzyState
 	int			m;				/* how many */
 
 	int32_t    *rows;			/* row k at rows + k * (m + 1) */
+	int32_t    *best;			/* prefix mode: least last column, rows 0..k */
 	uint32_t   *chars;			/* the path's characters */
 	uint8_t    *char_lens;		/* and their lengths in bytes */
 	size_t		row_cap;		/* rows allocated, scratch row included */
@@ -58,6 +71,11 @@ typedef struct FuzzyState
 	bool		in_tail;		/* past the terminator */
 	size_t		key_len;
 	int			key_distance;
+	bool		key_reported;	/* an entry of the tail's key was reported */
+
+	int			bound;			/* the distance looked for now */
+	int		   *key_counts;		/* max_keys: keys reported at each distance */
+	int			ncounts;
 
 	bool		stopped;		/* the callback ended the search */
 	ArtStatus	status;
@@ -119,6 +137,7 @@ fuzzy_reserve_rows(FuzzyState *fs, size_t need)
 	int32_t    *rows;
 	uint32_t   *chars;
 	uint8_t    *lens;
+	int32_t    *best;
 
 	if (need + 1 <= cap)
 		return true;
@@ -137,6 +156,10 @@ fuzzy_reserve_rows(FuzzyState *fs, size_t need)
 	if (lens == NULL)
 		return false;
 	fs->char_lens = lens;
+	best = fuzzy_grow(fs, fs->best, fs->row_cap, cap, sizeof(int32_t));
+	if (best == NULL)
+		return false;
+	fs->best = best;
 	fs->row_cap = cap;
 	return true;
 }
@@ -199,6 +222,15 @@ fuzzy_next_row(const FuzzyState *fs, int i, uint32_t c, int32_t *out)
 	return min;
 }
 
+/* Distance of the path down to row k as a key (prefix mode: its prefix distance). */
+static int32_t
+fuzzy_row_distance(const FuzzyState *fs, int k)
+{
+	if (fs->query->prefix)
+		return fs->best[k];
+	return fs->rows[(size_t) k * ((size_t) fs->m + 1) + fs->m];
+}
+
 /* Append a byte to the path. */
 static void
 fuzzy_append(FuzzyState *fs, uint8_t b, uint8_t how)
@@ -257,13 +289,14 @@ fuzzy_push_byte(FuzzyState *fs, uint8_t b)
 	if (fs->pending_len == 0 && fs->query->terminator >= 0 &&
 		b == (uint8_t) fs->query->terminator)
 	{
-		int32_t		dist = fs->rows[(size_t) fs->depth * width + fs->m];
+		int32_t		dist = fuzzy_row_distance(fs, fs->depth);
 
-		if (dist > fs->query->max_distance)
+		if (dist > fs->bound)
 			return false;
 		fs->in_tail = true;
 		fs->key_len = fs->path_len;
 		fs->key_distance = dist;
+		fs->key_reported = false;
 		fuzzy_append(fs, b, BYTE_TERMINATOR);
 		return true;
 	}
@@ -294,10 +327,19 @@ fuzzy_push_byte(FuzzyState *fs, uint8_t b)
 	fs->char_lens[fs->depth] = (uint8_t) fs->pending_len;
 	min = fuzzy_next_row(fs, fs->depth + 1, fs->pending,
 						 fs->rows + (size_t) (fs->depth + 1) * width);
+	if (fs->query->prefix)
+	{
+		int32_t		last = fs->rows[(size_t) (fs->depth + 1) * width + fs->m];
+
+		fs->best[fs->depth + 1] = fs->best[fs->depth] < last ?
+			fs->best[fs->depth] : last;
+		if (fs->best[fs->depth + 1] < min)
+			min = fs->best[fs->depth + 1];
+	}
 	fs->depth++;
 	fs->pending_len = 0;
 	fuzzy_append(fs, b, BYTE_COMPLETES);
-	if (min > fs->query->max_distance)
+	if (min > fs->bound)
 	{
 		fuzzy_pop_byte(fs);
 		return false;
@@ -338,20 +380,48 @@ fuzzy_ascend(void *arg, size_t n)
 
 /*
  * Distance of the whole path as a key: the current row's last column, or,
- * if the path ends inside a character, the row that character would add.
+ * if the path ends inside a character, the row that character would add
+ * (prefix mode: the least of those down the path).
  */
 static int32_t
 fuzzy_path_distance(FuzzyState *fs)
 {
 	size_t		width = (size_t) fs->m + 1;
 	int32_t    *scratch;
+	int32_t		dist = fuzzy_row_distance(fs, fs->depth);
 
 	if (fs->pending_len == 0)
-		return fs->rows[(size_t) fs->depth * width + fs->m];
+		return dist;
 	scratch = fs->rows + (fs->row_cap - 1) * width;
 	fs->chars[fs->depth] = fs->pending;
 	fuzzy_next_row(fs, fs->depth + 1, fs->pending, scratch);
+	if (fs->query->prefix && dist < scratch[fs->m])
+		return dist;
 	return scratch[fs->m];
+}
+
+/*
+ * Count a newly reported key at distance dist and lower the bound below
+ * the least distance d at which max_keys keys have been reported.
+ */
+static void
+fuzzy_count_key(FuzzyState *fs, int32_t dist)
+{
+	int			total = 0;
+	int			d;
+
+	if (fs->key_counts == NULL || dist >= fs->ncounts)
+		return;
+	fs->key_counts[dist]++;
+	for (d = 0; d <= fs->bound && d < fs->ncounts; d++)
+	{
+		total += fs->key_counts[d];
+		if (total >= fs->query->max_keys)
+		{
+			fs->bound = d - 1;
+			break;
+		}
+	}
 }
 
 /* Visitor: the path is a stored entry. */
@@ -374,8 +444,13 @@ fuzzy_entry(void *arg)
 		dist = fuzzy_path_distance(fs);
 		key_len = fs->path_len;
 	}
-	if (dist > fs->query->max_distance)
-		return true;
+	if (!(fs->in_tail && fs->key_reported))
+	{
+		if (dist > fs->bound)
+			return true;
+		fs->key_reported = fs->in_tail;
+		fuzzy_count_key(fs, dist);
+	}
 	if (!fs->cb(fs->cb_arg, fs->path, fs->path_len, key_len, (int) dist))
 		fs->stopped = true;
 	return !fs->stopped;
@@ -413,6 +488,17 @@ fuzzy_setup(FuzzyState *fs)
 		return false;
 	for (j = 0; j <= fs->m; j++)
 		fs->rows[j] = j;
+	fs->best[0] = fs->m;
+	fs->bound = q->max_distance;
+	if (q->max_keys > 0)
+	{
+		fs->ncounts = (q->max_distance < FUZZY_MAX_COUNTED ?
+					   q->max_distance : FUZZY_MAX_COUNTED) + 1;
+		fs->key_counts = fuzzy_alloc(fs, sizeof(int) * fs->ncounts);
+		if (fs->key_counts == NULL)
+			return false;
+		memset(fs->key_counts, 0, sizeof(int) * fs->ncounts);
+	}
 	fs->path_cap = 256;
 	fs->path = fuzzy_alloc(fs, fs->path_cap);
 	fs->how = fuzzy_alloc(fs, fs->path_cap);
@@ -421,7 +507,8 @@ fuzzy_setup(FuzzyState *fs)
 
 /*
  * Call cb for every entry whose key is within query->max_distance of
- * query->term.
+ * query->term (in prefix mode, begins within it), or with max_keys, for
+ * the entries of at least the first max_keys such keys.
  */
 ArtStatus
 art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query, ArtFuzzyCallback cb,
@@ -455,6 +542,8 @@ art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query, ArtFuzzyCallback cb,
 
 	fuzzy_free(&fs, fs.term);
 	fuzzy_free(&fs, fs.rows);
+	fuzzy_free(&fs, fs.best);
+	fuzzy_free(&fs, fs.key_counts);
 	fuzzy_free(&fs, fs.chars);
 	fuzzy_free(&fs, fs.char_lens);
 	fuzzy_free(&fs, fs.path);

@@ -1,12 +1,25 @@
 /*-------------------------------------------------------------------------
  *
  * trie_fuzzy.h
- *	  Fuzzy search: every key within an edit distance of a term.
+ *	  Fuzzy search: every key within an edit distance of a term, or every
+ *	  key that begins within an edit distance of it (prefix mode).
  *
  * A Levenshtein automaton (one dynamic-programming row per character of
  * the path) walks the trie depth first and prunes every subtree whose row
  * minimum already exceeds the distance, so the cost grows with the part
  * of the trie near the term, not with the number of keys.
+ *
+ * In prefix mode a key's distance is its prefix distance: the least, over
+ * all prefixes p of the key (the empty one and the key itself included),
+ * of the edit distance between the term and p.  A subtree stays in the
+ * walk while the path's own prefix distance or its row minimum is within
+ * the bound.
+ *
+ * With max_keys, the bound shrinks as keys are reported: once max_keys
+ * distinct keys at distance d or less have been reported, a later key (in
+ * byte order) at distance d or more cannot be among the first max_keys by
+ * (distance, key), so from there on the walk looks only for distance d - 1
+ * or less.
  *
  * Distances count characters, as the caller's encoding defines them
  * through charlen; with transpositions, an adjacent swap costs 1 (optimal
@@ -42,6 +55,13 @@ typedef struct ArtFuzzyQuery
 	size_t		term_len;
 	int			max_distance;	/* >= 0 */
 	bool		transpositions;
+	bool		prefix;			/* distance to the key's closest prefix */
+
+	/*
+	 * > 0: report at least the first max_keys distinct keys by (distance,
+	 * key), possibly more; fewer reported means all that match.  0: all.
+	 */
+	int			max_keys;
 	/* < 0: a whole entry is a key; else the key ends at this byte */
 	int			terminator;
 	ArtCharLen	charlen;		/* NULL: one byte, one character */

@@ -5,11 +5,15 @@
  *
  * Random key sets over an alphabet of one-, two- and three-byte UTF-8
  * characters (keys with long shared prefixes, the empty key, keys that are
- * prefixes of others) are stored as key || 0x00 || 6-byte TID, and also as
- * bare keys; for random terms, distances 0 to 3, with and without
- * transpositions, art_fuzzy must report exactly the entries whose key's
- * edit distance (counted in characters) is within the bound, in byte
- * order, each with its distance.
+ * prefixes of others) are stored as key || 0x00 || 6-byte TID (one to
+ * three TIDs per key), and also as bare keys; for random terms, distances
+ * 0 to 3, with and without transpositions, whole-key and prefix mode,
+ * art_fuzzy must report exactly the entries whose key's edit distance
+ * (counted in characters; in prefix mode the least over the key's
+ * prefixes) is within the bound, in byte order, each with its distance.
+ * With max_keys it must report, in byte order and with right distances,
+ * all entries of a set of keys that holds the first max_keys matching keys
+ * by (distance, key), or all matching keys when it reports fewer.
  *
  * Plain C, no PostgreSQL.  ART_TEST_SEEDS sets how many seeds run.
  *
@@ -81,9 +85,13 @@ split_chars(const uint8_t *s, size_t len, uint32_t *out)
 	return n;
 }
 
-/* Edit distance of two character strings, optionally with adjacent swaps. */
+/*
+ * Edit distance of two character strings, optionally with adjacent swaps;
+ * with prefix, the least distance of b to a prefix of a.
+ */
 static int
-edit_distance(const uint32_t *a, int n, const uint32_t *b, int m, int swaps)
+edit_distance(const uint32_t *a, int n, const uint32_t *b, int m, int swaps,
+			  bool prefix)
 {
 	static int	d[MAX_CHARS + 2][MAX_CHARS + 2];
 	int			i,
@@ -107,6 +115,15 @@ edit_distance(const uint32_t *a, int n, const uint32_t *b, int m, int swaps)
 				v = d[i - 2][j - 2] + 1;
 			d[i][j] = v;
 		}
+	if (prefix)
+	{
+		int			best = d[0][m];
+
+		for (i = 1; i <= n; i++)
+			if (d[i][m] < best)
+				best = d[i][m];
+		return best;
+	}
 	return d[n][m];
 }
 
@@ -118,6 +135,22 @@ typedef struct Key
 
 static Key keys[MAX_KEYS];
 static int	nkeys;
+
+/* TIDs stored for key i in the trie with TIDs. */
+#define KEY_TIDS(i)	(1 + (i) % 3)
+
+/* key i's entry with TID t: key || 0x00 || block i || offset t; its length. */
+static size_t
+make_entry(int i, int t, uint8_t *entry)
+{
+	memcpy(entry, keys[i].bytes, keys[i].len);
+	entry[keys[i].len] = 0x00;
+	memset(entry + keys[i].len + 1, 0, 6);
+	entry[keys[i].len + 3] = (uint8_t) (i >> 8);
+	entry[keys[i].len + 4] = (uint8_t) i;
+	entry[keys[i].len + 6] = (uint8_t) t;
+	return keys[i].len + 7;
+}
 
 /* A random key, often extending an earlier one (shared prefixes). */
 static void
@@ -161,7 +194,7 @@ record_hit(void *arg, const uint8_t *entry, size_t len, size_t key_len,
 		   int distance)
 {
 	(void) arg;
-	if (nhits >= MAX_KEYS * 2 || len > sizeof(hits[0].entry))
+	if (nhits >= MAX_KEYS * 3 || len > sizeof(hits[0].entry))
 	{
 		fprintf(stderr, "too many or too long hits\n");
 		failures++;
@@ -186,12 +219,14 @@ bytes_cmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 	return (alen > blen) - (alen < blen);
 }
 
-/* Expected entries, as (entry, distance), built by brute force. */
+/* Expected entries, as (entry, distance, key), built by brute force. */
 typedef struct Expect
 {
 	uint8_t		entry[MAX_KEY * 3 + 16];
 	size_t		len;
 	int			distance;
+	int			key;			/* index in keys[] */
+	int			rank;			/* the key's place by (distance, key) */
 } Expect;
 
 /* qsort comparator for Expect by entry bytes. */
@@ -204,15 +239,99 @@ expect_cmp(const void *a, const void *b)
 	return bytes_cmp(x->entry, x->len, y->entry, y->len);
 }
 
-/* Check one query against brute force; tid_mode stores key||0||TID. */
-static void
-check_query(ArtTrie *t, const Key *term, int dist, bool swaps, bool tid_mode)
+/* Order of distinct keys by (distance, key bytes). */
+static int
+rank_cmp(const void *a, const void *b)
 {
-	static Expect expect[MAX_KEYS];
+	const Expect *x = *(const Expect *const *) a;
+	const Expect *y = *(const Expect *const *) b;
+
+	if (x->distance != y->distance)
+		return x->distance < y->distance ? -1 : 1;
+	return bytes_cmp(keys[x->key].bytes, keys[x->key].len,
+					 keys[y->key].bytes, keys[y->key].len);
+}
+
+/*
+ * Check the hits of a query with max_keys against the expected entries
+ * (in byte order, ranks set): every hit expected, in order; whole keys;
+ * the first max_keys keys by rank all there, or every key if fewer were
+ * reported.
+ */
+static void
+check_max_keys(const Expect *expect, int nexpect, int max_keys)
+{
+	int			e = 0;
+	int			i;
+	int			reported = 0;
+	int			best_missing = -1;
+	int			last_key = -1;
+
+	for (i = 0; i <= nhits; i++)
+	{
+		while (e < nexpect &&
+			   (i == nhits ||
+				bytes_cmp(expect[e].entry, expect[e].len,
+						  hits[i].entry, hits[i].len) < 0))
+		{
+			if (expect[e].key == last_key)
+			{
+				fprintf(stderr, "max_keys %d: a key's entries are split\n", max_keys);
+				failures++;
+				return;
+			}
+			if (best_missing < 0 || expect[e].rank < best_missing)
+				best_missing = expect[e].rank;
+			e++;
+		}
+		if (i == nhits)
+			break;
+		if (e == nexpect ||
+			bytes_cmp(expect[e].entry, expect[e].len,
+					  hits[i].entry, hits[i].len) != 0 ||
+			hits[i].distance != expect[e].distance)
+		{
+			fprintf(stderr, "max_keys %d: hit %d unexpected or out of order\n",
+					max_keys, i);
+			failures++;
+			return;
+		}
+		if (e == 0 || expect[e - 1].key != expect[e].key)
+			reported++;
+		else if (i == 0 || bytes_cmp(hits[i - 1].entry, hits[i - 1].len,
+									 expect[e - 1].entry, expect[e - 1].len) != 0)
+		{
+			fprintf(stderr, "max_keys %d: a key's entries are split\n", max_keys);
+			failures++;
+			return;
+		}
+		last_key = expect[e].key;
+		e++;
+	}
+	if (best_missing >= 0 &&
+		(best_missing < max_keys || reported < max_keys))
+	{
+		fprintf(stderr, "max_keys %d: key of rank %d missing (%d keys reported)\n",
+				max_keys, best_missing, reported);
+		failures++;
+	}
+}
+
+/*
+ * Check one query against brute force; tid_mode stores key||0||TID, prefix
+ * asks for prefix distances, max_keys > 0 for the first keys only.
+ */
+static void
+check_query(ArtTrie *t, const Key *term, int dist, bool swaps, bool tid_mode,
+			bool prefix, int max_keys)
+{
+	static Expect expect[MAX_KEYS * 3];
+	static Expect *ranked[MAX_KEYS];
 	uint32_t	tchars[MAX_CHARS + 1];
 	uint32_t	kchars[MAX_CHARS + 1];
 	int			tn = split_chars(term->bytes, term->len, tchars);
 	int			nexpect = 0;
+	int			nranked = 0;
 	ArtFuzzyQuery q;
 	ArtStatus	st;
 	int			i;
@@ -220,29 +339,46 @@ check_query(ArtTrie *t, const Key *term, int dist, bool swaps, bool tid_mode)
 	for (i = 0; i < nkeys; i++)
 	{
 		int			kn = split_chars(keys[i].bytes, keys[i].len, kchars);
-		int			d = edit_distance(kchars, kn, tchars, tn, swaps);
+		int			d = edit_distance(kchars, kn, tchars, tn, swaps, prefix);
+		int			ntids = tid_mode ? KEY_TIDS(i) : 1;
+		int			k;
 
 		if (d > dist)
 			continue;
-		memcpy(expect[nexpect].entry, keys[i].bytes, keys[i].len);
-		expect[nexpect].len = keys[i].len;
-		if (tid_mode)
+		for (k = 0; k < ntids; k++)
 		{
-			expect[nexpect].entry[keys[i].len] = 0x00;
-			memset(expect[nexpect].entry + keys[i].len + 1, 0, 4);
-			expect[nexpect].entry[keys[i].len + 5] = (uint8_t) (i >> 8);
-			expect[nexpect].entry[keys[i].len + 6] = (uint8_t) i;
-			expect[nexpect].len += 7;
+			if (tid_mode)
+				expect[nexpect].len = make_entry(i, k, expect[nexpect].entry);
+			else
+			{
+				memcpy(expect[nexpect].entry, keys[i].bytes, keys[i].len);
+				expect[nexpect].len = keys[i].len;
+			}
+			expect[nexpect].distance = d;
+			expect[nexpect].key = i;
+			nexpect++;
 		}
-		expect[nexpect].distance = d;
-		nexpect++;
 	}
 	qsort(expect, nexpect, sizeof(Expect), expect_cmp);
+	for (i = 0; i < nexpect; i++)
+		if (i == 0 || expect[i - 1].key != expect[i].key)
+			ranked[nranked++] = &expect[i];
+	qsort(ranked, nranked, sizeof(Expect *), rank_cmp);
+	for (i = 0; i < nranked; i++)
+	{
+		Expect	   *x;
 
+		for (x = ranked[i]; x < expect + nexpect && x->key == ranked[i]->key; x++)
+			x->rank = i;
+	}
+
+	memset(&q, 0, sizeof(q));
 	q.term = term->bytes;
 	q.term_len = term->len;
 	q.max_distance = dist;
 	q.transpositions = swaps;
+	q.prefix = prefix;
+	q.max_keys = max_keys;
 	q.terminator = tid_mode ? 0x00 : -1;
 	q.charlen = utf8_charlen;
 	nhits = 0;
@@ -253,10 +389,15 @@ check_query(ArtTrie *t, const Key *term, int dist, bool swaps, bool tid_mode)
 		failures++;
 		return;
 	}
+	if (max_keys > 0)
+	{
+		check_max_keys(expect, nexpect, max_keys);
+		return;
+	}
 	if (nhits != nexpect)
 	{
-		fprintf(stderr, "term of %zu bytes, distance %d, swaps %d, tids %d: %d hits, expected %d\n",
-				term->len, dist, swaps, tid_mode, nhits, nexpect);
+		fprintf(stderr, "term of %zu bytes, distance %d, swaps %d, tids %d, prefix %d: %d hits, expected %d\n",
+				term->len, dist, swaps, tid_mode, prefix, nhits, nexpect);
 		failures++;
 		return;
 	}
@@ -299,6 +440,7 @@ run_seed(unsigned long long seed)
 		Key		   *k = &keys[nkeys];
 		uint8_t		entry[MAX_KEY * 3 + 16];
 		ArtStatus	st;
+		int			tid;
 
 		random_key(k);
 		st = art_insert(&t_raw, k->bytes, k->len);
@@ -310,16 +452,16 @@ run_seed(unsigned long long seed)
 			failures++;
 			return;
 		}
-		memcpy(entry, k->bytes, k->len);
-		entry[k->len] = 0x00;
-		memset(entry + k->len + 1, 0, 4);
-		entry[k->len + 5] = (uint8_t) (nkeys >> 8);
-		entry[k->len + 6] = (uint8_t) nkeys;
-		if (art_insert(&t_tid, entry, k->len + 7) != ART_OK)
+		for (tid = 0; tid < KEY_TIDS(nkeys); tid++)
 		{
-			fprintf(stderr, "insert with TID failed\n");
-			failures++;
-			return;
+			size_t		len = make_entry(nkeys, tid, entry);
+
+			if (art_insert(&t_tid, entry, len) != ART_OK)
+			{
+				fprintf(stderr, "insert with TID failed\n");
+				failures++;
+				return;
+			}
 		}
 		nkeys++;
 	}
@@ -329,13 +471,17 @@ run_seed(unsigned long long seed)
 		Key			term;
 		int			dist = (int) (rng() % 4);
 		bool		swaps = rng() % 2;
+		bool		prefix = rng() % 2;
+		int			max_keys = rng() % 2 ? 0 : 1 + (int) (rng() % 40);
 
 		if (rng() % 3 == 0)
 			term = keys[rng() % nkeys];
 		else
 			random_key(&term);
-		check_query(&t_tid, &term, dist, swaps, true);
-		check_query(&t_raw, &term, dist, swaps, false);
+		if (prefix && rng() % 2)
+			term.len = term.len * (rng() % 4) / 4;
+		check_query(&t_tid, &term, dist, swaps, true, prefix, max_keys);
+		check_query(&t_raw, &term, dist, swaps, false, prefix, max_keys);
 	}
 	if (art_memstore_pinned(ms_tid) != 0 || art_memstore_pinned(ms_raw) != 0)
 	{
@@ -353,7 +499,7 @@ main(void)
 	int			seeds = env ? atoi(env) : 8;
 	int			s;
 
-	hits = malloc(sizeof(Hit) * MAX_KEYS * 2);
+	hits = malloc(sizeof(Hit) * MAX_KEYS * 3);
 	for (s = 1; s <= seeds && failures == 0; s++)
 		run_seed((unsigned long long) s);
 	free(hits);
