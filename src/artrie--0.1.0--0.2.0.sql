@@ -84,3 +84,30 @@ AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
 
 COMMENT ON FUNCTION artrie_fuzzy_complete(regclass, text, int, int, bool) IS
 'the distinct keys that begin within max_distance Levenshtein edits of prefix, by distance then key, at most max_results';
+
+-- The search functions on a multicolumn index take the values of its
+-- leading columns, as text in column order, and answer for the last
+-- column's values below them.
+CREATE FUNCTION artrie_complete(index regclass, prefix text,
+								max_results int, leading_values text[])
+RETURNS SETOF text
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_complete(regclass, text, int, text[]) IS
+'the distinct last-column keys beginning with prefix below the leading columns'' values, in byte order, at most max_results';
+
+CREATE FUNCTION artrie_prefix_count(index regclass, prefix text,
+									leading_values text[])
+RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_prefix_count(regclass, text, text[]) IS
+'the number of index entries whose last-column key begins with prefix below the leading columns'' values';
+
+CREATE FUNCTION artrie_prefixes_of(index regclass, value text,
+								   leading_values text[])
+RETURNS SETOF text
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_prefixes_of(regclass, text, text[]) IS
+'the distinct last-column keys that are prefixes of value below the leading columns'' values, longest first';

@@ -179,6 +179,33 @@ AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
 COMMENT ON FUNCTION artrie_prefixes_of(regclass, text) IS
 'the distinct keys that are prefixes of value, longest first';
 
+-- The search functions on a multicolumn index take the values of its
+-- leading columns, as text in column order, and answer for the last
+-- column's values below them.
+CREATE FUNCTION artrie_complete(index regclass, prefix text,
+								max_results int, leading_values text[])
+RETURNS SETOF text
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_complete(regclass, text, int, text[]) IS
+'the distinct last-column keys beginning with prefix below the leading columns'' values, in byte order, at most max_results';
+
+CREATE FUNCTION artrie_prefix_count(index regclass, prefix text,
+									leading_values text[])
+RETURNS bigint
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_prefix_count(regclass, text, text[]) IS
+'the number of index entries whose last-column key begins with prefix below the leading columns'' values';
+
+CREATE FUNCTION artrie_prefixes_of(index regclass, value text,
+								   leading_values text[])
+RETURNS SETOF text
+AS 'MODULE_PATHNAME' LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION artrie_prefixes_of(regclass, text, text[]) IS
+'the distinct last-column keys that are prefixes of value below the leading columns'' values, longest first';
+
 CREATE FUNCTION artrie_fuzzy(index regclass, term text, max_distance int,
 							 transpositions bool DEFAULT false)
 RETURNS TABLE (key text, distance int)

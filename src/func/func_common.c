@@ -128,6 +128,25 @@ func_open_index(Oid indexoid, FuncIndex *fi, bool check_access)
 	fi->slot = table_slot_create(fi->heap, NULL);
 }
 
+/*
+ * Refuse a multicolumn index to a function that answers only for a single
+ * column's keys, or for the last column's below the leading columns'
+ * values when the caller gave none.
+ */
+void
+func_refuse_multicolumn(FuncIndex *fi, const char *function)
+{
+	int			ncols = IndexRelationGetNumberOfKeyAttributes(fi->index);
+
+	if (ncols > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s needs the values of the leading columns of multicolumn artrie index \"%s\"",
+						function, RelationGetRelationName(fi->index)),
+				 errhint("artrie_complete, artrie_prefix_count and artrie_prefixes_of take the values of its first %d columns as text, in column order: leading_values => ARRAY['42'].",
+						 ncols - 1)));
+}
+
 /* Refuse an index of another access method. */
 void
 func_check_artrie(Relation index)

@@ -226,6 +226,7 @@ fuzzy_one(Oid indexoid, bool check_access, const ArtFuzzyQuery *query,
 	int			i;
 
 	func_open_index(indexoid, &fi, check_access);
+	func_refuse_multicolumn(&fi, "artrie_fuzzy");
 	fuzzy_collect(&fi, query, &fh);
 
 	/* Keep each key once, if one of its entries is visible. */
@@ -336,6 +337,7 @@ fuzzy_complete_one(Oid indexoid, bool check_access, ArtFuzzyQuery *query,
 	int			want = max_results;
 
 	func_open_index(indexoid, &fi, check_access);
+	func_refuse_multicolumn(&fi, "artrie_fuzzy_complete");
 	if (max_results == 0)
 	{
 		func_close_index(&fi);
