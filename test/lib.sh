@@ -15,7 +15,8 @@ ARTRIE_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ARTRIE_PACKAGES="build-essential clang libclang-rt-14-dev postgresql-$PG_MAJOR
 postgresql-server-dev-$PG_MAJOR liburing-dev postgresql-$PG_MAJOR-pgtap
 libtap-parser-sourcehandler-pgtap-perl libipc-run-perl wamerican-insane
-wbritish-insane wbulgarian util-linux procps postgresql-$PG_MAJOR-repack"
+wbritish-insane wbulgarian util-linux procps postgresql-$PG_MAJOR-repack
+postgresql-$PG_MAJOR-partman"
 
 # Print a progress line.
 say() { printf '== %s\n' "$*"; }

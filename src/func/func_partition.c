@@ -92,7 +92,7 @@ func_index_leaves(Oid indexoid, bool *partitioned)
 		Oid			leaf = lfirst_oid(lc);
 
 		if (get_rel_relkind(leaf) == RELKIND_INDEX &&
-			list_member_oid(tables, IndexGetRelation(leaf, false)))
+			list_member_oid(tables, IndexGetRelation(leaf, true)))
 			result = lappend_oid(result, leaf);
 	}
 	list_free(indexes);

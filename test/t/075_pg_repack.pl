@@ -16,34 +16,6 @@ use ArtrieTest;
 plan skip_all => 'pg_repack is not installed'
   unless grep { -x "$_/pg_repack" } split /:/, $ENV{PATH};
 
-# The files the artrie indexes of database postgres name, without the
-# leading "artrie/".
-sub named_files
-{
-	my ($node) = @_;
-	my $out = $node->safe_psql('postgres',
-		'SELECT file FROM artrie_indexes WHERE file IS NOT NULL ORDER BY 1');
-	return sort map { s{^artrie/}{}r } grep { $_ ne '' } split /\n/, $out;
-}
-
-# Sweep until the files on disk are those the indexes name (a pinned file
-# waits for the next round), bounded by the framework's timeout.
-sub files_ok
-{
-	my ($node, $label) = @_;
-	my (@want, @have);
-	for (1 .. $PostgreSQL::Test::Utils::timeout_default)
-	{
-		$node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
-		@want = named_files($node);
-		@have = grep { !/\.inuse$/ } artrie_files($node);
-		last if join(',', @want) eq join(',', @have);
-		sleep 1;
-	}
-	is_deeply(\@have, \@want, "$label: no orphaned artrie file is left");
-	return;
-}
-
 # Every artrie index of rt: answers, soundness.
 sub indexes_ok
 {
