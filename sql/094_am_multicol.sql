@@ -80,6 +80,8 @@ EXPLAIN (COSTS OFF) SELECT bucket, key FROM g WHERE bucket = 'b1' AND key LIKE '
 EXPLAIN (COSTS OFF) SELECT tenant, path FROM f WHERE tenant = 3 ORDER BY path;
 EXPLAIN (COSTS OFF) SELECT id FROM h WHERE u = md5('1')::uuid AND n = 1 AND s = 1 AND k ^@ 'k1';
 RESET enable_seqscan;
+-- A qual on the last column alone is costed as a read of the whole index.
+EXPLAIN (COSTS OFF) SELECT id FROM f WHERE path = 'dir2/file2';
 
 -- Each predicate as an index scan and a bitmap scan, like a sequential scan.
 SELECT p, o.* FROM unnest(ARRAY[
@@ -161,6 +163,33 @@ SELECT q, o.* FROM unnest(ARRAY[
   $$SELECT u, n, s, k FROM h WHERE u = md5('1')::uuid ORDER BY u, n, s, k$$,
   $$SELECT u, n, s, k FROM h ORDER BY u DESC, n DESC, s DESC, k DESC LIMIT 50$$
 ]) q, ordered(q) o;
+
+-- NULLS FIRST on a column, and char(n), which index-only scans do not
+-- return (its key lost the padding).
+CREATE TABLE nf (id int, t int, c char(4) COLLATE "C", k text COLLATE "C");
+INSERT INTO nf SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE i % 5 END,
+  CASE WHEN i % 11 = 0 THEN NULL ELSE 'c' || (i % 3) END, 'k' || i
+  FROM generate_series(1, 2000) i;
+CREATE INDEX nf_tk ON nf USING artrie (t NULLS FIRST, k);
+CREATE INDEX nf_ck ON nf USING artrie (c, k);
+VACUUM ANALYZE nf;
+SELECT q, o.* FROM unnest(ARRAY[
+  $$SELECT t, k FROM nf ORDER BY t NULLS FIRST, k LIMIT 40$$,
+  $$SELECT t, k FROM nf ORDER BY t DESC NULLS LAST, k DESC LIMIT 40$$,
+  $$SELECT t, k FROM nf WHERE t IS NULL ORDER BY t NULLS FIRST, k LIMIT 10$$,
+  $$SELECT c, k FROM nf WHERE c = 'c1' ORDER BY c, k LIMIT 10$$
+]) q, ordered(q) o;
+SELECT p, o.* FROM unnest(ARRAY[
+  $$t IS NULL AND k ^@ 'k1'$$,
+  $$t = 2 AND k ^@ 'k1'$$,
+  $$c = 'c1' AND k ^@ 'k1'$$,
+  $$c = 'c1  ' AND k = 'k1'$$,
+  $$c IS NULL AND k ^@ 'k2'$$
+]) p, oracle('nf', p) o;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT c, k FROM nf WHERE c = 'c1' AND k ^@ 'k1';
+RESET enable_seqscan;
+DROP TABLE nf;
 
 -- Writes after the build: inserts, deletes, VACUUM; then the checks again.
 INSERT INTO f SELECT g, g % 10, 'new' || g FROM generate_series(6000, 6500) g;
