@@ -77,6 +77,29 @@ FROM artrie_complete('pt_path', '/', 1000) k;
 SELECT artrie_prefix_count('pt_path', '/home/u1'),
   (SELECT count(*) FROM pt WHERE path ^@ '/home/u1');
 SELECT * FROM artrie_fuzzy('pt_path', '/home/u1/f15', 1);
+-- Every function given the partitioned index answers as given one index
+-- on a table of all the rows.
+CREATE TABLE pt_flat AS SELECT * FROM pt;
+CREATE INDEX pt_flat_path ON pt_flat USING artrie (path);
+WITH c AS (
+  SELECT
+  (SELECT array_agg(k) FROM artrie_complete('pt_path', p, n) k) IS NOT DISTINCT FROM
+  (SELECT array_agg(k) FROM artrie_complete('pt_flat_path', p, n) k) AS complete,
+  artrie_prefix_count('pt_path', p) = artrie_prefix_count('pt_flat_path', p) AS count,
+  (SELECT array_agg(k) FROM artrie_prefixes_of('pt_path', p || '1') k) IS NOT DISTINCT FROM
+  (SELECT array_agg(k) FROM artrie_prefixes_of('pt_flat_path', p || '1') k) AS prefixes_of,
+  (SELECT array_agg(f) FROM artrie_fuzzy('pt_path', p, d) f) IS NOT DISTINCT FROM
+  (SELECT array_agg(f) FROM artrie_fuzzy('pt_flat_path', p, d) f) AS fuzzy,
+  (SELECT array_agg(f) FROM artrie_fuzzy_complete('pt_path', p, d, n) f) IS NOT DISTINCT FROM
+  (SELECT array_agg(f) FROM artrie_fuzzy_complete('pt_flat_path', p, d, n) f) AS fuzzy_complete
+  FROM unnest(ARRAY['', '/home/u1', '/home/u3/f1', '/home/u6/f20', '/hone/u2/f', 'x']) p,
+    unnest(ARRAY[0, 1, 2]) d, unnest(ARRAY[1, 5, 100]) n)
+SELECT count(*) AS cases, count(*) FILTER (WHERE complete) AS complete,
+  count(*) FILTER (WHERE count) AS count, count(*) FILTER (WHERE prefixes_of) AS prefixes_of,
+  count(*) FILTER (WHERE fuzzy) AS fuzzy, count(*) FILTER (WHERE fuzzy_complete) AS fuzzy_complete
+FROM c;
+SELECT count(*) FROM artrie_fuzzy_complete('pt_path', '/hone/u2/f', 1, 100);
+DROP TABLE pt_flat;
 -- Deleted rows are not completed; prefix_count counts them until VACUUM.
 DELETE FROM pt WHERE path = '/home/u1/f8';
 SELECT artrie_complete('pt_path', '/home/u1/', 10);
