@@ -204,6 +204,25 @@ SELECT p, o.* FROM unnest(ARRAY[
 SELECT artrie_verify('f_tp', true), artrie_verify('g_bk', true),
   artrie_verify('h_unsk', true);
 
+-- CREATE INDEX CONCURRENTLY and REINDEX build the same index.
+DROP INDEX f_tp;
+CREATE INDEX CONCURRENTLY f_tp ON f USING artrie (tenant, path);
+INSERT INTO f VALUES (7003, 3, 'new6/after');
+REINDEX INDEX f_tp;
+SELECT p, o.* FROM unnest(ARRAY[
+  $$tenant = 3 AND path ^@ 'new6'$$,
+  $$tenant IS NULL$$
+]) p, oracle('f', p) o;
+SELECT artrie_verify('f_tp', true);
+
+-- Column properties: every column orderable when every string column's
+-- collation orders like its bytes (f: "C"), none otherwise (g: C.UTF-8).
+SELECT i.relname, c.n, p,
+  pg_index_column_has_property(i.oid, c.n, p)
+FROM pg_class i, generate_series(1, 2) c(n),
+  unnest(ARRAY['orderable', 'asc', 'nulls_last']) p
+WHERE i.relname IN ('f_tp', 'g_bk') ORDER BY 1, 2, 3;
+
 -- What a multicolumn index refuses: DESC columns, and an integer or uuid
 -- column alone.
 CREATE INDEX ON f USING artrie (tenant DESC, path);

@@ -149,10 +149,12 @@ artrie_options(Datum reloptions, bool validate)
 }
 
 /*
- * Properties: an index whose collation does not order like its bytes
- * (ICU, libc locales other than "C"/"POSIX") is not orderable, whatever
- * amcanorder says for the access method as a whole.  Everything else is
- * left to the core's defaults.
+ * Properties: an index one of whose string columns has a collation that
+ * does not order like its bytes (ICU, libc locales other than "C"/"POSIX")
+ * is not orderable in any column, whatever amcanorder says for the access
+ * method as a whole, as the planner hook decides (am_cost.c); columns
+ * without a collation (integers, uuid) order as their bytes.  Everything
+ * else is left to the core's defaults.
  */
 bool
 artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
@@ -163,6 +165,8 @@ artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
 	bool		null;
 	oidvector  *collations;
 	Oid			collid;
+	bool		bytewise;
+	int			i;
 
 	if (attno == 0)
 		return false;
@@ -190,11 +194,16 @@ artrie_property(Oid index_oid, int attno, IndexAMProperty prop,
 		return false;
 	}
 	collations = (oidvector *) DatumGetPointer(datum);
-	collid = (attno <= collations->dim1) ? collations->values[attno - 1]
-		: InvalidOid;
+	bytewise = true;
+	for (i = 0; i < collations->dim1; i++)
+	{
+		collid = collations->values[i];
+		if (OidIsValid(collid) && !am_collation_is_bytewise(collid))
+			bytewise = false;
+	}
 	ReleaseSysCache(tuple);
 
-	if (am_collation_is_bytewise(collid))
+	if (bytewise)
 		return false;
 
 	*res = false;
