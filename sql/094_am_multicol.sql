@@ -136,6 +136,32 @@ SELECT p, o.* FROM unnest(ARRAY[
   $$key = 'k1'$$
 ]) p, oracle('g', p) o;
 
+-- The same under "C", where ranges on the leading string column bound
+-- the scan: the escaped bytes 0x01 and 0x02 and the end of the string
+-- keep byte order.
+CREATE TABLE gc (id int, bucket text COLLATE "C", key text COLLATE "C");
+INSERT INTO gc SELECT * FROM g;
+INSERT INTO gc VALUES (4101, E'b1\x01\x02', 'y'), (4102, E'b1\x03', 'y'),
+  (4103, E'b0\x7f', 'y'), (4104, E'b\x01', 'y'), (4105, E'b\x02\x01', 'y');
+CREATE INDEX gc_bk ON gc USING artrie (bucket, key);
+VACUUM ANALYZE gc;
+SELECT p, o.* FROM unnest(ARRAY[
+  $$bucket >= 'b1' AND bucket < 'b2'$$,
+  $$bucket > 'b1' AND bucket < 'b2'$$,
+  $$bucket <= 'b1'$$,
+  $$bucket < 'b1'$$,
+  $$bucket > E'b1\x01'$$,
+  $$bucket >= E'b1\x02' AND bucket <= E'b1\x03'$$,
+  $$bucket < E'b\x02'$$,
+  $$bucket ^@ E'b1\x01'$$,
+  $$bucket ^@ E'b\x02'$$,
+  $$bucket = E'b1\x01\x02' AND key = 'y'$$
+]) p, oracle('gc', p) o;
+SELECT q, o.* FROM unnest(ARRAY[
+  $$SELECT bucket, key FROM gc ORDER BY bucket, key$$,
+  $$SELECT bucket, key FROM gc WHERE bucket > 'b' AND bucket <= 'b1' ORDER BY bucket DESC, key DESC$$
+]) q, ordered(q) o;
+
 -- uuid, bigint (with an int4 constant), smallint and varchar.
 SELECT p, o.* FROM unnest(ARRAY[
   $$u = md5('1')::uuid AND n = 1 AND s = 1 AND k ^@ 'k1'$$,
@@ -232,6 +258,6 @@ CREATE INDEX ON h USING artrie (u);
 SELECT opcname, amvalidate(c.oid) FROM pg_opclass c
   JOIN pg_am a ON a.oid = c.opcmethod WHERE a.amname = 'artrie' ORDER BY 1;
 
-DROP TABLE f, g, h;
+DROP TABLE f, g, gc, h;
 DROP FUNCTION ordered(text);
 DROP FUNCTION oracle(text, text);
