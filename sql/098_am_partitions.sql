@@ -158,6 +158,43 @@ SELECT artrie_complete('pt_path', '/home/u8', 10);
 SELECT artrie_prefix_count('pt_path', ''), (SELECT count(path) FROM pt);
 SELECT count(*) FROM pg_partition_tree('pt_path') WHERE isleaf;
 
+-- Building the index without blocking writes, as pg_dump restores it:
+-- CREATE INDEX ON ONLY the partitioned table (invalid until every
+-- partition's index is attached), CREATE INDEX CONCURRENTLY on each
+-- partition, ALTER INDEX ... ATTACH PARTITION.
+CREATE TABLE pc (id int, k text COLLATE "C") PARTITION BY RANGE (id);
+CREATE TABLE pc_1 PARTITION OF pc FOR VALUES FROM (0) TO (100);
+CREATE TABLE pc_2 PARTITION OF pc FOR VALUES FROM (100) TO (200);
+INSERT INTO pc SELECT g, 'c/' || g FROM generate_series(0, 199) g;
+-- Until then the functions refuse it: it would answer for some partitions
+-- only.
+CREATE INDEX pc_k ON ONLY pc USING artrie (k);
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'pc_k'::regclass;
+SELECT artrie_prefix_count('pc_k', 'c/');
+CREATE INDEX CONCURRENTLY pc_1_k ON pc_1 USING artrie (k);
+CREATE INDEX CONCURRENTLY pc_2_k ON pc_2 USING artrie (k);
+ALTER INDEX pc_k ATTACH PARTITION pc_1_k;
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'pc_k'::regclass;
+SELECT artrie_complete('pc_k', 'c/', 1);
+ALTER INDEX pc_k ATTACH PARTITION pc_2_k;
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'pc_k'::regclass;
+SELECT artrie_prefix_count('pc_k', 'c/'), artrie_prefix_count('pc_k', 'c/1');
+SELECT artrie_complete('pc_k', 'c/19', 3);
+SELECT artrie_verify('pc_k', true);
+DROP TABLE pc;
+-- So is an index that a failed CREATE INDEX CONCURRENTLY left invalid.
+CREATE TABLE pi (k text COLLATE "C");
+INSERT INTO pi VALUES ('a'), ('b'), ('b');
+CREATE UNIQUE INDEX CONCURRENTLY pi_k ON pi USING artrie (k);
+SELECT indisvalid FROM pg_index WHERE indexrelid = 'pi_k'::regclass;
+SELECT artrie_complete('pi_k', '', 10);
+SELECT artrie_verify('pi_k');
+REINDEX INDEX pi_k;
+DELETE FROM pi WHERE ctid = (SELECT max(ctid) FROM pi);
+REINDEX INDEX pi_k;
+SELECT artrie_complete('pi_k', '', 10);
+DROP TABLE pi;
+
 -- What answers for one index only refuses a partitioned index, with a
 -- hint; so do indexes of other access methods.
 SELECT artrie_stats('pw_k');

@@ -40,6 +40,7 @@ extern void func_open_index(Oid indexoid, FuncIndex *fi, bool check_access);
 extern void func_check_access(Relation heap, Relation index);
 extern void func_close_index(FuncIndex *fi);
 extern void func_check_artrie(Relation index);
+extern void func_check_valid(Relation index);
 extern void func_refuse_multicolumn(FuncIndex *fi, const char *function);
 extern bool func_tid_visible(FuncIndex *fi, ItemPointer tid);
 extern bool func_key_visible(FuncIndex *fi, const uint8 *key, Size keylen);

@@ -119,6 +119,7 @@ func_open_index(Oid indexoid, FuncIndex *fi, bool check_access)
 				 errhint("Retry the call.")));
 
 	func_check_artrie(fi->index);
+	func_check_valid(fi->index);
 	if (check_access)
 		func_check_access(fi->heap, fi->index);
 	am_open(fi->index, &fi->ai);
@@ -156,6 +157,30 @@ func_check_artrie(Relation index)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an artrie index",
 						RelationGetRelationName(index))));
+}
+
+/*
+ * Refuse an index that is not valid: a failed or unfinished CREATE INDEX
+ * CONCURRENTLY may have left rows out of it, and a partitioned index is
+ * valid only once every partition has an index attached to it.
+ */
+void
+func_check_valid(Relation index)
+{
+	if (index->rd_index->indisvalid)
+		return;
+	if (index->rd_rel->relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("partitioned index \"%s\" is not valid",
+						RelationGetRelationName(index)),
+				 errdetail("Some partitions have no index attached to it."),
+				 errhint("Attach an index of each partition with ALTER INDEX ... ATTACH PARTITION.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("index \"%s\" is not valid", RelationGetRelationName(index)),
+			 errdetail("A failed or unfinished CREATE INDEX CONCURRENTLY may have left rows out of it."),
+			 errhint("REINDEX the index, or drop it and create it again.")));
 }
 
 /* Release what func_open_index took; locks are kept to the end of the transaction. */

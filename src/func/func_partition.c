@@ -83,6 +83,7 @@ func_index_leaves(Oid indexoid, bool *partitioned)
 				 errmsg("index with OID %u changed while it was opened", indexoid),
 				 errhint("Retry the call.")));
 	func_check_artrie(index);
+	func_check_valid(index);
 	func_check_access(heap, index);
 
 	leaf_tables(heapoid, &tables);

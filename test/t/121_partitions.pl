@@ -68,10 +68,25 @@ is($node->safe_psql('postgres', $probe), '2000/2000/0/0', 'after DROP of a parti
 is($node->safe_psql('postgres', q{SELECT string_agg("table"::text, ',' ORDER BY "table"::text) FROM artrie_indexes}),
 	'pt_0,pt_2,pt_3', 'artrie_indexes lists the partitions\' indexes and the detached one');
 files_ok($node, 'DETACH, DROP of a partition, a new partition');
+
+# ATTACH PARTITION of a table with its own artrie index (attached with its
+# file) and of one without (a new index is built).
+$node->safe_psql('postgres', q{
+	CREATE TABLE pt_4 (id int, k text COLLATE "C");
+	INSERT INTO pt_4 SELECT g, 'p' || g / 1000 || '/' || g FROM generate_series(4000, 4999) g;
+	CREATE INDEX pt_4_k ON pt_4 USING artrie (k);
+	CREATE TABLE pt_5 (id int, k text COLLATE "C");
+	INSERT INTO pt_5 SELECT g, 'p' || g / 1000 || '/' || g FROM generate_series(5000, 5999) g;
+	ALTER TABLE pt ATTACH PARTITION pt_4 FOR VALUES FROM (4000) TO (5000);
+	ALTER TABLE pt ATTACH PARTITION pt_5 FOR VALUES FROM (5000) TO (6000);
+});
+is($node->safe_psql('postgres', $probe), '4000/4000/0/0', 'after ATTACH of two partitions');
+files_ok($node, 'ATTACH PARTITION');
 $node->safe_psql('postgres', 'DROP INDEX pt_k');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM artrie_indexes'), '1', 'DROP INDEX drops the partitions\' indexes');
 files_ok($node, 'DROP INDEX of the partitioned index');
 $node->safe_psql('postgres', 'DROP TABLE pt, pt_2');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM artrie_indexes'), '0', 'DROP TABLE drops every index');
 files_ok($node, 'DROP TABLE');
 
 SKIP:
