@@ -7,8 +7,9 @@
  * The trie checks its own invariants (art_verify); this file adds what
  * only the access method knows: the shape of each entry (key, terminator,
  * TID; a bare TID in the NULL trie), keys valid in the database encoding,
- * and with heapallindexed, one lookup per heap tuple visible to a fresh
- * MVCC snapshot, as amcheck's bt_index_check does.
+ * the count of distinct keys the key trie keeps (artrie_stats) against its
+ * entries, and with heapallindexed, one lookup per heap tuple visible to a
+ * fresh MVCC snapshot, as amcheck's bt_index_check does.
  *
  *-------------------------------------------------------------------------
  */
@@ -89,7 +90,10 @@ verify_cols_key(FuncIndex *fi, const uint8 *key, Size keylen, uint64 n)
  * Check the shape of every entry: key trie entries are key || 0x00 || TID
  * with no 0x00 in the key and the key valid in the database encoding
  * (a multicolumn key: each of its strings);
- * NULL trie entries are a bare TID.  TIDs must have a valid offset.
+ * NULL trie entries are a bare TID.  TIDs must have a valid offset.  For
+ * a key trie that counts its distinct keys, the count must equal the
+ * distinct keys walked, if nothing changed the trie during the walk (its
+ * content version did not move).
  */
 static void
 verify_entries(FuncIndex *fi, ArtTrie *trie, bool nulls)
@@ -99,7 +103,23 @@ verify_entries(FuncIndex *fi, ArtTrie *trie, bool nulls)
 	size_t		len;
 	ArtStatus	status;
 	uint64		n = 0;
+	uint64		version = art_version(trie);
+	uint64		kept = 0;
+	bool		counted = false;
+	uint64		distinct = 0;
+	uint8	   *prev = NULL;
+	size_t		prevlen = 0;
+	size_t		prevcap = 0;
 
+	if (!nulls)
+	{
+		status = art_groups(trie, &kept);
+		if (status != ART_NOT_FOUND)
+		{
+			am_check_status(status, fi->index, "reading the key count");
+			counted = true;
+		}
+	}
 	am_check_status(art_cursor_open(trie, &cursor), fi->index, "opening a cursor");
 	am_check_status(art_cursor_seek(cursor, NULL, 0, true, ART_FORWARD),
 					fi->index, "seeking");
@@ -124,6 +144,17 @@ verify_entries(FuncIndex *fi, ArtTrie *trie, bool nulls)
 			else if (!pg_verifymbstr((const char *) entry, (int) keylen, true))
 				verify_fail(fi, psprintf("entry " UINT64_FORMAT " of the key trie is not valid in the database encoding",
 										 n));
+			if (prev == NULL || keylen != prevlen || memcmp(entry, prev, keylen) != 0)
+			{
+				distinct++;
+				if (keylen > prevcap || prev == NULL)
+				{
+					prevcap = Max(keylen, 64);
+					prev = prev ? repalloc(prev, prevcap) : palloc(prevcap);
+				}
+				memcpy(prev, entry, keylen);
+				prevlen = keylen;
+			}
 		}
 		am_entry_tid(entry, len, &tid);
 		if (!OffsetNumberIsValid(ItemPointerGetOffsetNumber(&tid)))
@@ -133,6 +164,9 @@ verify_entries(FuncIndex *fi, ArtTrie *trie, bool nulls)
 	if (status != ART_NOT_FOUND)
 		am_check_status(status, fi->index, "reading");
 	art_cursor_close(cursor);
+	if (counted && distinct != kept && art_version(trie) == version)
+		verify_fail(fi, psprintf("it keeps a count of " UINT64_FORMAT " distinct keys, its entries hold " UINT64_FORMAT,
+								 kept, distinct));
 }
 
 /* table_index_build_scan callback: the tuple's entry must be in the index. */

@@ -185,6 +185,13 @@ art_groups(ArtTrie *t, uint64_t *groups)
 	return ART_OK;
 }
 
+/* The content version of the trie's store (see trie.h). */
+uint64_t
+art_version(ArtTrie *t)
+{
+	return t->store.ops->version(t->store.store, false);
+}
+
 /* Point t at an existing trie. */
 void
 art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root)

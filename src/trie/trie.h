@@ -57,6 +57,13 @@ extern ArtStatus art_create(ArtTrie *t, ArtPageStore store);
 extern ArtStatus art_create_grouped(ArtTrie *t, ArtPageStore store);
 extern ArtStatus art_groups(ArtTrie *t, uint64_t *groups);
 
+/*
+ * The content version of the trie's store: it moves on after every
+ * insert, delete, truncate and bulk load of any of the store's tries, so
+ * two equal readings bracket a stretch in which nothing changed.
+ */
+extern uint64_t art_version(ArtTrie *t);
+
 /* Point t at an existing trie. */
 extern void art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root);
 

@@ -294,11 +294,15 @@ test_groups(void)
 	for (i = 0; i < 6000; i++)
 	{
 		size_t		len = sql_entry(buf, &r);
+		uint64_t	version = art_version(&f.t);
+		bool		had = model_has(&f.m, buf, len);
 
 		if (rng_next(&r) % 3 == 0)
 			CHECK(del(&f, buf, len), "del");
 		else
 			CHECK(put(&f, buf, len), "put");
+		CHECK(model_has(&f.m, buf, len) == had || art_version(&f.t) != version,
+			  "a change moves the content version");
 		CHECK(art_insert(&plain, buf, len) != ART_CORRUPT, "plain insert");
 		if (i % 500 == 0)
 			CHECK(check_content(&f.t, &f.m), "content at %d", i);
