@@ -167,20 +167,6 @@ for my $db ('postgres', 'copy024')
 # artrie_verify checks the kept count against the distinct keys it walks:
 # a count made wrong in both meta pages of a cleanly stopped server's file
 # (and their checksums made right again) is found and named.
-my @crc_table = map {
-	my $c = $_;
-	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
-	$c;
-} 0 .. 255;
-
-sub crc32c
-{
-	my ($data) = @_;
-	my $crc = 0xFFFFFFFF;
-	$crc = $crc_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $data);
-	return $crc ^ 0xFFFFFFFF;
-}
-
 my $u_file = $primary->data_dir . '/'
   . $primary->safe_psql('postgres', q{SELECT artrie_stats('u_k')->>'file'});
 my $u_kept = $primary->safe_psql('postgres',

@@ -30,21 +30,6 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
 
-# CRC32C (Castagnoli), as artrie seals its pages.
-my @crc_table = map {
-	my $c = $_;
-	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
-	$c;
-} 0 .. 255;
-
-sub crc32c
-{
-	my ($data) = @_;
-	my $crc = 0xFFFFFFFF;
-	$crc = $crc_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $data);
-	return $crc ^ 0xFFFFFFFF;
-}
-
 # Make both meta pages of a file say format $version (in the header and
 # in the meta page's body) and seal them again.
 sub set_meta_format

@@ -53,20 +53,6 @@ sub scribble
 
 sub garbage { return join('', map { chr(1 + int(rand(255))) } 1 .. $_[0]); }
 
-# CRC32C (Castagnoli), for a control slot of the old layout.
-my @crc_table = map {
-	my $c = $_;
-	$c = ($c & 1) ? ($c >> 1) ^ 0x82F63B78 : $c >> 1 for 1 .. 8;
-	$c;
-} 0 .. 255;
-
-sub crc32c
-{
-	my $crc = 0xFFFFFFFF;
-	$crc = $crc_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $_[0]);
-	return $crc ^ 0xFFFFFFFF;
-}
-
 # The control file's slots: magic, seq, system identifier, replay_from,
 # min_redo, timeline, for each 4 KiB block.
 sub control_blocks

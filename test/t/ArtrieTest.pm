@@ -752,4 +752,22 @@ sub fill_small_fs
 	return $filler;
 }
 
+push @EXPORT, qw(crc32c);
+
+my @crc_table = map {
+	my $c = $_;
+	$c = ($c & 1) ? (($c >> 1) ^ 0x82F63B78) : ($c >> 1) for 1 .. 8;
+	$c;
+} 0 .. 255;
+
+# CRC32C (Castagnoli) of a string, as artrie seals its pages and its
+# control file, for tests that change a page and seal it again.
+sub crc32c
+{
+	my ($data) = @_;
+	my $crc = 0xFFFFFFFF;
+	$crc = $crc_table[ ($crc ^ $_) & 0xFF ] ^ ($crc >> 8) for unpack('C*', $data);
+	return $crc ^ 0xFFFFFFFF;
+}
+
 1;
