@@ -16,9 +16,12 @@
  * the least last column of the rows down to it.  A subtree is skipped
  * when both that and the row minimum exceed the bound.
  *
- * With max_keys, a count of the distinct keys reported at each distance
- * lowers the bound as the walk goes (see trie_fuzzy.h); entries of a key
- * already reported are reported whatever the bound has become, so the
+ * With max_keys, the trie is walked once per distance, from 0 up: the
+ * walk for distance b reports the keys at distance b only, and in prefix
+ * mode skips every subtree whose path's prefix distance is already below
+ * b (its keys were reported by an earlier walk).  Once max_keys keys are
+ * reported, the bound drops below 0 and the walk ends; the entries of the
+ * key being reported are reported whatever the bound has become, so the
  * caller sees all of a key's entries.
  *
  * Rows, the path and its characters are stacks that grow on demand and
@@ -32,9 +35,6 @@
 
 /* Longest character, in bytes, in any PostgreSQL encoding. */
 #define FUZZY_MAX_CHAR_LEN	4
-
-/* Keys at a greater distance are not counted for max_keys. */
-#define FUZZY_MAX_COUNTED	255
 
 /* How a path byte is undone. */
 #define BYTE_PARTIAL	0		/* part of a character not yet complete */
@@ -73,9 +73,9 @@ typedef struct FuzzyState
 	int			key_distance;
 	bool		key_reported;	/* an entry of the tail's key was reported */
 
-	int			bound;			/* the distance looked for now */
-	int		   *key_counts;		/* max_keys: keys reported at each distance */
-	int			ncounts;
+	int			band;			/* the least distance reported */
+	int			bound;			/* the greatest distance reported */
+	int			keys_reported;	/* distinct keys reported */
 
 	bool		stopped;		/* the callback ended the search */
 	ArtStatus	status;
@@ -291,7 +291,7 @@ fuzzy_push_byte(FuzzyState *fs, uint8_t b)
 	{
 		int32_t		dist = fuzzy_row_distance(fs, fs->depth);
 
-		if (dist > fs->bound)
+		if (dist > fs->bound || dist < fs->band)
 			return false;
 		fs->in_tail = true;
 		fs->key_len = fs->path_len;
@@ -339,7 +339,8 @@ fuzzy_push_byte(FuzzyState *fs, uint8_t b)
 	fs->depth++;
 	fs->pending_len = 0;
 	fuzzy_append(fs, b, BYTE_COMPLETES);
-	if (min > fs->bound)
+	if (min > fs->bound ||
+		(fs->query->prefix && fs->best[fs->depth] < fs->band))
 	{
 		fuzzy_pop_byte(fs);
 		return false;
@@ -400,29 +401,6 @@ fuzzy_path_distance(FuzzyState *fs)
 	return scratch[fs->m];
 }
 
-/*
- * Count a newly reported key at distance dist and lower the bound below
- * the least distance d at which max_keys keys have been reported.
- */
-static void
-fuzzy_count_key(FuzzyState *fs, int32_t dist)
-{
-	int			total = 0;
-	int			d;
-
-	if (fs->key_counts == NULL || dist >= fs->ncounts)
-		return;
-	fs->key_counts[dist]++;
-	for (d = 0; d <= fs->bound && d < fs->ncounts; d++)
-	{
-		total += fs->key_counts[d];
-		if (total >= fs->query->max_keys)
-		{
-			fs->bound = d - 1;
-			break;
-		}
-	}
-}
 
 /* Visitor: the path is a stored entry. */
 static bool
@@ -446,10 +424,13 @@ fuzzy_entry(void *arg)
 	}
 	if (!(fs->in_tail && fs->key_reported))
 	{
-		if (dist > fs->bound)
+		if (dist > fs->bound || dist < fs->band)
 			return true;
 		fs->key_reported = fs->in_tail;
-		fuzzy_count_key(fs, dist);
+		/* The walk's last key: report its entries, then nothing more. */
+		if (fs->query->max_keys > 0 &&
+			++fs->keys_reported == fs->query->max_keys)
+			fs->bound = -1;
 	}
 	if (!fs->cb(fs->cb_arg, fs->path, fs->path_len, key_len, (int) dist))
 		fs->stopped = true;
@@ -489,16 +470,6 @@ fuzzy_setup(FuzzyState *fs)
 	for (j = 0; j <= fs->m; j++)
 		fs->rows[j] = j;
 	fs->best[0] = fs->m;
-	fs->bound = q->max_distance;
-	if (q->max_keys > 0)
-	{
-		fs->ncounts = (q->max_distance < FUZZY_MAX_COUNTED ?
-					   q->max_distance : FUZZY_MAX_COUNTED) + 1;
-		fs->key_counts = fuzzy_alloc(fs, sizeof(int) * fs->ncounts);
-		if (fs->key_counts == NULL)
-			return false;
-		memset(fs->key_counts, 0, sizeof(int) * fs->ncounts);
-	}
 	fs->path_cap = 256;
 	fs->path = fuzzy_alloc(fs, fs->path_cap);
 	fs->how = fuzzy_alloc(fs, fs->path_cap);
@@ -508,7 +479,7 @@ fuzzy_setup(FuzzyState *fs)
 /*
  * Call cb for every entry whose key is within query->max_distance of
  * query->term (in prefix mode, begins within it), or with max_keys, for
- * the entries of at least the first max_keys such keys.
+ * the entries of the first max_keys such keys by (distance, key).
  */
 ArtStatus
 art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query, ArtFuzzyCallback cb,
@@ -531,19 +502,32 @@ art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query, ArtFuzzyCallback cb,
 		status = ART_NO_MEMORY;
 	else
 	{
+		int			last_band = query->max_keys > 0 ? query->max_distance : 0;
+		int			band;
+
 		visitor.descend = fuzzy_descend;
 		visitor.ascend = fuzzy_ascend;
 		visitor.entry = fuzzy_entry;
 		visitor.arg = &fs;
-		status = art_walk(t, (const uint8_t *) "", 0, &visitor);
-		if (status == ART_OK)
-			status = fs.status;
+		status = ART_OK;
+		for (band = 0; band <= last_band && status == ART_OK && !fs.stopped &&
+			 (query->max_keys <= 0 || fs.keys_reported < query->max_keys); band++)
+		{
+			fs.path_len = 0;
+			fs.depth = 0;
+			fs.pending_len = 0;
+			fs.in_tail = false;
+			fs.band = band;
+			fs.bound = query->max_keys > 0 ? band : query->max_distance;
+			status = art_walk(t, (const uint8_t *) "", 0, &visitor);
+			if (status == ART_OK)
+				status = fs.status;
+		}
 	}
 
 	fuzzy_free(&fs, fs.term);
 	fuzzy_free(&fs, fs.rows);
 	fuzzy_free(&fs, fs.best);
-	fuzzy_free(&fs, fs.key_counts);
 	fuzzy_free(&fs, fs.chars);
 	fuzzy_free(&fs, fs.char_lens);
 	fuzzy_free(&fs, fs.path);

@@ -15,11 +15,11 @@
  * walk while the path's own prefix distance or its row minimum is within
  * the bound.
  *
- * With max_keys, the bound shrinks as keys are reported: once max_keys
- * distinct keys at distance d or less have been reported, a later key (in
- * byte order) at distance d or more cannot be among the first max_keys by
- * (distance, key), so from there on the walk looks only for distance d - 1
- * or less.
+ * With max_keys, the trie is walked once for each distance from 0 up,
+ * each walk reporting only the keys at its distance (in prefix mode it
+ * skips the subtrees whose keys are all nearer), until max_keys keys are
+ * reported: the first by (distance, key), in that order, and nothing
+ * after them, so the cost grows with the distance the answers need.
  *
  * Distances count characters, as the caller's encoding defines them
  * through charlen; with transpositions, an adjacent swap costs 1 (optimal
@@ -58,8 +58,9 @@ typedef struct ArtFuzzyQuery
 	bool		prefix;			/* distance to the key's closest prefix */
 
 	/*
-	 * > 0: report at least the first max_keys distinct keys by (distance,
-	 * key), possibly more; fewer reported means all that match.  0: all.
+	 * > 0: report the entries of the first max_keys distinct keys by
+	 * (distance, key), in that order (fewer: all that match).  0: all, in
+	 * byte order.
 	 */
 	int			max_keys;
 	/* < 0: a whole entry is a key; else the key ends at this byte */
@@ -67,7 +68,10 @@ typedef struct ArtFuzzyQuery
 	ArtCharLen	charlen;		/* NULL: one byte, one character */
 } ArtFuzzyQuery;
 
-/* Call cb, in byte order, for every entry whose key matches the query. */
+/*
+ * Call cb for every entry whose key matches the query, in byte order (with
+ * max_keys, for the first keys' entries, in (distance, key) order).
+ */
 extern ArtStatus art_fuzzy(ArtTrie *t, const ArtFuzzyQuery *query,
 						   ArtFuzzyCallback cb, void *arg);
 
