@@ -19,6 +19,9 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "io/io_internal.h"
 
 #include "lib/stringinfo.h"
@@ -518,6 +521,32 @@ io_sync_file(const char *path)
 	INSTR_TIME_SET_CURRENT(start);
 	m->sync(path, &fail);
 	io_done(&start, m->here, IO_OP_SYNC, 0, path, &fail);
+}
+
+/*
+ * Cut a file short to size bytes, the pages past it unused; false (and a
+ * WARNING) if that failed, which leaves the file longer and nothing else
+ * wrong.  Other processes' handles need nothing: none reads past the
+ * pages in use, and a write past the end extends the file again (the
+ * mmap backend writes with pwritev, io_uring's writes extend the file
+ * where they are not preallocated).
+ */
+bool
+io_truncate_file(const char *path, uint64 size)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	if ((uint64) st.st_size <= size)
+		return true;
+	if (truncate(path, (off_t) size) == 0)
+		return true;
+	ereport(WARNING,
+			(errcode_for_file_access(),
+			 errmsg("could not truncate artrie file \"%s\" to %llu bytes: %m",
+					path, (unsigned long long) size)));
+	return false;
 }
 
 /*

@@ -96,6 +96,9 @@ extern void io_write_pages(const char *path, const IoPage *pages, int npages);
 extern void io_write_sync(const char *path, const IoPage *pages, int npages);
 extern void io_sync_file(const char *path);
 
+/* Cut a file short (its free tail); false if that failed. */
+extern bool io_truncate_file(const char *path, uint64 size);
+
 /* Close this process's (and the worker's) handles on a file. */
 extern void io_forget_file(const char *path);
 

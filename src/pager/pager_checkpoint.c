@@ -287,9 +287,51 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 }
 
 /*
+ * Under the write gate, after the dirty pages: move data pages from the
+ * file's tail down into free physical pages (pager_phys_tail), a batch at
+ * a time, each pinned (read if need be) and written anew as a dirty page
+ * is, so that the commit can cut the file short.  At most a quarter of
+ * the file's pages (and at least PAGER_TAIL_MOVES) per checkpoint.
+ * Returns whether pages are left to move (for want of free pages below,
+ * which this checkpoint's commit frees, or of that limit): then the
+ * file's next checkpoint goes on, even if nothing changes meanwhile
+ * (tail_left).
+ */
+static bool
+ckpt_move_tail(PagerFileSlot *fs, int slot, CkptItem *items, int batch)
+{
+	int			max;
+	ArtPageNo  *pagenos;
+	int			n;
+	int			nitems = 0;
+	bool		more;
+
+	LWLockAcquire(&fs->lock, LW_SHARED);
+	max = (int) Max(fs->nphys / 4, PAGER_TAIL_MOVES);
+	pagenos = palloc(sizeof(ArtPageNo) * max);
+	n = pager_phys_tail(fs, pagenos, max, &more);
+	LWLockRelease(&fs->lock);
+	for (int i = 0; i < n; i++)
+	{
+		items[nitems].frame = pager_get_page(fs, slot, pagenos[i]);
+		items[nitems].pageno = pagenos[i];
+		if (++nitems == batch)
+		{
+			ckpt_flush_batch(fs, items, nitems);
+			nitems = 0;
+		}
+	}
+	if (nitems > 0)
+		ckpt_flush_batch(fs, items, nitems);
+	pfree(pagenos);
+	return more;
+}
+
+/*
  * Steps 1 and 2 of a checkpoint, under the write gate: write every dirty
- * page of the file, sorted, in batches of the ring's size, and snapshot
- * the page map (ckpt_snapshot).
+ * page of the file, sorted, in batches of the ring's size, move pages
+ * down from the file's tail (ckpt_move_tail), and snapshot the page map
+ * (ckpt_snapshot).
  */
 static void
 ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
@@ -300,6 +342,7 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
 	int			ncands = 0;
 	int			nitems = 0;
+	bool		more;
 
 	/*
 	 * The heap tuples the pages point to, and the WAL records of the
@@ -342,10 +385,14 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 	}
 	if (nitems > 0)
 		ckpt_flush_batch(fs, items, nitems);
+	more = ckpt_move_tail(fs, slot, items, batch);
 	pfree(items);
 	pfree(cands);
 
 	ckpt_snapshot(fs, snap);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	fs->tail_left = more;
+	LWLockRelease(&fs->lock);
 }
 
 /*
@@ -503,6 +550,7 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 	uint64		ckpt_no = fs->ckpt_no + 1;
 	int			meta_slot = fs->meta_slot ^ 1;
 	uint8	   *dur;
+	uint32		end;
 	IoPage		pages[PAGER_SCRATCH_BATCH];
 	int			frames[PAGER_SCRATCH_BATCH];
 
@@ -548,6 +596,16 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 	fs->redo_lsn = snap->redo_lsn;
 	fs->meta_slot = meta_slot;
 	fs->phys_hint = PAGER_FIRST_DATA_PHYS;
+
+	/*
+	 * The pages past the last one either bitmap holds are used by neither
+	 * this checkpoint nor a change since: cut them off (under the lock, so
+	 * that no page past the cut is handed out meanwhile).
+	 */
+	end = pager_phys_end(fs);
+	if (end < fs->nphys &&
+		io_truncate_file(fs->path, (uint64) end * ART_PAGE_SIZE))
+		fs->nphys = end;
 	LWLockRelease(&fs->lock);
 
 	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoints, 1);
@@ -585,7 +643,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	 * changed, and a checkpoint that fails marks it changed again, so a
 	 * file with a dirty frame is a changed one: no look at the pool.
 	 */
-	if (!fs->changed && !fs->stale && !force)
+	if (!fs->changed && !fs->stale && !fs->tail_left && !force)
 	{
 		LWLockRelease(&fs->ckpt_lock);
 		return false;
@@ -614,9 +672,10 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	 * see pager_vouch_file); then, in a pass that lists files, list it as
 	 * current at a position taken while no change can be made either
 	 * (pager_vouch.c); else stamp that checkpoint anew, its pages as they
-	 * are, at that position.
+	 * are, at that position.  A file with pages left to move down from its
+	 * tail (tail_left) is checkpointed as a changed one.
 	 */
-	if (!fs->changed)
+	if (!fs->changed && !fs->tail_left)
 	{
 		XLogRecPtr	redo_lsn;
 

@@ -420,6 +420,7 @@ slot_reset(PagerFileSlot *fs)
 	fs->ckpt_no = 0;
 	fs->meta_slot = 0;
 	fs->changed = false;
+	fs->tail_left = false;
 	fs->stale = false;
 	fs->imaged_redo = InvalidXLogRecPtr;
 	memset(fs->user, 0, sizeof(fs->user));

@@ -190,6 +190,8 @@ typedef struct PagerFileSlot
 								 * later (pager_vouch.c) */
 	int			meta_slot;		/* meta slot it used */
 	bool		changed;		/* anything to checkpoint */
+	bool		tail_left;		/* pages left to move down from the file's
+								 * tail (pager_checkpoint) */
 	bool		inuse_marked;	/* an UNLOGGED index's file, marked in use
 								 * by this run (set under ckpt_lock) */
 	XLogRecPtr	imaged_redo;	/* PostgreSQL's redo pointer when the file's

@@ -224,3 +224,92 @@ pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno)
 		fs->free_hint = pageno;
 	LWLockRelease(&fs->lock);
 }
+
+/*
+ * One past the last physical page either bitmap holds: how long the file
+ * must be.
+ */
+uint32
+pager_phys_end(PagerFileSlot *fs)
+{
+	uint8	   *d = durable_of(fs);
+	uint8	   *c = current_of(fs);
+	uint32		p = Min(fs->nphys, fs->phys_cap);
+
+	Assert(LWLockHeldByMe(&fs->lock));
+	while (p > PAGER_FIRST_DATA_PHYS)
+	{
+		if ((p % 8) == 0 && (d[p / 8 - 1] | c[p / 8 - 1]) == 0)
+		{
+			p -= 8;
+			continue;
+		}
+		if (bit_get(d, p - 1) || bit_get(c, p - 1))
+			break;
+		p--;
+	}
+	return Max(p, PAGER_FIRST_DATA_PHYS);
+}
+
+/*
+ * The data pages a checkpoint should move down so that the file can be
+ * cut short: when the file reaches past the physical pages it needs
+ * ("current" ones and its map and directory pages, plus an eighth and
+ * PAGER_TAIL_SLACK), the logical pages on its highest physical pages
+ * above that, each paired with a
+ * lower free physical page for it (the lowest ones, which is what
+ * pager_phys_find_free hands out), highest first, at most max of them.
+ * Returns how many it put in pagenos; *more says whether data pages are
+ * left above that line (for want of free pages below, or of max).
+ */
+int
+pager_phys_tail(PagerFileSlot *fs, ArtPageNo *pagenos, int max, bool *more)
+{
+	uint8	   *d = durable_of(fs);
+	uint8	   *c = current_of(fs);
+	uint32		end = pager_phys_end(fs);
+	uint32		ncur = 0;
+	uint32		target;
+	uint32	   *owner;
+	uint32		hole = PAGER_FIRST_DATA_PHYS;
+	uint32		above = 0;
+	int			n = 0;
+
+	Assert(LWLockHeldByMe(&fs->lock));
+	*more = false;
+	for (uint32 p = PAGER_FIRST_DATA_PHYS; p < end; p++)
+		ncur += bit_get(c, p);
+	target = PAGER_FIRST_DATA_PHYS + ncur + ncur / 8 + PAGER_TAIL_SLACK;
+	if (end <= target || max <= 0)
+		return 0;
+
+	/* Which logical page each physical page at the tail holds. */
+	owner = palloc_extended(sizeof(uint32) * (end - target), MCXT_ALLOC_HUGE);
+	memset(owner, 0xFF, sizeof(uint32) * (end - target));
+	for (ArtPageNo l = 0; l < fs->nlogical; l++)
+	{
+		uint32		p = pager_map_entry(fs, l, NULL);
+
+		if (phys_real(p) && p >= target && p < end)
+		{
+			owner[p - target] = l;
+			above++;
+		}
+	}
+	for (uint32 p = end; p > target && n < max; p--)
+	{
+		uint32		l = owner[p - 1 - target];
+
+		if (l == PG_UINT32_MAX)
+			continue;
+		while (hole < p - 1 && (bit_get(d, hole) || bit_get(c, hole)))
+			hole++;
+		if (hole >= p - 1)
+			break;
+		pagenos[n++] = l;
+		hole++;
+	}
+	pfree(owner);
+	*more = (uint32) n < above;
+	return n;
+}

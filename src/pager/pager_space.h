@@ -28,6 +28,18 @@ extern uint32 pager_map_get(PagerFileSlot *fs, ArtPageNo pageno,
 							uint32 *stamp);
 extern ArtPageNo pager_logical_alloc(PagerFileSlot *fs);
 extern void pager_logical_free(PagerFileSlot *fs, ArtPageNo pageno);
+extern uint32 pager_phys_end(PagerFileSlot *fs);
+extern int	pager_phys_tail(PagerFileSlot *fs, ArtPageNo *pagenos, int max,
+							bool *more);
+
+/*
+ * Physical pages a file may keep past the ones it needs before a
+ * checkpoint moves its tail down (pager_phys_tail).
+ */
+#define PAGER_TAIL_SLACK	16
+
+/* Pages a checkpoint may always move down, whatever the file's size. */
+#define PAGER_TAIL_MOVES	256
 
 /* Bitmap helpers. */
 static inline bool
