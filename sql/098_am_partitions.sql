@@ -34,6 +34,17 @@ EXPLAIN (COSTS OFF) SELECT k FROM pw WHERE k ^@ 'ap';
 EXPLAIN (COSTS OFF) SELECT k FROM pw WHERE k LIKE 'ap%';
 EXPLAIN (COSTS OFF) SELECT k FROM pw WHERE k >= 'ap' AND k < 'aq';
 EXPLAIN (COSTS OFF) SELECT k FROM pw WHERE k = 'mango';
+-- Partitioned by the key's first character, a prefix query prunes when
+-- it also says that character.
+CREATE TABLE pf (k text COLLATE "C") PARTITION BY LIST (left(k, 1));
+CREATE TABLE pf_a PARTITION OF pf FOR VALUES IN ('a');
+CREATE TABLE pf_b PARTITION OF pf FOR VALUES IN ('b');
+CREATE INDEX pf_k ON pf USING artrie (k);
+INSERT INTO pf VALUES ('apple'), ('apply'), ('banana');
+EXPLAIN (COSTS OFF) SELECT k FROM pf WHERE k ^@ 'ap';
+EXPLAIN (COSTS OFF) SELECT k FROM pf WHERE left(k, 1) = 'a' AND k ^@ 'ap';
+SELECT k FROM pf WHERE left(k, 1) = 'a' AND k ^@ 'ap' ORDER BY k;
+DROP TABLE pf;
 SELECT k, count(*) FROM pw WHERE k ^@ 'ap' GROUP BY k ORDER BY k;
 SELECT k, count(*) FROM pw WHERE k LIKE 'ma%' GROUP BY k ORDER BY k;
 SELECT count(*) FROM pw WHERE k = 'zoo';
