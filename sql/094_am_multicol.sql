@@ -249,6 +249,35 @@ FROM pg_class i, generate_series(1, 2) c(n),
   unnest(ARRAY['orderable', 'asc', 'nulls_last']) p
 WHERE i.relname IN ('f_tp', 'g_bk') ORDER BY 1, 2, 3;
 
+-- Costs: the entries below the prefix that constant quals fix are
+-- counted in the trie, so where the columns are correlated (tenant 0 has
+-- only '/a/' paths, tenant 1 only '/b/') the index scan for an empty
+-- prefix costs far less than for a full one, which the columns'
+-- statistics (taken as independent) estimate alike.
+CREATE TABLE cc (id int, tenant int, path text COLLATE "C");
+INSERT INTO cc SELECT i, i % 2, CASE WHEN i % 2 = 0 THEN '/a/' ELSE '/b/' END || i
+  FROM generate_series(1, 20000) i;
+CREATE INDEX cc_tp ON cc USING artrie (tenant, path);
+ANALYZE cc;
+CREATE FUNCTION index_cost(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  PERFORM set_config('enable_seqscan', 'off', true);
+  PERFORM set_config('enable_bitmapscan', 'off', true);
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || q INTO plan;
+  RETURN (plan -> 0 -> 'Plan' ->> 'Total Cost')::float8;
+END;
+$$;
+SELECT index_cost($$SELECT id FROM cc WHERE tenant = 0 AND path ^@ '/a/'$$) >
+       20 * index_cost($$SELECT id FROM cc WHERE tenant = 0 AND path ^@ '/b/'$$)
+  AS full_costs_more,
+       index_cost($$SELECT id FROM cc WHERE tenant = 0 AND path = '/a/2'$$) <
+       index_cost($$SELECT id FROM cc WHERE tenant = 0 AND path ^@ '/a/2'$$)
+  AS one_key_costs_less;
+DROP FUNCTION index_cost(text);
+DROP TABLE cc;
+
 -- What a multicolumn index refuses: DESC columns, and an integer or uuid
 -- column alone.
 CREATE INDEX ON f USING artrie (tenant DESC, path);

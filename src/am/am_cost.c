@@ -115,17 +115,153 @@ am_cost_range_is_prefix(Oid typid, Const *lo, Const *hi)
 }
 
 /*
+ * The constant a qual compares an index column with, or NULL.
+ */
+static Const *
+am_cost_qual_const(PlannerInfo *root, Expr *clause, bool either_side)
+{
+	Node	   *arg;
+
+	if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+		return NULL;
+	arg = estimate_expression_value(root, lsecond(((OpExpr *) clause)->args));
+	if (!IsA(arg, Const) && either_side)
+		arg = estimate_expression_value(root,
+										linitial(((OpExpr *) clause)->args));
+	if (!IsA(arg, Const) || ((Const *) arg)->constisnull)
+		return NULL;
+	return (Const *) arg;
+}
+
+/*
+ * Append to prefix the part of column col that a bound qual fixes: IS
+ * NULL, "=" a constant, or (asprefix) "^@" a constant; false if the qual
+ * fixes none.
+ */
+static bool
+am_cost_cols_part(PlannerInfo *root, IndexOptInfo *index, Relation irel,
+				  int col, Expr *clause, bool asprefix, StringInfo prefix)
+{
+	Oid			typid = index->opcintype[col];
+	Const	   *c;
+	AmKey		key;
+
+	if (IsA(clause, NullTest))
+	{
+		if (asprefix || ((NullTest *) clause)->nulltesttype != IS_NULL)
+			return false;
+		appendStringInfoChar(prefix, (char) am_cols_null_marker(irel, col));
+		return true;
+	}
+	if (!IsA(clause, OpExpr) ||
+		get_op_opfamily_strategy(((OpExpr *) clause)->opno,
+								 index->opfamily[col]) !=
+		(asprefix ? ARTRIE_PREFIX_STRATEGY : ARTRIE_EQUAL_STRATEGY))
+		return false;
+	c = am_cost_qual_const(root, clause, !asprefix);
+	if (c == NULL)
+		return false;
+	key = am_datum_key(am_cols_is_string(typid) ? typid : c->consttype,
+					   c->constvalue);
+	am_cols_append(prefix, am_cols_is_string(typid),
+				   col == index->nkeycolumns - 1, asprefix, key.data,
+				   key.len);
+	am_key_free(&key);
+	return true;
+}
+
+/*
+ * The first of the bound quals on column col that fixes its part of the
+ * key (am_cost_cols_part), appended to prefix; NULL if none does.
+ */
+static RestrictInfo *
+am_cost_cols_find(PlannerInfo *root, IndexPath *path, Relation irel, int col,
+				  List *boundquals, bool asprefix, StringInfo prefix)
+{
+	ListCell   *lc;
+
+	foreach(lc, path->indexclauses)
+	{
+		IndexClause *iclause = lfirst_node(IndexClause, lc);
+		ListCell   *lc2;
+
+		if (iclause->indexcol != col)
+			continue;
+		foreach(lc2, iclause->indexquals)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc2);
+
+			if (list_member_ptr(boundquals, rinfo) &&
+				am_cost_cols_part(root, path->indexinfo, irel, col,
+								  rinfo->clause, asprefix, prefix))
+				return rinfo;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Entries of a multicolumn index below the key prefix its bound quals fix
+ * with constants (each leading column's IS NULL or "=", and the next
+ * column's "=" or "^@"), counted in the trie; the bound quals left out of
+ * the prefix go to *rest.  -1 if no qual fixes the first column.
+ */
+static double
+am_cost_cols_count(PlannerInfo *root, IndexPath *path, List *boundquals,
+				   List **rest)
+{
+	IndexOptInfo *index = path->indexinfo;
+	Relation	irel = index_open(index->indexoid, NoLock);
+	ArtrieIndex ai;
+	StringInfoData prefix;
+	int			col;
+	double		count = -1;
+
+	*rest = list_copy(boundquals);
+	initStringInfo(&prefix);
+	for (col = 0; col < index->nkeycolumns; col++)
+	{
+		RestrictInfo *used = am_cost_cols_find(root, path, irel, col, *rest,
+											   false, &prefix);
+
+		if (used == NULL)
+		{
+			used = am_cost_cols_find(root, path, irel, col, *rest, true,
+									 &prefix);
+			if (used != NULL)
+				*rest = list_delete_ptr(*rest, used);
+			break;
+		}
+		*rest = list_delete_ptr(*rest, used);
+	}
+	if (prefix.len > 0)
+	{
+		/* every column fixed: the key ends where its terminator is */
+		am_open(irel, &ai);
+		count = am_cost_count(&ai, &ai.keys, prefix.data, prefix.len,
+							  col == index->nkeycolumns);
+		pager_release_file(ai.file);
+	}
+	index_close(irel, NoLock);
+	return count;
+}
+
+/*
  * The entries a scan of a multicolumn index reads, as btcostestimate
  * counts them: what the quals on the leading columns with "=" (or IS
  * NULL) and on the first column without let through; quals on later
  * columns are only rechecked.  A range on a string column whose collation
- * does not order like its bytes bounds nothing.
+ * does not order like its bytes bounds nothing.  The part of the bound
+ * quals that fixes a key prefix with constants is counted in the trie
+ * (am_cost_cols_count), the rest estimated.
  */
 static double
 am_cost_cols_scanned(PlannerInfo *root, IndexPath *path)
 {
 	IndexOptInfo *index = path->indexinfo;
 	List	   *boundquals = NIL;
+	List	   *rest;
+	double		count;
 	int			indexcol = 0;
 	bool		eqQualHere = false;
 	ListCell   *lc;
@@ -173,8 +309,14 @@ am_cost_cols_scanned(PlannerInfo *root, IndexPath *path)
 	}
 	if (boundquals == NIL)
 		return index->tuples;
-	return clauselist_selectivity(root, boundquals, index->rel->relid,
-								  JOIN_INNER, NULL) * index->tuples;
+	count = am_cost_cols_count(root, path, boundquals, &rest);
+	if (count < 0)
+		return clauselist_selectivity(root, boundquals, index->rel->relid,
+									  JOIN_INNER, NULL) * index->tuples;
+	if (rest == NIL)
+		return count;
+	return count * clauselist_selectivity(root, rest, index->rel->relid,
+										  JOIN_INNER, NULL);
 }
 
 /*
