@@ -156,16 +156,20 @@ void
 am_bits_encode(const uint8 *raw, int nraw, uint8 *out)
 {
 	int			len = AM_BITS_KEY_LEN(nraw);
-	int			pad = 7 * len - 8 * nraw;
-	int			i;
+	uint32		acc = 0;
+	int			nacc = 7 * len - 8 * nraw;	/* the padding: zero bits */
+	int			in = 0;
+	int			k;
 
-	memset(out, 0x80, len);
-	for (i = 0; i < 8 * nraw; i++)
+	for (k = 0; k < len; k++)
 	{
-		int			bit = (raw[i / 8] >> (7 - i % 8)) & 1;
-		int			pos = pad + i;
-
-		out[pos / 7] |= bit << (6 - pos % 7);
+		if (nacc < 7)
+		{
+			acc = (acc << 8) | raw[in++];
+			nacc += 8;
+		}
+		out[k] = 0x80 | ((acc >> (nacc - 7)) & 0x7F);
+		nacc -= 7;
 	}
 }
 
@@ -176,16 +180,20 @@ void
 am_bits_decode(const uint8 *in, int nraw, uint8 *raw)
 {
 	int			len = AM_BITS_KEY_LEN(nraw);
-	int			pad = 7 * len - 8 * nraw;
-	int			i;
+	uint32		acc = 0;
+	int			nacc = 8 * nraw - 7 * len;	/* less the padding */
+	int			out = 0;
+	int			k;
 
-	memset(raw, 0, nraw);
-	for (i = 0; i < 8 * nraw; i++)
+	for (k = 0; k < len; k++)
 	{
-		int			pos = pad + i;
-		int			bit = (in[pos / 7] >> (6 - pos % 7)) & 1;
-
-		raw[i / 8] |= bit << (7 - i % 8);
+		acc = (acc << 7) | (in[k] & 0x7F);
+		nacc += 7;
+		if (nacc >= 8)
+		{
+			raw[out++] = (uint8) (acc >> (nacc - 8));
+			nacc -= 8;
+		}
 	}
 }
 
