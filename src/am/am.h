@@ -14,7 +14,9 @@
  *	- the NULL trie holds the bare 6-byte heap TID of every NULL key.
  *
  * Scans present the NULL trie after (ASC, NULLS LAST) or before (NULLS
- * FIRST) the key trie, so that the index order is btree's.
+ * FIRST) the key trie, so that the index order is btree's.  A multicolumn
+ * index keeps every row in the key trie, its NULLs encoded in the key in
+ * their place (am_cols.c); its NULL trie stays empty.
  *
  * Layer rule: this code calls the WAL layer (wal/wal.h), the trie
  * (trie/trie.h) and the pager (pager/pager.h), never the I/O backends.

@@ -6,10 +6,11 @@
  * A key trie entry is key || 0x00 || block (4 bytes, big-endian) ||
  * offset (2 bytes, big-endian); a NULL trie entry is the 6 TID bytes
  * alone.  The key is the value's bytes as its type compares them (see
- * am_datum_key); none of text, bpchar or name contains 0x00, so the
- * terminator keeps every key's entries together and ahead of any longer
- * key's, and byte order of entries is COLLATE "C" order of keys, then TID
- * order.
+ * am_datum_key; a multicolumn index's key is its columns' keys in turn,
+ * am_cols.c); none of text, bpchar or name contains 0x00, nor do the keys
+ * of integers and uuids, so the terminator keeps every key's entries
+ * together and ahead of any longer key's, and byte order of entries is
+ * COLLATE "C" order of keys, then TID order.
  *
  *-------------------------------------------------------------------------
  */

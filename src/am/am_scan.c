@@ -19,6 +19,11 @@
  *	  key trie; no qual at all selects both, NULLs last (or first under
  *	  NULLS FIRST).
  *
+ * A multicolumn index's keys are its columns' parts in turn (am_cols.c):
+ * the leading columns pinned to one value by "=" or IS NULL give a prefix,
+ * the next column's quals give segments below it as above (its IS NULL one
+ * of the key trie too), and quals on later columns are rechecked.
+ *
  * A segment is read with a trie cursor, which holds no page lock between
  * calls.  The scan remembers the last entry it returned and, when the
  * scan direction changes, reopens the cursor strictly past that entry in
