@@ -6,7 +6,7 @@
 \ir setup.psql
 
 BEGIN;
-SELECT plan(20);
+SELECT plan(22);
 
 CREATE TABLE mf (tenant int, path text);
 INSERT INTO mf SELECT t, 'dir' || (i % 5) || '/f' || i
@@ -70,6 +70,21 @@ SELECT results_eq(
 	'uuid and bigint leading columns');
 SELECT is(artrie_prefix_count('mu_unk', 'x', ARRAY[md5('a'), '6']), 1::bigint,
 	'artrie_prefix_count with two leading columns');
+
+-- A partitioned index: each partition's index answers below the same
+-- leading values, merged.
+CREATE TABLE mp (tenant int, path text) PARTITION BY HASH (path);
+CREATE TABLE mp0 PARTITION OF mp FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE mp1 PARTITION OF mp FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO mp SELECT tenant, path FROM mf WHERE path IS NOT NULL;
+CREATE INDEX mp_tp ON mp USING artrie (tenant, path);
+SELECT results_eq(
+	$$SELECT artrie_complete('mp_tp', 'dir2/', 7, ARRAY['9'])$$,
+	$$SELECT path FROM mp WHERE tenant = 9 AND path ^@ 'dir2/' GROUP BY path ORDER BY path COLLATE "C" LIMIT 7$$,
+	'a partitioned multicolumn index: the first distinct paths of all partitions below tenant 9');
+SELECT is(artrie_prefix_count('mp_tp', 'dir2/', ARRAY['9']),
+	(SELECT count(*) FROM mp WHERE tenant = 9 AND path ^@ 'dir2/'),
+	'a partitioned multicolumn index: the counts of all partitions summed');
 
 -- Calls that do not fit.
 SELECT throws_ok($$SELECT artrie_complete('mf_tp', 'dir1/', 5)$$, '0A000',
