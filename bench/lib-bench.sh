@@ -18,10 +18,55 @@ last_err() {
 		sed 's/^psql:[^:]*:[0-9]*: //; s/\t/ /g' | cut -c1-200 || true
 }
 
-# emit DATASET INDEX METRIC VALUE UNIT
+# emit DATASET INDEX METRIC VALUE UNIT (into $ROUND_FILE instead of $TSV
+# while interleave collects a round's rows)
 emit() {
-	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"$TSV"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" >>"${ROUND_FILE:-$TSV}"
 	printf '   %-8s %-16s %-24s %14s %s\n' "$1" "$2" "$3" "$4" "$5"
+}
+
+# interleave ROUNDS FUNCTION DATASET KIND_A KIND_B: runs FUNCTION DATASET
+# KIND for the two kinds alternately (A B, B A, A B, ...), ROUNDS times
+# each, and records for every numeric row the median of its rounds (with
+# a note row listing them), for every other row (plans, checks, skips) the
+# first round's.  ROUND is the round's number while FUNCTION runs.
+interleave() {
+	local rounds=$1 fn=$2 ds=$3 a=$4 b=$5 kind
+	ROUND_FILE=$ARTRIE_TMP/rounds.tsv
+	: >"$ROUND_FILE"
+	for ROUND in $(seq 1 "$rounds"); do
+		for kind in $([ $((ROUND % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
+			"$fn" "$ds" "$kind"
+		done
+	done
+	ROUND=
+	ROUND_FILE=
+	awk -F'\t' -v rounds="$rounds" '
+		function num(v) { return v ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+		{
+			key = $1 FS $2 FS $3 FS $5
+			if (!(key in n)) { order[++nkeys] = key; first[key] = $4 }
+			if (num($4) && $5 != "check" && $5 !~ /^check /) vals[key, ++n[key]] = $4
+			else if (!(key in n)) n[key] = 0
+		}
+		END {
+			for (i = 1; i <= nkeys; i++) {
+				key = order[i]
+				split(key, f, FS)
+				if (n[key] == 0) { print f[1] FS f[2] FS f[3] FS first[key] FS f[4]; continue }
+				c = n[key]
+				for (j = 1; j <= c; j++) v[j] = vals[key, j]
+				for (j = 2; j <= c; j++) for (k = j; k > 1 && v[k - 1] + 0 > v[k] + 0; k--) { t = v[k]; v[k] = v[k - 1]; v[k - 1] = t }
+				med = (c % 2) ? v[(c + 1) / 2] : sprintf("%.3f", (v[c / 2] + v[c / 2 + 1]) / 2)
+				print f[1] FS f[2] FS f[3] FS med FS f[4]
+				if (c > 1) {
+					list = vals[key, 1]
+					for (j = 2; j <= c; j++) list = list " " vals[key, j]
+					print f[1] FS f[2] FS f[3] FS "median of " c " interleaved runs: " list FS "note"
+				}
+			}
+		}' "$ARTRIE_TMP/rounds.tsv" >>"$TSV"
+	rm -f "$ARTRIE_TMP/rounds.tsv"
 }
 
 # skip DATASET INDEX METRIC REASON

@@ -2,8 +2,9 @@
 # artrie's benchmark suite: artrie (io_uring and mmap) against btree,
 # SP-GiST, hash and pg_trgm on real data, side by side in one run.
 #
-#   bash bench/run.sh [quick|full]      (as root on Debian 12)
+#   bash bench/run.sh [quick|full|scale]      (as root on Debian 12)
 #
+# scale is bench/scale.sh (synth at growing sizes against btree).
 # Installs the Debian packages it needs, builds and installs artrie, starts
 # a throwaway cluster (test/lib.sh) and writes
 #   bench/results/<run>.tsv   dataset, index, metric, value, unit (+ '#' header)
@@ -11,13 +12,17 @@
 #   docs/bench-*.png          plots (gnuplot)
 # ARTRIE_BENCH_OUT=<dir> writes results/plots under <dir> instead of the
 # repository.  bench/README.md says what each metric means.
+# btree-C and artrie are measured in ARTRIE_BENCH_ROUNDS rounds (full: 3,
+# quick: 1), alternating, and their rows are the medians (interleave in
+# lib-bench.sh).
 set -u
 
 MODE=${1:-quick}
 case "$MODE" in
 quick | full) ;;
+scale) exec bash "$(dirname "$0")/scale.sh" ;;
 *)
-	echo "usage: $0 [quick|full]" >&2
+	echo "usage: $0 [quick|full|scale]" >&2
 	exit 2
 	;;
 esac
@@ -38,11 +43,11 @@ START_NS=$(now_ns)
 if [ "$MODE" = quick ]; then
 	ROWS_WORDS=150000 ROWS_BG=150000 ROWS_PATHS=200000 ROWS_SYNTH=300000
 	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000 NFUZZ=5 NPOF=200
-	SB_WARM=$((1024 * 1048576))
+	SB_WARM=$((1024 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-1}
 else
 	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=1000000 ROWS_SYNTH=5000000 # 0: all
-	NPROBE=50000 NPREF=20 NSEEK=500 DUR=10 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
-	SB_WARM=$((4096 * 1048576))
+	NPROBE=50000 NPREF=20 NSEEK=500 DUR=5 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
+	SB_WARM=$((4096 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-3}
 fi
 SB_COLD=$((16 * 1048576))
 DATASETS="words bulgarian paths synth"
@@ -179,7 +184,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# postgresql: $(q -c 'SELECT version()')"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
 	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
-	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
+	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), btree-C and artrie in $ROUNDS alternating rounds (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
 	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = $PATHS_SRC (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; a dataset larger than its scale's row count is sampled evenly"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
 	echo "dataset	index	metric	value	unit"
@@ -276,7 +281,7 @@ measure_index() {
 	[ "$kind" = trgm-gin ] && np=200 reps=1
 	time_sql "$ds" "$kind" lookup_join us/probe "$np" "$reps" \
 		"SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p WHERE pid <= $np"
-	if [ "$ds" = words ] || [ "$ds" = paths ]; then
+	if { [ "$ds" = words ] || [ "$ds" = paths ]; } && [ "${ROUND:-1}" = 1 ]; then
 		case "$kind" in btree-C | artrie-*)
 			perf_profile "$ds" "$kind" lookup_join "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p"
 			;;
@@ -444,16 +449,27 @@ printf '\\set r random(1, 1000000000)\nINSERT INTO ins_t (k) VALUES (%s);\n' "'i
 printf '\\set p random(1, %s)\nSELECT id FROM ins_t WHERE k = (SELECT k FROM pb_words WHERE pid = :p);\n' "$NPROBE" >"$ARTRIE_TMP/mixed_read.sql"
 chmod a+r "$ARTRIE_TMP"/*.sql
 
-say "phase A: every index kind, artrie on io_uring"
+# interleave's form of measure_writes (which needs no dataset).
+writes_of() { measure_writes "$2"; }
+
+say "phase A: every index kind, artrie on io_uring ($ROUNDS rounds of btree-C and artrie)"
 PHASE_BACKEND=io_uring
 [ -n "$HAVE_BACKEND_GUC" ] && emit - artrie-io_uring io_backend "$(q -c 'SHOW artrie.io_backend')" setting
 for ds in $DATASETS; do
 	for kind in $KINDS_A; do
-		measure_index "$ds" "$kind"
+		case "$kind" in
+		btree-C) interleave "$ROUNDS" measure_index "$ds" btree-C artrie-io_uring ;;
+		artrie-io_uring) ;;
+		*) measure_index "$ds" "$kind" ;;
+		esac
 	done
 done
 for kind in $KINDS_A; do
-	measure_writes "$kind"
+	case "$kind" in
+	btree-C) interleave "$ROUNDS" writes_of - btree-C artrie-io_uring ;;
+	artrie-io_uring) ;;
+	*) measure_writes "$kind" ;;
+	esac
 done
 
 say "phase B: artrie on mmap (after a restart)"
@@ -466,10 +482,13 @@ else
 	bench_profile mmap "$SB_WARM" "$SB_WARM"
 	emit - artrie-mmap io_backend "$(q -c 'SHOW artrie.io_backend')" setting
 	for ds in $DATASETS; do
-		measure_index "$ds" artrie-mmap
+		if [ "$ROUNDS" -gt 1 ]; then
+			interleave "$ROUNDS" measure_index "$ds" btree-C-mmap-phase artrie-mmap
+		else
+			measure_index "$ds" artrie-mmap
+		fi
 	done
-	measure_writes artrie-mmap
-	measure_writes btree-C-mmap-phase
+	interleave "$ROUNDS" writes_of - artrie-mmap btree-C-mmap-phase
 fi
 
 emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# How artrie's costs grow with the index against btree's: synth keys at
+# growing sizes with a 256 MB pool, so that the larger indexes are many
+# times the pool.
+#
+#   bash bench/run.sh scale      (as root on Debian 12; runs this file)
+#
+# Builds a private install (like bench/run.sh) and starts a throwaway
+# cluster with shared_buffers and artrie.buffer_pool_size at 256 MB.  For
+# each size in ARTRIE_SCALE_SIZES (default "1000000 10000000 50000000")
+# the table holds synth keys ('user/<hash(n)>/item/<n>', as bench/run.sh's
+# synth), and btree (COLLATE "C") and artrie are each, alone on the table:
+#   build          CREATE INDEX, ms
+#   size_per_key   the index's bytes (artrie: artrie_stats' bytes_on_disk)
+#                  over the rows
+#   lookup         exact lookups of ARTRIE_SCALE_PROBES (10000) keys in a
+#                  hash order, us per probe (median of 3 after a warm-up)
+#   prefix_scan    count(id) of the rows under 20 prefixes ('user/<3
+#                  digits>', about 2,200 rows each at 1M keys, 10 times as
+#                  many at 10M), us per row (median of 3 passes)
+#   insert_tps_c1  single-row INSERT commits, one client, ARTRIE_SCALE_DUR
+#                  (10) seconds of pgbench
+#   lookup_cold    after a restart and the OS cache dropped (root), the
+#                  first 2000 probes once, us per probe
+# Output: bench/results/<date>-scale.tsv and .md (values and artrie/btree
+# ratios per size) and docs/bench-scale.png (the ratios against the size,
+# gnuplot); ARTRIE_BENCH_OUT=<dir> writes them under <dir> instead.
+set -u
+
+SIZES=${ARTRIE_SCALE_SIZES:-1000000 10000000 50000000}
+NPROBE=${ARTRIE_SCALE_PROBES:-10000}
+DUR=${ARTRIE_SCALE_DUR:-10}
+NCOLD=2000
+
+. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
+
+BENCH_OUT_DIR=${ARTRIE_BENCH_OUT:-$ARTRIE_SRC}
+RUN=$(date -u +%Y%m%d-%H%M)-scale
+mkdir -p "$BENCH_OUT_DIR/bench/results" "$BENCH_OUT_DIR/docs"
+TSV=$BENCH_OUT_DIR/bench/results/$RUN.tsv
+MD=$BENCH_OUT_DIR/bench/results/$RUN.md
+HAVE_STATS=1
+START_NS=$(now_ns)
+
+bench_write_cluster "shared_buffers = 256MB" "artrie.buffer_pool_size = 256MB" \
+	"max_parallel_maintenance_workers = 0" "maintenance_work_mem = 1GB"
+q -c 'CREATE EXTENSION artrie' || { cat "$BENCH_ERR"; exit 1; }
+bench_sql_helpers || { cat "$BENCH_ERR"; exit 1; }
+{
+	echo "# artrie scale run $RUN: bash bench/run.sh scale"
+	echo "# sizes: $SIZES; probes=$NPROBE, cold probes=$NCOLD, pgbench -T $DUR"
+	echo "# machine: nproc=$(nproc), memory=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), shared with other jobs: compare ratios within one size"
+	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'artrie.buffer_pool_size', 'artrie.io_backend', 'maintenance_work_mem')")"
+	echo "dataset	index	metric	value	unit"
+} >"$TSV"
+printf '\\set r random(1, 1000000000)\nINSERT INTO sc (k) VALUES (%s);\n' "'ins/' || :client_id || '/' || :r" >"$ARTRIE_TMP/insert.sql"
+chmod a+r "$ARTRIE_TMP/insert.sql"
+export PGOPTIONS="-c enable_seqscan=off -c enable_bitmapscan=off"
+
+# measure_kind DATASET KIND ROWS: one index alone on table sc.
+measure_kind() {
+	local ds=$1 kind=$2 rows=$3 name t0 bytes out
+	name=sc_$(printf '%s' "$kind" | tr 'A-Z-' 'a-z_')
+	say "$ds: $kind"
+	sync
+	t0=$(now_ns)
+	q -c "$(index_ddl "$kind" "$name" sc)" || { skip "$ds" "$kind" build "$(last_err)"; server_ensure; return 0; }
+	emit "$ds" "$kind" build "$(ms_since "$t0")" ms
+	q -c "CHECKPOINT" >/dev/null
+	if bytes=$(index_bytes "$name" "$kind"); then
+		emit "$ds" "$kind" size "$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 1048576 }')" MiB
+		emit "$ds" "$kind" size_per_key "$(awk -v b="$bytes" -v r="$rows" 'BEGIN { printf "%.2f", b / r }')" B/key
+	fi
+	time_sql "$ds" "$kind" lookup us/probe "$NPROBE" 3 \
+		"SELECT sum((SELECT count(t.id) FROM sc t WHERE t.k = p.k)) FROM sc_probe p"
+	if warm_then_time "$ds" "$kind" prefix_scan \
+		"SELECT bench_multi('SELECT count(id) FROM sc WHERE k LIKE %L', ARRAY(SELECT p FROM sc_pref))" \
+		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), max(result) FROM (SELECT (bench_multi('SELECT count(id) FROM sc WHERE k LIKE %L', ARRAY(SELECT p FROM sc_pref))).* FROM generate_series(1, 3)) s"; then
+		emit "$ds" "$kind" prefix_scan "$(awk -v m="${SQL_OUT%%$'\t'*}" -v r="${SQL_OUT#*$'\t'}" -v n="$(q -c 'SELECT count(*) FROM sc_pref')" 'BEGIN { printf "%.4f", (r > 0 ? m * n * 1000 / r : 0) }')" us/row
+		emit "$ds" "$kind" prefix_scan "${SQL_OUT#*$'\t'}" check
+	fi
+	run_pgbench "$ds" "$kind" insert_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/insert.sql"
+	server_restart
+	sync
+	if [ "$(id -u)" = 0 ] && echo 3 >/proc/sys/vm/drop_caches 2>/dev/null; then
+		emit "$ds" "$kind" lookup_cold "OS cache dropped" note
+	else
+		emit "$ds" "$kind" lookup_cold "skipped: OS cache drop (not root or not allowed)" note
+	fi
+	if out=$(q -c "SELECT ms FROM bench_time('SELECT sum((SELECT count(t.id) FROM sc t WHERE t.k = p.k)) FROM sc_probe p WHERE pid <= $NCOLD', 1)"); then
+		emit "$ds" "$kind" lookup_cold "$(awk -v m="$out" -v n="$NCOLD" 'BEGIN { printf "%.3f", m * 1000 / n }')" us/probe
+	else
+		skip "$ds" "$kind" lookup_cold "$(last_err)"
+		server_ensure
+	fi
+	q -c "DROP INDEX $name" || { skip "$ds" "$kind" drop "$(last_err)"; server_ensure; }
+}
+
+for n in $SIZES; do
+	ds=synth-$n
+	say "$ds: loading"
+	t0=$(now_ns)
+	q <<SQL || { cat "$BENCH_ERR"; exit 1; }
+DROP TABLE IF EXISTS sc, sc_probe, sc_pref;
+CREATE TABLE sc (id bigint GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
+INSERT INTO sc (k) SELECT 'user/' || ((g::bigint * 48271) % ($n / 20 + 7)) || '/item/' || g
+	FROM generate_series(1, $n) g;
+VACUUM ANALYZE sc;
+CREATE TABLE sc_probe AS
+	SELECT row_number() OVER (ORDER BY md5(k))::int AS pid, k COLLATE "C" AS k
+	FROM sc WHERE id % greatest($n / $NPROBE, 1) = 0 LIMIT $NPROBE;
+CREATE TABLE sc_pref AS SELECT 'user/' || (100 + 37 * i) || '%' AS p FROM generate_series(0, 19) i;
+VACUUM ANALYZE sc_probe, sc_pref;
+SQL
+	emit "$ds" - rows "$n" rows
+	emit "$ds" - load "$(ms_since "$t0")" ms
+	for kind in btree-C artrie-io_uring; do
+		measure_kind "$ds" "$kind" "$n"
+	done
+done
+emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
+
+# The report: values and ratios per size, and the plot of the ratios.
+say "report"
+perl - "$TSV" "$MD" "$BENCH_OUT_DIR/docs" "$RUN" <<'PERL'
+use strict;
+use warnings;
+my ($tsv, $md, $docs, $run) = @ARGV;
+my (%val, %unit, @sizes, %seen, @head);
+open my $in, '<', $tsv or die "$tsv: $!";
+while (<$in>) {
+	chomp;
+	if (/^# (.*)/) { push @head, $1; next; }
+	my ($ds, $ix, $m, $v, $u) = split /\t/;
+	next unless defined $u && $ds =~ /^synth-(\d+)$/;
+	my $n = $1;
+	next if $u eq 'check' || $u eq 'note' || $v !~ /^-?[0-9.]+$/;
+	push @sizes, $n unless $seen{$n}++;
+	$val{$n}{$ix}{$m} = $v;
+	$unit{$m} = $u;
+}
+close $in;
+my @metrics = qw(build size_per_key lookup prefix_scan insert_tps_c1 lookup_cold);
+open my $o, '>', $md or die "$md: $!";
+print $o "# artrie scale run $run\n\n";
+print $o "$_  \n" for @head;
+print $o "\nartrie against btree (COLLATE \"C\") at each size: btree's value, artrie's, and artrie / btree ",
+	"(insert_tps_c1 is higher-better, the rest lower-better).\n\n";
+print $o "| keys | metric | unit | btree | artrie | artrie/btree |\n|---:|---|---|---:|---:|---:|\n";
+open my $dat, '>', "$docs/bench-scale.dat" or die;
+print $dat "keys " . join(' ', @metrics) . "\n";
+for my $n (@sizes) {
+	my @r;
+	for my $m (@metrics) {
+		my ($b, $a) = ($val{$n}{'btree-C'}{$m}, $val{$n}{'artrie-io_uring'}{$m});
+		my $ratio = (defined $a && defined $b && $b > 0) ? $a / $b : undef;
+		printf $o "| %d | %s | %s | %s | %s | %s |\n", $n, $m, $unit{$m} // '', $b // '', $a // '',
+			defined $ratio ? sprintf('%.2fx', $ratio) : '';
+		push @r, defined $ratio ? sprintf('%.4f', $ratio) : '?';
+	}
+	print $dat "$n @r\n";
+}
+close $dat;
+close $o;
+PERL
+if command -v gnuplot >/dev/null; then
+	gnuplot <<GP
+set terminal pngcairo size 900,540 noenhanced
+set output '$BENCH_OUT_DIR/docs/bench-scale.png'
+set title "artrie / btree against the number of keys (synth, 256 MB pool and shared_buffers)"
+set logscale x
+set xlabel "keys"
+set ylabel "artrie / btree (below 1: artrie better, except insert TPS)"
+set key outside right
+set grid
+set datafile missing '?'
+plot for [i=2:7] '$BENCH_OUT_DIR/docs/bench-scale.dat' using 1:i with linespoints title columnhead(i)
+GP
+fi
+rm -f "$BENCH_OUT_DIR/docs/bench-scale.dat"
+say "done: $TSV, $MD, $BENCH_OUT_DIR/docs/bench-scale.png"
