@@ -287,11 +287,12 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 }
 
 /*
- * Under the write gate, after the dirty pages: move data pages from the
- * file's tail down into free physical pages (pager_phys_tail), a batch at
- * a time, each pinned (read if need be) and written anew as a dirty page
- * is, so that the commit can cut the file short.  At most a quarter of
- * the file's pages (and at least PAGER_TAIL_MOVES) per checkpoint.
+ * Under the write gate, after the dirty pages: move data pages (and map
+ * pages, which the snapshot writes) from the file's tail down into free
+ * physical pages (pager_phys_tail), a batch at a time, each pinned (read
+ * if need be) and written anew as a dirty page is, so that the commit can
+ * cut the file short.  At most a quarter of the file's pages (and at
+ * least PAGER_TAIL_MOVES) per checkpoint.
  * Returns whether pages are left to move (for want of free pages below,
  * which this checkpoint's commit frees, or of that limit): then the
  * file's next checkpoint goes on, even if nothing changes meanwhile
@@ -306,7 +307,7 @@ ckpt_move_tail(PagerFileSlot *fs, int slot, CkptItem *items, int batch)
 	int			nitems = 0;
 	bool		more;
 
-	LWLockAcquire(&fs->lock, LW_SHARED);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	max = (int) Max(fs->nphys / 4, PAGER_TAIL_MOVES);
 	pagenos = palloc(sizeof(ArtPageNo) * max);
 	n = pager_phys_tail(fs, pagenos, max, &more);

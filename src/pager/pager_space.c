@@ -252,15 +252,34 @@ pager_phys_end(PagerFileSlot *fs)
 }
 
 /*
- * The data pages a checkpoint should move down so that the file can be
- * cut short: when the file reaches past the physical pages it needs
- * ("current" ones and its map and directory pages, plus an eighth and
- * PAGER_TAIL_SLACK), the logical pages on its highest physical pages
- * above that, each paired with a
- * lower free physical page for it (the lowest ones, which is what
- * pager_phys_find_free hands out), highest first, at most max of them.
- * Returns how many it put in pagenos; *more says whether data pages are
- * left above that line (for want of free pages below, or of max).
+ * The physical page past which a file with end physical pages keeps none
+ * once a checkpoint has moved its tail down (pager_phys_tail): its
+ * "current" data pages and its map and directory pages, plus an eighth
+ * and PAGER_TAIL_SLACK.
+ */
+static uint32
+tail_line(PagerFileSlot *fs, uint32 end)
+{
+	uint8	   *c = current_of(fs);
+	uint32		need = pager_map_pages(fs->nlogical, fs->fanout) +
+		pager_dir_pages(fs->nlogical, fs->fanout);
+
+	for (uint32 p = PAGER_FIRST_DATA_PHYS; p < end; p++)
+		need += bit_get(c, p);
+	return PAGER_FIRST_DATA_PHYS + need + need / 8 + PAGER_TAIL_SLACK;
+}
+
+/*
+ * What a checkpoint should move down so that the file can be cut short,
+ * when the file reaches past tail_line: the map pages past the line are
+ * marked changed (the checkpoint writes them anew, on the lowest free
+ * pages), and the logical pages on its highest physical pages past the
+ * line, each paired with a lower free physical page for it (the lowest
+ * ones, which is what pager_phys_find_free hands out), are put in
+ * pagenos, highest first, at most max of them.  Returns how many; *more
+ * says whether anything is left past the line for the next checkpoint
+ * (data pages, for want of free pages below or of max, or map pages,
+ * which may find no free page below while this checkpoint runs).
  */
 int
 pager_phys_tail(PagerFileSlot *fs, ArtPageNo *pagenos, int max, bool *more)
@@ -268,22 +287,31 @@ pager_phys_tail(PagerFileSlot *fs, ArtPageNo *pagenos, int max, bool *more)
 	uint8	   *d = durable_of(fs);
 	uint8	   *c = current_of(fs);
 	uint32		end = pager_phys_end(fs);
-	uint32		ncur = 0;
-	uint32		target;
+	uint32		target = tail_line(fs, end);
+	uint32		nmap = pager_map_pages(fs->nlogical, fs->fanout);
 	uint32	   *owner;
 	uint32		hole = PAGER_FIRST_DATA_PHYS;
 	uint32		above = 0;
+	bool		maps = false;
 	int			n = 0;
 
-	Assert(LWLockHeldByMe(&fs->lock));
+	Assert(LWLockHeldByMeInMode(&fs->lock, LW_EXCLUSIVE));
 	*more = false;
-	for (uint32 p = PAGER_FIRST_DATA_PHYS; p < end; p++)
-		ncur += bit_get(c, p);
-	target = PAGER_FIRST_DATA_PHYS + ncur + ncur / 8 + PAGER_TAIL_SLACK;
 	if (end <= target || max <= 0)
 		return 0;
 
-	/* Which logical page each physical page at the tail holds. */
+	for (uint32 m = 0; m < nmap; m++)
+	{
+		PagerMapRef *refs = pager_map_refs(fs);
+
+		if (refs[m].phys >= target && refs[m].phys < end)
+		{
+			pager_map_redirty(fs, &m, 1);
+			maps = true;
+		}
+	}
+
+	/* Which logical page each physical page past the line holds. */
 	owner = palloc_extended(sizeof(uint32) * (end - target), MCXT_ALLOC_HUGE);
 	memset(owner, 0xFF, sizeof(uint32) * (end - target));
 	for (ArtPageNo l = 0; l < fs->nlogical; l++)
@@ -310,6 +338,6 @@ pager_phys_tail(PagerFileSlot *fs, ArtPageNo *pagenos, int max, bool *more)
 		hole++;
 	}
 	pfree(owner);
-	*more = (uint32) n < above;
+	*more = (uint32) n < above || maps;
 	return n;
 }
