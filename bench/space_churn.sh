@@ -14,12 +14,16 @@
 # each fifth of the table's size, while a second session runs CHECKPOINT
 # every 2 seconds.  After the build, after 1x and after 5x the table's
 # size in operations it reports:
-#   artrie file      the file's size (artrie_index_info's file_bytes)
+#   artrie file      the file's size (artrie_index_info's file_bytes) after
+#                    one artrie_checkpoint() once the churn stopped
+#   at rest          the same after two more (a checkpoint moves at most
+#                    a quarter of the file's pages down from its tail)
 #   artrie live      the pages the index uses (artrie_stats' pages) x 8 kB
 #   fresh artrie     the file of an artrie index built now on the same rows
 #   btree, fresh btree   pg_relation_size of the btree index and of one
 #                    built now
-# and the ratios: file/fresh, file/btree, btree/fresh btree.
+# and the ratios: file/fresh, at rest/fresh, file/btree, btree/fresh
+# btree.
 # ARTRIE_SPACE_DATASETS (default "md5 words") picks the datasets.
 # ARTRIE_KEEP=1 keeps the scratch directory (server logs).
 set -u
@@ -93,9 +97,12 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'
 
 # measure DS STAGE: one report line.
 measure() {
-	local ds=$1 stage=$2 file live btree fa fb
+	local ds=$1 stage=$2 file rest live btree fa fb
 	q -c "SELECT artrie_checkpoint()" >/dev/null
 	file=$(q -c "SELECT file_bytes FROM artrie_index_info('a_$ds')")
+	q -c "SELECT artrie_checkpoint()" >/dev/null
+	q -c "SELECT artrie_checkpoint()" >/dev/null
+	rest=$(q -c "SELECT file_bytes FROM artrie_index_info('a_$ds')")
 	live=$(q -c "SELECT (artrie_stats('a_$ds')->>'pages')::bigint * 8192")
 	btree=$(q -c "SELECT pg_relation_size('b_$ds')")
 	q -c "CREATE INDEX fa_$ds ON t_$ds USING artrie (k)" &&
@@ -103,15 +110,15 @@ measure() {
 	fa=$(q -c "SELECT file_bytes FROM artrie_index_info('fa_$ds')")
 	fb=$(q -c "SELECT pg_relation_size('fb_$ds')")
 	q -c "DROP INDEX fa_$ds, fb_$ds"
-	printf '%-6s %-9s %8s %12s %11s %11s %10s %11s %10s %11s %12s\n' "$ds" "$stage" \
-		"$(q -c "SELECT count(*) FROM t_$ds")" "$(mb "$file")" "$(mb "$live")" "$(mb "$fa")" \
-		"$(mb "$btree")" "$(mb "$fb")" "$(ratio "$file" "$fa")" "$(ratio "$file" "$btree")" \
-		"$(ratio "$btree" "$fb")"
+	printf '%-6s %-9s %8s %12s %9s %9s %11s %10s %11s %10s %9s %11s %12s\n' "$ds" "$stage" \
+		"$(q -c "SELECT count(*) FROM t_$ds")" "$(mb "$file")" "$(mb "$rest")" "$(mb "$live")" "$(mb "$fa")" \
+		"$(mb "$btree")" "$(mb "$fb")" "$(ratio "$file" "$fa")" "$(ratio "$rest" "$fa")" \
+		"$(ratio "$file" "$btree")" "$(ratio "$btree" "$fb")"
 }
 
 say "space under churn: $ROWS rows, io_backend $BACKEND, CHECKPOINT every 2 s, VACUUM every $((ROWS / 5)) operations"
-printf '%-6s %-9s %8s %12s %11s %11s %10s %11s %10s %11s %12s\n' dataset stage rows \
-	"artrie_MB" "live_MB" "fresh_a_MB" "btree_MB" "fresh_b_MB" "file/fresh" "file/btree" "btree/fresh"
+printf '%-6s %-9s %8s %12s %9s %9s %11s %10s %11s %10s %9s %11s %12s\n' dataset stage rows \
+	"artrie_MB" "rest_MB" "live_MB" "fresh_a_MB" "btree_MB" "fresh_b_MB" "file/fresh" "rest/fresh" "file/btree" "btree/fresh"
 for ds in $DATASETS; do
 	q -c "CREATE TABLE t_$ds (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, k text COLLATE \"C\")" ||
 		{ cat "$BENCH_ERR"; exit 1; }
