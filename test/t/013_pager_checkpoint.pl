@@ -74,11 +74,12 @@ for my $backend ('io_uring', 'mmap')
 		q{INSERT INTO w SELECT 'timed' || i FROM generate_series(1, 2000) i});
 	$expected = seq_answers($node);
 	my $waited = 0;
-	while (pool_stats($node)->{checkpoints} <= $before && $waited++ < 100)
+	my $bound = 10 * $PostgreSQL::Test::Utils::timeout_default;
+	while (pool_stats($node)->{checkpoints} <= $before && $waited++ < $bound)
 	{
 		select(undef, undef, undef, 0.1);
 	}
-	cmp_ok($waited, '<', 100, "$backend: the io worker checkpointed on its timeout");
+	cmp_ok($waited, '<', $bound, "$backend: the io worker checkpointed on its timeout");
 	$node->stop('immediate');
 	$node->start;
 	is(index_answers($node), $expected,
