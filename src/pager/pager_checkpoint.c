@@ -5,34 +5,22 @@
  *
  * A checkpoint of a file:
  *	1. under the file's write gate (so that it sees no change half done),
- *	   takes the file's dirty frames into its set (pager_ckpt_take): each
- *	   page gets a physical page in neither bitmap (so the last durable
- *	   checkpoint's pages are never overwritten) and a fresh write stamp
- *	   in the page map (and so are the data pages at the file's tail, to
- *	   move them down so that the commit can cut the file short); then
- *	   copies the map pages that changed since the
+ *	   takes the file's dirty frames, sorted by page number, in batches of
+ *	   the ring's size: each page gets a physical page in neither bitmap
+ *	   (so the last durable checkpoint's pages are never overwritten), is
+ *	   sealed (CRC32C, page number, file identity, a fresh write stamp)
+ *	   and written;
+ *	2. still under the gate, copies the map pages that changed since the
  *	   last checkpoint took them, gives each a fresh physical page and
  *	   write stamp, places the directory pages, and adds the data pages
  *	   the map uses and those map and directory pages to "durable" (so
  *	   that nothing the checkpoint needs can be reused while it is being
- *	   made durable).  That snapshot is all writers wait for;
- *	2. without the gate, writes the set's frames, sorted by page number,
- *	   in batches of the ring's size, each sealed (CRC32C, page number,
- *	   file identity, its write stamp) where step 1 placed it; a writer
- *	   that needs a frame of the set meanwhile writes it there first
- *	   (pager_ckpt_settle, pager_pool.c), so the frames keep the contents
- *	   of the snapshot, and changes made after it go to the next
- *	   checkpoint.  Then it writes the changed map pages and every
- *	   directory page, to fresh physical pages too;
+ *	   made durable); then, without the gate, writes the changed map pages
+ *	   and every directory page, to fresh physical pages too;
  *	3. fdatasync; writes the meta slot the last checkpoint did not use
  *	   (write + fdatasync);
  *	4. only then sets "durable" to exactly the new checkpoint's pages: what
  *	   the old one alone used becomes free.
- *
- * The first checkpoint of a changed file after PostgreSQL's redo pointer
- * moved also logs the file's image (ckpt_log_images), and keeps the gate
- * through step 2 and the image: no change of the file may be logged
- * between the position it claims and the image.
  *
  * So a checkpoint writes the pages that changed, a map page per fanout of
  * them at most, and the directory (a fanout-th of the map): a file's size
@@ -58,12 +46,9 @@
 #include "pager/pager_space.h"
 #include "pager/pager_vouch.h"
 
-#include <sys/stat.h>
-
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
-#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/wait_event.h"
 
@@ -72,6 +57,8 @@ typedef struct CkptItem
 {
 	int			frame;
 	ArtPageNo	pageno;
+	uint32		phys;
+	uint32		stamp;
 } CkptItem;
 
 /* A checkpoint's snapshot of a file's state. */
@@ -106,6 +93,65 @@ ckpt_item_cmp(const void *a, const void *b)
 	if (x->pageno != y->pageno)
 		return x->pageno < y->pageno ? -1 : 1;
 	return 0;
+}
+
+/*
+ * Write one batch of pinned frames (their dirty flags taken) to fresh
+ * physical pages, then point the map at them and unpin them.
+ */
+static void
+ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
+{
+	IoPage	   *pages = palloc(sizeof(IoPage) * n);
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+	{
+		items[i].phys = pager_phys_find_free(fs);
+		items[i].stamp = ++fs->write_stamp;
+		bit_set(current_of(fs), items[i].phys);
+	}
+	LWLockRelease(&fs->lock);
+
+	for (int i = 0; i < n; i++)
+	{
+		char	   *data = pager_frame_data(items[i].frame);
+
+		pager_page_seal(fs, data, items[i].pageno, PAGER_KIND_DATA,
+						items[i].stamp);
+		pages[i].offset = (uint64) items[i].phys * ART_PAGE_SIZE;
+		pages[i].buf = data;
+	}
+
+	PG_TRY();
+	{
+		io_write_pages(fs->path, pages, n);
+	}
+	PG_CATCH();
+	{
+		for (int i = 0; i < n; i++)
+		{
+			PagerFrame *f = &pager_shared->frames[items[i].frame];
+
+			SpinLockAcquire(&f->hdr);
+			f->flags |= FRAME_DIRTY;
+			SpinLockRelease(&f->hdr);
+			pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
+			pager_phys_release(fs, items[i].phys);
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < n; i++)
+		pager_map_set_locked(fs, items[i].pageno, items[i].phys, items[i].stamp);
+	LWLockRelease(&fs->lock);
+
+	for (int i = 0; i < n; i++)
+		pager_unpin(items[i].frame);
+	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
+	pfree(pages);
 }
 
 /*
@@ -241,69 +287,70 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 }
 
 /*
- * A checkpoint's set, and the frames of it that this process claimed for
- * the batch it writes, for its cleanup if the checkpoint fails.
+ * Under the write gate, after the dirty pages: move data pages (and map
+ * pages, which the snapshot writes) from the file's tail down into free
+ * physical pages (pager_phys_tail), a batch at a time, each pinned (read
+ * if need be) and written anew as a dirty page is, so that the commit can
+ * cut the file short.  At most a quarter of the file's pages (and at
+ * least PAGER_TAIL_MOVES) per checkpoint.
+ * Returns whether pages are left to move (for want of free pages below,
+ * which this checkpoint's commit frees, or of that limit): then the
+ * file's next checkpoint goes on, even if nothing changes meanwhile
+ * (tail_left).
  */
-typedef struct CkptSet
+static bool
+ckpt_move_tail(PagerFileSlot *fs, int slot, CkptItem *items, int batch)
 {
-	PagerFileSlot *fs;
-	int		   *frames;
+	int			max;
+	ArtPageNo  *pagenos;
 	int			n;
-	int		   *mine;
-	int			nmine;
-} CkptSet;
+	int			nitems = 0;
+	bool		more;
 
-/*
- * Give the pages of n frames just taken into a checkpoint's set each a
- * physical page in neither bitmap (so that the last durable checkpoint's
- * pages are never overwritten: the lowest free one) and a fresh write
- * stamp in the page map, where the snapshot of the map finds them.
- */
-static void
-ckpt_place(PagerFileSlot *fs, const CkptItem *items, int n)
-{
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	max = (int) Max(fs->nphys / 4, PAGER_TAIL_MOVES);
+	pagenos = palloc(sizeof(ArtPageNo) * max);
+	n = pager_phys_tail(fs, pagenos, max, &more);
+	LWLockRelease(&fs->lock);
 	for (int i = 0; i < n; i++)
 	{
-		uint32		phys = pager_phys_find_free(fs);
-
-		bit_set(current_of(fs), phys);
-		pager_map_set_locked(fs, items[i].pageno, phys, ++fs->write_stamp);
+		items[nitems].frame = pager_get_page(fs, slot, pagenos[i]);
+		items[nitems].pageno = pagenos[i];
+		if (++nitems == batch)
+		{
+			ckpt_flush_batch(fs, items, nitems);
+			nitems = 0;
+		}
 	}
-	LWLockRelease(&fs->lock);
+	if (nitems > 0)
+		ckpt_flush_batch(fs, items, nitems);
+	pfree(pagenos);
+	return more;
 }
 
 /*
- * Step 1 of a checkpoint, under the write gate: take the file's dirty
- * frames into the checkpoint's set (pager_ckpt_take), sorted by page
- * number, and place them (ckpt_place); then take the data pages at the
- * file's tail (pager_phys_tail, which also marks the map pages past the
- * tail line changed, for the snapshot to write anew lower down), each
- * pinned (read if need be), into the set too, and place them below, so
- * that the commit can cut the file short.  At most a quarter of the file's pages (and at least
- * PAGER_TAIL_MOVES) move per checkpoint, no more than an eighth of the
- * pool, and none that would leave less than half the pool outside the
- * set, since the set stays in the pool until it is written.
- * Returns whether pages are left to move (for want of free pages below,
- * which this checkpoint's commit frees, or of those limits): then the
- * file's next checkpoint goes on, even if nothing changes meanwhile
- * (tail_left).  set->n counts every frame taken as soon as it is, for
- * ckpt_abandon_set.
+ * Steps 1 and 2 of a checkpoint, under the write gate: write every dirty
+ * page of the file, sorted, in batches of the ring's size, move pages
+ * down from the file's tail (ckpt_move_tail), and snapshot the page map
+ * (ckpt_snapshot).
  */
-static bool
-ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
+static void
+ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 {
 	int			nframes = pager_shared->nframes;
+	int			batch = Max(Min(io_batch_size(), nframes / 4), 1);
 	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
-	CkptItem   *items;
-	ArtPageNo  *pagenos;
+	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
 	int			ncands = 0;
 	int			nitems = 0;
-	int			first;
-	int			max;
-	int			room;
-	int			ntail;
 	bool		more;
+
+	/*
+	 * The heap tuples the pages point to, and the WAL records of the
+	 * changes, must be durable first (in recovery: the minimum recovery
+	 * point moves past the changes).
+	 */
+	XLogFlush(pager_wal_end());
 
 	/*
 	 * Under the gate no page of the file turns dirty or is written back by
@@ -324,145 +371,29 @@ ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 		SpinLockRelease(&f->hdr);
 	}
 	qsort(cands, ncands, sizeof(CkptItem), ckpt_item_cmp);
-	LWLockAcquire(&fs->lock, LW_SHARED);
-	max = (int) Min(Max(fs->nphys / 4, PAGER_TAIL_MOVES), Max(nframes / 8, 1));
-	LWLockRelease(&fs->lock);
-	items = palloc(sizeof(CkptItem) * (ncands + max));
-	set->frames = palloc(sizeof(int) * (ncands + max));
+
+	/* Pin a batch at a time, so that the pool keeps frames to evict. */
 	for (int c = 0; c < ncands; c++)
 	{
-		if (pager_ckpt_take(cands[c].frame, slot, true))
+		if (!pager_pin_take_dirty(cands[c].frame, slot))
+			continue;
+		items[nitems++] = cands[c];
+		if (nitems == batch)
 		{
-			items[nitems++] = cands[c];
-			set->frames[set->n++] = cands[c].frame;
+			ckpt_flush_batch(fs, items, nitems);
+			nitems = 0;
 		}
 	}
-	ckpt_place(fs, items, nitems);
-
-	/*
-	 * A page at the tail not in the pool needs a frame to be read into,
-	 * and none of the set's can be reused until it is written: move pages
-	 * only while the set leaves half the pool to the clock sweep, and else
-	 * only learn whether any are left to move.
-	 */
-	room = nframes / 2 - nitems;
-	pagenos = palloc(sizeof(ArtPageNo) * max);
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	ntail = pager_phys_tail(fs, pagenos, Max(Min(max, room), 1), &more);
-	LWLockRelease(&fs->lock);
-	if (room < 1)
-	{
-		more = more || ntail > 0;
-		ntail = 0;
-	}
-	first = nitems;
-	for (int i = 0; i < ntail; i++)
-	{
-		int			frame = pager_get_page(fs, slot, pagenos[i]);
-		bool		taken = pager_ckpt_take(frame, slot, false);
-
-		pager_unpin(frame);
-		if (!taken)
-			continue;
-		items[nitems].frame = frame;
-		items[nitems++].pageno = pagenos[i];
-		set->frames[set->n++] = frame;
-	}
-	ckpt_place(fs, items + first, nitems - first);
-	pfree(pagenos);
+	if (nitems > 0)
+		ckpt_flush_batch(fs, items, nitems);
+	more = ckpt_move_tail(fs, slot, items, batch);
 	pfree(items);
 	pfree(cands);
-	return more;
-}
 
-/*
- * A checkpoint failed (by an ERROR or FATAL): the batch it was writing is
- * given back, and every frame of its set that was not written turns dirty
- * again, its file changed.
- */
-static void
-ckpt_abandon_set(int code, Datum arg)
-{
-	CkptSet    *set = (CkptSet *) DatumGetPointer(arg);
-
-	if (set->n > 0)
-		set->fs->changed = true;
-	for (int j = 0; j < set->nmine; j++)
-		pager_ckpt_release(set->mine[j], false);
-	set->nmine = 0;
-	for (int i = 0; i < set->n; i++)
-		pager_ckpt_abandon(set->frames[i]);
-}
-
-/* The file whose presence in the data directory holds a test pause. */
-#define CKPT_PAUSE_FILE		"artrie_checkpoint_pause"
-
-/*
- * artrie.test_checkpoint_pause: say in the log that the checkpoint of a
- * file pauses in its write phase, and wait while CKPT_PAUSE_FILE exists,
- * ten minutes at most.
- */
-static void
-ckpt_test_pause(PagerFileSlot *fs)
-{
-	struct stat st;
-
-	if (!pager_test_checkpoint_pause)
-		return;
-	ereport(LOG,
-			(errmsg("artrie checkpoint of file \"%s\" pauses in its write phase",
-					fs->path)));
-	for (int i = 0; i < 60000 && stat(CKPT_PAUSE_FILE, &st) == 0; i++)
-		io_wait(NULL, 10);
-	ereport(LOG,
-			(errmsg("artrie checkpoint of file \"%s\" resumes", fs->path)));
-}
-
-/*
- * Step 2 of a checkpoint, the write phase: write the frames of its set
- * where ckpt_take_set placed them, in batches of the ring's size.  Writers
- * may run meanwhile: one that needs a page of the set writes it first
- * (pager_ckpt_settle), so this passes over a frame another process is
- * writing and comes back for it until the whole set is written.  If a
- * write fails, the caller's cleanup (ckpt_abandon_set) gives the batch
- * back.
- */
-static void
-ckpt_write_set(PagerFileSlot *fs, CkptSet *set)
-{
-	int			batch = Max(Min(io_batch_size(), pager_shared->nframes / 4), 1);
-	int		   *pending = palloc(sizeof(int) * Max(set->n, 1));
-	int			npending = set->n;
-
-	ckpt_test_pause(fs);
-	set->mine = palloc(sizeof(int) * batch);
-	set->nmine = 0;
-	memcpy(pending, set->frames, sizeof(int) * set->n);
-	while (npending > 0)
-	{
-		int			nbusy = 0;
-
-		for (int i = 0; i < npending; i++)
-		{
-			PagerCkptClaim claim = pager_ckpt_claim(pending[i]);
-
-			if (claim == PAGER_CKPT_BUSY)
-				pending[nbusy++] = pending[i];
-			else if (claim == PAGER_CKPT_MINE)
-				set->mine[set->nmine++] = pending[i];
-			if (set->nmine == batch || (set->nmine > 0 && i == npending - 1))
-			{
-				pager_ckpt_write(fs, set->mine, set->nmine);
-				for (int j = 0; j < set->nmine; j++)
-					pager_ckpt_release(set->mine[j], true);
-				set->nmine = 0;
-			}
-		}
-		npending = nbusy;
-		if (npending > 0)
-			io_wait(NULL, 1);
-	}
-	pfree(pending);
+	ckpt_snapshot(fs, snap);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	fs->tail_left = more;
+	LWLockRelease(&fs->lock);
 }
 
 /*
@@ -691,8 +622,6 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	CkptSnapshot snap;
-	CkptSet		set;
-	bool		image;
 	XLogRecPtr	redo_ptr = GetRedoRecPtr();
 
 	if (!fs->in_use || !fs->loaded)
@@ -773,42 +702,20 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 		return true;
 	}
 
+	ckpt_write_dirty(fs, slot, &snap);
+	snap.redo_lsn = pager_redo_now();
+	snap.tli = pager_timeline_now();
+
 	/*
-	 * The heap tuples the pages point to, and the WAL records of the
-	 * changes, must be durable first (in recovery: the minimum recovery
-	 * point moves past the changes).
+	 * The first checkpoint that writes the file after PostgreSQL's redo
+	 * pointer moved logs its image (ckpt_log_images).
 	 */
-	XLogFlush(pager_wal_end());
-	set.fs = fs;
-	set.frames = NULL;
-	set.n = 0;
-	set.mine = NULL;
-	set.nmine = 0;
-	PG_ENSURE_ERROR_CLEANUP(ckpt_abandon_set, PointerGetDatum(&set));
+	if (fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
+		pager_hooks.file_image)
 	{
-		bool		more = ckpt_take_set(fs, slot, &set);
-
-		ckpt_snapshot(fs, &snap);
-		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-		fs->tail_left = more;
-		LWLockRelease(&fs->lock);
-		snap.redo_lsn = pager_redo_now();
-		snap.tli = pager_timeline_now();
-
-		/*
-		 * The first checkpoint that writes the file after PostgreSQL's redo
-		 * pointer moved logs its image (ckpt_log_images) and keeps the gate
-		 * until then; any other lets writers in once it has its snapshot.
-		 */
-		image = fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
-			pager_hooks.file_image;
-		if (!image)
-			LWLockRelease(&fs->gate);
 		PG_TRY();
 		{
-			ckpt_write_set(fs, &set);
-			if (image)
-				ckpt_log_images(fs, &snap);
+			ckpt_log_images(fs, &snap);
 		}
 		PG_CATCH();
 		{
@@ -819,15 +726,9 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
-	}
-	PG_END_ENSURE_ERROR_CLEANUP(ckpt_abandon_set, PointerGetDatum(&set));
-	pfree(set.frames);
-	pfree(set.mine);
-	if (image)
-	{
 		fs->imaged_redo = redo_ptr;
-		LWLockRelease(&fs->gate);
 	}
+	LWLockRelease(&fs->gate);
 	ckpt_commit(fs, &snap);
 	LWLockRelease(&fs->ckpt_lock);
 	pfree(snap.dirty);

@@ -93,8 +93,6 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 #define FRAME_DIRTY			0x04	/* changed since last written */
 #define FRAME_READING		0x08	/* a read is in progress */
 #define FRAME_ORPHAN		0x10	/* pinned by an I/O its waiter left */
-#define FRAME_CKPT			0x20	/* in a checkpoint's set, not yet written */
-#define FRAME_CKPT_IO		0x40	/* being written for the checkpoint */
 
 #define PAGER_MAX_USAGE		5
 
@@ -300,7 +298,6 @@ extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
 extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
-extern bool pager_test_checkpoint_pause;
 
 /*
  * The pager's positions in the WAL (pager_timeline.c): where a checkpoint

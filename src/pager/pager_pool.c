@@ -22,19 +22,9 @@
  * consistent trie, never half of a change.  A backend holds its file's
  * gate (an LWLock) in shared mode from its first exclusive page lock of
  * the file until its last is released, and while it writes back a dirty
- * victim; a checkpoint holds the gate exclusive while it takes the
- * file's dirty frames into its set and snapshots its page map.  Under the
- * gate no page of the file can change, so the checkpoint needs no content
- * locks.
- *
- * A checkpoint's set.  A frame the checkpoint took (FRAME_CKPT) keeps its
- * contents until it is written at the place the checkpoint gave it, and
- * the clock sweep passes it over.  The checkpoint writes its set after it
- * let writers in again; a process inside the file's gate that pins a
- * frame of the set writes it there first, out of turn, or waits while
- * another process does (pager_ckpt_settle), and only then may lock and
- * change it.  Whoever writes a frame of the set claims it first
- * (FRAME_CKPT_IO), so one write at a time.
+ * victim; a checkpoint holds the gate exclusive while it writes the
+ * file's dirty pages and snapshots its page map.  Under the gate no page
+ * of the file can change, so the checkpoint needs no content locks.
  * LWLocks let new shared holders past a waiting exclusive one, so under
  * a steady stream of writers the gate might never be free: a checkpoint
  * that waits for it sets the slot's gate_closing, and a process about to
@@ -411,215 +401,31 @@ pager_unpin(int frame)
 }
 
 /*
- * For a checkpoint holding the file's gate exclusive: put a frame of the
- * file in the checkpoint's set (FRAME_CKPT), taking its dirty flag; with
- * dirty_only, only if it is dirty.  false if it was not taken (or is in
- * the set already).  Until it is written at the place the checkpoint
- * gives it in the page map, its contents stay as they are
- * (pager_ckpt_settle), and the clock sweep passes it over.
+ * For a checkpoint holding the file's gate: pin a frame of the file if
+ * it is dirty, and take its dirty flag.
  */
 bool
-pager_ckpt_take(int frame, int slot, bool dirty_only)
+pager_pin_take_dirty(int frame, int slot)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 	bool		ok;
-	bool		was_dirty;
 
+	local_pin_reserve();
 	SpinLockAcquire(&f->hdr);
-	was_dirty = (f->flags & FRAME_DIRTY) != 0;
-	ok = (f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
-		!(f->flags & FRAME_CKPT) && (was_dirty || !dirty_only);
+	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+		f->fileslot == slot;
 	if (ok)
-		f->flags = (f->flags & ~FRAME_DIRTY) | FRAME_CKPT;
+	{
+		f->refcount++;
+		f->flags &= ~FRAME_DIRTY;
+	}
 	SpinLockRelease(&f->hdr);
-	if (ok && was_dirty)
+	if (ok)
+	{
+		pager_local_pin_add(frame);
 		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	}
 	return ok;
-}
-
-/*
- * Claim a frame of a checkpoint's set for writing it: PAGER_CKPT_MINE
- * (this process writes it now, and then calls pager_ckpt_release),
- * PAGER_CKPT_BUSY (another process writes it) or PAGER_CKPT_DONE (it left
- * the set).
- */
-PagerCkptClaim
-pager_ckpt_claim(int frame)
-{
-	PagerFrame *f = &pager_shared->frames[frame];
-	PagerCkptClaim claim;
-
-	SpinLockAcquire(&f->hdr);
-	if (!(f->flags & FRAME_CKPT))
-		claim = PAGER_CKPT_DONE;
-	else if (f->flags & FRAME_CKPT_IO)
-		claim = PAGER_CKPT_BUSY;
-	else
-	{
-		f->flags |= FRAME_CKPT_IO;
-		claim = PAGER_CKPT_MINE;
-	}
-	SpinLockRelease(&f->hdr);
-	return claim;
-}
-
-/*
- * End a claim: a frame written leaves the checkpoint's set, one whose
- * write failed stays in it for another try; either way its waiters wake.
- */
-void
-pager_ckpt_release(int frame, bool written)
-{
-	PagerFrame *f = &pager_shared->frames[frame];
-
-	SpinLockAcquire(&f->hdr);
-	Assert(f->flags & FRAME_CKPT_IO);
-	f->flags &= ~(written ? (FRAME_CKPT | FRAME_CKPT_IO) : FRAME_CKPT_IO);
-	SpinLockRelease(&f->hdr);
-	ConditionVariableBroadcast(&f->io_cv);
-}
-
-/*
- * A checkpoint that failed gives a frame of its set up: once no other
- * process writes it, a frame still in the set leaves it dirty again, for
- * the next checkpoint or an eviction to write to a place of its own.
- */
-void
-pager_ckpt_abandon(int frame)
-{
-	PagerFrame *f = &pager_shared->frames[frame];
-	bool		redirtied = false;
-
-	for (;;)
-	{
-		SpinLockAcquire(&f->hdr);
-		if (!(f->flags & FRAME_CKPT_IO))
-		{
-			if (f->flags & FRAME_CKPT)
-			{
-				f->flags = (f->flags & ~FRAME_CKPT) | FRAME_DIRTY;
-				redirtied = true;
-			}
-			SpinLockRelease(&f->hdr);
-			break;
-		}
-		SpinLockRelease(&f->hdr);
-		io_wait(&f->io_cv, 10);
-	}
-	ConditionVariableCancelSleep();
-	ConditionVariableBroadcast(&f->io_cv);
-	if (redirtied)
-		pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
-}
-
-/*
- * Write frames claimed for a checkpoint (pager_ckpt_claim) where the page
- * map has placed them, sealed with the write stamps it gives them.  Their
- * contents do not change meanwhile, since every process that would change
- * them waits for the claim (pager_ckpt_settle).
- */
-void
-pager_ckpt_write(PagerFileSlot *fs, const int *frames, int n)
-{
-	IoPage	   *pages = palloc(sizeof(IoPage) * n);
-
-	for (int i = 0; i < n; i++)
-	{
-		PagerFrame *f = &pager_shared->frames[frames[i]];
-		char	   *data = pager_frame_data(frames[i]);
-		ArtPageNo	pageno = f->pageno;
-		uint32		stamp = 0;
-		uint32		phys = pager_map_get(fs, pageno, &stamp);
-
-		Assert((f->flags & (FRAME_CKPT | FRAME_CKPT_IO)) ==
-			   (FRAME_CKPT | FRAME_CKPT_IO));
-		if (!phys_real(phys))
-			elog(ERROR, "artrie: page %u of file \"%s\" in a checkpoint has no place",
-				 pageno, fs->path);
-		pager_page_seal(fs, data, pageno, PAGER_KIND_DATA, stamp);
-		pages[i].offset = (uint64) phys * ART_PAGE_SIZE;
-		pages[i].buf = data;
-	}
-	io_write_pages(fs->path, pages, n);
-	pfree(pages);
-	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
-}
-
-/*
- * A write of a frame for a checkpoint out of turn failed (by an ERROR or
- * FATAL): the frame stays in the set, for the checkpoint to write.
- */
-static void
-ckpt_settle_failed(int code, Datum arg)
-{
-	pager_ckpt_release(DatumGetInt32(arg), false);
-}
-
-/*
- * Before a process that may change a file's pages (it is inside the
- * file's write gate) locks a frame of it: if the frame is in a
- * checkpoint's set, write it there first, or wait while another process
- * does.  So a checkpoint holds writers back only while it takes its
- * snapshot: a page a writer needs is written for the checkpoint out of
- * turn, with one write.  In a critical section (an insert's second pass)
- * nothing may fail, so the process only waits for the checkpoint to write
- * the frame; the checkpoint needs none of the locks it may hold.
- */
-void
-pager_ckpt_settle(PagerFileSlot *fs, int frame)
-{
-	PagerFrame *f = &pager_shared->frames[frame];
-	bool		waited = false;
-
-	/*
-	 * Only a checkpoint holding the gate exclusive puts a frame in its set,
-	 * so inside the gate a frame seen outside it stays out.
-	 */
-	Assert(pager_gate_held((int) (fs - pager_shared->files)));
-	if (!(((volatile PagerFrame *) f)->flags & FRAME_CKPT))
-		return;
-	for (;;)
-	{
-		PagerCkptClaim claim;
-
-		SpinLockAcquire(&f->hdr);
-		if (!(f->flags & FRAME_CKPT))
-		{
-			SpinLockRelease(&f->hdr);
-			break;
-		}
-		if ((f->flags & FRAME_CKPT_IO) || CritSectionCount > 0)
-		{
-			SpinLockRelease(&f->hdr);
-			io_wait(&f->io_cv, 10);
-			waited = true;
-			continue;
-		}
-		SpinLockRelease(&f->hdr);
-		claim = pager_ckpt_claim(frame);
-		if (claim != PAGER_CKPT_MINE)
-			continue;
-		PG_ENSURE_ERROR_CLEANUP(ckpt_settle_failed, Int32GetDatum(frame));
-		{
-			pager_ckpt_write(fs, &frame, 1);
-		}
-		PG_END_ENSURE_ERROR_CLEANUP(ckpt_settle_failed, Int32GetDatum(frame));
-		pager_ckpt_release(frame, true);
-	}
-	if (waited)
-		ConditionVariableCancelSleep();
-}
-
-/*
- * Does this process hold a file's write gate?
- */
-bool
-pager_gate_held(int slot)
-{
-	for (int i = 0; i < local_ngates; i++)
-		if (local_gates[i].slot == slot)
-			return true;
-	return false;
 }
 
 /*
@@ -707,7 +513,7 @@ pager_detach(int frame)
 	part = pager_partition(&tag, &hash);
 	LWLockAcquire(part, LW_EXCLUSIVE);
 	SpinLockAcquire(&f->hdr);
-	if (f->refcount == 1 && !(f->flags & (FRAME_DIRTY | FRAME_CKPT)) &&
+	if (f->refcount == 1 && !(f->flags & FRAME_DIRTY) &&
 		(f->flags & FRAME_TAG_VALID) &&
 		f->fileslot == tag.fileslot && f->pageno == tag.pageno)
 	{
@@ -821,12 +627,6 @@ pager_sweep(bool *busy)
 			SpinLockRelease(&f->hdr);
 			if (flags & FRAME_ORPHAN)
 				pager_adopt_orphan(i);
-			continue;
-		}
-		if (f->flags & FRAME_CKPT)
-		{
-			SpinLockRelease(&f->hdr);
-			*busy = true;
 			continue;
 		}
 		if (f->usage > 0)

@@ -28,22 +28,7 @@ extern void pager_pin_reserve(void);
 extern bool pager_gate_enter(int slot, bool conditional);
 extern void pager_gate_exit(int slot);
 extern void pager_unpin(int frame);
-extern bool pager_gate_held(int slot);
-
-/* A claim of a frame of a checkpoint's set (pager_ckpt_claim). */
-typedef enum PagerCkptClaim
-{
-	PAGER_CKPT_MINE,
-	PAGER_CKPT_BUSY,
-	PAGER_CKPT_DONE
-} PagerCkptClaim;
-
-extern bool pager_ckpt_take(int frame, int slot, bool dirty_only);
-extern PagerCkptClaim pager_ckpt_claim(int frame);
-extern void pager_ckpt_release(int frame, bool written);
-extern void pager_ckpt_abandon(int frame);
-extern void pager_ckpt_write(PagerFileSlot *fs, const int *frames, int n);
-extern void pager_ckpt_settle(PagerFileSlot *fs, int frame);
+extern bool pager_pin_take_dirty(int frame, int slot);
 extern void pager_request_checkpoint(void);
 extern void pager_count_dirty(void);
 extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,

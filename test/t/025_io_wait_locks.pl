@@ -27,6 +27,15 @@ make_wtable($node, 't', 't_k', 1, 20000);
 my $rows = $node->safe_psql('postgres', 'SELECT count(*) FROM t');
 $node->safe_psql('postgres', 'SELECT artrie_checkpoint()');
 
+# Send a statement to a background session, then "ended".
+sub start_sql
+{
+	my ($s, $sql) = @_;
+	$s->{in} .= "$sql;\n\\echo ended\n";
+	$s->{h}->pump_nb;
+	return;
+}
+
 # The pid of background session $s once its query, which starts with
 # $text, waits in artrie (wait event type Extension), or '' after the
 # timeout.
@@ -52,12 +61,12 @@ ok($worker, 'the io worker runs');
 kill 'STOP', $worker;
 
 my $ins = bg_session($node);
-bg_start($ins, 'INSERT INTO t SELECT g, wkey(g) FROM generate_series(1000001, 1200000) g');
+start_sql($ins, 'INSERT INTO t SELECT g, wkey(g) FROM generate_series(1000001, 1200000) g');
 my $ins_pid = waiting_pid($ins, 'INSERT INTO t');
 ok($ins_pid, 'an INSERT waits for the stopped io worker');
 
 my $ckpt = bg_session($node);
-bg_start($ckpt, 'SELECT artrie_checkpoint()');
+start_sql($ckpt, 'SELECT artrie_checkpoint()');
 my $ckpt_pid = waiting_pid($ckpt, 'SELECT artrie_checkpoint');
 ok($ckpt_pid, 'artrie_checkpoint() waits for the file the INSERT is in');
 $node->safe_psql('postgres', "SELECT pg_cancel_backend($ckpt_pid)");
