@@ -244,44 +244,6 @@ fuzzy_one(Oid indexoid, bool check_access, const ArtFuzzyQuery *query,
 	func_close_index(&fi);
 }
 
-/*
- * artrie_fuzzy(index, term, max_distance, transpositions): the distinct
- * visible keys within max_distance edits of term, as (key, distance),
- * ordered by distance then key; of a partitioned index, those of all its
- * partitions' indexes.  Distances count characters of the database
- * encoding, as fuzzystrmatch's levenshtein() does; with transpositions,
- * swapping two adjacent characters is one edit.
- */
-Datum
-artrie_fuzzy(PG_FUNCTION_ARGS)
-{
-	Oid			indexoid = PG_GETARG_OID(0);
-	text	   *term = PG_GETARG_TEXT_PP(1);
-	int32		max_distance = PG_GETARG_INT32(2);
-	bool		transpositions = PG_GETARG_BOOL(3);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	List	   *leaves;
-	bool		partitioned;
-	ArtFuzzyQuery query;
-	FuzzyHits	out;
-	ListCell   *lc;
-
-	if (max_distance < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_distance must not be negative")));
-	fuzzy_check_term(term, "fuzzy search term");
-
-	InitMaterializedSRF(fcinfo, 0);
-	leaves = func_index_leaves(indexoid, &partitioned);
-	fuzzy_query(&query, term, max_distance, transpositions, false);
-	fuzzy_hits_init(&out);
-	foreach(lc, leaves)
-		fuzzy_one(lfirst_oid(lc), !partitioned, &query, &out);
-	put_fuzzy_rows(rsinfo, &out, INT_MAX);
-	return (Datum) 0;
-}
-
 /* Group hits (in byte order) into distinct keys; returns how many. */
 static int
 fuzzy_group_keys(const FuzzyHits *fh, FuzzyKey *keys)
@@ -389,6 +351,64 @@ fuzzy_complete_one(Oid indexoid, bool check_access, ArtFuzzyQuery *query,
 }
 
 /*
+ * The rows of a fuzzy search (max_results < 0: every key within
+ * max_distance of term) or of a fuzzy completion (term a prefix, at most
+ * max_results keys) over the index's leaves, returned as the function's
+ * result set.
+ */
+static void
+fuzzy_run(FunctionCallInfo fcinfo, Oid indexoid, text *term,
+		  int32 max_distance, bool transpositions, int32 max_results)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		complete = max_results >= 0;
+	List	   *leaves;
+	bool		partitioned;
+	ArtFuzzyQuery query;
+	FuzzyHits	out;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	leaves = func_index_leaves(indexoid, &partitioned);
+	fuzzy_query(&query, term, max_distance, transpositions, complete);
+	fuzzy_hits_init(&out);
+	foreach(lc, leaves)
+	{
+		if (complete)
+			fuzzy_complete_one(lfirst_oid(lc), !partitioned, &query,
+							   max_results, &out);
+		else
+			fuzzy_one(lfirst_oid(lc), !partitioned, &query, &out);
+	}
+	put_fuzzy_rows(rsinfo, &out, complete ? max_results : INT_MAX);
+}
+
+/*
+ * artrie_fuzzy(index, term, max_distance, transpositions): the distinct
+ * visible keys within max_distance edits of term, as (key, distance),
+ * ordered by distance then key; of a partitioned index, those of all its
+ * partitions' indexes.  Distances count characters of the database
+ * encoding, as fuzzystrmatch's levenshtein() does; with transpositions,
+ * swapping two adjacent characters is one edit.
+ */
+Datum
+artrie_fuzzy(PG_FUNCTION_ARGS)
+{
+	Oid			indexoid = PG_GETARG_OID(0);
+	text	   *term = PG_GETARG_TEXT_PP(1);
+	int32		max_distance = PG_GETARG_INT32(2);
+	bool		transpositions = PG_GETARG_BOOL(3);
+
+	if (max_distance < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_distance must not be negative")));
+	fuzzy_check_term(term, "fuzzy search term");
+	fuzzy_run(fcinfo, indexoid, term, max_distance, transpositions, -1);
+	return (Datum) 0;
+}
+
+/*
  * artrie_fuzzy_complete(index, prefix, max_distance, max_results,
  * transpositions): the distinct visible keys whose prefix distance to
  * prefix is at most max_distance, as (key, distance), ordered by distance
@@ -406,12 +426,6 @@ artrie_fuzzy_complete(PG_FUNCTION_ARGS)
 	int32		max_distance = PG_GETARG_INT32(2);
 	int32		max_results = PG_GETARG_INT32(3);
 	bool		transpositions = PG_GETARG_BOOL(4);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	List	   *leaves;
-	bool		partitioned;
-	ArtFuzzyQuery query;
-	FuzzyHits	out;
-	ListCell   *lc;
 
 	if (max_distance < 0)
 		ereport(ERROR,
@@ -429,14 +443,7 @@ artrie_fuzzy_complete(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_results must not be negative")));
 	fuzzy_check_term(prefix, "fuzzy completion prefix");
-
-	InitMaterializedSRF(fcinfo, 0);
-	leaves = func_index_leaves(indexoid, &partitioned);
-	fuzzy_query(&query, prefix, max_distance, transpositions, true);
-	fuzzy_hits_init(&out);
-	foreach(lc, leaves)
-		fuzzy_complete_one(lfirst_oid(lc), !partitioned, &query, max_results,
-						   &out);
-	put_fuzzy_rows(rsinfo, &out, max_results);
+	fuzzy_run(fcinfo, indexoid, prefix, max_distance, transpositions,
+			  max_results);
 	return (Datum) 0;
 }

@@ -205,9 +205,10 @@ complete_one(Oid indexoid, bool check_access, ArrayType *leading,
 /*
  * artrie_complete(index, prefix, max_results [, leading]): the distinct
  * visible keys (of a multicolumn index, last-column values below the
- * leading columns' values) beginning with prefix, in byte order, at most max_results of them.  Of a
- * partitioned index, each partition's index gives its first max_results
- * and the merge keeps the first max_results distinct ones of them all.
+ * leading columns' values) beginning with prefix, in byte order, at most
+ * max_results of them.  Of a partitioned index, each partition's index
+ * gives its first max_results and the merge keeps the first max_results
+ * distinct ones of them all.
  */
 Datum
 artrie_complete(PG_FUNCTION_ARGS)
