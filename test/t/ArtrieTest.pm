@@ -201,13 +201,20 @@ sub _log_tail
 	return join("\n", @lines);
 }
 
-# Wait until $standby has replayed $primary's WAL up to its current
-# insert position (or the given LSN); bounded by the framework's timeout.
-# Returns the LSN it waited for.
+# Wait until $standby has replayed $primary's WAL up to everything
+# inserted so far (or the given LSN); bounded by the framework's timeout.
+# Records such as VACUUM's may sit in WAL buffers, neither written nor
+# sent, when no commit flushed them: a transaction that takes an xid
+# commits synchronously and flushes them first.  Returns the LSN it
+# waited for.
 sub wait_replayed
 {
 	my ($primary, $standby, $lsn) = @_;
-	$lsn //= $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+	if (!defined $lsn)
+	{
+		$primary->safe_psql('postgres', 'SELECT pg_current_xact_id()');
+		$lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
+	}
 	my $ok = $standby->poll_query_until('postgres',
 		"SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn");
 	Test::More::ok($ok, $standby->name . " replayed the primary's WAL up to $lsn")
