@@ -195,6 +195,9 @@ pager_shmem_startup(void)
 		pager_shared->max_files = pager_max_files;
 		pager_shared->content_tranche = LWLockNewTrancheId();
 		pager_shared->file_tranche = LWLockNewTrancheId();
+		pager_shared->gate_tranche = LWLockNewTrancheId();
+		pager_shared->writers_tranche = LWLockNewTrancheId();
+		pager_shared->splits_tranche = LWLockNewTrancheId();
 		pager_shared->dsa_tranche = LWLockNewTrancheId();
 		pg_atomic_init_u32(&pager_shared->clock_hand, 0);
 		pg_atomic_init_u32(&pager_shared->ndirty, 0);
@@ -238,15 +241,16 @@ pager_shmem_startup(void)
 			f->pageno = ART_INVALID_PAGENO;
 			LWLockInitialize(&f->content, pager_shared->content_tranche);
 			ConditionVariableInit(&f->io_cv);
+			pg_atomic_init_u32(&f->passers, 0);
 		}
 		memset(pager_shared->files, 0, mul_size(pager_max_files, sizeof(PagerFileSlot)));
 		for (int i = 0; i < pager_max_files; i++)
 		{
 			LWLockInitialize(&pager_shared->files[i].ckpt_lock, pager_shared->file_tranche);
 			LWLockInitialize(&pager_shared->files[i].lock, pager_shared->file_tranche);
-			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->file_tranche);
-			LWLockInitialize(&pager_shared->files[i].writers, pager_shared->file_tranche);
-			LWLockInitialize(&pager_shared->files[i].splits, pager_shared->file_tranche);
+			LWLockInitialize(&pager_shared->files[i].gate, pager_shared->gate_tranche);
+			LWLockInitialize(&pager_shared->files[i].writers, pager_shared->writers_tranche);
+			LWLockInitialize(&pager_shared->files[i].splits, pager_shared->splits_tranche);
 			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].version, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].groups, 0);
@@ -278,6 +282,9 @@ pager_shmem_startup(void)
 
 	LWLockRegisterTranche(pager_shared->content_tranche, "artrie_buffer_content");
 	LWLockRegisterTranche(pager_shared->file_tranche, "artrie_file");
+	LWLockRegisterTranche(pager_shared->gate_tranche, "artrie_file_gate");
+	LWLockRegisterTranche(pager_shared->writers_tranche, "artrie_file_writers");
+	LWLockRegisterTranche(pager_shared->splits_tranche, "artrie_file_splits");
 	LWLockRegisterTranche(pager_shared->dsa_tranche, "artrie_page_map");
 }
 

@@ -125,6 +125,8 @@ typedef struct PagerFrame
 	ArtPageNo	pageno;
 	LWLock		content;
 	ConditionVariable io_cv;	/* broadcast when a read ends */
+	pg_atomic_uint32 passers;	/* inserts between their passes whose path
+								 * goes on below the page (pager_store.c) */
 } PagerFrame;
 
 /* The page table's key and entry. */
@@ -238,7 +240,10 @@ typedef struct PagerShared
 	int			nframes;
 	int			max_files;
 	int			content_tranche;
-	int			file_tranche;
+	int			file_tranche;	/* ckpt_lock and lock of each file slot */
+	int			gate_tranche;	/* their gate, writers and splits, apart so */
+	int			writers_tranche;	/* that wait events tell them apart */
+	int			splits_tranche;
 	int			dsa_tranche;
 	pg_atomic_uint32 clock_hand;
 	pg_atomic_uint32 ndirty;

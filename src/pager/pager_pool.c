@@ -67,6 +67,7 @@ typedef struct LocalPin
 {
 	int			frame;
 	int			count;
+	int			passing;		/* of them, counted in the frame's passers */
 } LocalPin;
 
 static LocalPin *local_pins = NULL;
@@ -98,16 +99,19 @@ pager_frame_data(int frame)
 }
 
 /*
- * Drop count pins of a frame that this process no longer counts; if an
- * I/O whose waiter left (io.c) still uses the frame, leave one pin to the
- * I/O and mark the frame an orphan, for the clock sweep to take back.
+ * Drop count pins of a frame that this process no longer counts, passing
+ * of them counted in its passers; if an I/O whose waiter left (io.c)
+ * still uses the frame, leave one pin to the I/O and mark the frame an
+ * orphan, for the clock sweep to take back.
  */
 static void
-pager_unpin_shared(int frame, int count)
+pager_unpin_shared(int frame, int count, int passing)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 	bool		busy = io_buffer_busy(pager_frame_data(frame));
 
+	if (passing > 0)
+		pg_atomic_fetch_sub_u32(&f->passers, passing);
 	SpinLockAcquire(&f->hdr);
 	if (busy && !(f->flags & FRAME_ORPHAN))
 	{
@@ -144,7 +148,8 @@ void
 pager_release_all(void)
 {
 	for (int i = 0; i < local_npins; i++)
-		pager_unpin_shared(local_pins[i].frame, local_pins[i].count);
+		pager_unpin_shared(local_pins[i].frame, local_pins[i].count,
+						   local_pins[i].passing);
 	local_npins = 0;
 	local_ngates = 0;
 }
@@ -289,7 +294,34 @@ pager_local_pin_add(int frame)
 	}
 	local_pins[local_npins].frame = frame;
 	local_pins[local_npins].count = 1;
+	local_pins[local_npins].passing = 0;
 	local_npins++;
+}
+
+/*
+ * Count one of this process's pins of frame in the frame's passers (delta
+ * 1), or no longer (-1); a pin released at abort stops counting with it.
+ */
+void
+pager_local_pin_passing(int frame, int delta)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	for (int i = 0; i < local_npins; i++)
+	{
+		if (local_pins[i].frame == frame)
+		{
+			Assert(local_pins[i].passing + delta >= 0 &&
+				   local_pins[i].passing + delta <= local_pins[i].count);
+			local_pins[i].passing += delta;
+			if (delta > 0)
+				pg_atomic_fetch_add_u32(&f->passers, delta);
+			else
+				pg_atomic_fetch_sub_u32(&f->passers, -delta);
+			return;
+		}
+	}
+	elog(ERROR, "artrie: frame %d is not pinned", frame);
 }
 
 /*
@@ -302,6 +334,7 @@ local_pin_remove(int frame)
 	{
 		if (local_pins[i].frame == frame)
 		{
+			Assert(local_pins[i].passing < local_pins[i].count);
 			if (--local_pins[i].count == 0)
 				local_pins[i] = local_pins[--local_npins];
 			return;
@@ -807,7 +840,7 @@ pager_abandon_read(int code, Datum arg)
 	LWLockRelease(r->part);
 	ConditionVariableBroadcast(&f->io_cv);
 	local_pin_remove(r->frame);
-	pager_unpin_shared(r->frame, 1);
+	pager_unpin_shared(r->frame, 1, 0);
 }
 
 /*

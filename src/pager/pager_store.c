@@ -317,6 +317,28 @@ pager_split_end(void *store, ArtLockMode mode)
 }
 
 /*
+ * ArtPageStoreOps.passing: count this pin of the page in the frame's
+ * passers, or no longer; a pin released at abort stops counting.
+ */
+static void
+pager_passing(void *store, ArtPageRef *ref, bool on)
+{
+	pager_local_pin_passing(ref_frame(ref), on ? 1 : -1);
+}
+
+/*
+ * ArtPageStoreOps.passers: the caller holds the page exclusive.
+ */
+static uint32_t
+pager_passers(void *store, ArtPageRef *ref)
+{
+	Assert(ref_exclusive(ref));
+	Assert(LWLockHeldByMeInMode(&pager_shared->frames[ref_frame(ref)].content,
+								LW_EXCLUSIVE));
+	return pg_atomic_read_u32(&pager_shared->frames[ref_frame(ref)].passers);
+}
+
+/*
  * ArtPageStoreOps.step_done: between two steps of a walk no lock is held,
  * so a cancel, a recovery conflict or a shutdown ends the walk here.
  */
@@ -403,6 +425,8 @@ static const ArtPageStoreOps pager_store_ops = {
 	.write_end = pager_write_end,
 	.split_begin = pager_split_begin,
 	.split_end = pager_split_end,
+	.passing = pager_passing,
+	.passers = pager_passers,
 	.step_done = pager_step_done,
 	.critical = pager_critical,
 	.version = pager_version,

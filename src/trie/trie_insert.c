@@ -24,12 +24,17 @@
  *
  * The second pass cannot be undone, so it must not fail (as btree pins
  * every buffer before its critical section): the first pass's last try
- * keeps every page of its path pinned (unlocked) until the second pass
- * ends, and holds the split section in share mode meanwhile, so that no
- * page of the path splits and the second pass finds its nodes in exactly
+ * keeps every page of its path above the changed page pinned (unlocked)
+ * and marked passing until the second pass ends, so that no page of that
+ * part of the path splits and the second pass finds its nodes in exactly
  * those pages; pinning them again needs no read, no free frame and no
- * eviction.  A try that must split a page takes the split section
- * exclusive, waiting for the inserts between their passes.
+ * eviction.  A page that must be split is split by a try that holds it
+ * (and the page above it) exclusive; if some insert between its passes
+ * passes it, the try starts over holding the split section exclusive,
+ * which waits for every insert between its passes (each holds the section
+ * shared from its try's start to its end).  A page nobody passes, such as
+ * the bottom page that inserts of repeated keys fill, splits without
+ * waiting for anyone.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,7 +45,8 @@ typedef enum InsertRetry
 {
 	RETRY_NONE,
 	RETRY_SPLIT,				/* it split a page */
-	RETRY_EXCLUSIVE				/* a page must be split: lock the page above */
+	RETRY_EXCLUSIVE,			/* a page must be split: lock the page above */
+	RETRY_SECTION				/* and others pass it: the split section too */
 } InsertRetry;
 
 /* Length of the common prefix of a and b. */
@@ -290,7 +296,8 @@ art_change_count_group(ArtTrie *t, bool counted, const uint8_t *key,
 }
 
 /*
- * Move the bottom page of ps, unlocked but still pinned, to kept.
+ * Move the bottom page of ps, which the path goes on below, to kept:
+ * marked passing while still locked, then unlocked but still pinned.
  */
 static ArtStatus
 keep_bottom(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept)
@@ -300,11 +307,23 @@ keep_bottom(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept)
 
 	if (st != ART_OK)
 		return st;
+	t->store.ops->passing(t->store.store, &ps->refs[0], true);
 	t->store.ops->unlock(t->store.store, &ps->refs[0]);
 	kept->refs[kept->n++] = ps->refs[0];
 	memmove(&ps->refs[0], &ps->refs[1], (ps->n - 1) * sizeof(ArtPageRef));
 	ps->n--;
 	return ART_OK;
+}
+
+/*
+ * Release the pages kept, ending their passing marks.
+ */
+static void
+release_kept(ArtTrie *t, ArtPinStack *kept)
+{
+	for (int i = 0; i < kept->n; i++)
+		t->store.ops->passing(t->store.store, &kept->refs[i], false);
+	art_pin_release_all(t, kept);
 }
 
 /*
@@ -329,17 +348,18 @@ couple_down(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept, ArtPageNo pageno,
  * share locks and relocks only the page it changes exclusive, except from
  * page *xfrom on (ART_INVALID_PAGENO: none), which it locks exclusive on the
  * way down, as every page below it.  A page that must be split is split in
- * a try that holds the split section exclusive (split_x) and whose *xfrom
- * is the page above it (the split may repoint stubs there), or the page
- * itself when it is the root page.  Sets *retry when the insert must start
- * over (after a split, or to split, with *xfrom set), and *pagedepth to
- * the key depth at which the changed page's part of the path begins (0:
- * the root page holds the whole path).  Every page of the path ends in
- * kept, pinned and unlocked: on success for the second pass, else for the
- * caller to release.
+ * a try whose *xfrom is the page above it (the split may repoint stubs
+ * there), or the page itself when it is the root page, if no insert
+ * between its passes passes it or the try holds the split section
+ * exclusive (split_held).  Sets *retry when the insert must start over
+ * (after a split, or to split, with *xfrom set), and *pagedepth to the key
+ * depth at which the changed page's part of the path begins (0: the root
+ * page holds the whole path).  Every page of the path above the changed
+ * page ends in kept, pinned, unlocked and marked passing: on success for
+ * the second pass, else for the caller to release.
  */
 static ArtStatus
-insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
+insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			   ArtPageNo *xfrom, InsertRetry *retry, size_t *pagedepth,
 			   ArtPinStack *kept)
 {
@@ -435,11 +455,14 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
 	need = art_change_need(&node, key, len, &p);
 	if (need > art_page_free(page))
 	{
-		if (!split_x || (ps.n >= 2 && !parent_x))
+		if (*xfrom == ART_INVALID_PAGENO || (ps.n >= 2 && !parent_x))
 		{
 			*retry = RETRY_EXCLUSIVE;
 			*xfrom = ps.n >= 2 ? ps.refs[ps.n - 2].pageno : t->root;
 		}
+		else if (!split_held &&
+				 t->store.ops->passers(t->store.store, &ps.refs[ps.n - 1]) > 0)
+			*retry = RETRY_SECTION;
 		else
 		{
 			st = art_split_page(t, &ps, need);
@@ -450,8 +473,9 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
 	}
 
 	/*
-	 * Room to keep the path's last pages pinned, then a long new path goes
-	 * to fresh pages, the last step that can fail; nothing changed yet.
+	 * Room to keep the pages above the changed page pinned, then a long new
+	 * path goes to fresh pages, the last step that can fail; nothing
+	 * changed yet.
 	 */
 	st = art_grow(t, (void **) &kept->refs, &kept->cap, kept->n + ps.n,
 				  sizeof(ArtPageRef));
@@ -467,7 +491,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_x,
 	art_change_count_group(t, counted, key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
-	while (ps.n > 0)
+	while (ps.n > 1)
 		(void) keep_bottom(t, &ps, kept);	/* room reserved above */
 
 out:
@@ -569,10 +593,10 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		ArtStatus	st;
-		ArtLockMode mode = retry == RETRY_EXCLUSIVE ?
+		ArtLockMode mode = retry == RETRY_SECTION ?
 			ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
 
-		if (retry != RETRY_EXCLUSIVE)
+		if (retry != RETRY_EXCLUSIVE && retry != RETRY_SECTION)
 			xfrom = ART_INVALID_PAGENO;
 		t->store.ops->split_begin(t->store.store, mode);
 		st = insert_attempt(t, entry, len, mode == ART_LOCK_EXCLUSIVE,
@@ -582,7 +606,7 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 			hold->split_mode = mode;
 			return ART_OK;
 		}
-		art_pin_release_all(t, &hold->kept);
+		release_kept(t, &hold->kept);
 		t->store.ops->split_end(t->store.store, mode);
 		if (st != ART_OK)
 			return st;
@@ -602,7 +626,7 @@ art_insert_second_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 
 	if (pagedepth > 0)
 		st = art_count_above(t, entry, len, pagedepth);
-	art_pin_release_all(t, &hold->kept);
+	release_kept(t, &hold->kept);
 	t->store.ops->split_end(t->store.store, hold->split_mode);
 	return st;
 }

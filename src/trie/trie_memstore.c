@@ -17,6 +17,7 @@ typedef struct MemPage
 	int			shared;			/* share pins held */
 	bool		exclusive;		/* an exclusive pin is held */
 	int			kept;			/* pins held unlocked (see unlock) */
+	int			passers;		/* pins marked passing */
 	bool		allocated;
 } MemPage;
 
@@ -32,6 +33,7 @@ struct ArtMemStore
 	int			writers;		/* write sections held in share mode */
 	bool		writer_excl;	/* a write section held exclusive */
 	int			splitters;		/* split sections held (either mode) */
+	uint64_t	split_sections;	/* split sections entered exclusive */
 	bool		critical;		/* inside a critical stretch */
 	bool		strict;			/* see art_memstore_strict */
 	void		(*step_hook) (void *arg);
@@ -213,6 +215,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	p->exclusive = true;
 	p->shared = 0;
 	p->kept = 0;
+	p->passers = 0;
 	ms->live++;
 	fill_ref(ms, pageno, ref);
 	return ART_OK;
@@ -229,6 +232,8 @@ mem_free_page(void *store, ArtPageRef *ref)
 		violate(ms, "free of a page not locked exclusive");
 	if (p->kept > 0)
 		violate(ms, "free of a page kept pinned");
+	if (p->passers > 0)
+		violate(ms, "free of a page an insert passes");
 	memset(p->data, 0xDB, ART_PAGE_SIZE);
 	p->exclusive = false;
 	p->allocated = false;
@@ -296,7 +301,8 @@ mem_split_begin(void *store, ArtLockMode mode)
 {
 	ArtMemStore *ms = store;
 
-	(void) mode;
+	if (mode == ART_LOCK_EXCLUSIVE)
+		ms->split_sections++;
 	ms->splitters++;
 }
 
@@ -311,6 +317,33 @@ mem_split_end(void *store, ArtLockMode mode)
 		violate(ms, "split section left that was not entered");
 	else
 		ms->splitters--;
+}
+
+/* passing: count the pins marked passing; on needs the page locked. */
+static void
+mem_passing(void *store, ArtPageRef *ref, bool on)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (on && ref->handle == KEPT_HANDLE)
+		violate(ms, "passing marked on a page not locked");
+	else if (!on && p->passers == 0)
+		violate(ms, "passing ended on a page nobody passes");
+	else
+		p->passers += on ? 1 : -1;
+}
+
+/* passers: the pins marked passing, of a page locked exclusive. */
+static uint32_t
+mem_passers(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (!p->exclusive)
+		violate(ms, "passers read without an exclusive lock");
+	return (uint32_t) p->passers;
 }
 
 /* step_done: run the hook a test set (art_memstore_set_step_hook). */
@@ -383,6 +416,8 @@ static const ArtPageStoreOps mem_ops = {
 	.write_end = mem_write_end,
 	.split_begin = mem_split_begin,
 	.split_end = mem_split_end,
+	.passing = mem_passing,
+	.passers = mem_passers,
 	.step_done = mem_step_done,
 	.critical = mem_critical,
 	.version = mem_version,
@@ -460,6 +495,13 @@ const char *
 art_memstore_violation(const ArtMemStore *ms)
 {
 	return ms->violation;
+}
+
+/* How many times a split section was entered exclusive. */
+uint64_t
+art_memstore_split_sections(const ArtMemStore *ms)
+{
+	return ms->split_sections;
 }
 
 /* A copy of a store that holds no pins; NULL if out of memory. */

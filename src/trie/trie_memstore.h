@@ -35,6 +35,9 @@ extern uint64_t art_memstore_pages(const ArtMemStore *ms);
 /* Pins not yet released. */
 extern int	art_memstore_pinned(const ArtMemStore *ms);
 
+/* How many times a split section was entered exclusive. */
+extern uint64_t art_memstore_split_sections(const ArtMemStore *ms);
+
 /*
  * Let n more alloc/pin calls (and mem_alloc calls when with_mem) succeed,
  * then fail every one until art_memstore_fail_after(ms, -1, false).

@@ -109,14 +109,26 @@ typedef struct ArtPageStoreOps
 
 	/*
 	 * Enter and leave the trie's split section.  An insert holds it in
-	 * share mode from its first pass's last try to the end of its second
-	 * pass, and exclusive for a try that splits a page: so no page splits
-	 * while an insert is between its passes, and the pages its first pass
-	 * kept pinned are all its second pass visits.  Taken with no page
-	 * locked.  Cannot fail.
+	 * share mode from each try's start to the end of its second pass; a
+	 * try that must split a page some insert between its passes goes
+	 * through (see passing) starts over holding it exclusive, which waits
+	 * for those inserts: so no page on the path of an insert between its
+	 * passes splits, and the pages its first pass kept pinned are all its
+	 * second pass visits.  Taken with no page locked.  Cannot fail.
 	 */
 	void		(*split_begin) (void *store, ArtLockMode mode);
 	void		(*split_end) (void *store, ArtLockMode mode);
+
+	/*
+	 * An insert whose path goes on below a page marks its pin of the page
+	 * passing (on, with the page locked) until its second pass ends (off,
+	 * before release); passers counts the pins so marked, of a page the
+	 * caller holds exclusive.  A split of a page nobody passes needs no
+	 * exclusive split section: no insert between its passes goes through
+	 * it.  Neither can fail.
+	 */
+	void		(*passing) (void *store, ArtPageRef *ref, bool on);
+	uint32_t	(*passers) (void *store, ArtPageRef *ref);
 
 	/*
 	 * Between two steps of a long walk (verify, statistics), with no page

@@ -940,6 +940,50 @@ test_interleaved_passes(void)
 		}
 	}
 	CHECK(above > 1000, "only %d first passes ended below the root page", above);
+	CHECK(art_memstore_split_sections(f.ms) > 0,
+		  "no split of a page an insert between its passes passes took the split section");
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "%s", msg);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+		  art_memstore_violation(f.ms));
+	fixture_done(&f);
+	return true;
+}
+
+/*
+ * Inserts of repeated keys (each key || 0x00 || a TID) one after another:
+ * no insert is ever between its passes while another splits, so no split
+ * takes the split section exclusive, however many pages split.
+ */
+static bool
+test_repeated_keys_split_alone(void)
+{
+	Fixture		f;
+	Rng			r = {777};
+	uint8_t		entry[64];
+	char		msg[256];
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 40000; i++)
+	{
+		uint32_t	k = rng_below(&r, 300);
+		int			n = snprintf((char *) entry, 32, "d/%u/%u", k % 8, k);
+
+		entry[n++] = 0;
+		entry[n++] = (uint8_t) (i >> 24);
+		entry[n++] = (uint8_t) (i >> 16);
+		entry[n++] = (uint8_t) (i >> 8);
+		entry[n++] = (uint8_t) i;
+		entry[n++] = 0;
+		entry[n++] = (uint8_t) (1 + i % 200);
+		CHECK(put(&f, entry, n), "insert %d", i);
+	}
+	CHECK(art_memstore_pages(f.ms) > 50, "only %llu pages",
+		  (unsigned long long) art_memstore_pages(f.ms));
+	CHECK(art_memstore_split_sections(f.ms) == 0,
+		  "%llu splits took the split section exclusive",
+		  (unsigned long long) art_memstore_split_sections(f.ms));
 	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "%s", msg);
 	CHECK(check_content(&f.t, &f.m), "content");
 	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
@@ -1827,6 +1871,7 @@ main(int argc, char **argv)
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
+		{"repeated_keys_split_alone", test_repeated_keys_split_alone},
 		{"second_pass_failures", test_second_pass_failures},
 		{"finger", test_finger},
 		{"finger_failures", test_finger_failures},
