@@ -24,6 +24,11 @@
 #   tps-pk the same, with bench/run.sh's lookup_tps statement: the key
 #          comes from a primary-key lookup of one of 50,000 probes,
 #          SELECT id FROM <table> WHERE k = (SELECT k FROM pb WHERE pid = n)
+#   join   bench/run.sh's lookup_join: the 50,000 probes in one query
+#          (128MB pools, warm; one backend): us/probe
+#
+# ARTRIE_AB_COLD=0 leaves the cold runs out (they restart the server and
+# drop the OS page cache for every run).
 #
 # ARTRIE_AB_WORKER=1 adds a third variant under io_uring, "artrie-worker":
 # the same artrie index with artrie.backend_reads = off (every read a round
@@ -122,6 +127,7 @@ done
 chmod a+r "$ARTRIE_TMP"/*.sql
 
 COLD_QRY="SELECT sum((SELECT count(t.id) FROM %s t WHERE t.k = p.k)) FROM probe p"
+JOIN_QRY="SELECT sum((SELECT count(t.id) FROM %s t WHERE t.k = p.k)) FROM pb p"
 
 # A variant's table, its session options and its label.
 tbl() { if [ "$1" = b ]; then echo ds_b; else echo ds_a; fi; }
@@ -175,6 +181,15 @@ perf_record() {
 	rm -f "$ARTRIE_TMP/perf.data"
 }
 
+# probes VARIANT: the 50,000 probes in one query, warm: us/probe.
+probes() {
+	local out
+	# shellcheck disable=SC2059
+	out=$(as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/psql" -XAtq -d "$BENCH_DB" -c '\timing on' \
+		-c "$(printf "$JOIN_QRY" "$(tbl "$1")")")
+	awk -v n="$NPROBE" '/^Time:/ { t = $2 } END { printf "%.3f\n", t * 1000 / n }' <<<"$out"
+}
+
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }'; }
 
@@ -185,6 +200,7 @@ for backend in $BACKENDS; do
 	[ "$backend" = io_uring ] && [ "${ARTRIE_AB_WORKER:-}" = 1 ] && variants="b a w"
 	reversed=$(echo "$variants" | tr ' ' '\n' | tac | tr '\n' ' ')
 	for rep in $(seq 1 "$REPS"); do
+		[ "${ARTRIE_AB_COLD:-1}" = 0 ] && break
 		order=$variants
 		[ $((rep % 2)) = 0 ] && order=$reversed
 		for t in $order; do
@@ -204,9 +220,17 @@ for backend in $BACKENDS; do
 		tps a 3 "$shape" >/dev/null
 		tps b 3 "$shape" >/dev/null
 	done
+	for t in $variants; do
+		probes "$t" >/dev/null
+	done
 	for rep in $(seq 1 "$REPS"); do
 		order=$variants
 		[ $((rep % 2)) = 0 ] && order=$reversed
+		for t in $order; do
+			v=$(probes "$t")
+			runs[join.$t]="${runs[join.$t]:-} $v"
+			printf '   %-8s rep %d  join  %-13s %8s us/probe\n' "$backend" "$rep" "$(label "$t")" "$v"
+		done
 		for shape in $SHAPES; do
 			for t in $order; do
 				v=$(tps "$t" "$DUR" "$shape")
@@ -216,9 +240,15 @@ for backend in $BACKENDS; do
 		done
 	done
 	for t in ${variants#b }; do
-		b=$(echo "${runs[cold.b]}" | median)
-		a=$(echo "${runs[cold.$t]}" | median)
-		SUMMARY+=$(printf '%-9s cold lookups  btree-C %8.2f us/probe  %-13s %8.2f us/probe  ratio %sx (lower is better)' \
+		if [ "${ARTRIE_AB_COLD:-1}" != 0 ]; then
+			b=$(echo "${runs[cold.b]}" | median)
+			a=$(echo "${runs[cold.$t]}" | median)
+			SUMMARY+=$(printf '%-9s cold lookups  btree-C %8.2f us/probe  %-13s %8.2f us/probe  ratio %sx (lower is better)' \
+				"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+		fi
+		b=$(echo "${runs[join.b]}" | median)
+		a=$(echo "${runs[join.$t]}" | median)
+		SUMMARY+=$(printf '%-9s 50K probes    btree-C %8.3f us/probe  %-13s %8.3f us/probe  ratio %sx (lower is better)' \
 			"$backend" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
 		for shape in $SHAPES; do
 			b=$(echo "${runs[tps-$shape.b]}" | median)

@@ -777,4 +777,37 @@ sub crc32c
 	return $crc ^ 0xFFFFFFFF;
 }
 
+push @EXPORT, qw(prefix_counts_ok ordered_scan_ok);
+
+# artrie_prefix_count($index, p), for each of the prefixes, equals the
+# rows of $table whose k begins with p.
+sub prefix_counts_ok
+{
+	my ($node, $index, $table, $prefixes, $label) = @_;
+	my $list = join(', ', map { "'$_'" } @$prefixes);
+	my $counts = $node->safe_psql('postgres', qq{
+		SELECT string_agg(p || '=' || (artrie_prefix_count('$index', p) = n)::text, ' ' ORDER BY p)
+		FROM (SELECT p, (SELECT count(*) FROM $table WHERE left(k, length(p)) = p) AS n
+			  FROM unnest(ARRAY[$list]::text[]) p) s});
+	return Test::More::unlike($counts, qr/=false/,
+		"$label: every prefix count equals the rows")
+	  || Test::More::diag($counts);
+}
+
+# An ordered index scan of $table (columns id, k) returns every row, as a
+# sequential scan does.
+sub ordered_scan_ok
+{
+	my ($node, $table, $label) = @_;
+	my $q = "SELECT count(*) || '/' || md5(string_agg(id || ':' || k, ',' ORDER BY k, id)) "
+	  . "FROM $table WHERE k >= ''";
+	return Test::More::is(
+		$node->safe_psql('postgres',
+			"SET enable_seqscan = off; SET enable_bitmapscan = off; $q"),
+		$node->safe_psql('postgres',
+			'SET enable_indexscan = off; SET enable_indexonlyscan = off; '
+			  . "SET enable_bitmapscan = off; $q"),
+		"$label: an ordered index scan returns every row, like a seq scan");
+}
+
 1;
