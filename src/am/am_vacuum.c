@@ -69,7 +69,10 @@ am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 		memcpy(copy, entry, len);
 		status = art_delete(trie, copy, len);
 		if (status == ART_OK)
+		{
 			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, copy, len);
+			am_check_status(art_merge(trie, copy, len), index, "vacuuming");
+		}
 		else if (status != ART_NOT_FOUND)
 			am_check_status(status, index, "vacuuming");
 		stats->tuples_removed += 1;

@@ -74,6 +74,14 @@ extern ArtStatus art_insert(ArtTrie *t, const uint8_t *entry, size_t len);
 extern ArtStatus art_delete(ArtTrie *t, const uint8_t *entry, size_t len);
 
 /*
+ * After a delete of entry: if the last page of its path is underfull,
+ * move its content into its parent page or a sibling page and free it
+ * (trie_merge.c).  Keeps the trie's content; a failure changes nothing.
+ * A separate call, so that a caller can log the delete before it.
+ */
+extern ArtStatus art_merge(ArtTrie *t, const uint8_t *entry, size_t len);
+
+/*
  * A finger: inserts and deletes applied one after another, best in entry
  * order, that keep the exclusively locked path of the last change between
  * calls, so that the next insert descends only from the deepest node its

@@ -238,16 +238,21 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 }
 
 /*
- * Delete an entry through a finger; as art_delete, whose write section
- * nests in the finger's.  A delete may merge nodes and free pages of the
- * path, so the finger lets its path go first and the next insert descends
- * from the root.
+ * Delete an entry through a finger; as art_delete and then art_merge,
+ * whose write sections nest in the finger's.  A delete may merge nodes
+ * and free pages of the path, so the finger lets its path go first and
+ * the next insert descends from the root.
  */
 ArtStatus
 art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
 {
+	ArtStatus	st;
+
 	finger_drop(f);
-	return art_delete(f->t, entry, len);
+	st = art_delete(f->t, entry, len);
+	if (st == ART_OK)
+		st = art_merge(f->t, entry, len);
+	return st;
 }
 
 /* Release the finger's pages and free it. */

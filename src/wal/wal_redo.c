@@ -234,13 +234,20 @@ redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
 {
 	PagerFile  *file = redo_file(id, lsn);
 	ArtTrie		trie;
+	ArtStatus	status;
 
 	if (file == NULL)
 		return;
 	art_open(&trie, pager_page_store(file), root);
-	redo_entry_done(file, kind == WAL_ARTRIE_INSERT ?
-					art_insert(&trie, entry, len) :
-					art_delete(&trie, entry, len));
+	if (kind == WAL_ARTRIE_INSERT)
+		status = art_insert(&trie, entry, len);
+	else
+	{
+		status = art_delete(&trie, entry, len);
+		if (status == ART_OK)
+			status = art_merge(&trie, entry, len);
+	}
+	redo_entry_done(file, status);
 }
 
 /*

@@ -73,6 +73,9 @@ modify(ArtTrie *t, ArtFinger *fg, Model *m, bool insert, const uint8_t *key,
 		st = fg ? art_finger_delete(fg, key, len) : art_delete(t, key, len);
 		if (st != (model_delete(m, key, len) ? ART_OK : ART_NOT_FOUND))
 			FAIL("delete: %s", art_status_string(st));
+		if (st == ART_OK && fg == NULL &&
+			(st = art_merge(t, key, len)) != ART_OK)
+			FAIL("merge: %s", art_status_string(st));
 	}
 }
 
@@ -229,6 +232,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					art_memstore_fail_after(ms, next_byte(&in) % 24,
 											(op & 32) != 0);
 					st = ins ? art_insert(&t, k1, l1) : art_delete(&t, k1, l1);
+					if (st == ART_OK && !ins)
+						(void) art_merge(&t, k1, l1);
 					art_memstore_fail_after(ms, -1, false);
 					if (st == ART_OK)
 						agree = ins ? model_insert(&m, k1, l1) :

@@ -72,7 +72,10 @@ put(Fixture *f, const uint8_t *key, size_t len)
 	return true;
 }
 
-/* Delete from trie and model; the statuses must agree. */
+/*
+ * Delete from trie and model, then merge the path's underfull page as
+ * VACUUM does; the statuses must agree.
+ */
 static bool
 del(Fixture *f, const uint8_t *key, size_t len)
 {
@@ -81,6 +84,11 @@ del(Fixture *f, const uint8_t *key, size_t len)
 
 	CHECK(st == (had ? ART_OK : ART_NOT_FOUND), "delete: %s, model %s",
 		  art_status_string(st), had ? "present" : "absent");
+	if (st == ART_OK)
+	{
+		st = art_merge(&f->t, key, len);
+		CHECK(st == ART_OK, "merge: %s", art_status_string(st));
+	}
 	return true;
 }
 
@@ -814,6 +822,135 @@ tid_of(int i, uint8_t *out)
 	out[3] = block;
 	out[4] = off >> 8;
 	out[5] = off;
+}
+
+/* The md5-like SQL entry of row i: 32 hex digits, 0x00, its TID. */
+static size_t
+md5_entry(int i, uint8_t *out)
+{
+	hex_of((uint64_t) i, 11, (char *) out, 32);
+	out[32] = 0;
+	tid_of(i, out + 33);
+	return 39;
+}
+
+/* Pages a bulk load of the model's entries takes. */
+static uint64_t
+fresh_pages(const Model *m)
+{
+	ArtMemStore *ms = art_memstore_new();
+	ArtTrie		t;
+	ArtBulkLoader *l;
+	uint64_t	pages = 0;
+
+	if (ms && art_create_grouped(&t, art_memstore_store(ms)) == ART_OK &&
+		art_bulk_begin(&t, &l) == ART_OK)
+	{
+		bool		ok = true;
+
+		for (size_t i = 0; i < m->n && ok; i++)
+			ok = art_bulk_add(l, m->keys[i].data, m->keys[i].len) == ART_OK;
+		if (art_bulk_finish(l) == ART_OK && ok)
+			pages = art_memstore_pages(ms);
+	}
+	art_memstore_destroy(ms);
+	return pages;
+}
+
+/*
+ * Merges of underfull pages (art_merge after each delete): under churn of
+ * md5-like entries (delete a random entry, insert a new one) and after
+ * deleting most of them, every entry and count stays right (content,
+ * verify, groups), the trie stays far smaller than a twin without merges,
+ * and a merge that fails part way (injected) changes nothing.
+ */
+static bool
+test_merge(void)
+{
+	Fixture		f;
+	Fixture		plain;
+	Rng			r = {.s = 4242};
+	uint8_t		key[64];
+	char		msg[256];
+	uint64_t	groups;
+	int			next = 0;
+	int			i;
+
+	CHECK(fixture_init(&f) && fixture_init(&plain), "create");
+	for (; next < 20000; next++)
+	{
+		size_t		len = md5_entry(next, key);
+
+		CHECK(put(&f, key, len) && put(&plain, key, len), "put");
+	}
+	for (i = 0; i < 60000; i++)
+	{
+		const MKey *victim = &f.m.keys[rng_below(&r, (uint32_t) f.m.n)];
+		size_t		len = victim->len;
+
+		memcpy(key, victim->data, len);
+		if (i % 50 == 0)
+		{
+			ArtStatus	st;
+
+			/* a merge whose k-th store call fails changes nothing */
+			CHECK(art_delete(&f.t, key, len) == ART_OK &&
+				  model_delete(&f.m, key, len), "delete before failure");
+			art_memstore_fail_after(f.ms, (i / 50) % 12, (i / 50) % 2 == 0);
+			st = art_merge(&f.t, key, len);
+			art_memstore_fail_after(f.ms, -1, false);
+			CHECK(st != ART_CORRUPT, "failed merge: %s", art_status_string(st));
+		}
+		else
+			CHECK(del(&f, key, len), "churn delete");
+		CHECK(art_delete(&plain.t, key, len) == ART_OK &&
+			  model_delete(&plain.m, key, len), "plain delete");
+		len = md5_entry(next++, key);
+		CHECK(put(&f, key, len) && put(&plain, key, len), "churn insert");
+		if (i % 10000 == 9999)
+		{
+			CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
+			CHECK(check_content(&f.t, &f.m), "content after churn");
+		}
+	}
+	printf("merge: churn %llu pages, without merges %llu, fresh %llu\n",
+		   (unsigned long long) art_memstore_pages(f.ms),
+		   (unsigned long long) art_memstore_pages(plain.ms),
+		   (unsigned long long) fresh_pages(&f.m));
+	CHECK(art_memstore_pages(f.ms) * 4 < art_memstore_pages(plain.ms) * 3,
+		  "churn: %llu pages, %llu without merges",
+		  (unsigned long long) art_memstore_pages(f.ms),
+		  (unsigned long long) art_memstore_pages(plain.ms));
+	CHECK(art_memstore_pages(f.ms) * 10 < fresh_pages(&f.m) * 19,
+		  "churn: %llu pages for %llu fresh",
+		  (unsigned long long) art_memstore_pages(f.ms),
+		  (unsigned long long) fresh_pages(&f.m));
+	while (f.m.n > 2500)
+	{
+		const MKey *victim = &f.m.keys[rng_below(&r, (uint32_t) f.m.n)];
+		size_t		len = victim->len;
+
+		memcpy(key, victim->data, len);
+		CHECK(del(&f, key, len), "delete most");
+		CHECK(art_delete(&plain.t, key, len) == ART_OK, "plain delete");
+	}
+	printf("merge: after deletes %llu pages, without merges %llu, fresh %llu\n",
+		   (unsigned long long) art_memstore_pages(f.ms),
+		   (unsigned long long) art_memstore_pages(plain.ms),
+		   (unsigned long long) fresh_pages(&f.m));
+	CHECK(art_memstore_pages(f.ms) * 3 < art_memstore_pages(plain.ms),
+		  "after deletes: %llu pages, %llu without merges",
+		  (unsigned long long) art_memstore_pages(f.ms),
+		  (unsigned long long) art_memstore_pages(plain.ms));
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_groups(&f.t, &groups) == ART_OK && groups == f.m.n,
+		  "groups %llu for %zu entries", (unsigned long long) groups, f.m.n);
+	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+		  art_memstore_violation(f.ms));
+	fixture_done(&f);
+	fixture_done(&plain);
+	return true;
 }
 
 /*
@@ -1875,6 +2012,7 @@ main(int argc, char **argv)
 		{"second_pass_failures", test_second_pass_failures},
 		{"finger", test_finger},
 		{"finger_failures", test_finger_failures},
+		{"merge", test_merge},
 	};
 	const char *env = getenv("ART_TEST_SCALE");
 	const char *senv = getenv("ART_TEST_SEEDS");

@@ -1,0 +1,386 @@
+/*-------------------------------------------------------------------------
+ *
+ * trie_merge.c
+ *	  Merging an underfull page into its parent page or a sibling page.
+ *
+ * Random inserts split full pages in halves and deletes empty them, so a
+ * trie under churn drifts to part-empty pages.  After a delete, art_merge
+ * looks at the last page on the deleted entry's path; if that page is
+ * underfull (below MERGE_LOW), it moves the page's whole content into its
+ * parent page, or into another page hanging from that parent page, when
+ * the result stays at or below MERGE_HIGH, and frees the emptied page.
+ * The gap between MERGE_LOW and MERGE_HIGH, and between MERGE_HIGH and a
+ * full page, is the hysteresis: halves of a split are not underfull, and
+ * a merged page has room before it splits again.
+ *
+ * Only pages whose every page root is referenced from the parent page
+ * take part (a page may have several parent pages).  Then neither page is
+ * reachable from the other, so moving one's nodes into the other keeps
+ * the graph of pages acyclic and each page convex; the moved page roots
+ * get their stubs in the parent page repointed (or, moved into the parent
+ * page, take their stubs' slots).  A merge keeps the trie's content, and
+ * the counts move with the nodes.  The page a merge frees holds no stubs:
+ * verify and statistics, walking in steps, find a page holding stubs
+ * again by its number.  A merge moves the store's content version, so
+ * their checks across steps do not count a merge between them.
+ *
+ * Locks: the write section (share), then the split section exclusive, so
+ * no insert is between its passes (its second pass relies on no node
+ * moving into a parent page and on the pages it kept pinned); then, with
+ * exclusive lock coupling from the root, the parent page and the page,
+ * and a sibling (a child page of the parent page, reachable from neither
+ * of the two, so no cycle of waits can form).  Everything is pinned
+ * before anything changes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "trie_internal.h"
+
+/* Bytes of a page in use: records and slots. */
+#define PAGE_LOAD(p)	(ART_PAGE_USABLE - art_page_free(p))
+
+/* A page loaded below this is underfull. */
+#define MERGE_LOW		(ART_PAGE_USABLE * 9 / 20)
+/* A merge leaves no page loaded above this. */
+#define MERGE_HIGH		(ART_PAGE_USABLE * 9 / 10)
+/* Sibling pages a merge looks at, at most. */
+#define MERGE_TRIES		4
+
+#define MAX_SLOTS	(ART_PAGE_USABLE / 2 + 1)
+
+/* A page's records and how its page roots hang from the parent page. */
+typedef struct MergeState
+{
+	uint16_t	stub[MAX_SLOTS];	/* page root -> its stub in the parent
+									 * page; 0: none there */
+	uint8_t		inner[MAX_SLOTS];	/* the record has a parent in its page */
+	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the target page */
+	size_t		bytes;			/* records and their slots */
+	bool		stubs;			/* the page holds stubs */
+} MergeState;
+
+/* The last two pages of a descent: the page and its parent page. */
+typedef struct MergePath
+{
+	ArtPageRef	refs[2];
+	int			n;
+} MergePath;
+
+/* Release the pages of a path. */
+static void
+path_release(ArtTrie *t, MergePath *mp)
+{
+	while (mp->n > 0)
+		t->store.ops->release(t->store.store, &mp->refs[--mp->n]);
+}
+
+/*
+ * Descend along key from the root, coupling locks in mode, to the last
+ * page its path reaches; leaves that page and its parent page on the path
+ * (none for the root page) locked.
+ */
+static ArtStatus
+descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
+		MergePath *mp)
+{
+	ArtStatus	st;
+	uint16_t	slot = ART_ROOT_SLOT;
+	size_t		d = 0;
+
+	st = t->store.ops->pin(t->store.store, t->root, mode, &mp->refs[0]);
+	if (st != ART_OK)
+		return st;
+	mp->n = 1;
+	for (;;)
+	{
+		uint8_t    *page = mp->refs[mp->n - 1].data;
+		uint8_t    *rec = art_rec(page, slot);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+		{
+			ArtPageNo	pg;
+			ArtPageRef	next;
+
+			art_stub_target(rec, &pg, &slot);
+			st = t->store.ops->pin(t->store.store, pg, mode, &next);
+			if (st != ART_OK)
+				return st;
+			if (mp->n == 2)
+			{
+				t->store.ops->release(t->store.store, &mp->refs[0]);
+				mp->refs[0] = mp->refs[1];
+				mp->n = 1;
+			}
+			mp->refs[mp->n++] = next;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		if (len - d < node.plen ||
+			memcmp(key + d, node.prefix, node.plen) != 0)
+			return ART_OK;
+		d += node.plen;
+		if (d == len)
+			return ART_OK;
+		slot = art_node_find(&node, key[d]);
+		if (slot == 0)
+			return ART_OK;
+		d++;
+	}
+}
+
+/*
+ * Analyse a child page of parent: which records are page roots, the stub
+ * of each in parent, the bytes to move.  Returns whether every page root
+ * is referenced from parent.
+ */
+static bool
+analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
+{
+	uint8_t    *page = child->data;
+	int			nslots = art_page_nslots(page);
+	int			np = art_page_nslots(parent->data);
+
+	memset(ms->stub, 0, sizeof(uint16_t) * (nslots + 1));
+	memset(ms->inner, 0, nslots + 1);
+	ms->bytes = 0;
+	ms->stubs = false;
+	for (int s = 1; s <= nslots; s++)
+	{
+		uint8_t    *rec;
+		ArtNode		node;
+		int			key = -1;
+		uint8_t		k;
+		uint16_t	c;
+
+		if (art_slot_off(page, s) == 0)
+			continue;
+		rec = art_rec(page, s);
+		ms->bytes += art_rec_size(rec) + 2;
+		if (art_is_stub(rec))
+		{
+			ms->stubs = true;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		while (art_node_next(&node, key, &k, &c))
+		{
+			if (c <= nslots)
+				ms->inner[c] = 1;
+			key = k;
+		}
+	}
+	for (int s = 1; s <= np; s++)
+	{
+		uint8_t    *rec;
+		ArtPageNo	pg;
+		uint16_t	sl;
+
+		if (art_slot_off(parent->data, s) == 0)
+			continue;
+		rec = art_rec(parent->data, s);
+		if (!art_is_stub(rec))
+			continue;
+		art_stub_target(rec, &pg, &sl);
+		if (pg == child->pageno && sl >= 1 && sl <= nslots)
+			ms->stub[sl] = (uint16_t) s;
+	}
+	for (int s = 1; s <= nslots; s++)
+		if (art_slot_off(page, s) != 0 && !ms->inner[s] && ms->stub[s] == 0)
+			return false;
+	return true;
+}
+
+/*
+ * Move every record of src into dst, src's page roots replacing their
+ * stubs in parent (dst is parent) or having them repointed to dst.  The
+ * caller checked the room; cannot fail.
+ */
+static void
+move_all(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst, bool into_parent,
+		 MergeState *ms)
+{
+	uint8_t    *page = src->data;
+	int			nslots = art_page_nslots(page);
+	uint8_t		tmp[ART_MAX_RECORD];
+
+	for (int s = 1; s <= nslots; s++)
+	{
+		uint8_t    *rec;
+		size_t		size;
+
+		if (art_slot_off(page, s) == 0)
+			continue;
+		rec = art_rec(page, s);
+		size = art_rec_size(rec);
+		memcpy(tmp, rec, size);
+		if (into_parent && !ms->inner[s])
+		{
+			art_rec_replace(dst->data, ms->stub[s], tmp, size);
+			ms->map[s] = ms->stub[s];
+		}
+		else
+			ms->map[s] = (uint16_t) art_rec_alloc(dst->data, tmp, size);
+	}
+	for (int s = 1; s <= nslots; s++)
+	{
+		uint8_t    *rec;
+		ArtNode		node;
+		int			key = -1;
+		uint8_t		k;
+		uint16_t	c;
+
+		if (art_slot_off(page, s) == 0)
+			continue;
+		rec = art_rec(dst->data, ms->map[s]);
+		if (art_is_stub(rec))
+			continue;
+		art_node_decode(rec, &node);
+		while (art_node_next(&node, key, &k, &c))
+		{
+			art_node_set_child(&node, k, ms->map[c]);
+			key = k;
+		}
+	}
+	if (!into_parent)
+	{
+		for (int s = 1; s <= nslots; s++)
+		{
+			uint8_t		stub[ART_STUB_SIZE];
+
+			if (art_slot_off(page, s) == 0 || ms->inner[s])
+				continue;
+			art_stub_encode(dst->pageno, ms->map[s], stub);
+			art_rec_replace(parent, ms->stub[s], stub, ART_STUB_SIZE);
+		}
+	}
+}
+
+/*
+ * Merge the page (top of mp) into its parent page or a sibling, both
+ * locked exclusive; returns ART_OK whether or not it merged.
+ */
+static ArtStatus
+merge_locked(ArtTrie *t, MergePath *mp)
+{
+	ArtPageRef *parent = &mp->refs[0];
+	ArtPageRef *page = &mp->refs[1];
+	MergeState *ms;
+	MergeState *qs;
+	ArtPageNo	tried[MERGE_TRIES];
+	int			ntried = 0;
+	int			np = art_page_nslots(parent->data);
+	ArtStatus	st = ART_OK;
+
+	if (PAGE_LOAD(page->data) >= MERGE_LOW)
+		return ART_OK;
+	ms = art_alloc(t, sizeof(MergeState));
+	qs = art_alloc(t, sizeof(MergeState));
+	if (ms == NULL || qs == NULL)
+	{
+		art_free(t, ms);
+		art_free(t, qs);
+		return ART_NO_MEMORY;
+	}
+	if (!analyse(parent, page, ms))
+		goto out;
+
+	/* into the parent page, unless that is the root page */
+	if (parent->pageno != t->root && !ms->stubs &&
+		PAGE_LOAD(parent->data) + ms->bytes <= MERGE_HIGH)
+	{
+		move_all(parent->data, page, parent, true, ms);
+		t->store.ops->mark_dirty(t->store.store, parent);
+		t->store.ops->free(t->store.store, page);
+		mp->n = 1;
+		t->store.ops->version(t->store.store, true);
+		goto out;
+	}
+
+	/* else into a sibling, or the sibling into it */
+	for (int s = 1; s <= np && ntried < MERGE_TRIES; s++)
+	{
+		uint8_t    *rec;
+		ArtPageNo	pg;
+		uint16_t	sl;
+		ArtPageRef	q;
+		bool		seen = false;
+
+		if (art_slot_off(parent->data, s) == 0)
+			continue;
+		rec = art_rec(parent->data, s);
+		if (!art_is_stub(rec))
+			continue;
+		art_stub_target(rec, &pg, &sl);
+		if (pg == page->pageno)
+			continue;
+		for (int i = 0; i < ntried; i++)
+			seen |= tried[i] == pg;
+		if (seen)
+			continue;
+		tried[ntried++] = pg;
+		st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE, &q);
+		if (st != ART_OK)
+			goto out;
+		if (PAGE_LOAD(q.data) + ms->bytes > MERGE_HIGH ||
+			!analyse(parent, &q, qs) || (ms->stubs && qs->stubs))
+		{
+			t->store.ops->release(t->store.store, &q);
+			continue;
+		}
+		if (ms->stubs || (!qs->stubs && qs->bytes < ms->bytes))
+		{
+			move_all(parent->data, &q, page, false, qs);
+			t->store.ops->mark_dirty(t->store.store, page);
+			t->store.ops->free(t->store.store, &q);
+		}
+		else
+		{
+			move_all(parent->data, page, &q, false, ms);
+			t->store.ops->mark_dirty(t->store.store, &q);
+			t->store.ops->release(t->store.store, &q);
+			t->store.ops->free(t->store.store, page);
+			mp->n = 1;
+		}
+		t->store.ops->mark_dirty(t->store.store, parent);
+		t->store.ops->version(t->store.store, true);
+		break;
+	}
+out:
+	art_free(t, ms);
+	art_free(t, qs);
+	return st;
+}
+
+/*
+ * After a delete of entry: merge the last page of its path, if underfull,
+ * into its parent page or a sibling page (see the file's header).  A
+ * merge keeps the content; a failure (before any change) changes nothing.
+ * Cheap when there is nothing to merge: a descent with share locks.
+ */
+ArtStatus
+art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
+{
+	MergePath	mp = {0};
+	ArtStatus	st;
+	bool		underfull;
+
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_OK;
+	st = descend(t, entry, len, ART_LOCK_SHARE, &mp);
+	underfull = st == ART_OK && mp.n == 2 &&
+		PAGE_LOAD(mp.refs[1].data) < MERGE_LOW;
+	path_release(t, &mp);
+	if (!underfull)
+		return st;
+
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
+	t->store.ops->split_begin(t->store.store, ART_LOCK_EXCLUSIVE);
+	st = descend(t, entry, len, ART_LOCK_EXCLUSIVE, &mp);
+	if (st == ART_OK && mp.n == 2)
+		st = merge_locked(t, &mp);
+	path_release(t, &mp);
+	t->store.ops->split_end(t->store.store, ART_LOCK_EXCLUSIVE);
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	return st;
+}
