@@ -305,6 +305,8 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		uint16_t	sl;
 		ArtPageRef	q;
 		bool		seen = false;
+		bool		into_q = false;
+		bool		into_page = false;
 
 		if (art_slot_off(parent->data, s) == 0)
 			continue;
@@ -322,25 +324,34 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE, &q);
 		if (st != ART_OK)
 			goto out;
-		if (PAGE_LOAD(q.data) + ms->bytes > MERGE_HIGH ||
-			!analyse(parent, &q, qs) || (ms->stubs && qs->stubs))
+		if (analyse(parent, &q, qs))
+		{
+			/* the one with fewer bytes moves, if the other has room */
+			into_q = !ms->stubs &&
+				PAGE_LOAD(q.data) + ms->bytes <= MERGE_HIGH;
+			into_page = !qs->stubs &&
+				PAGE_LOAD(page->data) + qs->bytes <= MERGE_HIGH;
+			if (into_q && into_page)
+				into_q = ms->bytes <= qs->bytes;
+		}
+		if (!into_q && !into_page)
 		{
 			t->store.ops->release(t->store.store, &q);
 			continue;
 		}
-		if (ms->stubs || (!qs->stubs && qs->bytes < ms->bytes))
-		{
-			move_all(parent->data, &q, page, false, qs);
-			t->store.ops->mark_dirty(t->store.store, page);
-			t->store.ops->free(t->store.store, &q);
-		}
-		else
+		if (into_q)
 		{
 			move_all(parent->data, page, &q, false, ms);
 			t->store.ops->mark_dirty(t->store.store, &q);
 			t->store.ops->release(t->store.store, &q);
 			t->store.ops->free(t->store.store, page);
 			mp->n = 1;
+		}
+		else
+		{
+			move_all(parent->data, &q, page, false, qs);
+			t->store.ops->mark_dirty(t->store.store, page);
+			t->store.ops->free(t->store.store, &q);
 		}
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->version(t->store.store, true);
