@@ -320,6 +320,30 @@ am_cost_cols_scanned(PlannerInfo *root, IndexPath *path)
 }
 
 /*
+ * genericcostestimate for a scan whose entries were counted exactly (no
+ * "= ANY" among its quals): the same costs, without the selectivity of the
+ * index quals that genericcostestimate computes first and the count makes
+ * moot (for "^@", a pass of the prefix over the column's histogram, for
+ * every path the planner costs).  It is given the path without its index
+ * clauses, and their evaluation and per-entry operator costs are added as
+ * it would add them.
+ */
+static void
+am_cost_counted(PlannerInfo *root, IndexPath *path, double loop_count,
+				GenericCosts *costs)
+{
+	IndexPath	bare = *path;
+	List	   *quals = get_quals_from_indexclauses(path->indexclauses);
+	Cost		argcost = index_other_operands_eval_cost(root, quals);
+
+	bare.indexclauses = NIL;
+	genericcostestimate(root, &bare, loop_count, costs);
+	costs->indexStartupCost += argcost;
+	costs->indexTotalCost += argcost + costs->numIndexTuples *
+		costs->num_sa_scans * cpu_operator_cost * list_length(quals);
+}
+
+/*
  * amcostestimate: genericcostestimate over artrie's own page count, fed
  * with exact entry counts where the quals of a single-column index allow
  * (a multicolumn index: am_cost_cols_scanned).
@@ -335,6 +359,7 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	GenericCosts costs;
 	double		exact = -1;
 	bool		lossy = false;
+	bool		arrays = false;
 	List	   *rangequals = NIL;
 	Relation	irel = NULL;
 	ArtrieIndex ai;
@@ -384,6 +409,7 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 				opno = ((ScalarArrayOpExpr *) clause)->opno;
 				other = lsecond(((ScalarArrayOpExpr *) clause)->args);
 				isarray = true;
+				arrays = true;
 			}
 			else
 				continue;
@@ -446,7 +472,10 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	MemSet(&costs, 0, sizeof(costs));
 	if (scanned >= 0)
 		costs.numIndexTuples = Max(scanned, 1.0);
-	genericcostestimate(root, path, loop_count, &costs);
+	if (index->nkeycolumns == 1 && exact >= 0 && !arrays)
+		am_cost_counted(root, path, loop_count, &costs);
+	else
+		genericcostestimate(root, path, loop_count, &costs);
 
 	/* The descent: about one comparison per level of a binary search. */
 	if (index->tuples > 1)

@@ -645,6 +645,114 @@ test_cursors(void)
 	return true;
 }
 
+/*
+ * Forward scans over runs of leaves under N4/N16 nodes, where the
+ * iterator steps from leaf to leaf without a frame of their own: every
+ * start and every bound inside and around the runs, inclusive or not,
+ * batched and not, long leaves among short ones, on a bulk-loaded and an
+ * inserted trie, each against the model.
+ */
+static bool
+test_cursor_leaf_runs(void)
+{
+	Fixture		f;
+	Fixture		g;
+	ScanSpec	s;
+	uint8_t		key[400];
+	uint8_t		start[8];
+	uint8_t		bound[8];
+	int			i;
+	int			a;
+	int			b;
+	int			pass;
+
+	CHECK(fixture_init(&f) && fixture_init(&g), "create");
+	for (i = 0; i < 400; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "r%03d", i);
+
+		if (i % 37 == 5)
+		{
+			/* a leaf of more than 255 bytes in the middle of a run */
+			memset(key + len, 'x', 300);
+			len += 300;
+		}
+		model_insert(&f.m, key, len);
+		CHECK(put(&g, key, len), "put");
+	}
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	for (pass = 0; pass < 2; pass++)
+	{
+		Fixture    *x = pass == 0 ? &f : &g;
+
+		memset(&s, 0, sizeof(s));
+		s.dir = ART_FORWARD;
+		s.limit = 500;
+		CHECK(check_scan(&x->t, &x->m, &s), "all");
+		for (a = 0; a < 400; a += 7)
+			for (b = a; b <= 400; b += 13)
+			{
+				snprintf((char *) start, sizeof(start), "r%03d", a);
+				snprintf((char *) bound, sizeof(bound), "r%03d", b);
+				s.start = start;
+				s.start_len = 4;
+				s.start_inclusive = (a + b) % 2 == 0;
+				s.bound = bound;
+				s.bound_len = b % 5 == 0 ? 3 : 4;
+				s.bound_inclusive = b % 3 == 0;
+				CHECK(check_scan(&x->t, &x->m, &s), "start %s, bound %.*s",
+					  (char *) start, (int) s.bound_len, (char *) bound);
+			}
+		s.start = NULL;
+		for (b = 0; b < 400; b += 11)
+		{
+			snprintf((char *) bound, sizeof(bound), "r%03d", b);
+			s.bound = bound;
+			s.bound_len = 4;
+			s.bound_inclusive = false;
+			CHECK(check_scan(&x->t, &x->m, &s), "bound %s", (char *) bound);
+		}
+		/* batched, in batches of 16, 32, ... entries */
+		{
+			ArtCursor  *c;
+			const uint8_t *e;
+			size_t		len;
+			const MKey *want = NULL;
+
+			memset(&s, 0, sizeof(s));
+			s.dir = ART_FORWARD;
+			CHECK(art_cursor_open(&x->t, &c) == ART_OK, "open batched");
+			art_cursor_set_batched(c, true);
+			CHECK(art_cursor_set_bound(c, S("r390"), true) == ART_OK,
+				  "bound");
+			s.bound = (const uint8_t *) "r390";
+			s.bound_len = 4;
+			s.bound_inclusive = true;
+			art_cursor_seek(c, S("r001"), true, ART_FORWARD);
+			s.start = (const uint8_t *) "r001";
+			s.start_len = 4;
+			s.start_inclusive = true;
+			for (;;)
+			{
+				ArtStatus	st = art_cursor_next(c, &e, &len);
+
+				want = model_scan_next(&x->m, &s, want);
+				if (want == NULL)
+				{
+					CHECK(st == ART_NOT_FOUND, "batched: trie has more");
+					break;
+				}
+				CHECK(st == ART_OK && len == want->len &&
+					  memcmp(e, want->data, len) == 0, "batched differs");
+			}
+			art_cursor_close(c);
+		}
+	}
+	fixture_done(&f);
+	fixture_done(&g);
+	return true;
+}
+
 /* Bulk load: same content as inserts, fewer pages. */
 static bool
 test_bulk(void)
@@ -2002,6 +2110,7 @@ main(int argc, char **argv)
 		{"verify_cycle", test_verify_page_cycle},
 		{"verify_between_writers", test_verify_between_writers},
 		{"cursors", test_cursors},
+		{"cursor_leaf_runs", test_cursor_leaf_runs},
 		{"bulk", test_bulk},
 		{"groups", test_groups},
 		{"sort", test_sort},
