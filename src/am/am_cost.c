@@ -25,13 +25,16 @@
 #include "access/relation.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_statistic.h"
 #include "commands/defrem.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
+#include "parser/parsetree.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
+#include "utils/syscache.h"
 
 #include "am/am.h"
 
@@ -344,6 +347,59 @@ am_cost_counted(PlannerInfo *root, IndexPath *path, double loop_count,
 }
 
 /*
+ * The correlation between the heap's order and a single-column index's,
+ * as btcostestimate takes it: the column's correlation statistic for the
+ * operator class's "<", when both the statistic's collation and the
+ * index's order strings as their bytes (the trie's order); 0 otherwise.
+ */
+static double
+am_cost_correlation(PlannerInfo *root, IndexOptInfo *index)
+{
+	RangeTblEntry *rte = planner_rt_fetch(index->rel->relid, root);
+	VariableStatData vardata;
+	AttStatsSlot sslot;
+	Oid			sortop;
+	double		correlation = 0;
+
+	if (index->nkeycolumns != 1 || index->indexkeys[0] == 0 ||
+		rte->rtekind != RTE_RELATION ||
+		!am_collation_is_bytewise(index->indexcollations[0]))
+		return 0;
+	sortop = get_opfamily_member(index->opfamily[0], index->opcintype[0],
+								 index->opcintype[0],
+								 ARTRIE_LESS_STRATEGY);
+	if (!OidIsValid(sortop))
+		return 0;
+	MemSet(&vardata, 0, sizeof(vardata));
+	if (get_relation_stats_hook &&
+		(*get_relation_stats_hook) (root, rte, index->indexkeys[0], &vardata))
+	{
+		if (HeapTupleIsValid(vardata.statsTuple) && !vardata.freefunc)
+			elog(ERROR, "no function provided to release variable stats with");
+	}
+	else
+	{
+		vardata.statsTuple = SearchSysCache3(STATRELATTINH,
+											 ObjectIdGetDatum(rte->relid),
+											 Int16GetDatum(index->indexkeys[0]),
+											 BoolGetDatum(rte->inh));
+		vardata.freefunc = ReleaseSysCache;
+	}
+	if (HeapTupleIsValid(vardata.statsTuple) &&
+		get_attstatsslot(&sslot, vardata.statsTuple,
+						 STATISTIC_KIND_CORRELATION, sortop,
+						 ATTSTATSSLOT_NUMBERS))
+	{
+		if (sslot.nnumbers == 1 && am_collation_is_bytewise(sslot.stacoll))
+			correlation = index->reverse_sort[0] ? -sslot.numbers[0] :
+				sslot.numbers[0];
+		free_attstatsslot(&sslot);
+	}
+	ReleaseVariableStats(vardata);
+	return correlation;
+}
+
+/*
  * amcostestimate: genericcostestimate over artrie's own page count, fed
  * with exact entry counts where the quals of a single-column index allow
  * (a multicolumn index: am_cost_cols_scanned).
@@ -491,7 +547,7 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 	*indexSelectivity = (scanned >= 0)
 		? Min(scanned / ntuples, 1.0)
 		: costs.indexSelectivity;
-	*indexCorrelation = 0;
+	*indexCorrelation = am_cost_correlation(root, index);
 	*indexPages = costs.numIndexPages;
 
 	if (irel != NULL)
