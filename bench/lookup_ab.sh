@@ -20,7 +20,8 @@
 #          then NCOLD probes (default 10,000) in one query, once: us/probe
 #   tps    pgbench -M prepared, 2 clients, SECONDS each (default 10):
 #          SELECT id FROM <table> WHERE k = <the synth key of a random n>
-#          (128MB pools, warmed up; synth only): tps
+#          (128MB pools, warmed up; synth only): tps, and the CPU its
+#          two backends spent per transaction (us, with perf; see tps())
 #   tps-pk the same, with bench/run.sh's lookup_tps statement: the key
 #          comes from a primary-key lookup of one of 50,000 probes,
 #          SELECT id FROM <table> WHERE k = (SELECT k FROM pb WHERE pid = n)
@@ -154,11 +155,42 @@ cold() {
 	awk -v n="$NCOLD" '/^Time:/ { t = $2 } /^[0-9]+$/ { r = $1 } END { printf "%.2f %s\n", t * 1000 / n, r }' <<<"$out"
 }
 
-# tps VARIANT SECONDS SHAPE: one 2-client pgbench run's tps.
+# tps VARIANT SECONDS SHAPE: one 2-client pgbench run: its tps and the CPU
+# time its two backends spent per transaction, in us ("-" without perf).
+# The CPU is counted (perf stat) from the first whole second after the
+# connections are up to the end, the transactions over the same seconds
+# (pgbench's per-second log): on a machine shared with other work the tps
+# measures the share of the cores the clients got as much as the index,
+# the CPU per transaction only what a statement costs.
 tps() {
-	as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 -T "$2" \
-		-f "$ARTRIE_TMP/lookup-$3_$(tbl "$1").sql" "$BENCH_DB" 2>&1 |
-		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1
+	local dir=$ARTRIE_TMP/tps.$$ pgb start now pids stat_pid=
+	rm -rf "$dir"
+	mkdir "$dir"
+	chown postgres: "$dir"
+	(cd "$dir" && as_pg env PGOPTIONS="$(opts "$1")" "$PG_BIN/pgbench" -n -M prepared -c 2 -j 2 \
+		-T "$2" -l --aggregate-interval=1 -f "$ARTRIE_TMP/lookup-$3_$(tbl "$1").sql" "$BENCH_DB" \
+		>"$dir/out" 2>&1) &
+	pgb=$!
+	sleep 1.5
+	pids=$(q -c "SELECT string_agg(pid::text, ',') FROM pg_stat_activity WHERE application_name = 'pgbench'")
+	now=$(date +%s.%N)
+	start=$((${now%.*} + 1))
+	sleep "$(awk -v s="$start" -v n="$now" 'BEGIN { print s - n }')"
+	if command -v perf >/dev/null && [ -n "$pids" ]; then
+		perf stat -x, -e task-clock -p "$pids" -o "$dir/stat" >/dev/null 2>&1 &
+		stat_pid=$!
+	fi
+	wait "$pgb"
+	[ -n "$stat_pid" ] && wait "$stat_pid"
+	printf '%s %s\n' "$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$dir/out" | tail -1)" \
+		"$(cat "$dir"/pgbench_log.* 2>/dev/null | awk -v s="$start" -v f="$dir/stat" '
+			$1 >= s { n += $2 }
+			END {
+				while ((getline l < f) > 0)
+					if (l ~ /task-clock/) { split(l, a, ","); ms = a[1] }
+				if (n > 0 && ms > 0) printf "%.1f", ms * 1000 / n; else printf "-"
+			}')"
+	rm -rf "$dir"
 }
 
 # perf_record FILE COMMAND...: runs COMMAND in the background; once its
@@ -233,9 +265,11 @@ for backend in $BACKENDS; do
 		done
 		for shape in $SHAPES; do
 			for t in $order; do
-				v=$(tps "$t" "$DUR" "$shape")
+				read -r v cpu < <(tps "$t" "$DUR" "$shape")
 				runs[tps-$shape.$t]="${runs[tps-$shape.$t]:-} ${v:-0}"
-				printf '   %-8s rep %d  tps-%-4s %-13s %10s tps\n' "$backend" "$rep" "$shape" "$(label "$t")" "${v:-?}"
+				[ "${cpu:--}" != - ] && runs[cpu-$shape.$t]="${runs[cpu-$shape.$t]:-} $cpu"
+				printf '   %-8s rep %d  tps-%-4s %-13s %10s tps  %6s us CPU/transaction\n' "$backend" "$rep" \
+					"$shape" "$(label "$t")" "${v:-?}" "${cpu:--}"
 			done
 		done
 	done
@@ -255,6 +289,12 @@ for backend in $BACKENDS; do
 			a=$(echo "${runs[tps-$shape.$t]}" | median)
 			SUMMARY+=$(printf '%-9s pgbench c2 %-4s btree-C %7.0f tps      %-13s %8.0f tps       ratio %sx (higher is better)' \
 				"$backend" "$shape" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+			if [ -n "${runs[cpu-$shape.b]:-}" ] && [ -n "${runs[cpu-$shape.$t]:-}" ]; then
+				b=$(echo "${runs[cpu-$shape.b]}" | median)
+				a=$(echo "${runs[cpu-$shape.$t]}" | median)
+				SUMMARY+=$(printf '%-9s c2 CPU/xact %-4s btree-C %7.1f us       %-13s %8.1f us        ratio %sx (lower is better)' \
+					"$backend" "$shape" "$b" "$(label "$t")" "$a" "$(ratio "$a" "$b")")$'\n'
+			fi
 		done
 	done
 	if [ -n "$PERF_OUT" ]; then
