@@ -12,15 +12,12 @@
  *	pager_worker.c		the io worker's loop (pager_worker.h)
  *	pager_sweep.c		the orphan sweep (pager_sweep.h)
  *	pager_copy.c		filling and copying files through the page store
- *	pager_build.c		a bulk load's pages, written straight to the file
  *	pager_redo.c		recovery's state and redo's calls (pager_redo.h)
  *	pager_store.c		the page store over a PagerFile handle
  *	pager_checkpoint.c	copy-on-write checkpoints (pager_checkpoint.h)
  *	pager_file.c		the file table (pager_file.h)
  *	pager_meta.c		meta pages: filling, loading a file (pager_meta.h)
  *	pager_vouch.c		the vouch list (pager_vouch.h)
- *	pager_cow.c			a checkpoint's set of frames, writers' copies
- *						(pager_cow.h)
  *	pager_pool.c		frames, page table, pins, eviction (pager_pool.h)
  *	pager_space.c		bitmaps, page allocation (pager_space.h)
  *	pager_map.c			page maps in memory (pager_map.h)
@@ -96,12 +93,6 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 #define FRAME_DIRTY			0x04	/* changed since last written */
 #define FRAME_READING		0x08	/* a read is in progress */
 #define FRAME_ORPHAN		0x10	/* pinned by an I/O its waiter left */
-#define FRAME_CKPT			0x20	/* in a checkpoint's set (pager_cow.c) */
-#define FRAME_CKPT_CLAIM	0x40	/* ... being copied out this moment */
-#define FRAME_CKPT_STAGED	0x80	/* ... copied out by its checkpoint */
-#define FRAME_COPY			0x100	/* a writer's copy of a frame of a
-									 * checkpoint's set, out of the page
-									 * table (pager_cow.c) */
 
 #define PAGER_MAX_USAGE		5
 
@@ -177,8 +168,6 @@ typedef struct PagerFileSlot
 								 * PAGER_GROUPS_WORD and the next while
 								 * loaded (pager_store.c) */
 	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
-	pg_atomic_uint32 ckpt_copies;	/* writers' copies of its checkpoint's
-									 * set not yet written (pager_cow.c) */
 	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */
 	LWLock		lock;			/* everything below */
 	uint32		nlogical;
@@ -314,7 +303,6 @@ extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
 extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
-extern bool pager_test_checkpoint_pause;
 
 /*
  * The pager's positions in the WAL (pager_timeline.c): where a checkpoint

@@ -22,12 +22,9 @@
  * consistent trie, never half of a change.  A backend holds its file's
  * gate (an LWLock) in shared mode from its first exclusive page lock of
  * the file until its last is released, and while it writes back a dirty
- * victim; a checkpoint holds the gate exclusive while it takes the
- * file's dirty frames into its set and snapshots its page map.  Under the
- * gate no page of the file can change, so the checkpoint needs no content
- * locks.  A frame of a checkpoint's set (FRAME_CKPT) keeps the snapshot's
- * contents until the checkpoint or a writer has copied them out
- * (pager_cow.c); the clock sweep passes it over meanwhile.
+ * victim; a checkpoint holds the gate exclusive while it writes the
+ * file's dirty pages and snapshots its page map.  Under the gate no page
+ * of the file can change, so the checkpoint needs no content locks.
  * LWLocks let new shared holders past a waiting exclusive one, so under
  * a steady stream of writers the gate might never be free: a checkpoint
  * that waits for it sets the slot's gate_closing, and a process about to
@@ -437,53 +434,31 @@ pager_unpin(int frame)
 }
 
 /*
- * Does this process hold a file's write gate?
+ * For a checkpoint holding the file's gate: pin a frame of the file if
+ * it is dirty, and take its dirty flag.
  */
 bool
-pager_gate_held(int slot)
-{
-	for (int i = 0; i < local_ngates; i++)
-		if (local_gates[i].slot == slot)
-			return true;
-	return false;
-}
-
-/*
- * Hand a scratch frame this process filled with a copy of page pageno of
- * a file over to that file's running checkpoint (FRAME_COPY): it stays
- * pinned, out of the page table, no longer counted among this process's
- * pins, until the checkpoint has written it (pager_copy_release).
- */
-void
-pager_copy_hand_over(int frame, int slot, ArtPageNo pageno)
+pager_pin_take_dirty(int frame, int slot)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
+	bool		ok;
 
-	local_pin_remove(frame);
+	local_pin_reserve();
 	SpinLockAcquire(&f->hdr);
-	Assert(!(f->flags & FRAME_TAG_VALID) && f->refcount > 0);
-	f->flags = FRAME_COPY;
-	f->fileslot = slot;
-	f->pageno = pageno;
+	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+		f->fileslot == slot;
+	if (ok)
+	{
+		f->refcount++;
+		f->flags &= ~FRAME_DIRTY;
+	}
 	SpinLockRelease(&f->hdr);
-}
-
-/*
- * Give back a frame handed over by pager_copy_hand_over.
- */
-void
-pager_copy_release(int frame)
-{
-	PagerFrame *f = &pager_shared->frames[frame];
-
-	SpinLockAcquire(&f->hdr);
-	Assert(f->flags == FRAME_COPY && f->refcount > 0);
-	f->flags = 0;
-	f->fileslot = -1;
-	f->pageno = ART_INVALID_PAGENO;
-	f->usage = 0;
-	f->refcount--;
-	SpinLockRelease(&f->hdr);
+	if (ok)
+	{
+		pager_local_pin_add(frame);
+		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
+	}
+	return ok;
 }
 
 /*
@@ -571,7 +546,7 @@ pager_detach(int frame)
 	part = pager_partition(&tag, &hash);
 	LWLockAcquire(part, LW_EXCLUSIVE);
 	SpinLockAcquire(&f->hdr);
-	if (f->refcount == 1 && !(f->flags & (FRAME_DIRTY | FRAME_CKPT)) &&
+	if (f->refcount == 1 && !(f->flags & FRAME_DIRTY) &&
 		(f->flags & FRAME_TAG_VALID) &&
 		f->fileslot == tag.fileslot && f->pageno == tag.pageno)
 	{
@@ -687,12 +662,6 @@ pager_sweep(bool *busy)
 				pager_adopt_orphan(i);
 			continue;
 		}
-		if (f->flags & FRAME_CKPT)
-		{
-			SpinLockRelease(&f->hdr);
-			*busy = true;
-			continue;
-		}
 		if (f->usage > 0)
 		{
 			f->usage--;
@@ -767,20 +736,6 @@ pager_victim(void)
 }
 
 /*
- * One pass of the clock sweep for a frame to reuse, pinned and untagged,
- * without waiting: -1 if none is free now (frames of a checkpoint's set
- * or pinned by others).  For those who have something else to do then.
- */
-int
-pager_victim_try(void)
-{
-	bool		busy = false;
-
-	local_pin_reserve();
-	return pager_sweep(&busy);
-}
-
-/*
  * A frame to use as an I/O buffer for meta and map pages: pinned, in no
  * page table entry.
  */
@@ -851,40 +806,6 @@ pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
 		pager_local_pin_add(frame);
 	}
 	LWLockRelease(part);
-	return frame;
-}
-
-/*
- * Pin page pageno of a file slot if the pool holds it, valid; -1 if it
- * does not (nothing is read).
- */
-int
-pager_pin_cached(int slot, ArtPageNo pageno)
-{
-	PagerTag	tag;
-	uint32		hash;
-	LWLock	   *part;
-	int			frame;
-
-	memset(&tag, 0, sizeof(tag));
-	tag.fileslot = slot;
-	tag.pageno = pageno;
-	part = pager_partition(&tag, &hash);
-	frame = pager_lookup_pin(&tag, hash, part);
-	if (frame >= 0)
-	{
-		PagerFrame *f = &pager_shared->frames[frame];
-		bool		valid;
-
-		SpinLockAcquire(&f->hdr);
-		valid = (f->flags & FRAME_VALID) && !(f->flags & FRAME_READING);
-		SpinLockRelease(&f->hdr);
-		if (!valid)
-		{
-			pager_unpin(frame);
-			frame = -1;
-		}
-	}
 	return frame;
 }
 
