@@ -23,6 +23,21 @@
 #include "am/am.h"
 
 /*
+ * Merge the underfull page a delete of entry left, if any: best effort, a
+ * merge that fails changes nothing, so VACUUM goes on (the pager's own
+ * errors are ERRORs as everywhere).
+ */
+static void
+am_merge(ArtTrie *trie, const uint8 *entry, size_t len, Relation index)
+{
+	ArtStatus	status = art_merge(trie, entry, len);
+
+	if (status != ART_OK)
+		elog(DEBUG1, "artrie index \"%s\": page merge skipped: %s",
+			 RelationGetRelationName(index), art_status_string(status));
+}
+
+/*
  * Delete the dead entries of one trie; count what is removed and kept.
  */
 static void
@@ -71,7 +86,7 @@ am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 		if (status == ART_OK)
 		{
 			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, copy, len);
-			am_check_status(art_merge(trie, copy, len), index, "vacuuming");
+			am_merge(trie, copy, len, index);
 		}
 		else if (status != ART_NOT_FOUND)
 			am_check_status(status, index, "vacuuming");

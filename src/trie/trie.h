@@ -76,8 +76,9 @@ extern ArtStatus art_delete(ArtTrie *t, const uint8_t *entry, size_t len);
 /*
  * After a delete of entry: if the last page of its path is underfull,
  * move its content into its parent page or a sibling page and free it
- * (trie_merge.c).  Keeps the trie's content; a failure changes nothing.
- * A separate call, so that a caller can log the delete before it.
+ * (trie_merge.c).  Keeps the trie's content; a failure changes nothing,
+ * so callers may go on after one (a merge is best effort).  A separate
+ * call, so that a caller can log the delete before it.
  */
 extern ArtStatus art_merge(ArtTrie *t, const uint8_t *entry, size_t len);
 

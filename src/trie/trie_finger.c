@@ -239,9 +239,10 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 
 /*
  * Delete an entry through a finger; as art_delete and then art_merge,
- * whose write sections nest in the finger's.  A delete may merge nodes
- * and free pages of the path, so the finger lets its path go first and
- * the next insert descends from the root.
+ * whose write sections nest in the finger's.  The merge is best effort:
+ * one that fails changes nothing, and the delete's status is returned.
+ * A delete may merge nodes and free pages of the path, so the finger lets
+ * its path go first and the next insert descends from the root.
  */
 ArtStatus
 art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
@@ -251,7 +252,7 @@ art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
 	finger_drop(f);
 	st = art_delete(f->t, entry, len);
 	if (st == ART_OK)
-		st = art_merge(f->t, entry, len);
+		(void) art_merge(f->t, entry, len);
 	return st;
 }
 

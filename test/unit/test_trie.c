@@ -1674,6 +1674,71 @@ test_finger_failures(void)
 	return true;
 }
 
+/*
+ * Deletes through a finger whose store fails now and then, most of the
+ * entries, so that pages go underfull and merge: a merge is best effort,
+ * so a delete returns ART_OK exactly when the entry is gone, even if its
+ * merge failed; a failed delete leaves the entry.  Content, counts and
+ * groups stay right.
+ */
+static bool
+test_finger_delete_failures(void)
+{
+	Fixture		f;
+	ArtFinger  *fg;
+	Rng			r = {.s = 777};
+	uint8_t		key[64];
+	char		msg[256];
+	uint64_t	groups;
+	int			i;
+	int			failed = 0;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 6000; i++)
+	{
+		size_t		len = md5_entry(i, key);
+
+		CHECK(put(&f, key, len), "put");
+	}
+	CHECK(art_finger_begin(&f.t, &fg) == ART_OK, "finger begin");
+	for (i = 0; f.m.n > 500; i++)
+	{
+		const MKey *victim = &f.m.keys[rng_below(&r, (uint32_t) f.m.n)];
+		size_t		len = victim->len;
+		ArtStatus	st;
+
+		memcpy(key, victim->data, len);
+		art_memstore_fail_after(f.ms, i % 16, i % 2 == 0);
+		st = art_finger_delete(fg, key, len);
+		art_memstore_fail_after(f.ms, -1, false);
+		CHECK(art_memstore_pinned(f.ms) == 0, "delete %d: pages left", i);
+		if (st != ART_OK)
+		{
+			CHECK(st == ART_NO_MEMORY || st == ART_IO_ERROR,
+				  "delete %d: %s", i, art_status_string(st));
+			CHECK(art_lookup(&f.t, key, len) == ART_OK,
+				  "delete %d failed (%s) but the entry is gone", i,
+				  art_status_string(st));
+			failed++;
+			st = art_finger_delete(fg, key, len);
+		}
+		CHECK(st == ART_OK, "delete %d: %s", i, art_status_string(st));
+		CHECK(art_lookup(&f.t, key, len) == ART_NOT_FOUND,
+			  "delete %d: the entry is still there", i);
+		CHECK(model_delete(&f.m, key, len), "model delete");
+	}
+	art_finger_end(fg);
+	CHECK(failed > 0, "failures injected: %d", failed);
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_groups(&f.t, &groups) == ART_OK && groups == f.m.n,
+		  "groups %llu for %zu entries", (unsigned long long) groups, f.m.n);
+	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+		  art_memstore_violation(f.ms));
+	fixture_done(&f);
+	return true;
+}
+
 /* ---- the property test ---- */
 
 #define NSTEMS 10
@@ -2122,6 +2187,7 @@ main(int argc, char **argv)
 		{"finger", test_finger},
 		{"finger_failures", test_finger_failures},
 		{"merge", test_merge},
+		{"finger_delete_failures", test_finger_delete_failures},
 	};
 	const char *env = getenv("ART_TEST_SCALE");
 	const char *senv = getenv("ART_TEST_SEEDS");
