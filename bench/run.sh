@@ -38,6 +38,7 @@ MD=$BENCH_OUT_DIR/bench/results/$RUN.md
 PERF_DIR=$BENCH_OUT_DIR/bench/results/$RUN-perf
 : >"$TSV"
 START_NS=$(now_ns)
+LOAD_START=$(uptime)
 
 # ---------------------------------------------------------------- scale
 if [ "$MODE" = quick ]; then
@@ -179,6 +180,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 {
 	echo "# artrie benchmark, run $RUN: bash bench/run.sh $MODE"
 	echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "# load at start (uptime):$LOAD_START"
 	echo "# machine: nproc=$(nproc), memory=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), cpu=$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1), kernel=$(uname -r)"
 	echo "# note: absolute figures are from this $(nproc)-core machine, shared with concurrent builds and tests: noisy; compare ratios within one run"
 	echo "# postgresql: $(q -c 'SELECT version()')"
@@ -492,6 +494,7 @@ else
 fi
 
 emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
+echo "# load at end (uptime):$(uptime)" >>"$TSV"
 say "report"
 bench_report "$TSV" "$MD" "$BENCH_OUT_DIR/docs" "$RUN"
 say "done: $TSV, $MD, $BENCH_OUT_DIR/docs/bench-*.png"

@@ -42,6 +42,7 @@ TSV=$BENCH_OUT_DIR/bench/results/$RUN.tsv
 MD=$BENCH_OUT_DIR/bench/results/$RUN.md
 HAVE_STATS=1
 START_NS=$(now_ns)
+LOAD_START=$(uptime)
 
 bench_write_cluster "shared_buffers = 256MB" "artrie.buffer_pool_size = 256MB" \
 	"max_parallel_maintenance_workers = 0" "maintenance_work_mem = 1GB"
@@ -49,6 +50,8 @@ q -c 'CREATE EXTENSION artrie' || { cat "$BENCH_ERR"; exit 1; }
 bench_sql_helpers || { cat "$BENCH_ERR"; exit 1; }
 {
 	echo "# artrie scale run $RUN: bash bench/run.sh scale"
+	echo "# artrie: commit $(git -C "$ARTRIE_SRC" rev-parse HEAD 2>/dev/null || echo unknown)"
+	echo "# load at start (uptime):$LOAD_START"
 	echo "# sizes: $SIZES; probes=$NPROBE, cold probes=$NCOLD, pgbench -T $DUR"
 	echo "# machine: nproc=$(nproc), memory=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), shared with other jobs: compare ratios within one size"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'artrie.buffer_pool_size', 'artrie.io_backend', 'maintenance_work_mem')")"
@@ -74,6 +77,7 @@ measure_kind() {
 	fi
 	time_sql "$ds" "$kind" lookup us/probe "$NPROBE" 3 \
 		"SELECT sum((SELECT count(t.id) FROM sc t WHERE t.k = p.k)) FROM sc_probe p"
+	emit "$ds" "$kind" prefix_scan "$(q -c "SELECT bench_plan(format('SELECT count(id) FROM sc WHERE k LIKE %L', (SELECT p FROM sc_pref LIMIT 1)))")" plan
 	if warm_then_time "$ds" "$kind" prefix_scan \
 		"SELECT bench_multi('SELECT count(id) FROM sc WHERE k LIKE %L', ARRAY(SELECT p FROM sc_pref))" \
 		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), max(result) FROM (SELECT (bench_multi('SELECT count(id) FROM sc WHERE k LIKE %L', ARRAY(SELECT p FROM sc_pref))).* FROM generate_series(1, 3)) s"; then
@@ -114,12 +118,14 @@ CREATE TABLE sc_pref AS SELECT 'user/' || (100 + 37 * i) || '%' AS p FROM genera
 VACUUM ANALYZE sc_probe, sc_pref;
 SQL
 	emit "$ds" - rows "$n" rows
+	echo "# load before $ds's indexes (uptime):$(uptime)" >>"$TSV"
 	emit "$ds" - load "$(ms_since "$t0")" ms
 	for kind in btree-C artrie-io_uring; do
 		measure_kind "$ds" "$kind" "$n"
 	done
 done
 emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
+echo "# load at end (uptime):$(uptime)" >>"$TSV"
 
 # The report: values and ratios per size, and the plot of the ratios.
 say "report"
