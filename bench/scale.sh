@@ -61,9 +61,41 @@ printf '\\set r random(1, 1000000000)\nINSERT INTO sc (k) VALUES (%s);\n' "'ins/
 chmod a+r "$ARTRIE_TMP/insert.sql"
 export PGOPTIONS="-c enable_seqscan=off -c enable_bitmapscan=off"
 
+# index_reads NAME KIND: the index's page requests so far, "misses hits":
+# artrie's buffer pool (artrie_pool_stats(), cluster-wide, and this index is
+# the only artrie index), btree's shared buffers (pg_statio_user_indexes,
+# which the measuring sessions flush as they exit: hence the pause).
+index_reads() {
+	sleep 1
+	if [ "${2%%-*}" = artrie ]; then
+		q -c "SELECT misses, hits FROM artrie_pool_stats()"
+	else
+		q -c "SELECT idx_blks_read, idx_blks_hit FROM pg_statio_user_indexes WHERE indexrelname = '$1'"
+	fi
+}
+
+# emit_misses DATASET KIND METRIC BEFORE AFTER PER UNIT: the misses between
+# two index_reads per PER (probes or rows) as UNIT.
+emit_misses() {
+	local b=${4%%$'\t'*} a=${5%%$'\t'*}
+	case "$b$a" in
+	*[!0-9]* | '') skip "$1" "$2" "$3" "no counters" ;;
+	*) emit "$1" "$2" "$3" "$(awk -v b="$b" -v a="$a" -v n="$6" 'BEGIN { printf "%.4f", (n > 0 ? (a - b) / n : 0) }')" "$7" ;;
+	esac
+}
+
+# Sectors read from the device under the data directory so far (the whole
+# machine's reads of it, other jobs' included).
+disk_sectors_read() {
+	local dev
+	dev=$(lsblk -no PKNAME "$(df --output=source "$PGDATA" | tail -1)" 2>/dev/null | head -1)
+	[ -n "$dev" ] || dev=$(basename "$(df --output=source "$PGDATA" | tail -1)")
+	awk -v d="$dev" '$3 == d { print $6 }' /proc/diskstats
+}
+
 # measure_kind DATASET KIND ROWS: one index alone on table sc.
 measure_kind() {
-	local ds=$1 kind=$2 rows=$3 name t0 bytes out
+	local ds=$1 kind=$2 rows=$3 name t0 bytes out r0 r1 s0
 	name=sc_$(printf '%s' "$kind" | tr 'A-Z-' 'a-z_')
 	say "$ds: $kind"
 	sync
@@ -75,14 +107,20 @@ measure_kind() {
 		emit "$ds" "$kind" size "$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 1048576 }')" MiB
 		emit "$ds" "$kind" size_per_key "$(awk -v b="$bytes" -v r="$rows" 'BEGIN { printf "%.2f", b / r }')" B/key
 	fi
+	r0=$(index_reads "$name" "$kind")
 	time_sql "$ds" "$kind" lookup us/probe "$NPROBE" 3 \
 		"SELECT sum((SELECT count(t.id) FROM sc t WHERE t.k = p.k)) FROM sc_probe p"
+	r1=$(index_reads "$name" "$kind")
+	emit_misses "$ds" "$kind" lookup_misses "$r0" "$r1" $((4 * NPROBE)) misses/probe
 	emit "$ds" "$kind" prefix_scan "$(q -c "SELECT bench_plan(format('SELECT count(id) FROM sc WHERE k LIKE %L', (SELECT p FROM sc_pref LIMIT 1)))")" plan
 	if warm_then_time "$ds" "$kind" prefix_scan \
 		"SELECT bench_multi('SELECT count(id) FROM sc WHERE k LIKE %L', ARRAY(SELECT p FROM sc_pref))" \
 		"SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms), max(result) FROM (SELECT (bench_multi('SELECT count(id) FROM sc WHERE k LIKE %L', ARRAY(SELECT p FROM sc_pref))).* FROM generate_series(1, 3)) s"; then
 		emit "$ds" "$kind" prefix_scan "$(awk -v m="${SQL_OUT%%$'\t'*}" -v r="${SQL_OUT#*$'\t'}" -v n="$(q -c 'SELECT count(*) FROM sc_pref')" 'BEGIN { printf "%.4f", (r > 0 ? m * n * 1000 / r : 0) }')" us/row
 		emit "$ds" "$kind" prefix_scan "${SQL_OUT#*$'\t'}" check
+		r0=$r1
+		r1=$(index_reads "$name" "$kind")
+		emit_misses "$ds" "$kind" prefix_misses "$r0" "$r1" "$(awk -v r="${SQL_OUT#*$'\t'}" 'BEGIN { print 4 * r / 1000 }')" misses/1000rows
 	fi
 	run_pgbench "$ds" "$kind" insert_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/insert.sql"
 	server_restart
@@ -92,8 +130,12 @@ measure_kind() {
 	else
 		emit "$ds" "$kind" lookup_cold "skipped: OS cache drop (not root or not allowed)" note
 	fi
+	r0=$(index_reads "$name" "$kind")
+	s0=$(disk_sectors_read)
 	if out=$(q -c "SELECT ms FROM bench_time('SELECT sum((SELECT count(t.id) FROM sc t WHERE t.k = p.k)) FROM sc_probe p WHERE pid <= $NCOLD', 1)"); then
 		emit "$ds" "$kind" lookup_cold "$(awk -v m="$out" -v n="$NCOLD" 'BEGIN { printf "%.3f", m * 1000 / n }')" us/probe
+		emit_misses "$ds" "$kind" cold_disk_kb "$s0" "$(disk_sectors_read)" $((2 * NCOLD)) "kB read/probe (the device's, machine-wide)"
+		emit_misses "$ds" "$kind" cold_misses "$r0" "$(index_reads "$name" "$kind")" "$NCOLD" misses/probe
 	else
 		skip "$ds" "$kind" lookup_cold "$(last_err)"
 		server_ensure
@@ -148,6 +190,9 @@ while (<$in>) {
 }
 close $in;
 my @metrics = qw(build size_per_key lookup prefix_scan insert_tps_c1 lookup_cold);
+# Page requests that missed the index's cache (artrie's pool, btree's
+# shared buffers): in the table, not in the plot.
+my @extra = qw(lookup_misses prefix_misses cold_misses cold_disk_kb);
 open my $o, '>', $md or die "$md: $!";
 print $o "# artrie scale run $run\n\n";
 print $o "$_  \n" for @head;
@@ -164,6 +209,12 @@ for my $n (@sizes) {
 		printf $o "| %d | %s | %s | %s | %s | %s |\n", $n, $m, $unit{$m} // '', $b // '', $a // '',
 			defined $ratio ? sprintf('%.2fx', $ratio) : '';
 		push @r, defined $ratio ? sprintf('%.4f', $ratio) : '?';
+	}
+	for my $m (@extra) {
+		my ($b, $a) = ($val{$n}{'btree-C'}{$m}, $val{$n}{'artrie-io_uring'}{$m});
+		next unless defined $a || defined $b;
+		printf $o "| %d | %s | %s | %s | %s | %s |\n", $n, $m, $unit{$m} // '', $b // '', $a // '',
+			(defined $a && defined $b && $b > 0) ? sprintf('%.2fx', $a / $b) : '';
 	}
 	print $dat "$n @r\n";
 }
