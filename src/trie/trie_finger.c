@@ -166,7 +166,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 		goto out;
 	}
 
-	need = art_change_need(&node, key, len, &p);
+	need = art_change_need(&node, len, &p);
 	if (need > art_page_free(page))
 	{
 		st = art_split_page(t, ps, need);

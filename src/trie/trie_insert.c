@@ -122,8 +122,7 @@ art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key,
  * node's own record grows by when it is rewritten.
  */
 size_t
-art_change_need(const ArtNode *node, const uint8_t *key, size_t len,
-				ArtInsertPlan *p)
+art_change_need(const ArtNode *node, size_t len, ArtInsertPlan *p)
 {
 	uint8_t		tmp[ART_MAX_RECORD];
 	size_t		need = 0;
@@ -136,13 +135,7 @@ art_change_need(const ArtNode *node, const uint8_t *key, size_t len,
 	if (p->op == ART_OP_FILL_ROOT)
 		size = art_leaf_size(len);
 	else if (p->op == ART_OP_ADD_CHILD)
-	{
-		ArtNodeBuild b;
-
-		art_build_from_node(node, &b);
-		art_build_add(&b, key[p->d], 0);
-		size = art_build_size(&b);
-	}
+		size = art_node_size_for(node->plen, node->n + 1);
 	else if (p->op == ART_OP_SPLIT_PREFIX)
 	{
 		/* the shortened old node, then the new one (at most two children) */
@@ -216,12 +209,7 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 				art_node_set_count(&node, node.count + 1);
 			break;
 		case ART_OP_ADD_CHILD:
-			art_node_decode(art_rec(page, slot), &node);
-			art_build_from_node(&node, &b);
-			art_build_add(&b, key[p->d], lslot);
-			b.count = node.count + 1;
-			size1 = art_build_encode(&b, tmp1);
-			art_rec_replace(page, slot, tmp1, size1);
+			art_node_add_child(page, slot, key[p->d], lslot);
 			break;
 		case ART_OP_SPLIT_PREFIX:
 			{
@@ -452,7 +440,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 		slot = child;
 	}
 
-	need = art_change_need(&node, key, len, &p);
+	need = art_change_need(&node, len, &p);
 	if (need > art_page_free(page))
 	{
 		if (*xfrom == ART_INVALID_PAGENO || (ps.n >= 2 && !parent_x))

@@ -236,6 +236,7 @@ extern size_t art_page_free_for(const uint8_t *page, size_t size);
 extern void art_node_decode(uint8_t *rec, ArtNode *node);
 extern int	art_kind_for(int n);
 extern size_t art_build_size(const ArtNodeBuild *b);
+extern size_t art_node_size_for(size_t plen, int n);
 extern size_t art_build_encode(const ArtNodeBuild *b, uint8_t *out);
 extern void art_build_from_node(const ArtNode *node, ArtNodeBuild *b);
 extern void art_build_add(ArtNodeBuild *b, uint8_t key, uint16_t slot);
@@ -253,6 +254,8 @@ extern bool art_node_prev(const ArtNode *node, int before, uint8_t *key,
 						  uint16_t *slot);
 extern void art_node_set_count(ArtNode *node, uint64_t count);
 extern void art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot);
+extern void art_node_add_child(uint8_t *page, int slot, uint8_t key,
+							   uint16_t child);
 
 /* trie.c: pins and temporary memory */
 extern void *art_alloc(ArtTrie *t, size_t size);
@@ -402,8 +405,8 @@ extern size_t art_common_len(const uint8_t *a, size_t alen, const uint8_t *b,
 extern ArtInsertOp art_plan_node(const ArtNode *node, bool at_root,
 								 const uint8_t *key, size_t len,
 								 ArtInsertPlan *p, uint16_t *child);
-extern size_t art_change_need(const ArtNode *node, const uint8_t *key,
-							  size_t len, ArtInsertPlan *p);
+extern size_t art_change_need(const ArtNode *node, size_t len,
+							  ArtInsertPlan *p);
 extern ArtStatus art_change_place_tail(ArtTrie *t, const uint8_t *key,
 									   size_t len, ArtInsertPlan *p);
 extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,

@@ -156,6 +156,30 @@ place_in_slot(uint8_t *page, int slot, const uint8_t *rec, size_t size)
 }
 
 /*
+ * The first free slot of a page that has one.  The slot array is read four
+ * entries at a time, a word with a zero entry ending the fast part.
+ */
+static int
+first_free_slot(const uint8_t *page, int nslots)
+{
+	const uint8_t *slots = page + ART_SLOTS_OFF;
+	int			i = 0;
+
+	for (; i + 4 <= nslots; i += 4)
+	{
+		uint64_t	w;
+
+		memcpy(&w, slots + 2 * i, sizeof(w));
+		if ((w - UINT64_C(0x0001000100010001)) & ~w &
+			UINT64_C(0x8000800080008000))
+			break;
+	}
+	while (i < nslots && art_get16(slots + 2 * i) != 0)
+		i++;
+	return i + 1;
+}
+
+/*
  * Store a record in a free slot and return the slot.  The caller has
  * checked that the page has room (art_page_free_for).
  */
@@ -167,9 +191,7 @@ art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size)
 
 	if (art_page_nfree(page) > 0)
 	{
-		for (slot = 1; slot <= nslots; slot++)
-			if (art_slot_off(page, slot) == 0)
-				break;
+		slot = first_free_slot(page, nslots);
 		set_nfree(page, (uint16_t) (art_page_nfree(page) - 1));
 	}
 	else
@@ -286,24 +308,31 @@ art_leaf_size(size_t plen)
 	return (plen > 255 ? 3 : 2) + plen;
 }
 
+/* Size of the record of a node with a plen-byte prefix and n children. */
+size_t
+art_node_size_for(size_t plen, int n)
+{
+	size_t		hdr = plen > 255 ? 3 : 2;
+
+	switch (art_kind_for(n))
+	{
+		case ART_NODE_LEAF:
+			return hdr + plen;
+		case ART_NODE_4:
+		case ART_NODE_16:
+			return hdr + 7 + plen + 3 * (size_t) n;
+		case ART_NODE_48:
+			return hdr + 7 + plen + 256 + 2 * (size_t) n;
+		default:
+			return hdr + 7 + plen + 512;
+	}
+}
+
 /* Size of the record b encodes to. */
 size_t
 art_build_size(const ArtNodeBuild *b)
 {
-	size_t		hdr = b->plen > 255 ? 3 : 2;
-
-	switch (art_kind_for(b->n))
-	{
-		case ART_NODE_LEAF:
-			return hdr + b->plen;
-		case ART_NODE_4:
-		case ART_NODE_16:
-			return hdr + 7 + b->plen + 3 * (size_t) b->n;
-		case ART_NODE_48:
-			return hdr + 7 + b->plen + 256 + 2 * (size_t) b->n;
-		default:
-			return hdr + 7 + b->plen + 512;
-	}
+	return art_node_size_for(b->plen, b->n);
 }
 
 /* Write the flags byte and prefix length; returns the header size. */
@@ -586,6 +615,74 @@ art_node_set_count(ArtNode *node, uint64_t count)
 {
 	art_put48(node->count_ptr, count);
 	node->count = count;
+}
+
+/*
+ * Add the child key -> child to the node record in slot of page, and one
+ * to its count; the key must be absent and the page must have room for
+ * the larger record (art_node_size_for).  An N256 keeps its size and is
+ * changed in place; a node that keeps its kind is copied once with the
+ * child put in; only a node that changes kind is rebuilt.  An N48 takes
+ * the new child at the end of its slot array (its index maps keys to
+ * positions in any order).
+ */
+void
+art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child)
+{
+	uint8_t    *rec = art_rec(page, slot);
+	uint8_t		tmp[ART_MAX_RECORD];
+	ArtNode		node;
+	ArtNodeBuild b;
+	size_t		head;
+	size_t		size;
+	int			n;
+	int			i;
+
+	art_node_decode(rec, &node);
+	n = node.n;
+	if (node.kind == ART_NODE_256)
+	{
+		art_put16(node.body + 2 * key, child);
+		node.count_ptr[6] = (uint8_t) n;
+		art_node_set_count(&node, node.count + 1);
+		return;
+	}
+	if (node.kind == ART_NODE_LEAF || art_kind_for(n + 1) != node.kind)
+	{
+		art_build_from_node(&node, &b);
+		art_build_add(&b, key, child);
+		b.count = node.count + 1;
+		size = art_build_encode(&b, tmp);
+		art_rec_replace(page, slot, tmp, size);
+		return;
+	}
+	head = node.body - rec;
+	memcpy(tmp, rec, head);
+	art_put48(tmp + (node.count_ptr - rec), node.count + 1);
+	tmp[node.count_ptr - rec + 6] = (uint8_t) n;
+	if (node.kind == ART_NODE_48)
+	{
+		memcpy(tmp + head, node.body, 256 + 2 * (size_t) n);
+		tmp[head + key] = (uint8_t) (n + 1);
+		art_put16(tmp + head + 256 + 2 * n, child);
+		size = head + 256 + 2 * (size_t) (n + 1);
+	}
+	else
+	{
+		uint8_t    *keys = tmp + head;
+		uint8_t    *slots = keys + n + 1;
+
+		for (i = 0; i < n && node.body[i] < key; i++)
+			;
+		memcpy(keys, node.body, i);
+		keys[i] = key;
+		memcpy(keys + i + 1, node.body + i, n - i);
+		memcpy(slots, node.body + n, 2 * (size_t) i);
+		art_put16(slots + 2 * i, child);
+		memcpy(slots + 2 * (i + 1), node.body + n + 2 * i, 2 * (size_t) (n - i));
+		size = head + 3 * (size_t) (n + 1);
+	}
+	art_rec_replace(page, slot, tmp, size);
 }
 
 /* Overwrite the slot of an existing child in place. */

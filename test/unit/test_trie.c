@@ -140,6 +140,74 @@ test_basics(void)
 	return true;
 }
 
+/*
+ * A node grown one child at a time, in a shuffled key order, from a leaf to
+ * an N256 (art_node_add_child): after each add the record has the kind,
+ * size, count and prefix it should, finds every child added and no other,
+ * and lists them in key order.
+ */
+static bool
+test_node_growth(void)
+{
+	static uint8_t page[ART_PAGE_SIZE];
+	uint8_t		rec[ART_MAX_RECORD];
+	uint8_t		order[256];
+	bool		added[256];
+	ArtNode		node;
+	int			slot;
+	int			i;
+	int			k;
+
+	art_page_init(page);
+	slot = art_rec_alloc(page, rec, art_leaf_encode(S("prefix"), true, rec));
+	for (i = 0; i < 256; i++)
+	{
+		order[i] = (uint8_t) i;
+		added[i] = false;
+	}
+	srand(7);
+	for (i = 255; i > 0; i--)
+	{
+		int			j = rand() % (i + 1);
+		uint8_t		tmp = order[i];
+
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+	for (i = 0; i < 256; i++)
+	{
+		int			after = -1;
+		uint8_t		key;
+		uint16_t	child;
+		int			seen = 0;
+
+		art_node_add_child(page, slot, order[i], (uint16_t) (1000 + order[i]));
+		added[order[i]] = true;
+		art_node_decode(art_rec(page, slot), &node);
+		CHECK(node.n == i + 1 && node.kind == art_kind_for(i + 1),
+			  "kind %d with %d children after %d adds", node.kind, node.n,
+			  i + 1);
+		CHECK(node.size == art_node_size_for(6, i + 1) &&
+			  node.size == art_rec_size(art_rec(page, slot)),
+			  "size %zu after %d adds", node.size, i + 1);
+		CHECK(node.count == (uint64_t) i + 2 && node.terminal &&
+			  node.plen == 6 && memcmp(node.prefix, "prefix", 6) == 0,
+			  "count, terminal flag or prefix after %d adds", i + 1);
+		for (k = 0; k < 256; k++)
+			CHECK(art_node_find(&node, (uint8_t) k) ==
+				  (added[k] ? 1000 + k : 0), "find %d after %d adds", k, i + 1);
+		while (art_node_next(&node, after, &key, &child))
+		{
+			CHECK(key > after && added[key] && child == 1000 + key,
+				  "next after %d", after);
+			after = key;
+			seen++;
+		}
+		CHECK(seen == i + 1, "listed %d children of %d", seen, i + 1);
+	}
+	return true;
+}
+
 /* Many keys: splits, all node kinds, then delete everything. */
 static bool
 test_many(void)
@@ -2169,6 +2237,7 @@ main(int argc, char **argv)
 {
 	static const Test tests[] = {
 		{"basics", test_basics},
+		{"node_growth", test_node_growth},
 		{"many", test_many},
 		{"long_keys", test_long_keys},
 		{"verify_detects", test_verify_detects},
