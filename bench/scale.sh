@@ -16,12 +16,18 @@
 #   lookup         exact lookups of ARTRIE_SCALE_PROBES (10000) keys in a
 #                  hash order, us per probe (median of 3 after a warm-up)
 #   prefix_scan    count(id) of the rows under 20 prefixes ('user/<3
-#                  digits>', about 2,200 rows each at 1M keys, 10 times as
-#                  many at 10M), us per row (median of 3 passes)
+#                  digits>', about 1,300 rows each at 1M keys, 13,000 at
+#                  10M, 72,000 at 50M), us per row (median of 3 passes)
 #   insert_tps_c1  single-row INSERT commits, one client, ARTRIE_SCALE_DUR
 #                  (10) seconds of pgbench
 #   lookup_cold    after a restart and the OS cache dropped (root), the
 #                  first 2000 probes once, us per probe
+#   *_misses       page requests that missed the index's cache (artrie's
+#                  pool, btree's shared buffers) in lookup (per probe, the
+#                  warm-up pass included), prefix_scan (per 1000 rows) and
+#                  lookup_cold (per probe); cold_disk_kb the kB read from
+#                  the device per cold probe (machine-wide)
+#   page_height    pages from the root to the deepest entry
 # Output: bench/results/<date>-scale.tsv and .md (values and artrie/btree
 # ratios per size) and docs/bench-scale.png (the ratios against the size,
 # gnuplot); ARTRIE_BENCH_OUT=<dir> writes them under <dir> instead.
@@ -46,7 +52,7 @@ LOAD_START=$(uptime)
 
 bench_write_cluster "shared_buffers = 256MB" "artrie.buffer_pool_size = 256MB" \
 	"max_parallel_maintenance_workers = 0" "maintenance_work_mem = 1GB"
-q -c 'CREATE EXTENSION artrie' || { cat "$BENCH_ERR"; exit 1; }
+q -c 'CREATE EXTENSION artrie; CREATE EXTENSION pageinspect' || { cat "$BENCH_ERR"; exit 1; }
 bench_sql_helpers || { cat "$BENCH_ERR"; exit 1; }
 {
 	echo "# artrie scale run $RUN: bash bench/run.sh scale"
@@ -140,6 +146,13 @@ measure_kind() {
 		skip "$ds" "$kind" lookup_cold "$(last_err)"
 		server_ensure
 	fi
+	# Pages from the root to the deepest entry: btree's levels (pageinspect),
+	# the longest path of artrie's key trie in pages (a walk).
+	if [ "${kind%%-*}" = artrie ]; then
+		out=$(q -c "SELECT artrie_stats('$name'::regclass, true)->'key_trie'->>'page_height'")
+	else
+		out=$(q -c "SELECT level + 1 FROM bt_metap('$name')")
+	fi && emit "$ds" "$kind" page_height "$out" pages || skip "$ds" "$kind" page_height "$(last_err)"
 	q -c "DROP INDEX $name" || { skip "$ds" "$kind" drop "$(last_err)"; server_ensure; }
 }
 
@@ -192,7 +205,7 @@ close $in;
 my @metrics = qw(build size_per_key lookup prefix_scan insert_tps_c1 lookup_cold);
 # Page requests that missed the index's cache (artrie's pool, btree's
 # shared buffers): in the table, not in the plot.
-my @extra = qw(lookup_misses prefix_misses cold_misses cold_disk_kb);
+my @extra = qw(lookup_misses prefix_misses cold_misses cold_disk_kb page_height);
 open my $o, '>', $md or die "$md: $!";
 print $o "# artrie scale run $run\n\n";
 print $o "$_  \n" for @head;
