@@ -17,7 +17,9 @@
 # Absolute figures are from the machine it runs on.  With ARTRIE_PERF=DIR
 # (as root), the restart runs under `perf record -g`, which follows the
 # postmaster's children (the startup process's redo among them), and
-# DIR/recovery-<MB>.txt gets the report of the postgres processes.
+# DIR/recovery-<MB>.txt gets the report of the postgres processes,
+# DIR/recovery-<MB>-startup.txt the flat report of the startup process
+# alone (the process that logged "redo starts at").
 #
 # The restart time is also split by the server log's timestamps: from the
 # start to PostgreSQL's "redo starts" (the data directory sync, artrie's
@@ -134,6 +136,11 @@ for mb in "${sizes[@]}"; do
 	if [ -n "${ARTRIE_PERF:-}" ]; then
 		perf report -i "$ARTRIE_TMP/perf.data" --comm postgres --no-children \
 			--percent-limit 1 --stdio 2>/dev/null >"$ARTRIE_PERF/recovery-$mb.txt"
+		startup_pid=$(grep -m1 'redo starts at' <<<"$restart_log" | sed -n 's/.*\[\([0-9]*\)\].*/\1/p')
+		if [ -n "$startup_pid" ]; then
+			perf report -i "$ARTRIE_TMP/perf.data" --pid "$startup_pid" --no-children \
+				-g none --percent-limit 0.3 --stdio 2>/dev/null >"$ARTRIE_PERF/recovery-$mb-startup.txt"
+		fi
 		rm -f "$ARTRIE_TMP/perf.data"
 	fi
 	rm -rf "$PGDATA"
