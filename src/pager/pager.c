@@ -36,6 +36,7 @@ int			pager_max_files = 1024;
 int			pager_checkpoint_timeout = 300;
 int			pager_checkpoint_dirty_percent = 50;
 int			pager_test_map_fanout = 0;
+bool		pager_test_checkpoint_pause = false;
 
 PagerShared *pager_shared = NULL;
 HTAB	   *pager_table = NULL;
@@ -134,6 +135,14 @@ pager_init(void)
 							PGC_SUSET,
 							GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("artrie.test_checkpoint_pause",
+							 "For tests only: a checkpoint this session runs pauses in its write phase.",
+							 "Each changed file's checkpoint logs that it pauses, after it took its snapshot and before it writes its pages, and waits while the file artrie_checkpoint_pause exists in the data directory (at most 10 minutes).",
+							 &pager_test_checkpoint_pause,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	io_define_gucs();
 	MarkGUCPrefixReserved("artrie");
 
@@ -252,6 +261,8 @@ pager_shmem_startup(void)
 			LWLockInitialize(&pager_shared->files[i].writers, pager_shared->writers_tranche);
 			LWLockInitialize(&pager_shared->files[i].splits, pager_shared->splits_tranche);
 			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
+			pg_atomic_init_u32(&pager_shared->files[i].ckpt_copies, 0);
+			pg_atomic_init_u32(&pager_shared->files[i].ckpt_written, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].version, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].groups, 0);
 			pg_atomic_init_u32(&pager_shared->files[i].users, 0);

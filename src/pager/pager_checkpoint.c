@@ -5,22 +5,37 @@
  *
  * A checkpoint of a file:
  *	1. under the file's write gate (so that it sees no change half done),
- *	   takes the file's dirty frames, sorted by page number, in batches of
- *	   the ring's size: each page gets a physical page in neither bitmap
- *	   (so the last durable checkpoint's pages are never overwritten), is
- *	   sealed (CRC32C, page number, file identity, a fresh write stamp)
- *	   and written;
- *	2. still under the gate, copies the map pages that changed since the
- *	   last checkpoint took them, gives each a fresh physical page and
- *	   write stamp, places the directory pages, and adds the data pages
- *	   the map uses and those map and directory pages to "durable" (so
- *	   that nothing the checkpoint needs can be reused while it is being
- *	   made durable); then, without the gate, writes the changed map pages
- *	   and every directory page, to fresh physical pages too;
+ *	   takes the file's dirty frames into its set (pager_cow.c): each page
+ *	   gets a physical page in neither bitmap (so the last durable
+ *	   checkpoint's pages are never overwritten) and a fresh write stamp
+ *	   in the page map (and so do the data pages at the file's tail, to
+ *	   move them down so that the commit can cut the file short); then
+ *	   copies the map pages that changed since the last checkpoint took
+ *	   them, gives each a fresh physical page and write stamp, places the
+ *	   directory pages, and adds the data pages the map uses and those map
+ *	   and directory pages to "durable" (so that nothing the checkpoint
+ *	   needs can be reused while it is being made durable).  That snapshot
+ *	   is all writers wait for;
+ *	2. without the gate, writes the set, sorted by page number, in
+ *	   batches of the ring's size, each page sealed (CRC32C, page number,
+ *	   file identity, its write stamp) where step 1 placed it.  A writer
+ *	   that needs a frame of the set meanwhile copies it for the
+ *	   checkpoint first, unless the checkpoint has copied it already, and
+ *	   changes the frame itself (copy-on-write, pager_cow.c): changes made
+ *	   after the snapshot go to the next checkpoint, and nobody waits for
+ *	   another's I/O.  Then it writes the changed map pages and every
+ *	   directory page, to fresh physical pages too;
  *	3. fdatasync; writes the meta slot the last checkpoint did not use
  *	   (write + fdatasync);
  *	4. only then sets "durable" to exactly the new checkpoint's pages: what
  *	   the old one alone used becomes free.
+ *
+ * The first checkpoint of a changed file after PostgreSQL's redo pointer
+ * moved also logs the file's image (ckpt_log_images) after step 1 and
+ * keeps the gate until then (no change of the file may be logged between
+ * the position it claims and the image), taking the pages from the pool
+ * where it can (the set's frames hold the snapshot) and reading the
+ * others from their durable places.
  *
  * So a checkpoint writes the pages that changed, a map page per fanout of
  * them at most, and the directory (a fanout-th of the map): a file's size
@@ -30,7 +45,8 @@
  * would now start through the hooks pager.c registered (pager_hooks).
  *
  * Layer: calls the file table (pager_slot, meta pages, readiness, the
- * redo position), the pool (dirty frames, scratch frames, page seal), the
+ * redo position), the pool (dirty frames, scratch frames, page seal, the
+ * set's frames through pager_cow.c), the
  * space layer (fresh physical pages, the page map) and src/io.  Called by
  * the io worker, the copy functions and the SQL surface
  * (pager_checkpoint.h, pager.h).
@@ -40,25 +56,32 @@
 #include "postgres.h"
 
 #include "pager/pager_checkpoint.h"
+#include "pager/pager_cow.h"
 #include "pager/pager_file.h"
 #include "pager/pager_meta.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
 #include "pager/pager_vouch.h"
 
+#include <sys/stat.h>
+
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/wait_event.h"
 
-/* A dirty page a checkpoint writes. */
+/* A page of a checkpoint's set. */
 typedef struct CkptItem
 {
 	int			frame;
 	ArtPageNo	pageno;
 	uint32		phys;
 	uint32		stamp;
+	bool		done;			/* written */
+	bool		gone;			/* left the set: a writer's copy or a write
+								 * out stands for it */
 } CkptItem;
 
 /* A checkpoint's snapshot of a file's state. */
@@ -93,65 +116,6 @@ ckpt_item_cmp(const void *a, const void *b)
 	if (x->pageno != y->pageno)
 		return x->pageno < y->pageno ? -1 : 1;
 	return 0;
-}
-
-/*
- * Write one batch of pinned frames (their dirty flags taken) to fresh
- * physical pages, then point the map at them and unpin them.
- */
-static void
-ckpt_flush_batch(PagerFileSlot *fs, CkptItem *items, int n)
-{
-	IoPage	   *pages = palloc(sizeof(IoPage) * n);
-
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	for (int i = 0; i < n; i++)
-	{
-		items[i].phys = pager_phys_find_free(fs);
-		items[i].stamp = ++fs->write_stamp;
-		bit_set(current_of(fs), items[i].phys);
-	}
-	LWLockRelease(&fs->lock);
-
-	for (int i = 0; i < n; i++)
-	{
-		char	   *data = pager_frame_data(items[i].frame);
-
-		pager_page_seal(fs, data, items[i].pageno, PAGER_KIND_DATA,
-						items[i].stamp);
-		pages[i].offset = (uint64) items[i].phys * ART_PAGE_SIZE;
-		pages[i].buf = data;
-	}
-
-	PG_TRY();
-	{
-		io_write_pages(fs->path, pages, n);
-	}
-	PG_CATCH();
-	{
-		for (int i = 0; i < n; i++)
-		{
-			PagerFrame *f = &pager_shared->frames[items[i].frame];
-
-			SpinLockAcquire(&f->hdr);
-			f->flags |= FRAME_DIRTY;
-			SpinLockRelease(&f->hdr);
-			pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
-			pager_phys_release(fs, items[i].phys);
-		}
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	for (int i = 0; i < n; i++)
-		pager_map_set_locked(fs, items[i].pageno, items[i].phys, items[i].stamp);
-	LWLockRelease(&fs->lock);
-
-	for (int i = 0; i < n; i++)
-		pager_unpin(items[i].frame);
-	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
-	pfree(pages);
 }
 
 /*
@@ -287,75 +251,82 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 }
 
 /*
- * Under the write gate, after the dirty pages: move data pages (and map
- * pages, which the snapshot writes) from the file's tail down into free
- * physical pages (pager_phys_tail), a batch at a time, each pinned (read
- * if need be) and written anew as a dirty page is, so that the commit can
- * cut the file short.  At most a quarter of the file's pages (and at
- * least PAGER_TAIL_MOVES) per checkpoint.
- * Returns whether pages are left to move (for want of free pages below,
- * which this checkpoint's commit frees, or of that limit): then the
- * file's next checkpoint goes on, even if nothing changes meanwhile
- * (tail_left).
+ * A checkpoint's set: its pages, sorted by page number (each knows
+ * whether it is written), and the frames of the batch being written that
+ * the checkpoint claimed to write from themselves, for its cleanup if it
+ * fails.
  */
-static bool
-ckpt_move_tail(PagerFileSlot *fs, int slot, CkptItem *items, int batch)
+typedef struct CkptSet
 {
-	int			max;
-	ArtPageNo  *pagenos;
+	int			slot;
+	CkptItem   *items;
 	int			n;
-	int			nitems = 0;
-	bool		more;
+	int		   *claimed;
+	int			nclaimed;
+} CkptSet;
 
+/*
+ * Give the pages of n frames just taken into a checkpoint's set each a
+ * physical page in neither bitmap (so that the last durable checkpoint's
+ * pages are never overwritten: the lowest free one) and a fresh write
+ * stamp, in the items and in the page map, where the snapshot of the map
+ * finds them.
+ */
+static void
+ckpt_place(PagerFileSlot *fs, int slot, CkptItem *items, int n)
+{
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	max = (int) Max(fs->nphys / 4, PAGER_TAIL_MOVES);
-	pagenos = palloc(sizeof(ArtPageNo) * max);
-	n = pager_phys_tail(fs, pagenos, max, &more);
-	LWLockRelease(&fs->lock);
 	for (int i = 0; i < n; i++)
 	{
-		items[nitems].frame = pager_get_page(fs, slot, pagenos[i]);
-		items[nitems].pageno = pagenos[i];
-		if (++nitems == batch)
-		{
-			ckpt_flush_batch(fs, items, nitems);
-			nitems = 0;
-		}
+		items[i].phys = pager_phys_find_free(fs);
+		items[i].stamp = ++fs->write_stamp;
+		items[i].done = false;
+		items[i].gone = false;
+		bit_set(current_of(fs), items[i].phys);
+		pager_map_set_locked(fs, items[i].pageno, items[i].phys, items[i].stamp);
+		pager_ckpt_place(items[i].frame, slot, items[i].phys, items[i].stamp);
 	}
-	if (nitems > 0)
-		ckpt_flush_batch(fs, items, nitems);
-	pfree(pagenos);
-	return more;
+	LWLockRelease(&fs->lock);
 }
 
 /*
- * Steps 1 and 2 of a checkpoint, under the write gate: write every dirty
- * page of the file, sorted, in batches of the ring's size, move pages
- * down from the file's tail (ckpt_move_tail), and snapshot the page map
- * (ckpt_snapshot).
+ * Step 1 of a checkpoint, under the write gate: take the file's dirty
+ * frames into the checkpoint's set (pager_ckpt_take) and place them
+ * (ckpt_place); then take the data pages at the file's tail
+ * (pager_phys_tail, which also marks the map pages past the tail line
+ * changed, for the snapshot to write anew lower down), each pinned (read
+ * if need be), into the set too, and place them below, so that the commit
+ * can cut the file short.  At most a quarter of the file's pages (and at
+ * least PAGER_TAIL_MOVES) move per checkpoint, no more than an eighth of
+ * the pool, and none that would leave less than half the pool outside the
+ * set, since the set stays in the pool until it is copied out.  Returns
+ * whether pages are left to move (for want of free pages below, which
+ * this checkpoint's commit frees, or of those limits): then the file's
+ * next checkpoint goes on, even if nothing changes meanwhile (tail_left).
+ * set->n counts every frame taken as soon as it is, for
+ * ckpt_abandon_set; the set ends up sorted by page number.
  */
-static void
-ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
+static bool
+ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 {
 	int			nframes = pager_shared->nframes;
-	int			batch = Max(Min(io_batch_size(), nframes / 4), 1);
 	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
-	CkptItem   *items = palloc(sizeof(CkptItem) * batch);
+	ArtPageNo  *pagenos;
 	int			ncands = 0;
-	int			nitems = 0;
+	int			first;
+	int			max;
+	int			room;
+	int			ntail;
 	bool		more;
-
-	/*
-	 * The heap tuples the pages point to, and the WAL records of the
-	 * changes, must be durable first (in recovery: the minimum recovery
-	 * point moves past the changes).
-	 */
-	XLogFlush(pager_wal_end());
 
 	/*
 	 * Under the gate no page of the file turns dirty or is written back by
 	 * an eviction, so the dirty frames found now stay dirty until taken.
+	 * The last checkpoint's frames written out by others were all counted
+	 * before it ended (pager_cow.c).
 	 */
+	Assert(LWLockHeldByMeInMode(&fs->gate, LW_EXCLUSIVE));
+	pg_atomic_write_u32(&fs->ckpt_written, 0);
 	for (int i = 0; i < nframes; i++)
 	{
 		PagerFrame *f = &pager_shared->frames[i];
@@ -370,30 +341,218 @@ ckpt_write_dirty(PagerFileSlot *fs, int slot, CkptSnapshot *snap)
 		}
 		SpinLockRelease(&f->hdr);
 	}
-	qsort(cands, ncands, sizeof(CkptItem), ckpt_item_cmp);
-
-	/* Pin a batch at a time, so that the pool keeps frames to evict. */
+	LWLockAcquire(&fs->lock, LW_SHARED);
+	max = (int) Min(Max(fs->nphys / 4, PAGER_TAIL_MOVES), Max(nframes / 8, 1));
+	LWLockRelease(&fs->lock);
+	set->items = palloc(sizeof(CkptItem) * (ncands + max));
 	for (int c = 0; c < ncands; c++)
 	{
-		if (!pager_pin_take_dirty(cands[c].frame, slot))
-			continue;
-		items[nitems++] = cands[c];
-		if (nitems == batch)
-		{
-			ckpt_flush_batch(fs, items, nitems);
-			nitems = 0;
-		}
+		if (pager_ckpt_take(cands[c].frame, slot, true))
+			set->items[set->n++] = cands[c];
 	}
-	if (nitems > 0)
-		ckpt_flush_batch(fs, items, nitems);
-	more = ckpt_move_tail(fs, slot, items, batch);
-	pfree(items);
-	pfree(cands);
+	ckpt_place(fs, slot, set->items, set->n);
 
-	ckpt_snapshot(fs, snap);
+	/*
+	 * A page at the tail not in the pool needs a frame to be read into,
+	 * and none of the set's can be reused until it is copied out: move
+	 * pages only while the set leaves half the pool to the clock sweep,
+	 * and else only learn whether any are left to move.
+	 */
+	room = nframes / 2 - set->n;
+	pagenos = palloc(sizeof(ArtPageNo) * max);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	fs->tail_left = more;
+	ntail = pager_phys_tail(fs, pagenos, Max(Min(max, room), 1), &more);
 	LWLockRelease(&fs->lock);
+	if (room < 1)
+	{
+		more = more || ntail > 0;
+		ntail = 0;
+	}
+	first = set->n;
+	for (int i = 0; i < ntail; i++)
+	{
+		int			frame = pager_get_page(fs, slot, pagenos[i]);
+		bool		taken = pager_ckpt_take(frame, slot, false);
+
+		pager_unpin(frame);
+		if (!taken)
+			continue;
+		set->items[set->n].frame = frame;
+		set->items[set->n++].pageno = pagenos[i];
+	}
+	ckpt_place(fs, slot, set->items + first, set->n - first);
+	qsort(set->items, set->n, sizeof(CkptItem), ckpt_item_cmp);
+	pfree(pagenos);
+	pfree(cands);
+	return more;
+}
+
+/*
+ * A checkpoint failed (by an ERROR or FATAL): every page of its set not
+ * written turns dirty again (pager_ckpt_abandon; a page a writer copied
+ * is dirty already), the writers' copies are given back, the file is
+ * changed.
+ */
+static void
+ckpt_abandon_set(int code, Datum arg)
+{
+	CkptSet    *set = (CkptSet *) DatumGetPointer(arg);
+
+	if (set->n > 0)
+		pager_shared->files[set->slot].changed = true;
+	for (int i = 0; i < set->nclaimed; i++)
+		pager_ckpt_unclaim(set->claimed[i]);
+	set->nclaimed = 0;
+	for (int i = 0; i < set->n; i++)
+	{
+		if (!set->items[i].done)
+			pager_ckpt_abandon(set->items[i].frame, set->slot,
+							   set->items[i].pageno);
+	}
+	pager_ckpt_drop_copies(set->slot);
+}
+
+/* The file whose presence in the data directory holds a test pause. */
+#define CKPT_PAUSE_FILE		"artrie_checkpoint_pause"
+
+/*
+ * artrie.test_checkpoint_pause: say in the log that the checkpoint of a
+ * file pauses in its write phase, and wait while CKPT_PAUSE_FILE exists,
+ * ten minutes at most.
+ */
+static void
+ckpt_test_pause(PagerFileSlot *fs)
+{
+	struct stat st;
+
+	if (!pager_test_checkpoint_pause)
+		return;
+	ereport(LOG,
+			(errmsg("artrie checkpoint of file \"%s\" pauses in its write phase",
+					fs->path)));
+	for (int i = 0; i < 60000 && stat(CKPT_PAUSE_FILE, &st) == 0; i++)
+		io_wait(NULL, 10);
+	ereport(LOG,
+			(errmsg("artrie checkpoint of file \"%s\" resumes", fs->path)));
+}
+
+/* The item of a checkpoint's set for page pageno. */
+static CkptItem *
+ckpt_item_find(CkptSet *set, ArtPageNo pageno)
+{
+	CkptItem	key;
+	CkptItem   *it;
+
+	key.pageno = pageno;
+	it = bsearch(&key, set->items, set->n, sizeof(CkptItem), ckpt_item_cmp);
+	if (it == NULL || it->done)
+		elog(ERROR, "artrie: a copy of page %u is not in its checkpoint's set",
+			 pageno);
+	return it;
+}
+
+/*
+ * Step 2 of a checkpoint, the write phase: write the pages of its set
+ * where ckpt_take_set placed them, in batches of the ring's size, each
+ * sealed (CRC32C, page number, file identity, its write stamp).  Writers
+ * may run meanwhile (pager_cow.c): a batch takes the copies writers made
+ * of pages of the set first, then copies pages still in the set, in page
+ * order, into scratch frames, and writes those copies, so that no frame a
+ * writer may need is under I/O; only when the pool has no frame to spare
+ * does it write a frame from itself, claimed (set->claimed).  A page
+ * another process is copying or writing out this moment is taken up again
+ * in a later batch.  A page that left the set (gone) is written by its
+ * writer's copy, which a later batch takes, or was written out by another
+ * process, which the file's ckpt_written counts: the set is written when
+ * the pages this checkpoint wrote and those others wrote out make it up.
+ */
+static void
+ckpt_write_set(PagerFileSlot *fs, CkptSet *set)
+{
+	int			batch = Max(Min(io_batch_size(), pager_shared->nframes / 4), 1);
+	IoPage	   *pages = palloc(sizeof(IoPage) * batch);
+	int		   *bufs = palloc(sizeof(int) * batch);
+	ArtPageNo  *pagenos = palloc(sizeof(ArtPageNo) * batch);
+	CkptItem  **its = palloc(sizeof(CkptItem *) * batch);
+	int			left = set->n;
+	int			next = 0;
+
+	set->claimed = palloc(sizeof(int) * batch);
+	ckpt_test_pause(fs);
+	while (left > (int) pg_atomic_read_u32(&fs->ckpt_written))
+	{
+		int			ncopies = pager_ckpt_copies(set->slot, bufs, pagenos, batch);
+		int			n = ncopies;
+		int			spare = -1;
+
+		for (int i = 0; i < ncopies; i++)
+			its[i] = ckpt_item_find(set, pagenos[i]);
+		while (next < set->n && (set->items[next].done || set->items[next].gone))
+			next++;
+		for (int i = next; i < set->n && n < batch; i++)
+		{
+			CkptItem   *it = &set->items[i];
+			PagerCkptStage stage;
+
+			if (it->done || it->gone)
+				continue;
+			if (spare < 0)
+				spare = pager_victim_try();
+			stage = pager_ckpt_stage(it->frame, set->slot, it->pageno,
+									 spare < 0 ? NULL : pager_frame_data(spare));
+			if (stage == PAGER_CKPT_STAGED)
+			{
+				bufs[n] = spare;
+				its[n++] = it;
+				spare = -1;
+			}
+			else if (stage == PAGER_CKPT_CLAIMED)
+			{
+				bufs[n] = -1;
+				its[n++] = it;
+				set->claimed[set->nclaimed++] = it->frame;
+			}
+			else if (stage == PAGER_CKPT_GONE)
+				it->gone = true;
+		}
+		if (spare >= 0)
+			pager_scratch_put(spare);
+
+		for (int i = 0; i < n; i++)
+		{
+			char	   *data = pager_frame_data(bufs[i] < 0 ? its[i]->frame : bufs[i]);
+
+			pager_page_seal(fs, data, its[i]->pageno, PAGER_KIND_DATA,
+							its[i]->stamp);
+			pages[i].offset = (uint64) its[i]->phys * ART_PAGE_SIZE;
+			pages[i].buf = data;
+		}
+		if (n > 0)
+			io_write_pages(fs->path, pages, n);
+		set->nclaimed = 0;
+		for (int i = 0; i < n; i++)
+		{
+			its[i]->done = true;
+			if (i < ncopies)
+				pager_ckpt_copy_done(set->slot, bufs[i]);
+			else
+			{
+				pager_ckpt_unstage(its[i]->frame, set->slot, its[i]->pageno);
+				if (bufs[i] >= 0)
+					pager_scratch_put(bufs[i]);
+			}
+		}
+		left -= n;
+		pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, n);
+		if (n == 0)
+			io_wait(NULL, 1);
+	}
+	pfree(its);
+	pfree(pagenos);
+	pfree(bufs);
+	pfree(pages);
+	pfree(set->claimed);
+	set->claimed = NULL;
 }
 
 /*
@@ -426,13 +585,18 @@ ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
 
 /*
  * Log the whole file as this checkpoint leaves it (snap and the page
- * map, which holds still under the gate: every page written), in runs of
- * PAGER_IMAGE_PAGES logical pages, through the WAL layer's file_image
- * hook; under the write gate, so that no change of the file is logged
- * between the position the checkpoint claims and the images.  This is artrie's full-page write: a base
- * backup may copy the meta page of one checkpoint and pages that later
- * checkpoints freed and wrote again, and its redo rebuilds the file from
- * the first images after its start, then applies the later entries.
+ * map, which hold still under the gate), in runs of PAGER_IMAGE_PAGES
+ * logical pages, through the WAL layer's file_image hook; under the
+ * write gate, so that no change of the file is logged between the
+ * position the checkpoint claims and the images.  A page the pool holds
+ * is taken from its frame (a page of the set keeps the snapshot's
+ * contents, which the checkpoint writes after; any other frame of the
+ * file is clean: the set took every dirty one), any other is read from
+ * the place the map gives it, which the last durable checkpoint holds.
+ * This is artrie's full-page write: a base backup may copy the meta page
+ * of one checkpoint and pages that later checkpoints freed and wrote
+ * again, and its redo rebuilds the file from the first images after its
+ * start, then applies the later entries.
  */
 static void
 ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
@@ -442,7 +606,9 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 											 MCXT_ALLOC_HUGE);
 	PagerImage	img;
 	uint32		first = 0;
+	int			fslot = (int) (fs - pager_shared->files);
 
+	Assert(LWLockHeldByMeInMode(&fs->gate, LW_EXCLUSIVE));
 	memset(&img, 0, sizeof(img));
 	img.id = fs->id;
 	img.user = snap->user;
@@ -470,6 +636,15 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 			if (!phys_real(phys))
 				continue;
 			img.used |= (uint32) 1 << i;
+			frames[n] = pager_pin_cached(fslot, first + i);
+			if (frames[n] >= 0)
+			{
+				memcpy(bodies + (Size) nbodies++ * (ART_PAGE_SIZE - ART_PAGE_RESERVED),
+					   pager_frame_data(frames[n]) + ART_PAGE_RESERVED,
+					   ART_PAGE_SIZE - ART_PAGE_RESERVED);
+				pager_unpin(frames[n]);
+				continue;
+			}
 			frames[n] = pager_scratch_get();
 			pages[n].offset = (uint64) phys * ART_PAGE_SIZE;
 			pages[n].buf = pager_frame_data(frames[n]);
@@ -622,6 +797,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	CkptSnapshot snap;
+	CkptSet		set;
 	XLogRecPtr	redo_ptr = GetRedoRecPtr();
 
 	if (!fs->in_use || !fs->loaded)
@@ -702,20 +878,43 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 		return true;
 	}
 
-	ckpt_write_dirty(fs, slot, &snap);
-	snap.redo_lsn = pager_redo_now();
-	snap.tli = pager_timeline_now();
-
 	/*
-	 * The first checkpoint that writes the file after PostgreSQL's redo
-	 * pointer moved logs its image (ckpt_log_images).
+	 * The heap tuples the pages point to, and the WAL records of the
+	 * changes, must be durable first (in recovery: the minimum recovery
+	 * point moves past the changes).
 	 */
-	if (fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
-		pager_hooks.file_image)
+	XLogFlush(pager_wal_end());
+	set.slot = slot;
+	set.items = NULL;
+	set.n = 0;
+	set.claimed = NULL;
+	set.nclaimed = 0;
+	PG_ENSURE_ERROR_CLEANUP(ckpt_abandon_set, PointerGetDatum(&set));
 	{
+		bool		more = ckpt_take_set(fs, slot, &set);
+
+		ckpt_snapshot(fs, &snap);
+		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+		fs->tail_left = more;
+		LWLockRelease(&fs->lock);
+		snap.redo_lsn = pager_redo_now();
+		snap.tli = pager_timeline_now();
+
+		/*
+		 * The first checkpoint that writes the file after PostgreSQL's redo
+		 * pointer moved logs its image (ckpt_log_images) and keeps the gate
+		 * until then; then writers may go on while the set is written.
+		 */
 		PG_TRY();
 		{
-			ckpt_log_images(fs, &snap);
+			if (fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
+				pager_hooks.file_image)
+			{
+				ckpt_log_images(fs, &snap);
+				fs->imaged_redo = redo_ptr;
+			}
+			LWLockRelease(&fs->gate);
+			ckpt_write_set(fs, &set);
 		}
 		PG_CATCH();
 		{
@@ -726,9 +925,9 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 			PG_RE_THROW();
 		}
 		PG_END_TRY();
-		fs->imaged_redo = redo_ptr;
 	}
-	LWLockRelease(&fs->gate);
+	PG_END_ENSURE_ERROR_CLEANUP(ckpt_abandon_set, PointerGetDatum(&set));
+	pfree(set.items);
 	ckpt_commit(fs, &snap);
 	LWLockRelease(&fs->ckpt_lock);
 	pfree(snap.dirty);

@@ -18,6 +18,8 @@
  *	pager_file.c		the file table (pager_file.h)
  *	pager_meta.c		meta pages: filling, loading a file (pager_meta.h)
  *	pager_vouch.c		the vouch list (pager_vouch.h)
+ *	pager_cow.c			a checkpoint's set of frames, writers' copies
+ *						(pager_cow.h)
  *	pager_pool.c		frames, page table, pins, eviction (pager_pool.h)
  *	pager_space.c		bitmaps, page allocation (pager_space.h)
  *	pager_map.c			page maps in memory (pager_map.h)
@@ -93,6 +95,16 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
 #define FRAME_DIRTY			0x04	/* changed since last written */
 #define FRAME_READING		0x08	/* a read is in progress */
 #define FRAME_ORPHAN		0x10	/* pinned by an I/O its waiter left */
+#define FRAME_CKPT			0x20	/* in a checkpoint's set (pager_cow.c) */
+#define FRAME_CKPT_CLAIM	0x40	/* ... being copied out this moment */
+#define FRAME_CKPT_STAGED	0x80	/* ... copied out by its checkpoint */
+#define FRAME_COPY			0x100	/* a writer's copy of a frame of a
+									 * checkpoint's set, out of the page
+									 * table (pager_cow.c) */
+#define FRAME_CKPT_PLACED	0x200	/* in the set, its page placed: it may
+									 * be written out at ckpt_phys */
+#define FRAME_CKPT_ALL		(FRAME_CKPT | FRAME_CKPT_CLAIM | \
+							 FRAME_CKPT_STAGED | FRAME_CKPT_PLACED)
 
 #define PAGER_MAX_USAGE		5
 
@@ -127,6 +139,9 @@ typedef struct PagerFrame
 	ConditionVariable io_cv;	/* broadcast when a read ends */
 	pg_atomic_uint32 passers;	/* inserts between their passes whose path
 								 * goes on below the page (pager_store.c) */
+	uint32		ckpt_phys;		/* in a checkpoint's set: where and with */
+	uint32		ckpt_stamp;		/* which write stamp the checkpoint writes
+								 * the page (FRAME_CKPT_PLACED, under hdr) */
 } PagerFrame;
 
 /* The page table's key and entry. */
@@ -168,6 +183,10 @@ typedef struct PagerFileSlot
 								 * PAGER_GROUPS_WORD and the next while
 								 * loaded (pager_store.c) */
 	pg_atomic_uint32 gate_closing;	/* a checkpoint waits for the gate */
+	pg_atomic_uint32 ckpt_copies;	/* writers' copies of its checkpoint's
+									 * set not yet written (pager_cow.c) */
+	pg_atomic_uint32 ckpt_written;	/* frames of its checkpoint's set others
+									 * wrote out for it (pager_cow.c) */
 	ConditionVariable gate_cv;	/* broadcast when gate_closing clears */
 	LWLock		lock;			/* everything below */
 	uint32		nlogical;
@@ -303,6 +322,7 @@ extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
 extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
+extern bool pager_test_checkpoint_pause;
 
 /*
  * The pager's positions in the WAL (pager_timeline.c): where a checkpoint

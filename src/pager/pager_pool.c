@@ -22,9 +22,13 @@
  * consistent trie, never half of a change.  A backend holds its file's
  * gate (an LWLock) in shared mode from its first exclusive page lock of
  * the file until its last is released, and while it writes back a dirty
- * victim; a checkpoint holds the gate exclusive while it writes the
- * file's dirty pages and snapshots its page map.  Under the gate no page
- * of the file can change, so the checkpoint needs no content locks.
+ * victim; a checkpoint holds the gate exclusive while it takes the
+ * file's dirty frames into its set and snapshots its page map.  Under the
+ * gate no page of the file can change, so the checkpoint needs no content
+ * locks.  A frame of a checkpoint's set (FRAME_CKPT) keeps the snapshot's
+ * contents until the checkpoint or a writer has copied or written them
+ * out (pager_cow.c); the clock sweep takes one as a victim by writing it
+ * out for the checkpoint, as it writes a dirty one back.
  * LWLocks let new shared holders past a waiting exclusive one, so under
  * a steady stream of writers the gate might never be free: a checkpoint
  * that waits for it sets the slot's gate_closing, and a process about to
@@ -34,7 +38,8 @@
  * Layer: the pool works on (file slot, page number) and PagerFileSlot,
  * never on PagerFile handles, so it never opens a file.  It calls the
  * space layer (page maps, physical pages for evicted pages,
- * pager_corrupt), the scan holds (their end with a transaction) and
+ * pager_corrupt), the scan holds (their end with a transaction), the
+ * checkpoint's set (pager_cow.c: writing out a victim in it) and
  * src/io.  Asking the io worker for a checkpoint (pager_request_checkpoint)
  * sets a flag and the worker's latch in shared memory: a signal, not a
  * call.  Called by the file table, the page store, checkpoints, the sweep
@@ -44,6 +49,7 @@
  */
 #include "postgres.h"
 
+#include "pager/pager_cow.h"
 #include "pager/pager_hold.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
@@ -434,31 +440,53 @@ pager_unpin(int frame)
 }
 
 /*
- * For a checkpoint holding the file's gate: pin a frame of the file if
- * it is dirty, and take its dirty flag.
+ * Does this process hold a file's write gate?
  */
 bool
-pager_pin_take_dirty(int frame, int slot)
+pager_gate_held(int slot)
+{
+	for (int i = 0; i < local_ngates; i++)
+		if (local_gates[i].slot == slot)
+			return true;
+	return false;
+}
+
+/*
+ * Hand a scratch frame this process filled with a copy of page pageno of
+ * a file over to that file's running checkpoint (FRAME_COPY): it stays
+ * pinned, out of the page table, no longer counted among this process's
+ * pins, until the checkpoint has written it (pager_copy_release).
+ */
+void
+pager_copy_hand_over(int frame, int slot, ArtPageNo pageno)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
-	bool		ok;
 
-	local_pin_reserve();
+	local_pin_remove(frame);
 	SpinLockAcquire(&f->hdr);
-	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
-		f->fileslot == slot;
-	if (ok)
-	{
-		f->refcount++;
-		f->flags &= ~FRAME_DIRTY;
-	}
+	Assert(!(f->flags & FRAME_TAG_VALID) && f->refcount > 0);
+	f->flags = FRAME_COPY;
+	f->fileslot = slot;
+	f->pageno = pageno;
 	SpinLockRelease(&f->hdr);
-	if (ok)
-	{
-		pager_local_pin_add(frame);
-		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
-	}
-	return ok;
+}
+
+/*
+ * Give back a frame handed over by pager_copy_hand_over.
+ */
+void
+pager_copy_release(int frame)
+{
+	PagerFrame *f = &pager_shared->frames[frame];
+
+	SpinLockAcquire(&f->hdr);
+	Assert(f->flags == FRAME_COPY && f->refcount > 0);
+	f->flags = 0;
+	f->fileslot = -1;
+	f->pageno = ART_INVALID_PAGENO;
+	f->usage = 0;
+	f->refcount--;
+	SpinLockRelease(&f->hdr);
 }
 
 /*
@@ -546,7 +574,7 @@ pager_detach(int frame)
 	part = pager_partition(&tag, &hash);
 	LWLockAcquire(part, LW_EXCLUSIVE);
 	SpinLockAcquire(&f->hdr);
-	if (f->refcount == 1 && !(f->flags & FRAME_DIRTY) &&
+	if (f->refcount == 1 && !(f->flags & (FRAME_DIRTY | FRAME_CKPT)) &&
 		(f->flags & FRAME_TAG_VALID) &&
 		f->fileslot == tag.fileslot && f->pageno == tag.pageno)
 	{
@@ -638,10 +666,15 @@ pager_evict_write(int frame)
 /*
  * One pass of the clock sweep: a frame pinned and untagged, or -1.  Sets
  * *busy if a candidate was passed over only for a moment (its lock or its
- * file's gate taken, or pinned meanwhile).
+ * file's gate taken, pinned meanwhile, or in a checkpoint's set).  With
+ * write_set, a victim in a checkpoint's set is written out for the
+ * checkpoint (pager_ckpt_evict) as a dirty one is written back, after
+ * the first round, as dirty ones are; those who would rather do
+ * something else than write one page of a set (pager_victim_try) pass
+ * over them.
  */
 static int
-pager_sweep(bool *busy)
+pager_sweep(bool *busy, bool write_set)
 {
 	int			n = pager_shared->nframes;
 	int			limit = n * (PAGER_MAX_USAGE + 3);
@@ -668,6 +701,15 @@ pager_sweep(bool *busy)
 			SpinLockRelease(&f->hdr);
 			continue;
 		}
+		if ((f->flags & FRAME_CKPT) &&
+			(!write_set || scanned < n ||
+			 (f->flags & (FRAME_CKPT_CLAIM | FRAME_CKPT_STAGED)) ||
+			 !(f->flags & FRAME_CKPT_PLACED)))
+		{
+			SpinLockRelease(&f->hdr);
+			*busy = true;
+			continue;
+		}
 		if ((f->flags & FRAME_DIRTY) && scanned < n)
 		{
 			SpinLockRelease(&f->hdr);
@@ -683,7 +725,8 @@ pager_sweep(bool *busy)
 		SpinLockRelease(&f->hdr);
 		pager_local_pin_add(i);
 
-		if ((flags & FRAME_DIRTY) && !pager_evict_write(i))
+		if ((flags & FRAME_CKPT) ? !pager_ckpt_evict(i) :
+			((flags & FRAME_DIRTY) && !pager_evict_write(i)))
 		{
 			pager_unpin(i);
 			*busy = true;
@@ -714,7 +757,7 @@ pager_victim(void)
 	for (int round = 0; round < 10000; round++)
 	{
 		bool		busy = false;
-		int			frame = pager_sweep(&busy);
+		int			frame = pager_sweep(&busy, true);
 
 		if (frame >= 0)
 			return frame;
@@ -733,6 +776,21 @@ pager_victim(void)
 			 errmsg("no unpinned artrie buffer is available"),
 			 errhint("Raise artrie.buffer_pool_size.")));
 	return -1;					/* keep compiler quiet */
+}
+
+/*
+ * One pass of the clock sweep for a frame to reuse, pinned and untagged,
+ * without waiting and without writing out a frame of a checkpoint's set:
+ * -1 if none is free now (frames of a checkpoint's set or pinned by
+ * others).  For those who have something else to do then.
+ */
+int
+pager_victim_try(void)
+{
+	bool		busy = false;
+
+	local_pin_reserve();
+	return pager_sweep(&busy, false);
 }
 
 /*
@@ -806,6 +864,40 @@ pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
 		pager_local_pin_add(frame);
 	}
 	LWLockRelease(part);
+	return frame;
+}
+
+/*
+ * Pin page pageno of a file slot if the pool holds it, valid; -1 if it
+ * does not (nothing is read).
+ */
+int
+pager_pin_cached(int slot, ArtPageNo pageno)
+{
+	PagerTag	tag;
+	uint32		hash;
+	LWLock	   *part;
+	int			frame;
+
+	memset(&tag, 0, sizeof(tag));
+	tag.fileslot = slot;
+	tag.pageno = pageno;
+	part = pager_partition(&tag, &hash);
+	frame = pager_lookup_pin(&tag, hash, part);
+	if (frame >= 0)
+	{
+		PagerFrame *f = &pager_shared->frames[frame];
+		bool		valid;
+
+		SpinLockAcquire(&f->hdr);
+		valid = (f->flags & FRAME_VALID) && !(f->flags & FRAME_READING);
+		SpinLockRelease(&f->hdr);
+		if (!valid)
+		{
+			pager_unpin(frame);
+			frame = -1;
+		}
+	}
 	return frame;
 }
 

@@ -29,7 +29,9 @@ extern void pager_pin_reserve(void);
 extern bool pager_gate_enter(int slot, bool conditional);
 extern void pager_gate_exit(int slot);
 extern void pager_unpin(int frame);
-extern bool pager_pin_take_dirty(int frame, int slot);
+extern bool pager_gate_held(int slot);
+extern void pager_copy_hand_over(int frame, int slot, ArtPageNo pageno);
+extern void pager_copy_release(int frame);
 extern void pager_request_checkpoint(void);
 extern void pager_count_dirty(void);
 extern void pager_page_seal(PagerFileSlot *fs, char *page, uint32 pageno,
@@ -38,9 +40,11 @@ extern const char *pager_page_check(PagerFileSlot *fs, const char *page,
 									uint32 pageno, uint16 kind);
 extern LWLock *pager_partition(const PagerTag *tag, uint32 *hash);
 extern int	pager_victim(void);
+extern int	pager_victim_try(void);
 extern int	pager_scratch_get(void);
 extern void pager_scratch_put(int frame);
 extern int	pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno);
+extern int	pager_pin_cached(int slot, ArtPageNo pageno);
 extern void pager_forget_frames(int slot);
 extern bool pager_slot_pinned(int slot);
 extern bool pager_slot_pinned_here(int slot);

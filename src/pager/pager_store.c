@@ -11,14 +11,15 @@
  * exclusive locks, a frame for a new page; logical pages come from the
  * space layer.  Memory is palloc'd, so that an ERROR frees it.
  *
- * Layer: above the file table; calls pager_file.c, pager_pool.c and
- * pager_space.c.  Called by the trie (through pager_page_store) and by
+ * Layer: above the file table; calls pager_file.c, pager_cow.c,
+ * pager_pool.c and pager_space.c.  Called by the trie (through pager_page_store) and by
  * the copy functions (pager_copy.c).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "pager/pager_cow.h"
 #include "pager/pager_file.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
@@ -60,7 +61,10 @@ ref_exclusive(const ArtPageRef *ref)
 }
 
 /*
- * ArtPageStoreOps.pin
+ * ArtPageStoreOps.pin.  A process inside the file's write gate (it may
+ * change pages) first lets a page of a running checkpoint's set leave it
+ * (pager_ckpt_settle), so that it never changes the snapshot's contents
+ * before they are copied out for the checkpoint.
  */
 static ArtStatus
 pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
@@ -76,6 +80,8 @@ pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 	if (exclusive)
 		pager_gate_enter(file->slot, false);
 	frame = pager_get_page(fs, file->slot, pageno);
+	if (pager_gate_held(file->slot))
+		pager_ckpt_settle(file->slot, frame);
 	LWLockAcquire(&pager_shared->frames[frame].content,
 				  exclusive ? LW_EXCLUSIVE : LW_SHARED);
 	pager_fill_ref(ref, frame, pageno, exclusive);
@@ -128,6 +134,7 @@ pager_mark_dirty(void *store, ArtPageRef *ref)
 	bool		was_clean;
 
 	SpinLockAcquire(&f->hdr);
+	Assert(!(f->flags & FRAME_CKPT));
 	was_clean = !(f->flags & FRAME_DIRTY);
 	f->flags |= FRAME_DIRTY;
 	SpinLockRelease(&f->hdr);
@@ -181,6 +188,7 @@ pager_alloc(void *store, ArtPageRef *ref)
 		frame = ent->frame;
 		f = &pager_shared->frames[frame];
 		SpinLockAcquire(&f->hdr);
+		Assert(!(f->flags & FRAME_CKPT));
 		f->refcount++;
 		f->usage = 1;
 		f->flags |= FRAME_VALID;
@@ -351,7 +359,10 @@ pager_step_done(void *store)
 /*
  * ArtPageStoreOps.critical: a critical section.  The trie pins there
  * only pages it keeps pinned, which are in the pool, so no read, free
- * frame or eviction write can fail in it; an ERROR there all the same (a
+ * frame or eviction write can fail in it; a page of a checkpoint's set
+ * left the set when the first pass pinned it inside the write gate
+ * (pager_pin), and if not, the pin waits for the checkpoint to copy it
+ * out rather than take a spare frame; an ERROR there all the same (a
  * bug) becomes a PANIC and crash recovery replays the file from its
  * checkpoint and the WAL, where the change half made in shared memory is
  * not.

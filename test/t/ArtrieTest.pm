@@ -674,7 +674,7 @@ sub files_ok
 	return;
 }
 
-push @EXPORT, qw(bg_session bg_run bg_end);
+push @EXPORT, qw(bg_session bg_run bg_end bg_start);
 
 # psql connected to $node's database postgres in the background, fed
 # statements with bg_run; its output and errors collect in $s->{out} and
@@ -700,6 +700,16 @@ sub bg_run
 	$s->{h}->pump
 	  while $s->{out} !~ $want && $s->{err} !~ /ERROR|FATAL|server closed/
 	  && $s->{h}->pumpable;
+	return;
+}
+
+# Send a statement to a background session without waiting for it; the
+# session echoes "ended" once it is done.
+sub bg_start
+{
+	my ($s, $sql) = @_;
+	$s->{in} .= "$sql;\n\\echo ended\n";
+	$s->{h}->pump_nb;
 	return;
 }
 

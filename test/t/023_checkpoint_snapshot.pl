@@ -1,0 +1,118 @@
+# A checkpoint holds writers back only while it takes its snapshot of
+# the file's dirty pages, not while it writes them.  artrie_checkpoint()
+# in one session (artrie.test_checkpoint_pause on) pauses in the write
+# phase of a file's ordinary checkpoint (the file's image for the current
+# redo pointer logged already), after its snapshot and before it writes a
+# page, while the pause file exists.  Meanwhile INSERTs into that very
+# index, and a DELETE and a VACUUM of its table, must complete; a page
+# they change that is in the paused checkpoint's set is copied for the
+# checkpoint first (copy-on-write), and the change goes to the next
+# checkpoint.  Then the
+# checkpoint resumes and completes, the server is killed right after,
+# and the index must answer like a sequential scan and verify.  A second
+# round kills the server while the checkpoint is still paused, after more
+# writes.  Both I/O backends.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use Time::HiRes qw(time);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use ArtrieTest;
+
+# Pump a background session until it echoed "ended" or the timeout;
+# whether it ended.
+sub ended_in_time
+{
+	my ($s) = @_;
+	my $start = time;
+	while (time - $start < $PostgreSQL::Test::Utils::timeout_default)
+	{
+		$s->{h}->pump_nb;
+		return 1 if $s->{out} =~ /ended/;
+		select(undef, undef, undef, 0.1);
+	}
+	return 0;
+}
+
+# Start artrie_checkpoint() paused in the write phase of t_k's file and
+# wait until the log says so; returns the session.
+sub paused_checkpoint
+{
+	my ($node, $label) = @_;
+	my $pause = $node->data_dir . '/artrie_checkpoint_pause';
+	open(my $fh, '>', $pause) or die "cannot create $pause: $!";
+	close($fh);
+	my $offset = -s $node->logfile;
+	my $s = bg_session($node);
+	bg_start($s, 'SET artrie.test_checkpoint_pause = on; SELECT artrie_checkpoint()');
+	ok($node->wait_for_log(qr/artrie checkpoint of file "[^"]+" pauses in its write phase/, $offset),
+		"$label: artrie_checkpoint() pauses in a file's write phase");
+	return $s;
+}
+
+for my $backend (backends())
+{
+	my $node = artrie_node("ckpt_snapshot_$backend", $backend,
+		'artrie.buffer_pool_size = 8MB', 'checkpoint_timeout = 1h',
+		'max_wal_size = 4GB', 'artrie.checkpoint_timeout = 86400',
+		'artrie.checkpoint_dirty_percent = 100');
+	make_wtable($node, 't', 't_k', 1, 20000);
+	my $pause = $node->data_dir . '/artrie_checkpoint_pause';
+
+	for my $round (1, 2)
+	{
+		my $label = "$backend round $round";
+		my $base = $round * 1000000;
+
+		# The file's image for the current redo pointer, then changes for
+		# an ordinary checkpoint to write.
+		$node->safe_psql('postgres', qq{
+			INSERT INTO t SELECT g, wkey(g) FROM generate_series($base + 1, $base + 3000) g;
+			SELECT artrie_checkpoint();
+			INSERT INTO t SELECT g, wkey(g) FROM generate_series($base + 3001, $base + 8000) g;
+			DELETE FROM t WHERE id % 13 = $round;
+		});
+		$node->safe_psql('postgres', 'VACUUM t');
+		my $ckpt = paused_checkpoint($node, $label);
+
+		my $w = bg_session($node);
+		bg_start($w, qq{
+			INSERT INTO t SELECT g, wkey(g) FROM generate_series($base + 8001, $base + 12000) g;
+			INSERT INTO t SELECT g, wkey(g % 5000) FROM generate_series($base + 12001, $base + 14000) g;
+			DELETE FROM t WHERE id % 17 = $round;
+			VACUUM t});
+		ok(ended_in_time($w), "$label: writes into the index complete while its checkpoint is paused");
+		$ckpt->{h}->pump_nb;
+		is($ckpt->{out} =~ /ended/ ? 'ended' : 'paused', 'paused',
+			"$label: the checkpoint was still paused when the writes completed");
+		is($w->{err}, '', "$label: the writes report no error");
+		bg_end($w);
+
+		if ($round == 1)
+		{
+			unlink($pause);
+			ok(ended_in_time($ckpt), "$label: the checkpoint resumes and completes");
+			is($ckpt->{err}, '', "$label: the checkpoint reports no error");
+			bg_end($ckpt);
+			crash_node($node);
+		}
+		else
+		{
+			crash_node($node);
+			unlink($pause);
+			bg_end($ckpt);
+		}
+		$node->start;
+		check_index($node, 't', 't_k', "$label: after a crash");
+		verify_ok($node, 't_k', "$label: after a crash");
+		$node->safe_psql('postgres', qq{
+			INSERT INTO t SELECT g, wkey(g) FROM generate_series($base + 20001, $base + 21000) g;
+			SELECT artrie_checkpoint()});
+		check_index($node, 't', 't_k', "$label: after more writes and a checkpoint");
+	}
+	$node->stop;
+}
+done_testing();
