@@ -16,8 +16,11 @@
  * a UNIQUE index the load also finds two live tuples with the same key,
  * which are adjacent in the stream but for dead tuples between them
  * (recently dead tuples are indexed and may share a live one's key).  The
- * new file is flushed before ambuild returns, so it is durable before the
- * creating transaction commits.
+ * loader's new pages do not go through the shared pool: the build's page
+ * store (pager_build.c) writes them straight to the file in batches.  The
+ * new file is flushed, then its image logged (read back from the file),
+ * before ambuild returns, so it is durable before the creating
+ * transaction commits.
  *
  *-------------------------------------------------------------------------
  */
@@ -450,6 +453,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	ArtrieBuildState bs;
 	ArtrieMetaPageData meta;
 	PagerFile  *file;
+	PagerBuild *build;
 	ArtTrie		keys;
 	ArtTrie		nulls;
 	double		reltuples;
@@ -527,7 +531,11 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 
 		pgstat_progress_update_multi_param(3, progress_index, progress_vals);
 	}
+	build = pager_build_begin(file);
+	keys.store = pager_build_store(build);
+	nulls.store = keys.store;
 	am_build_load(&bs, &keys, &nulls);
+	pager_build_end(build);
 	if (bs.sort != NULL)
 		tuplesort_end(bs.sort);
 	else
@@ -537,7 +545,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 		pfree(bs.lastLive);
 
 	pager_flush_file(file);
-	am_wal_file(index, file, &meta.file);
+	am_wal_built_file(index, file);
 	am_meta_init(index, MAIN_FORKNUM, &meta);
 
 	result = palloc(sizeof(IndexBuildResult));

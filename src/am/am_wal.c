@@ -45,6 +45,17 @@ am_wal_vacuum(ArtrieIndex *ai)
 		wal_log_vacuum(&ai->meta.file);
 }
 
+/*
+ * Log the whole file of an index just built and made durable, read back
+ * from the file.
+ */
+void
+am_wal_built_file(Relation index, PagerFile *file)
+{
+	if (am_needs_wal(index))
+		pager_log_built_file(file, wal_log_build_image);
+}
+
 /* Log the whole file of an index just built or copied, made durable. */
 void
 am_wal_file(Relation index, PagerFile *file, const ArtFileId *id)

@@ -97,6 +97,22 @@ extern void pager_copy_file(const ArtFileId *src, const ArtFileId *dst,
 /* Remove the files of indexes that are gone; returns how many. */
 extern int	pager_sweep_orphans(void);
 
+/*
+ * A bulk load's page store (pager_build.c): the trie's new pages go from
+ * frames of the loading backend's own straight to the file, in batches,
+ * outside the page table.  pager_build_end writes the rest; the caller
+ * then makes the file durable with pager_flush_file, and may log its
+ * image with pager_log_built_file, which hands each run of it to log
+ * (the WAL layer's).
+ */
+typedef struct PagerBuild PagerBuild;
+typedef void (*PagerImageLog) (const PagerImage *image);
+
+extern PagerBuild *pager_build_begin(PagerFile *file);
+extern ArtPageStore pager_build_store(PagerBuild *build);
+extern void pager_build_end(PagerBuild *build);
+extern void pager_log_built_file(PagerFile *file, PagerImageLog log);
+
 /* Make every page of one file durable (a checkpoint of that file). */
 extern void pager_flush_file(PagerFile *file);
 

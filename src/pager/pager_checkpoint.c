@@ -556,14 +556,13 @@ ckpt_write_set(PagerFileSlot *fs, CkptSet *set)
 }
 
 /*
- * Read the data pages pages[0 .. n) of a file into the image's bodies
- * (at bodies[slot[i]]), checking each, and give back their scratch
- * frames.
+ * Read the data pages pages[0 .. n) of a file into an image's bodies (at
+ * bodies[slot[i]]), checking each against its page number and the write
+ * stamp the page map gives it.
  */
-static void
-ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
-				const uint32 *pagenos, const uint32 *stamps, const int *slot,
-				int n, char *bodies)
+void
+pager_image_read(PagerFileSlot *fs, IoPage *pages, const uint32 *pagenos,
+				 const uint32 *stamps, const int *slot, int n, char *bodies)
 {
 	io_read_pages(fs->path, pages, n);
 	for (int i = 0; i < n; i++)
@@ -573,12 +572,23 @@ ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
 
 		if (problem == NULL &&
 			((PagerPageHeader *) pages[i].buf)->ckpt_no != stamps[i])
-			problem = "the page is not the one this checkpoint wrote";
+			problem = "the page is not the one the page map names";
 		if (problem)
 			pager_corrupt(fs, pagenos[i], problem);
 		memcpy(bodies + (Size) slot[i] * (ART_PAGE_SIZE - ART_PAGE_RESERVED),
 			   pages[i].buf + ART_PAGE_RESERVED, ART_PAGE_SIZE - ART_PAGE_RESERVED);
 	}
+}
+
+/*
+ * pager_image_read, then give back the pages' scratch frames.
+ */
+static void
+ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
+				const uint32 *pagenos, const uint32 *stamps, const int *slot,
+				int n, char *bodies)
+{
+	pager_image_read(fs, pages, pagenos, stamps, slot, n, bodies);
 	for (int i = n - 1; i >= 0; i--)
 		pager_scratch_put(frames[i]);
 }

@@ -5,7 +5,8 @@
  *	  closing idle files, and the calls of the WAL layer's hooks.
  *
  * The public half (pager_flush_file, pager_checkpoint) is in pager.h.
- * Included by pager.c, which registers the hooks, and by the io worker.
+ * Included by pager.c, which registers the hooks, by the io worker, and
+ * by a build, which reads its file's image back (pager_image_read).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,6 +19,9 @@
 extern PagerHooks pager_hooks;
 
 extern void pager_connections_allowed(void);
+extern void pager_image_read(PagerFileSlot *fs, IoPage *pages,
+							 const uint32 *pagenos, const uint32 *stamps,
+							 const int *slot, int n, char *bodies);
 extern void pager_close_idle_files(void);
 extern void pager_checkpoint_final(bool complete);
 

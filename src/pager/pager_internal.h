@@ -12,6 +12,7 @@
  *	pager_worker.c		the io worker's loop (pager_worker.h)
  *	pager_sweep.c		the orphan sweep (pager_sweep.h)
  *	pager_copy.c		filling and copying files through the page store
+ *	pager_build.c		a bulk load's pages, written straight to the file
  *	pager_redo.c		recovery's state and redo's calls (pager_redo.h)
  *	pager_store.c		the page store over a PagerFile handle
  *	pager_checkpoint.c	copy-on-write checkpoints (pager_checkpoint.h)

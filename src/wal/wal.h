@@ -60,6 +60,9 @@ extern void wal_log_vacuum(const ArtFileId *file);
 /* Log the image of a whole file, just built or copied and flushed. */
 extern void wal_log_file(PagerFile *file, const ArtFileId *id);
 
+/* Log one run of the image of a file just built (a PagerImageLog). */
+extern void wal_log_build_image(const PagerImage *image);
+
 extern void wal_stats(WalStats *stats);
 
 #endif							/* ARTRIE_WAL_H */

@@ -12,7 +12,10 @@
  *
  * A file just built or copied is logged whole, after it was made durable,
  * as image records of WAL_IMAGE_PAGES logical pages each; nobody else
- * knows the file yet, so the pages do not change meanwhile.
+ * knows the file yet, so the pages do not change meanwhile.  A build
+ * hands the runs over as the pager reads them back from the file
+ * (wal_log_build_image), a copy reads them through the pool
+ * (wal_log_file).
  *
  * The first checkpoint that writes a changed file after PostgreSQL's redo
  * pointer moved logs the whole file the same way (wal_log_ckpt_image),
@@ -147,6 +150,22 @@ wal_log_ckpt_image(const PagerImage *image)
 {
 	wal_log_image_record(&image->id,
 						 WAL_IMAGE_CKPT |
+						 (image->first ? WAL_IMAGE_FIRST : 0) |
+						 (image->last ? WAL_IMAGE_LAST : 0),
+						 image->firstpage, image->npages, image->used,
+						 image->bodies, image->freelist,
+						 image->last ? image->nfree : 0, image->user);
+}
+
+/*
+ * Log one run of the image of a file just built and made durable, as the
+ * pager reads it back (pager_log_built_file): the same records as
+ * wal_log_file's.
+ */
+void
+wal_log_build_image(const PagerImage *image)
+{
+	wal_log_image_record(&image->id,
 						 (image->first ? WAL_IMAGE_FIRST : 0) |
 						 (image->last ? WAL_IMAGE_LAST : 0),
 						 image->firstpage, image->npages, image->used,
