@@ -79,26 +79,26 @@ build_write(PagerBuild *b)
 	IoPage	   *io = palloc(sizeof(IoPage) * b->ndone);
 	uint32	   *phys = palloc(sizeof(uint32) * b->ndone);
 	uint32	   *stamp = palloc(sizeof(uint32) * b->ndone);
-	int			n = 0;
+	volatile int n = 0;
 	int			kept = 0;
 
 	pager_gate_enter(b->file->slot, false);
-	for (int i = 0; i < b->npages; i++)
-	{
-		BuildPage  *p = &b->pages[i];
-		char	   *data;
-
-		if (!p->done)
-			continue;
-		data = pager_frame_data(p->frame);
-		phys[n] = pager_phys_alloc(fs, &stamp[n]);
-		pager_page_seal(fs, data, p->pageno, PAGER_KIND_DATA, stamp[n]);
-		io[n].offset = (uint64) phys[n] * ART_PAGE_SIZE;
-		io[n].buf = data;
-		n++;
-	}
 	PG_TRY();
 	{
+		for (int i = 0; i < b->npages; i++)
+		{
+			BuildPage  *p = &b->pages[i];
+			char	   *data;
+
+			if (!p->done)
+				continue;
+			data = pager_frame_data(p->frame);
+			phys[n] = pager_phys_alloc(fs, &stamp[n]);
+			n++;
+			pager_page_seal(fs, data, p->pageno, PAGER_KIND_DATA, stamp[n - 1]);
+			io[n - 1].offset = (uint64) phys[n - 1] * ART_PAGE_SIZE;
+			io[n - 1].buf = data;
+		}
 		io_write_pages(fs->path, io, n);
 	}
 	PG_CATCH();
