@@ -45,20 +45,23 @@ sub swept_ok
 	return;
 }
 
-# Start CREATE INDEX in the background on $node, kill every process while
-# it runs (in its load phase if a poll sees it there), and restart.
+# Start CREATE INDEX $index in the background on $node, kill every process
+# while it runs (in its load phase if a poll sees it there; at once if the
+# index was committed first), and restart.
 sub crash_during_build
 {
-	my ($node, $sql, $label) = @_;
+	my ($node, $index, $sql, $label) = @_;
 	my $s = bg_session($node);
 	$s->{in} .= "$sql;\n";
 	$s->{h}->pump_nb;
 	my $phase = '';
-	for (1 .. $PostgreSQL::Test::Utils::timeout_default * 100)
+	for (1 .. $PostgreSQL::Test::Utils::timeout_default * 10)
 	{
-		$phase = $node->safe_psql('postgres',
-			'SELECT phase FROM pg_stat_progress_create_index');
-		last if $phase =~ /loading trie/;
+		$phase = $node->safe_psql('postgres', qq{
+			SELECT coalesce((SELECT phase FROM pg_stat_progress_create_index), '')
+			  || (SELECT CASE WHEN count(*) > 0 THEN ' committed' ELSE '' END
+				  FROM pg_class WHERE relname = '$index')});
+		last if $phase =~ /loading trie|committed/;
 		usleep(10_000);
 	}
 	note("$label: crash in phase '$phase'");
@@ -84,7 +87,7 @@ for my $backend (backends())
 
 	# 1. A crash during the build.  If the build committed before the
 	# kill (the poll missed its load phase), its index must answer.
-	crash_during_build($primary,
+	crash_during_build($primary, 't_idx',
 		'CREATE INDEX t_idx ON t USING artrie (k)', "$backend, crash");
 	if ($primary->safe_psql('postgres',
 			"SELECT count(*) FROM pg_class WHERE relname = 't_idx'") ne '0')
