@@ -496,8 +496,9 @@ pager_build_end(PagerBuild *b)
 /*
  * Log the image of a file just built and made durable, through log, in
  * runs of PAGER_IMAGE_PAGES logical pages: each run's pages read back from
- * the file by the page map in one batch and checked, as a checkpoint's
- * image is (nobody else knows the file, so its pages hold still).
+ * the file by the page map in batches of up to an eighth of the pool's
+ * frames and checked, as a checkpoint's image is (nobody else knows the
+ * file, so its pages hold still).
  */
 void
 pager_log_built_file(PagerFile *file, PagerImageLog log)
@@ -509,6 +510,7 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 										   MCXT_ALLOC_HUGE);
 	uint32		user[PAGER_USER_WORDS];
 	int			frames[PAGER_IMAGE_PAGES];
+	int			nframes = Max(Min(PAGER_IMAGE_PAGES, pager_shared->nframes / 8), 1);
 	PagerImage	img;
 	uint32		first = 0;
 
@@ -519,7 +521,7 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 	img.bodies = bodies;
 	for (int w = 0; w < PAGER_USER_WORDS; w++)
 		user[w] = pager_get_user_word(file, w);
-	for (int i = 0; i < PAGER_IMAGE_PAGES; i++)
+	for (int i = 0; i < nframes; i++)
 		frames[i] = pager_scratch_get();
 	do
 	{
@@ -528,6 +530,7 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 		uint32		stamps[PAGER_IMAGE_PAGES];
 		int			slots[PAGER_IMAGE_PAGES];
 		uint32		npages = Min(PAGER_IMAGE_PAGES, nlogical - first);
+		int			nbodies = 0;
 		int			n = 0;
 
 		CHECK_FOR_INTERRUPTS();
@@ -544,8 +547,12 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 			pages[n].offset = (uint64) phys * ART_PAGE_SIZE;
 			pages[n].buf = pager_frame_data(frames[n]);
 			pagenos[n] = first + i;
-			slots[n] = n;
-			n++;
+			slots[n] = nbodies++;
+			if (++n == nframes)
+			{
+				pager_image_read(fs, pages, pagenos, stamps, slots, n, bodies);
+				n = 0;
+			}
 		}
 		if (n > 0)
 			pager_image_read(fs, pages, pagenos, stamps, slots, n, bodies);
@@ -556,7 +563,7 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 		log(&img);
 		first += npages;
 	} while (first < nlogical);
-	for (int i = PAGER_IMAGE_PAGES - 1; i >= 0; i--)
+	for (int i = nframes - 1; i >= 0; i--)
 		pager_scratch_put(frames[i]);
 	pfree(freelist);
 	pfree(bodies);

@@ -4,10 +4,12 @@
 # page number and file identity.  If the device acknowledged the new write
 # and lost it, only the write stamp (sealed in the page, recorded in the
 # page map) tells the old copy from the new one.  The test keeps a copy of
-# the file after the first checkpoint, changes every page twice more with a
-# checkpoint each time, then puts back the old image of every physical page
-# that now holds a newer copy of the same logical page, as a lost write
-# would leave it.  On both I/O backends, and under io_uring for a backend's
+# the file after a checkpoint that wrote every page (CREATE INDEX writes
+# its pages in the order the load lets them go, not as a checkpoint
+# places them, so the copy is taken after a round of changes), changes
+# every page twice more with a checkpoint each time, then puts back the
+# old image of every physical page that now holds a newer copy of the
+# same logical page, as a lost write would leave it.  On both I/O backends, and under io_uring for a backend's
 # own reads and the io worker's, a query through the index must then be
 # an ERROR naming the index, the file and the page, with the REINDEX hint,
 # not an answer from the stale pages.
@@ -47,6 +49,7 @@ for my $rp (read_paths())
 		CREATE TABLE w (t text COLLATE "C");
 		INSERT INTO w SELECT md5(i::text) FROM generate_series(1, 20000) i;
 		CREATE INDEX wi ON w USING artrie (t);
+		INSERT INTO w SELECT md5(i::text) || '-0' FROM generate_series(1, 20000, 7) i;
 		SELECT artrie_checkpoint();
 	});
 	my $file = $node->safe_psql('postgres', "SELECT artrie_stats('wi')->>'file'");
