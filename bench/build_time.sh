@@ -117,23 +117,47 @@ switch() {
 		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
 }
 
-# build KIND DATASET: "wall cpu", the ms of one CREATE INDEX as psql times
-# it and the CPU time (user + system, 10 ms ticks) its backend spent on it
-# from /proc; the index is dropped again.  A build that fails (or leaves
-# no index) is reported and tried again.
+# build KIND DATASET: "wall cpu clock", the ms of one CREATE INDEX as psql
+# times it, the CPU time (user + system, 10 ms ticks) its backend spent
+# on it from /proc, and the backend's task-clock in ms as perf stat counts
+# it from just before the CREATE INDEX to the end of the session (a
+# pg_sleep and two short SELECTs besides the build; "-" without perf);
+# the index is dropped again.  A build that fails (or leaves no index) is
+# reported and tried again.
 CPU_SQL="SELECT (split_part(s, ' ', 14)::bigint + split_part(s, ' ', 15)::bigint) * 10 FROM pg_read_file('/proc/self/stat') s"
 build() {
-	local am=btree out try
+	local am=btree out try pid cmd_pid perf_pid clock
 	[ "$1" = artrie ] && am=artrie
 	for try in 1 2 3; do
 		q -c "CHECKPOINT" || { cat "$BENCH_ERR"; exit 1; }
 		sync
-		if out=$(q -c "$CPU_SQL" -c '\timing on' -c "CREATE INDEX bt_idx ON ds_$2 USING $am (k)" \
-			-c '\timing off' -c "$CPU_SQL") &&
-			[ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'bt_idx'")" = 1 ]; then
+		q -c "SET application_name = 'bench_build'" -c 'SELECT pg_sleep(0.5)' -c "$CPU_SQL" \
+			-c '\timing on' -c "CREATE INDEX bt_idx ON ds_$2 USING $am (k)" \
+			-c '\timing off' -c "$CPU_SQL" >"$ARTRIE_TMP/build.out" &
+		cmd_pid=$!
+		perf_pid=
+		if command -v perf >/dev/null; then
+			for _ in $(seq 1 100); do
+				pid=$(as_pg "$PG_BIN/psql" -XAtq -d "$BENCH_DB" \
+					-c "SELECT pid FROM pg_stat_activity WHERE application_name = 'bench_build'")
+				[ -n "$pid" ] && break
+				sleep 0.02
+			done
+			rm -f "$ARTRIE_TMP/stat.txt"
+			[ -n "$pid" ] && { perf stat -e task-clock -x, -o "$ARTRIE_TMP/stat.txt" -p "$pid" & perf_pid=$!; }
+		fi
+		wait "$cmd_pid"
+		local rc=$?
+		if [ -n "$perf_pid" ]; then
+			kill -INT "$perf_pid" 2>/dev/null
+			wait "$perf_pid"
+		fi
+		clock=$(awk -F, '$3 == "task-clock" { printf "%.0f", $1 }' "$ARTRIE_TMP/stat.txt" 2>/dev/null)
+		out=$(cat "$ARTRIE_TMP/build.out")
+		if [ $rc = 0 ] && [ "$(q -c "SELECT count(*) FROM pg_class WHERE relname = 'bt_idx'")" = 1 ]; then
 			q -c "DROP INDEX bt_idx" || { cat "$BENCH_ERR"; exit 1; }
-			awk 'NR == 1 { c0 = $1 } /^Time:/ { t = $2 } /^[0-9]+$/ && NR > 1 { c1 = $1 }
-				END { printf "%s %d\n", t, c1 - c0 }' <<<"$out"
+			awk -v clock="${clock:--}" '/^Time:/ { t = $2 } /^[0-9]+$/ { if (c0 == "") c0 = $1; else c1 = $1 }
+				END { printf "%s %d %s\n", t, c1 - c0, clock }' <<<"$out"
 			return
 		fi
 		echo "   CREATE INDEX ($am on ds_$2) failed, try $try: $(cat "$BENCH_ERR") $out" >&2
@@ -149,7 +173,7 @@ paired() {
 		awk '$2 > 0 { print $1 / $2 }' | median
 }
 
-declare -A runs=() cpus=()
+declare -A runs=() cpus=() clocks=()
 for rep in $(seq 1 "$REPS"); do
 	vorder=$VERSIONS
 	korder="btree artrie"
@@ -162,10 +186,11 @@ for rep in $(seq 1 "$REPS"); do
 			switch "$v" "$backend"
 			for ds in $DATASETS; do
 				for kind in $korder; do
-					read -r ms cpu < <(build "$kind" "$ds")
+					read -r ms cpu clock < <(build "$kind" "$ds")
 					runs[$v.$backend.$ds.$kind]="${runs[$v.$backend.$ds.$kind]:-} $ms"
 					cpus[$v.$backend.$ds.$kind]="${cpus[$v.$backend.$ds.$kind]:-} $cpu"
-					printf '   rep %d  %-4s %-8s %-10s %-6s %10s ms  %6s ms CPU\n' "$rep" "$v" "$backend" "$ds" "$kind" "$ms" "$cpu"
+					[ "$clock" != - ] && clocks[$v.$backend.$ds.$kind]="${clocks[$v.$backend.$ds.$kind]:-} $clock"
+					printf '   rep %d  %-4s %-8s %-10s %-6s %10s ms  %6s ms CPU  %6s ms task-clock\n' "$rep" "$v" "$backend" "$ds" "$kind" "$ms" "$cpu" "$clock"
 				done
 			done
 		done
@@ -181,24 +206,27 @@ OUT=$OUT_DIR/build-$STAMP.txt
 	echo "# rows: $(for ds in $DATASETS; do printf '%s %s  ' "$ds" "$(q -c "SELECT count(*) FROM ds_$ds")"; done)"
 	echo "# settings: maintenance_work_mem 1GB, shared_buffers 1GB, artrie.buffer_pool_size 1GB; CHECKPOINT and sync before each build"
 	echo "# ratio: the median over the repetitions of artrie's time over btree's in the same repetition;"
-	echo "# wall: as psql times CREATE INDEX; cpu: the backend's user + system time during it"
-	printf '%-4s %-8s %-10s %10s %10s %7s %10s %10s %7s\n' version backend dataset \
-		"btree ms" "artrie ms" ratio "btree cpu" "artrie cpu" ratio
+	echo "# wall: as psql times CREATE INDEX; cpu: the backend's user + system time during it (/proc, 10 ms ticks);"
+	echo "# clock: the backend's task-clock as perf stat counts it (the build, a 0.5 s sleep and two short SELECTs)"
+	printf '%-4s %-8s %-10s %10s %10s %7s %10s %10s %7s %10s %10s %7s\n' version backend dataset \
+		"btree ms" "artrie ms" ratio "btree cpu" "artrie cpu" ratio "btree clk" "artrie clk" ratio
 	for v in $VERSIONS; do
 		for backend in $BACKENDS; do
 			for ds in $DATASETS; do
 				k=$v.$backend.$ds
-				printf '%-4s %-8s %-10s %10.0f %10.0f %6.2fx %10.0f %10.0f %6.2fx\n' "$v" "$backend" "$ds" \
+				printf '%-4s %-8s %-10s %10.0f %10.0f %6.2fx %10.0f %10.0f %6.2fx %10.0f %10.0f %6.2fx\n' "$v" "$backend" "$ds" \
 					"$(echo "${runs[$k.btree]}" | median)" "$(echo "${runs[$k.artrie]}" | median)" \
 					"$(paired "${runs[$k.artrie]}" "${runs[$k.btree]}")" \
 					"$(echo "${cpus[$k.btree]}" | median)" "$(echo "${cpus[$k.artrie]}" | median)" \
-					"$(paired "${cpus[$k.artrie]}" "${cpus[$k.btree]}")"
+					"$(paired "${cpus[$k.artrie]}" "${cpus[$k.btree]}")" \
+					"$(echo "${clocks[$k.btree]:-0}" | median)" "$(echo "${clocks[$k.artrie]:-0}" | median)" \
+					"$(paired "${clocks[$k.artrie]:-0}" "${clocks[$k.btree]:-1}")"
 			done
 		done
 	done
-	echo "# every run (wall ms; cpu ms):"
+	echo "# every run (wall ms; cpu ms; task-clock ms):"
 	for key in $(printf '%s\n' "${!runs[@]}" | sort); do
-		echo "#   $key:${runs[$key]};${cpus[$key]}"
+		echo "#   $key:${runs[$key]};${cpus[$key]};${clocks[$key]:-}"
 	done
 } | tee "$OUT"
 say "written $OUT"
