@@ -47,33 +47,14 @@ OUT_DIR=${ARTRIE_BENCH_OUT:-$(cd "$(dirname "$0")" && pwd)/results}
 export ARTRIE_PRIVATE_INSTALL=1
 artrie_make_tmp
 BENCH_ERR=$ARTRIE_TMP/psql.err
+# shellcheck disable=SC2034  # bench_install_version's
 SYS_PG_BIN=$PG_BIN
 HEAD_SRC=$ARTRIE_SRC
 HEAD_COMMIT=$(git -C "$HEAD_SRC" rev-parse --short HEAD)
 [ -n "$(git -C "$HEAD_SRC" status --porcelain -- src sql Makefile | head -1)" ] && HEAD_COMMIT+="+changes"
 
-# install_version VERSION SRC: a private install of SRC in $ARTRIE_TMP/inst-VERSION;
-# sets BIN_<VERSION>.
-install_version() {
-	local v=$1
-	rm -rf "$ARTRIE_TMP/src" "$ARTRIE_TMP/inst"
-	PG_BIN=$SYS_PG_BIN ARTRIE_SRC=$2
-	bench_build_install >"$ARTRIE_TMP/build-$v.log" 2>&1 ||
-		{ tail -20 "$ARTRIE_TMP/build-$v.log"; exit 1; }
-	grep -q '^make: \*\*\*' "$ARTRIE_TMP/build-$v.log" && { tail -20 "$ARTRIE_TMP/build-$v.log"; exit 1; }
-	mv "$ARTRIE_TMP/inst" "$ARTRIE_TMP/inst-$v"
-	printf -v "BIN_$v" '%s' "$ARTRIE_TMP/inst-$v$SYS_PG_BIN"
-}
-
-VERSIONS=head
-install_version head "$HEAD_SRC"
-if [ -n "$BASE" ]; then
-	BASE_COMMIT=$(git -C "$HEAD_SRC" rev-parse --short "$BASE") || exit 1
-	mkdir -p "$ARTRIE_TMP/base-src"
-	git -C "$HEAD_SRC" archive "$BASE_COMMIT" | tar -C "$ARTRIE_TMP/base-src" -xf -
-	install_version base "$ARTRIE_TMP/base-src"
-	VERSIONS="base head"
-fi
+bench_install_versions "$HEAD_SRC" "$BASE"
+# shellcheck disable=SC2154  # set by bench_install_versions
 PG_BIN=$BIN_head
 : >"$BENCH_ERR"
 chown -R postgres: "$ARTRIE_TMP"

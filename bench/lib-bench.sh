@@ -644,6 +644,35 @@ bench_build_install() {
 	PG_BIN=$bin
 }
 
+# bench_install_version VERSION SRC: a private install of SRC in
+# $ARTRIE_TMP/inst-VERSION (the system's binaries in SYS_PG_BIN); sets
+# BIN_<VERSION>.
+bench_install_version() {
+	local v=$1
+	rm -rf "$ARTRIE_TMP/src" "$ARTRIE_TMP/inst"
+	PG_BIN=$SYS_PG_BIN ARTRIE_SRC=$2
+	bench_build_install >"$ARTRIE_TMP/build-$v.log" 2>&1 ||
+		{ tail -20 "$ARTRIE_TMP/build-$v.log"; exit 1; }
+	grep -q '^make: \*\*\*' "$ARTRIE_TMP/build-$v.log" && { tail -20 "$ARTRIE_TMP/build-$v.log"; exit 1; }
+	mv "$ARTRIE_TMP/inst" "$ARTRIE_TMP/inst-$v"
+	printf -v "BIN_$v" '%s' "$ARTRIE_TMP/inst-$v$SYS_PG_BIN"
+}
+
+# bench_install_versions SRC BASE: installs SRC as head and, when BASE (a
+# git ref) is not empty, that commit of SRC's repository as base; sets
+# VERSIONS ("head", or "base head"), BASE_COMMIT and BIN_<VERSION>.
+bench_install_versions() {
+	VERSIONS="head"
+	bench_install_version head "$1"
+	if [ -n "$2" ]; then
+		BASE_COMMIT=$(git -C "$1" rev-parse --short "$2") || exit 1
+		mkdir -p "$ARTRIE_TMP/base-src"
+		git -C "$1" archive "$BASE_COMMIT" | tar -C "$ARTRIE_TMP/base-src" -xf -
+		bench_install_version base "$ARTRIE_TMP/base-src"
+		VERSIONS="base head"
+	fi
+}
+
 # The scratch directory of a benchmark that may keep its cluster between
 # runs: the directory given (created if need be), else a fresh one; sets
 # PGDATA, PGHOST and BENCH_ERR under it.
@@ -690,7 +719,7 @@ bench_use_version() {
 # tree (bench_build_version base / head) and set VERSIONS to "base head";
 # without one, VERSIONS is "head" alone.
 bench_versions() {
-	VERSIONS=head
+	VERSIONS="head"
 	[ -n "${1:-}" ] || return 0
 	{ bench_build_version head && bench_build_version base "$1"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
 		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
