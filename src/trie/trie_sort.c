@@ -16,13 +16,15 @@
  * The smaller buckets are sorted by recursion and the largest by
  * iteration, so the recursion is at most log2(n) deep however long the
  * shared prefixes.  Like PostgreSQL's qsort, each range is first checked
- * for being in order already, and left alone if it is: a table loaded in
+ * for being in order already, and left alone if it is.  A table loaded in
  * key order (a sorted word list, say) gives the build its entries sorted
- * but for a few rows out of place, and then only the ranges around those
- * rows are sorted.  The check stops at the first pair out of order, and
- * gives up once it may have compared ART_SORT_CHECK_BYTES bytes per item,
- * so that a range whose strings share long prefixes costs no more than a
- * pass of the sort however often it is checked.
+ * but for a few rows out of place: the check sets up to ART_SORT_ASIDE
+ * items that break the order aside, sorts them and merges them back, so
+ * such a range costs two passes over it instead of a radix sort.  The
+ * check stops once more items would go aside, and gives up once it may
+ * have compared ART_SORT_CHECK_BYTES bytes per item, so that a range
+ * whose strings share long prefixes costs no more than a pass of the sort
+ * however often it is checked.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +35,11 @@
 
 /* The most bytes per item the check for a range in order compares. */
 #define ART_SORT_CHECK_BYTES	256
+
+/* The most items out of place that a range in order but for them may have. */
+#define ART_SORT_ASIDE	512
+
+static void sort_range(ArtSortItem *a, size_t n, size_t d);
 
 /* Bytes [d, d + 8) of an item's string, big-endian, zeros past its end. */
 static inline uint64_t
@@ -89,30 +96,124 @@ sort_cmp(const ArtSortItem *a, const ArtSortItem *b, size_t d)
 }
 
 /*
- * Whether n items sharing their first d bytes are in order already.  It
- * stops at the first pair that is not, or (false) when the bytes that
- * memcmp may read would pass ART_SORT_CHECK_BYTES per item.
+ * The trie's order of two items sharing their first d bytes, from their
+ * strings (not their caches).
  */
-static bool
-sort_in_order(const ArtSortItem *a, size_t n, size_t d)
+static inline int
+sort_cmp_data(const ArtSortItem *a, const ArtSortItem *b, size_t d)
+{
+	size_t		m = a->len < b->len ? a->len : b->len;
+	int			c = 0;
+
+	if (m > d)
+		c = memcmp(a->data + d, b->data + d, m - d);
+	if (c != 0)
+		return c;
+	return a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
+}
+
+/*
+ * The walk of sort_nearly: items that keep the order of those kept before
+ * them are kept; an item below the last one kept is set aside, unless it
+ * is not below the one kept before that (or none was), when the last one
+ * kept is set aside instead (a single item far ahead of its place).  With
+ * swap, the kept items end at the front in order and the ones set aside
+ * after them; without, it only counts.  Returns the number set aside, or
+ * ART_SORT_ASIDE + 1 once there would be more than ART_SORT_ASIDE or a
+ * 32nd of the items (so that a range far from order costs a fraction of
+ * a pass), or the bytes compared would pass ART_SORT_CHECK_BYTES per
+ * item.
+ */
+static size_t
+sort_nearly_walk(ArtSortItem *a, size_t n, size_t d, bool swap)
 {
 	size_t		budget = n * ART_SORT_CHECK_BYTES;
+	size_t		most = n / 32 < ART_SORT_ASIDE ? n / 32 : ART_SORT_ASIDE;
+	size_t		k = 1;			/* kept: a[0, k) with swap */
+	size_t		last = 0;		/* the last two kept */
+	size_t		prev = SIZE_MAX;
+	size_t		aside = 0;
 	size_t		i;
 
 	for (i = 1; i < n; i++)
 	{
-		size_t		m = a[i - 1].len < a[i].len ? a[i - 1].len : a[i].len;
-		int			c = 0;
+		size_t		m = a[last].len < a[i].len ? a[last].len : a[i].len;
 
 		if (m > d)
 		{
 			if (m - d > budget)
-				return false;
+				return ART_SORT_ASIDE + 1;
 			budget -= m - d;
-			c = memcmp(a[i - 1].data + d, a[i].data + d, m - d);
 		}
-		if (c > 0 || (c == 0 && a[i - 1].len > a[i].len))
-			return false;
+		if (sort_cmp_data(&a[last], &a[i], d) <= 0)
+		{
+			if (swap)
+			{
+				ArtSortItem t = a[k];
+
+				a[k] = a[i];
+				a[i] = t;
+				prev = k - 1;
+				last = k;
+			}
+			else
+			{
+				prev = last;
+				last = i;
+			}
+			k++;
+			continue;
+		}
+		if (++aside > most)
+			return ART_SORT_ASIDE + 1;
+		if (prev == SIZE_MAX || sort_cmp_data(&a[prev], &a[i], d) <= 0)
+		{
+			/* the last one kept goes aside, this one takes its place */
+			if (swap)
+			{
+				ArtSortItem t = a[last];
+
+				a[last] = a[i];
+				a[i] = t;
+			}
+			else
+				last = i;
+		}
+	}
+	return aside;
+}
+
+/*
+ * Sort n items sharing their first d bytes if all but a few of them
+ * (sort_nearly_walk) are in order already (a table loaded in key order
+ * with a few rows out of place): those few are set aside, sorted and
+ * merged back.  False, with the items as they were, if there are more.
+ */
+static bool
+sort_nearly(ArtSortItem *a, size_t n, size_t d)
+{
+	ArtSortItem aside[ART_SORT_ASIDE];
+	size_t		naside = sort_nearly_walk(a, n, d, false);
+	size_t		i;
+	size_t		j;
+	size_t		out;
+
+	if (naside > ART_SORT_ASIDE)
+		return false;
+	if (naside == 0)
+		return true;
+	sort_nearly_walk(a, n, d, true);
+	memcpy(aside, a + n - naside, sizeof(ArtSortItem) * naside);
+	sort_range(aside, naside, d);
+	i = n - naside;
+	j = naside;
+	out = n;
+	while (j > 0)
+	{
+		if (i > 0 && sort_cmp_data(&a[i - 1], &aside[j - 1], d) > 0)
+			a[--out] = a[--i];
+		else
+			a[--out] = aside[--j];
 	}
 	return true;
 }
@@ -187,7 +288,7 @@ sort_range(ArtSortItem *a, size_t n, size_t d)
 		int			b;
 
 		/* skipping shared bytes leaves the range as it was: check it once */
-		if (!checked && n > ART_SORT_SMALL && sort_in_order(a, n, d))
+		if (!checked && n > ART_SORT_SMALL && sort_nearly(a, n, d))
 			return;
 		checked = true;
 		if ((d & 7) == 0)

@@ -886,7 +886,9 @@ sort_item_cmp(const void *a, const void *b)
  * values (so many share long prefixes, and some are prefixes of others or
  * equal), the empty string, a run sharing a 3000-byte prefix, and ranges
  * of every size around the insertion-sort threshold; then the sorted
- * items again (the check for items in order), and with one pair swapped.
+ * items again (the check for items in order), with one pair swapped, and
+ * with 1 to 364 random pairs swapped (items set aside and merged back, or
+ * more than may be), the first time with the last item moved to the front.
  */
 static bool
 test_sort(void)
@@ -947,6 +949,39 @@ test_sort(void)
 		for (i = 0; i < n; i++)
 			CHECK(sort_item_cmp(&a[i], &b[i]) == 0, "resorted order, n %zu item %zu",
 				  n, i);
+		/* a few items (or more than may be set aside) out of place */
+		for (j = 1; j <= 700 && n > 1; j = j * 3 + 1)
+		{
+			size_t		k;
+
+			for (k = 0; k < j; k++)
+			{
+				size_t		p;
+				size_t		q;
+				ArtSortItem t;
+
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				p = x % n;
+				q = (x >> 32) % n;
+				t = a[p];
+				a[p] = a[q];
+				a[q] = t;
+			}
+			if (j == 1)
+			{
+				/* the last item first: the one far ahead of its place */
+				ArtSortItem t = a[n - 1];
+
+				memmove(a + 1, a, sizeof(ArtSortItem) * (n - 1));
+				a[0] = t;
+			}
+			art_sort_items(a, n);
+			for (i = 0; i < n; i++)
+				CHECK(sort_item_cmp(&a[i], &b[i]) == 0,
+					  "order with %zu pairs swapped, n %zu item %zu", j, n, i);
+		}
 		free(buf);
 		free(a);
 		free(b);
