@@ -673,6 +673,28 @@ bench_install_versions() {
 	fi
 }
 
+# bench_ab_begin BASE: the start of an A/B benchmark of this working tree
+# (head) against git ref BASE (none: head alone), as root: a scratch
+# directory, the private installs (bench_install_versions), PG_BIN set to
+# head's and HEAD_COMMIT naming it ("+changes" when src, sql or the
+# Makefile differ from it).
+bench_ab_begin() {
+	[ "$(id -u)" = 0 ] || {
+		echo "$0: run as root" >&2
+		exit 2
+	}
+	export ARTRIE_PRIVATE_INSTALL=1
+	artrie_make_tmp
+	# shellcheck disable=SC2034  # bench_install_version's
+	SYS_PG_BIN=$PG_BIN
+	HEAD_SRC=$ARTRIE_SRC
+	HEAD_COMMIT=$(git -C "$HEAD_SRC" rev-parse --short HEAD)
+	[ -n "$(git -C "$HEAD_SRC" status --porcelain -- src sql Makefile | head -1)" ] && HEAD_COMMIT+="+changes"
+	bench_install_versions "$HEAD_SRC" "$1"
+	# shellcheck disable=SC2154  # set by bench_install_versions
+	PG_BIN=$BIN_head
+}
+
 # The scratch directory of a benchmark that may keep its cluster between
 # runs: the directory given (created if need be), else a fresh one; sets
 # PGDATA, PGHOST and BENCH_ERR under it.

@@ -28,21 +28,7 @@ OUT_DIR=$(cd "$(dirname "$0")" && pwd)/results
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
 
-[ "$(id -u)" = 0 ] || {
-	echo "$0: run as root" >&2
-	exit 2
-}
-export ARTRIE_PRIVATE_INSTALL=1
-artrie_make_tmp
-# shellcheck disable=SC2034  # bench_install_version's
-SYS_PG_BIN=$PG_BIN
-HEAD_SRC=$ARTRIE_SRC
-HEAD_COMMIT=$(git -C "$HEAD_SRC" rev-parse --short HEAD)
-[ -n "$(git -C "$HEAD_SRC" status --porcelain -- src sql Makefile | head -1)" ] && HEAD_COMMIT+="+changes"
-
-bench_install_versions "$HEAD_SRC" "$BASE"
-# shellcheck disable=SC2154  # set by bench_install_versions
-PG_BIN=$BIN_head
+bench_ab_begin "$BASE"
 chown -R postgres: "$ARTRIE_TMP"
 
 artrie_start_cluster "artrie.checkpoint_timeout = 86400" \

@@ -208,6 +208,25 @@ test_node_growth(void)
 	return true;
 }
 
+/*
+ * The fixture's trie verifies, holds exactly its model's entries and
+ * groups, and its store saw no rule broken.
+ */
+static bool
+fixture_sound(Fixture *f)
+{
+	char		msg[256];
+	uint64_t	groups;
+
+	CHECK(art_verify(&f->t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
+	CHECK(check_content(&f->t, &f->m), "content");
+	CHECK(art_groups(&f->t, &groups) == ART_OK && groups == f->m.n,
+		  "groups %llu for %zu entries", (unsigned long long) groups, f->m.n);
+	CHECK(art_memstore_violation(f->ms) == NULL, "%s",
+		  art_memstore_violation(f->ms));
+	return true;
+}
+
 /* Many keys: splits, all node kinds, then delete everything. */
 static bool
 test_many(void)
@@ -1083,7 +1102,6 @@ test_merge(void)
 	Rng			r = {.s = 4242};
 	uint8_t		key[64];
 	char		msg[256];
-	uint64_t	groups;
 	int			next = 0;
 	int			i;
 
@@ -1153,12 +1171,7 @@ test_merge(void)
 		  "after deletes: %llu pages, %llu without merges",
 		  (unsigned long long) art_memstore_pages(f.ms),
 		  (unsigned long long) art_memstore_pages(plain.ms));
-	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
-	CHECK(check_content(&f.t, &f.m), "content");
-	CHECK(art_groups(&f.t, &groups) == ART_OK && groups == f.m.n,
-		  "groups %llu for %zu entries", (unsigned long long) groups, f.m.n);
-	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
-		  art_memstore_violation(f.ms));
+	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
 	fixture_done(&plain);
 	return true;
@@ -1791,8 +1804,6 @@ test_finger_delete_failures(void)
 	ArtFinger  *fg;
 	Rng			r = {.s = 777};
 	uint8_t		key[64];
-	char		msg[256];
-	uint64_t	groups;
 	int			i;
 	int			failed = 0;
 
@@ -1832,12 +1843,7 @@ test_finger_delete_failures(void)
 	}
 	art_finger_end(fg);
 	CHECK(failed > 0, "failures injected: %d", failed);
-	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "verify: %s", msg);
-	CHECK(check_content(&f.t, &f.m), "content");
-	CHECK(art_groups(&f.t, &groups) == ART_OK && groups == f.m.n,
-		  "groups %llu for %zu entries", (unsigned long long) groups, f.m.n);
-	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
-		  art_memstore_violation(f.ms));
+	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
 	return true;
 }
