@@ -4,13 +4,13 @@
 #   bash test/run-all.sh
 #
 # As root it installs the Debian packages it needs; as another user they
-# must be there already.  It builds and installs artrie, runs the trie
+# must be there already.  It builds and installs artrie, starts the trie
 # core's unit tests (plain and under ASan/UBSan) and the fuzzers (every
-# committed input, then a bounded run of each harness), then on a
-# throwaway cluster (temporary directory, free port, run as the
-# postgres OS user) pg_regress over sql/, pgTAP files under test/pgtap
-# through pg_prove, isolation specs under test/specs and TAP tests under
-# test/t.  It removes the cluster whatever happens and ends with
+# committed input, then a bounded run of each harness) in the background,
+# and meanwhile runs on a throwaway cluster (temporary directory, free
+# port, run as the postgres OS user) pg_regress over sql/, pgTAP files
+# under test/pgtap through pg_prove, isolation specs under test/specs and
+# TAP tests under test/t.  It removes the cluster whatever happens and ends with
 # "N passed, N failed"; the exit status is non-zero if anything failed.
 #
 # Environment: FUZZ_SECONDS (default 20) bounds each harness's fuzz run;
@@ -57,11 +57,41 @@ artrie_make_tmp
 mkdir -p "$ARTRIE_TMP/log"
 artrie_build_install
 
-say "trie core unit tests and fuzzers (no server)"
-run_test "unit: trie core" make -C "$ARTRIE_SRC" -s unittest
-run_test "unit: trie core under ASan+UBSan" make -C "$ARTRIE_SRC" -s unittest-sanitize
-run_test "unit: fuzz regression inputs" make -C "$ARTRIE_SRC" -s fuzz-regress
-run_test "unit: fuzz run (trie, page, wal: ${FUZZ_SECONDS:-20} s each)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+# The trie core's unit tests and fuzzers need no server and keep a core
+# busy; the server's tests mostly wait on the disk and on each other.  So
+# the former run in the background while the latter run, their lines kept
+# in a file, and the tally of both is made at the end (unit_tally).
+say "trie core unit tests and fuzzers (no server), in the background"
+(
+	passed=0
+	failed=0
+	failures=()
+	run_test "unit: trie core" make -C "$ARTRIE_SRC" -s unittest
+	run_test "unit: trie core under ASan+UBSan" make -C "$ARTRIE_SRC" -s unittest-sanitize
+	run_test "unit: fuzz regression inputs" make -C "$ARTRIE_SRC" -s fuzz-regress
+	run_test "unit: fuzz run (trie, page, wal: ${FUZZ_SECONDS:-20} s each)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
+	printf '%s\n' "$passed" "$failed" "${failures[@]}" >"$ARTRIE_TMP/unit.tally"
+) >"$ARTRIE_TMP/unit.out" 2>&1 &
+unit_pid=$!
+
+# Wait for the background unit tests, show their lines and add their
+# outcome to the tally; a job that ended without a tally counts as one
+# failure.
+unit_tally() {
+	local n f
+	wait "$unit_pid"
+	say "trie core unit tests and fuzzers (no server)"
+	cat "$ARTRIE_TMP/unit.out"
+	if [ ! -s "$ARTRIE_TMP/unit.tally" ]; then
+		record "unit: background run" 1
+		return
+	fi
+	{
+		read -r n && passed=$((passed + n))
+		read -r n && failed=$((failed + n))
+		while read -r f; do failures+=("$f"); done
+	} <"$ARTRIE_TMP/unit.tally"
+}
 
 # The tests read their inputs from a copy the postgres user owns, and run
 # from the scratch directory.
@@ -154,6 +184,8 @@ for f in "$ARTRIE_TMP"/test/t/*.pl; do
 		PGHOST= PGPORT= PGDATA= \
 		prove -I "$PGXS_DIR/src/test/perl" -I "$ARTRIE_TMP/test/t" "$f"
 done
+
+unit_tally
 
 if [ $failed -gt 0 ]; then
 	echo "failed:"
