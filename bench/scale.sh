@@ -28,6 +28,9 @@
 #                  lookup_cold (per probe); cold_disk_kb the kB read from
 #                  the device per cold probe (machine-wide)
 #   page_height    pages from the root to the deepest entry
+# ARTRIE_SCALE_KINDS (default "btree-C artrie-io_uring") names the indexes
+# measured; artrie-mmap measures artrie under the mmap backend (the server
+# restarted with artrie.io_backend set for each artrie kind).
 # Output: bench/results/<date>-scale.tsv and .md (values and artrie/btree
 # ratios per size) and docs/bench-scale.png (the ratios against the size,
 # gnuplot); ARTRIE_BENCH_OUT=<dir> writes them under <dir> instead.
@@ -37,6 +40,7 @@ SIZES=${ARTRIE_SCALE_SIZES:-1000000 10000000 50000000}
 NPROBE=${ARTRIE_SCALE_PROBES:-10000}
 DUR=${ARTRIE_SCALE_DUR:-10}
 NCOLD=2000
+KINDS=${ARTRIE_SCALE_KINDS:-btree-C artrie-io_uring}
 
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
@@ -58,7 +62,7 @@ bench_sql_helpers || { cat "$BENCH_ERR"; exit 1; }
 	echo "# artrie scale run $RUN: bash bench/run.sh scale"
 	echo "# artrie: commit $(git -C "$ARTRIE_SRC" rev-parse HEAD 2>/dev/null || echo unknown)"
 	echo "# load at start (uptime):$LOAD_START"
-	echo "# sizes: $SIZES; probes=$NPROBE, cold probes=$NCOLD, pgbench -T $DUR"
+	echo "# sizes: $SIZES; probes=$NPROBE, cold probes=$NCOLD, pgbench -T $DUR; indexes: $KINDS"
 	echo "# machine: nproc=$(nproc), memory=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo), shared with other jobs: compare ratios within one size"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'artrie.buffer_pool_size', 'artrie.io_backend', 'maintenance_work_mem')")"
 	echo "dataset	index	metric	value	unit"
@@ -104,6 +108,10 @@ measure_kind() {
 	local ds=$1 kind=$2 rows=$3 name t0 bytes out r0 r1 s0
 	name=sc_$(printf '%s' "$kind" | tr 'A-Z-' 'a-z_')
 	say "$ds: $kind"
+	if [ "${kind%%-*}" = artrie ]; then
+		q -c "ALTER SYSTEM SET artrie.io_backend = '${kind#artrie-}'" || { skip "$ds" "$kind" all "$(last_err)"; return 0; }
+		server_restart
+	fi
 	sync
 	t0=$(now_ns)
 	q -c "$(index_ddl "$kind" "$name" sc)" || { skip "$ds" "$kind" build "$(last_err)"; server_ensure; return 0; }
@@ -175,7 +183,7 @@ SQL
 	emit "$ds" - rows "$n" rows
 	echo "# load before $ds's indexes (uptime):$(uptime)" >>"$TSV"
 	emit "$ds" - load "$(ms_since "$t0")" ms
-	for kind in btree-C artrie-io_uring; do
+	for kind in $KINDS; do
 		measure_kind "$ds" "$kind" "$n"
 	done
 done
@@ -209,25 +217,37 @@ my @extra = qw(lookup_misses prefix_misses cold_misses cold_disk_kb page_height)
 open my $o, '>', $md or die "$md: $!";
 print $o "# artrie scale run $run\n\n";
 print $o "$_  \n" for @head;
+# The artrie kinds measured (artrie-io_uring first: the plot's).
+my %ak;
+for my $n (@sizes) { $ak{$_} = 1 for grep { /^artrie-/ } keys %{ $val{$n} }; }
+my @ak = sort { ($b eq 'artrie-io_uring') <=> ($a eq 'artrie-io_uring') || $a cmp $b } keys %ak;
 print $o "\nartrie against btree (COLLATE \"C\") at each size: btree's value, artrie's, and artrie / btree ",
 	"(insert_tps_c1 is higher-better, the rest lower-better).\n\n";
-print $o "| keys | metric | unit | btree | artrie | artrie/btree |\n|---:|---|---|---:|---:|---:|\n";
+print $o "| keys | metric | unit | btree | " . join(' | ', map { "$_ | $_/btree" } @ak) . " |\n|---:|---|---|---:|"
+	. join('', map { "---:|---:|" } @ak) . "\n";
 open my $dat, '>', "$docs/bench-scale.dat" or die;
 print $dat "keys " . join(' ', @metrics) . "\n";
+# One row: btree's value, then each artrie kind's value and ratio.
+sub row {
+	my ($n, $m) = @_;
+	my $b = $val{$n}{'btree-C'}{$m};
+	my @c;
+	for my $k (@ak) {
+		my $a = $val{$n}{$k}{$m};
+		push @c, $a // '', (defined $a && defined $b && $b > 0) ? sprintf('%.2fx', $a / $b) : '';
+	}
+	return sprintf "| %d | %s | %s | %s | %s |\n", $n, $m, $unit{$m} // '', $b // '', join(' | ', @c);
+}
 for my $n (@sizes) {
 	my @r;
 	for my $m (@metrics) {
-		my ($b, $a) = ($val{$n}{'btree-C'}{$m}, $val{$n}{'artrie-io_uring'}{$m});
-		my $ratio = (defined $a && defined $b && $b > 0) ? $a / $b : undef;
-		printf $o "| %d | %s | %s | %s | %s | %s |\n", $n, $m, $unit{$m} // '', $b // '', $a // '',
-			defined $ratio ? sprintf('%.2fx', $ratio) : '';
-		push @r, defined $ratio ? sprintf('%.4f', $ratio) : '?';
+		print $o row($n, $m);
+		my ($b, $a) = ($val{$n}{'btree-C'}{$m}, @ak ? $val{$n}{$ak[0]}{$m} : undef);
+		push @r, (defined $a && defined $b && $b > 0) ? sprintf('%.4f', $a / $b) : '?';
 	}
 	for my $m (@extra) {
-		my ($b, $a) = ($val{$n}{'btree-C'}{$m}, $val{$n}{'artrie-io_uring'}{$m});
-		next unless defined $a || defined $b;
-		printf $o "| %d | %s | %s | %s | %s | %s |\n", $n, $m, $unit{$m} // '', $b // '', $a // '',
-			(defined $a && defined $b && $b > 0) ? sprintf('%.2fx', $a / $b) : '';
+		next unless grep { defined $val{$n}{$_}{$m} } 'btree-C', @ak;
+		print $o row($n, $m);
 	}
 	print $dat "$n @r\n";
 }

@@ -41,7 +41,8 @@
 static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
 
 /*
- * Entries of the key trie with this prefix.
+ * Entries of the key trie with this prefix: a walk down the prefix's path,
+ * whose reads are random probes (pager_set_random_reads).
  */
 static double
 am_cost_count(ArtrieIndex *ai, ArtTrie *trie, const char *prefix, Size len,
@@ -49,12 +50,15 @@ am_cost_count(ArtrieIndex *ai, ArtTrie *trie, const char *prefix, Size len,
 {
 	uint8	   *p = palloc(len + 1);
 	uint64		count;
+	bool		wasRandom;
 
 	memcpy(p, prefix, len);
 	if (terminate)
 		p[len++] = 0x00;
+	wasRandom = pager_set_random_reads(true);
 	am_check_status(art_count_prefix(trie, p, len, &count), ai->index,
 					"counting");
+	(void) pager_set_random_reads(wasRandom);
 	pfree(p);
 	return (double) count;
 }

@@ -72,6 +72,7 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 	bool		keyed = true;	/* the entry is in the key trie */
 	bool		anynull = isnull[0];
 	bool		result = true;
+	bool		wasRandom;
 
 	if (IndexRelationGetNumberOfKeyAttributes(index) > 1)
 	{
@@ -100,6 +101,8 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 		prefixlen = entrylen - ARTRIE_TID_LEN;
 	}
 
+	/* one key's path: its reads are random probes, as an exact lookup's */
+	wasRandom = pager_set_random_reads(true);
 	if (checkUnique != UNIQUE_CHECK_NO &&
 		(!anynull || index->rd_index->indnullsnotdistinct))
 		result = am_unique_insert(ai, trie, entry, entrylen, prefixlen,
@@ -107,6 +110,7 @@ artrie_insert(Relation index, Datum *values, bool *isnull,
 								  values, isnull);
 	else if (checkUnique != UNIQUE_CHECK_EXISTING)
 		am_insert_entry(ai, trie, entry, entrylen);
+	(void) pager_set_random_reads(wasRandom);
 
 	if (keyed)
 	{

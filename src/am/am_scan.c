@@ -46,6 +46,13 @@
  * batch read before its deletions.  Bitmap scans collect every TID before
  * the heap is read, as with any index, and need nothing more.
  *
+ * Until a scan has returned AM_SCAN_RANDOM_ENTRIES entries its reads are
+ * random probes (pager_set_random_reads): a page it misses is read alone.
+ * An exact lookup or a short scan (LIMIT 10) uses only the pages on its
+ * path, and the pages read around each of them would be read for nothing
+ * on an index larger than the kernel's cache.  A scan that goes on past
+ * that streams through the trie and reads around the pages it misses.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -93,6 +100,7 @@ typedef struct ArtrieScanOpaqueData
 	int			ncols;			/* the index's key columns */
 	bool		desc;			/* the index column is DESC */
 	bool		started;
+	int64		nreturned;		/* entries returned since the rescan */
 	int			cur;			/* current segment; may be -1 or nsegs */
 	ArtCursor  *cursor;			/* open on segs[cur], or NULL */
 	ArtCursor  *spare[2];		/* closed cursors kept for reuse: keys, NULLs */
@@ -107,6 +115,9 @@ typedef struct ArtrieScanOpaqueData
 	Size		entrylen;
 	bool		lastIsNull;		/* last came from the NULL trie */
 } ArtrieScanOpaqueData;
+
+/* Entries a scan returns before its reads stop being random probes. */
+#define AM_SCAN_RANDOM_ENTRIES	32
 
 typedef ArtrieScanOpaqueData *ArtrieScanOpaque;
 
@@ -741,6 +752,7 @@ am_scan_next(IndexScanDesc scan, bool forward)
 	int			step = forward ? 1 : -1;
 	MemoryContext oldcxt = MemoryContextSwitchTo(so->scanCxt);
 	bool		found = false;
+	bool		wasRandom;
 
 	if (!so->started)
 	{
@@ -749,6 +761,7 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		so->cur = forward ? 0 : so->nsegs - 1;
 		so->started = true;
 		so->haveLast = false;
+		so->nreturned = 0;
 	}
 	else if (so->cursor != NULL && so->cursorForward != forward)
 	{
@@ -767,6 +780,7 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		}
 		am_scan_close_cursor(so);
 	}
+	wasRandom = pager_set_random_reads(so->nreturned < AM_SCAN_RANDOM_ENTRIES);
 
 	if (forward && so->cur < 0)
 		so->cur = 0;
@@ -791,6 +805,7 @@ am_scan_next(IndexScanDesc scan, bool forward)
 			so->entrylen = len;
 			so->haveLast = true;
 			so->lastIsNull = so->segs[so->cur].nulls;
+			so->nreturned++;
 			found = true;
 			break;
 		}
@@ -803,6 +818,7 @@ am_scan_next(IndexScanDesc scan, bool forward)
 	}
 	if (!found && so->hold >= 0)
 		pager_hold_clear(so->hold);
+	(void) pager_set_random_reads(wasRandom);
 	MemoryContextSwitchTo(oldcxt);
 	return found;
 }

@@ -35,6 +35,7 @@ int			io_backend_setting = IO_BACKEND_IO_URING;
 int			io_ring_entries = 256;
 int			io_debug_fault = IO_FAULT_NONE;
 bool		io_backend_reads = true;
+bool		io_random_reads = false;
 
 IoShared   *io_shared = NULL;
 bool		io_am_worker = false;
@@ -458,6 +459,22 @@ io_read_pages(const char *path, const IoPage *pages, int npages)
 	else
 		m->read(path, pages, npages, &fail);
 	io_done(&start, local || m->here, IO_OP_READ, npages, path, &fail);
+}
+
+/*
+ * Say whether this process's reads are random probes from now on: then a
+ * page the kernel's cache misses is read alone, with no read-around (under
+ * io_uring no window around it, under mmap MADV_RANDOM on the mapping);
+ * otherwise the pages around it come into the kernel's cache with it.
+ * Returns the previous setting, for the caller to restore.
+ */
+bool
+io_set_random_reads(bool random)
+{
+	bool		prev = io_random_reads;
+
+	io_random_reads = random;
+	return prev;
 }
 
 /*

@@ -96,6 +96,12 @@ extern void io_write_pages(const char *path, const IoPage *pages, int npages);
 extern void io_write_sync(const char *path, const IoPage *pages, int npages);
 extern void io_sync_file(const char *path);
 
+/*
+ * Reads of this process until changed are random probes (a page missed is
+ * read without the pages around it); returns the previous setting.
+ */
+extern bool io_set_random_reads(bool random);
+
 /* Cut a file short (its free tail); false if that failed. */
 extern bool io_truncate_file(const char *path, uint64 size);
 

@@ -92,6 +92,9 @@ typedef struct IoShared
 extern IoShared *io_shared;
 extern bool io_am_worker;
 
+/* This process's reads are random probes (io_set_random_reads). */
+extern bool io_random_reads;
+
 /* Values of artrie.debug_fault. */
 typedef enum IoFault
 {

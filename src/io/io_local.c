@@ -14,13 +14,16 @@
  *
  * A page is first asked for without waiting (preadv2 with RWF_NOWAIT): if
  * the page cache has it, that one call is the whole read.  If not, the
- * device must be read anyway, and the call asks the kernel to read the
- * aligned window of LOCAL_READ_AROUND bytes around the page into the page
- * cache (POSIX_FADV_WILLNEED) before the blocking read: the pages a trie
- * walk needs next are often near each other in the file (a bulk build
- * lays subtrees out together), and the device reads 128 kB nearly as fast
- * as 8 kB.  This is the kernel's own read-around for page faults, which
- * the mmap backend gets.
+ * device must be read anyway.  A scan that streams through the trie asks
+ * the kernel to read the aligned window of LOCAL_READ_AROUND bytes around
+ * the page into the page cache (POSIX_FADV_WILLNEED) before the blocking
+ * read: the pages it needs next are often near each other in the file (a
+ * bulk build lays subtrees out together), and the device reads 128 kB
+ * nearly as fast as 8 kB.  A random probe (io_set_random_reads: an exact
+ * lookup, the start of any scan) needs only the page, and reading the
+ * window for it would read 16 times the bytes it uses: it reads the page
+ * alone, with the descriptor advised POSIX_FADV_RANDOM so that the
+ * kernel's own readahead adds nothing either.
  *
  * The page cache stays coherent with the worker's O_DIRECT writes: the
  * kernel writes back and drops the cached pages a direct write covers.  A
@@ -63,6 +66,7 @@ typedef struct LocalFile
 {
 	char		path[IO_PATH_LEN];	/* hash key */
 	int			fd;
+	bool		advised_random; /* fd is advised POSIX_FADV_RANDOM */
 } LocalFile;
 
 static HTAB *local_files = NULL;
@@ -87,10 +91,10 @@ local_close_all(void)
 }
 
 /*
- * This process's descriptor of a file, opened on first use; -1 with *err
- * set if it cannot be opened.
+ * This process's descriptor of a file, opened on first use; NULL with
+ * *err set if it cannot be opened.
  */
-static int
+static LocalFile *
 local_file(const char *path, int *err)
 {
 	LocalFile  *lf;
@@ -118,7 +122,7 @@ local_file(const char *path, int *err)
 	strlcpy(key, path, IO_PATH_LEN);
 	lf = hash_search(local_files, key, HASH_FIND, NULL);
 	if (lf)
-		return lf->fd;
+		return lf;
 
 	if (!AcquireExternalFD())
 	{
@@ -132,21 +136,22 @@ local_file(const char *path, int *err)
 		{
 			*err = errno;
 			ReleaseExternalFD();
-			return -1;
+			return NULL;
 		}
 		lf = hash_search(local_files, key, HASH_ENTER, &found);
 		lf->fd = fd;
+		lf->advised_random = false;
 	}
-	return lf->fd;
+	return lf;
 }
 
 /*
  * Read one page into buf: without waiting if the page cache has it, else
- * after asking for the window around it; 0 or an error as in
- * IoRequest.error.
+ * after asking for the window around it, or for a random probe the page
+ * alone; 0 or an error as in IoRequest.error.
  */
 static int
-local_read_page(int fd, char *buf, uint64 offset)
+local_read_page(LocalFile *lf, char *buf, uint64 offset)
 {
 	struct iovec iov;
 	int			done = 0;
@@ -154,19 +159,25 @@ local_read_page(int fd, char *buf, uint64 offset)
 
 	iov.iov_base = buf;
 	iov.iov_len = IO_PAGE_SIZE;
-	n = preadv2(fd, &iov, 1, offset, RWF_NOWAIT);
+	n = preadv2(lf->fd, &iov, 1, offset, RWF_NOWAIT);
 	if (n > 0)
 		done = n;
 	else if (n < 0 && errno != EAGAIN && errno != EOPNOTSUPP &&
 			 errno != EINTR)
 		return errno;
-	if (done < IO_PAGE_SIZE)
-		(void) posix_fadvise(fd, offset - offset % LOCAL_READ_AROUND,
+	if (done < IO_PAGE_SIZE && lf->advised_random != io_random_reads)
+	{
+		(void) posix_fadvise(lf->fd, 0, 0, io_random_reads ?
+							 POSIX_FADV_RANDOM : POSIX_FADV_NORMAL);
+		lf->advised_random = io_random_reads;
+	}
+	if (done < IO_PAGE_SIZE && !io_random_reads)
+		(void) posix_fadvise(lf->fd, offset - offset % LOCAL_READ_AROUND,
 							 LOCAL_READ_AROUND, POSIX_FADV_WILLNEED);
 	while (done < IO_PAGE_SIZE)
 	{
 		pgstat_report_wait_start(PG_WAIT_EXTENSION);
-		n = pread(fd, buf + done, IO_PAGE_SIZE - done, offset + done);
+		n = pread(lf->fd, buf + done, IO_PAGE_SIZE - done, offset + done);
 		pgstat_report_wait_end();
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -187,9 +198,9 @@ iolocal_read(const char *path, const IoPage *pages, int npages,
 			 IoFailure *fail)
 {
 	int			err = 0;
-	int			fd = local_file(path, &err);
+	LocalFile  *lf = local_file(path, &err);
 
-	if (fd < 0)
+	if (lf == NULL)
 	{
 		fail->error = err;
 		fail->op = IO_OP_READ;
@@ -198,7 +209,7 @@ iolocal_read(const char *path, const IoPage *pages, int npages,
 	}
 	for (int i = 0; i < npages; i++)
 	{
-		err = local_read_page(fd, pages[i].buf, pages[i].offset);
+		err = local_read_page(lf, pages[i].buf, pages[i].offset);
 		if (err != 0)
 		{
 			fail->error = err;

@@ -143,6 +143,15 @@ extern void pager_hold_clear(int hold);
 extern void pager_hold_drop(int hold);
 extern void pager_hold_wait(PagerFile *file);
 
+/*
+ * The pages this process misses from now on are random probes (an exact
+ * lookup, the start of a scan): each is read alone, without the pages
+ * around it that a streaming scan reads with it (io_set_random_reads).
+ * Returns the previous setting, for the caller to restore; an abort
+ * restores streaming.
+ */
+extern bool pager_set_random_reads(bool random);
+
 /* Statistics of the buffer pool, for artrie_io_stats() and friends. */
 typedef struct PagerPoolStats
 {

@@ -162,7 +162,9 @@ pager_release_all(void)
 
 /*
  * Abort of a (sub)transaction: the trie holds no pin across calls, so
- * every pin this process holds belongs to the operation that failed.
+ * every pin this process holds belongs to the operation that failed; a
+ * scan that failed while its reads were random probes leaves them so, and
+ * they go back to reading around.
  */
 static void
 pager_xact_callback(XactEvent event, void *arg)
@@ -172,7 +174,10 @@ pager_xact_callback(XactEvent event, void *arg)
 		event == XACT_EVENT_PREPARE)
 		pager_hold_release_all();
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		pager_release_all();
+		(void) io_set_random_reads(false);
+	}
 	else if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
 			  event == XACT_EVENT_PREPARE) && local_npins > 0)
 	{
@@ -182,14 +187,17 @@ pager_xact_callback(XactEvent event, void *arg)
 }
 
 /*
- * Abort of a subtransaction.
+ * Abort of a subtransaction: as for a transaction's.
  */
 static void
 pager_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
 	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
 		pager_release_all();
+		(void) io_set_random_reads(false);
+	}
 }
 
 /*
@@ -1303,6 +1311,15 @@ pager_pool_watch(void)
 	hits0 = hits;
 	misses0 = misses;
 	evictions0 = evictions;
+}
+
+/*
+ * Random probes or streaming reads from now on; the previous setting.
+ */
+bool
+pager_set_random_reads(bool random)
+{
+	return io_set_random_reads(random);
 }
 
 /*

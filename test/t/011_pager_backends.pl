@@ -4,7 +4,8 @@
 # under mmap the backend maps the file itself; under io_uring it does not:
 # with artrie.backend_reads it reads the pages it misses itself and the io
 # worker reads none of them, without it the io worker reads them and holds
-# the file open O_DIRECT.
+# the file open O_DIRECT.  Exact lookups read only the pages they miss,
+# streaming scans the pages around them too.
 use strict;
 use warnings;
 use FindBin;
@@ -79,6 +80,54 @@ my $worker_reads = io_stats($mm)->{'io worker'}{reads};
 cmp_ok($mapped, '>', 0, 'mmap: the backend maps the index file itself');
 is(io_stats($mm)->{'io worker'}{reads} - $worker_reads, 0,
 	'mmap: the io worker read nothing for it');
+
+# Random probes read only the pages they miss, a streaming scan reads
+# around them too: after the index file is dropped from the kernel's cache
+# (its pages in the pool read first, so that the file is open), exact
+# lookups leave no more of the file in that cache than the pages the
+# backends read, and a scan of a few thousand entries leaves more (the
+# windows read around its misses, or under mmap the kernel's read-around).
+# fincore counts the file's pages in the kernel's cache.
+for my $backend ('io_uring', 'mmap')
+{
+	my $node = $nodes{$backend};
+	my ($file) = grep { m{/artrie/\d+/\d+\.\d+$} } glob($node->data_dir . '/artrie/*/*');
+	my $cached = sub {
+		my $out = `fincore --bytes --noheadings --output RES '$file'`;
+		chomp $out;
+		return $out / 1024;
+	};
+	my $evict = sub {
+		system('sync', $file) == 0 or die "sync $file";
+		system('dd', "if=$file", 'iflag=nocache', 'count=0', 'status=none') == 0
+		  or die "dd $file";
+	};
+	$node->safe_psql('postgres', 'ALTER TABLE w SET (autovacuum_enabled = off)');
+	$node->restart;
+	$node->safe_psql('postgres',
+		"SET enable_seqscan = off; SELECT count(*) FROM w WHERE t = md5('1')");
+	$evict->();
+	my $reads = io_stats($node)->{backend}{reads};
+	my $kb = $cached->();
+	$node->safe_psql('postgres', 'SET enable_seqscan = off; '
+		  . join(' ', map { "SELECT count(*) FROM w WHERE t = md5('$_');" }
+			  map { 1000 * $_ + 7 } 1 .. 20));
+	$reads = io_stats($node)->{backend}{reads} - $reads;
+	$kb = $cached->() - $kb;
+	cmp_ok($reads, '>', 0, "$backend: the exact lookups read pages");
+	cmp_ok($kb, '<=', 8 * $reads,
+		"$backend: exact lookups bring only the pages they read into the kernel's cache ($kb kB, $reads pages)");
+
+	$evict->();
+	$reads = io_stats($node)->{backend}{reads};
+	$kb = $cached->();
+	$node->safe_psql('postgres', "SET enable_seqscan = off;
+		SELECT count(*) FROM (SELECT t FROM w WHERE t > 'c' ORDER BY t LIMIT 3000) s");
+	$reads = io_stats($node)->{backend}{reads} - $reads;
+	$kb = $cached->() - $kb;
+	cmp_ok($kb, '>', 8 * $reads,
+		"$backend: a streaming scan reads around the pages it misses ($kb kB, $reads pages)");
+}
 
 # Switch backends across restarts, changing the index under each.
 my $node = $nodes{io_uring};
