@@ -31,11 +31,15 @@
  *	   the old one alone used becomes free.
  *
  * The first checkpoint of a changed file after PostgreSQL's redo pointer
- * moved also logs the file's image (ckpt_log_images) after step 1 and
- * keeps the gate until then (no change of the file may be logged between
- * the position it claims and the image), taking the pages from the pool
- * where it can (the set's frames hold the snapshot) and reading the
- * others from their durable places.
+ * moved also logs the file's image.  Under the gate, at the snapshot, it
+ * logs that the image begins (the image_begin hook, with the position it
+ * claims) and keeps a copy of the whole page map as the snapshot has it;
+ * then it lets writers in, writes its set, and logs the snapshot's pages
+ * read back from where that copy places them (ckpt_log_images): those
+ * places are in "durable" until the checkpoint is, so nothing overwrites
+ * them meanwhile.  Redo of a base backup holds the file's entry records
+ * logged between the two back until the image's last record
+ * (src/wal/wal_redo.c).
  *
  * So a checkpoint writes the pages that changed, a map page per fanout of
  * them at most, and the directory (a fanout-th of the map): a file's size
@@ -102,6 +106,8 @@ typedef struct CkptSnapshot
 	uint32		user[PAGER_USER_WORDS];
 	uint64		redo_lsn;	/* replay this file's records from here */
 	TimeLineID	tli;			/* the timeline redo_lsn is on */
+	PagerMapRef *pagemap;		/* with an image: every logical page's place
+								 * and write stamp, nlogical of them */
 } CkptSnapshot;
 
 PagerHooks	pager_hooks;
@@ -178,10 +184,11 @@ ckpt_gate(PagerFileSlot *fs, bool in_worker)
  * Step 2 of a checkpoint, under the write gate: snapshot the file's state
  * and the map pages that changed, and place them and the directory pages
  * on fresh physical pages.  The pages the snapshot uses join "durable"
- * until the checkpoint is.
+ * until the checkpoint is.  With image, also copy the whole page map, for
+ * the image that is logged after the gate is released.
  */
 static void
-ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
+ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap, bool image)
 {
 	PagerMapRef *refs;
 	uint8	   *dur;
@@ -199,6 +206,14 @@ ckpt_snapshot(PagerFileSlot *fs, CkptSnapshot *snap)
 	snap->dirpages = palloc(sizeof(uint32) * Max(snap->ndir, 1));
 	snap->data_bytes = fs->phys_cap / 8;
 	snap->data = palloc_extended(Max(snap->data_bytes, 1), MCXT_ALLOC_HUGE);
+	snap->pagemap = NULL;
+	if (image)
+	{
+		snap->pagemap = palloc_extended(sizeof(PagerMapRef) * Max(snap->nlogical, 1),
+										MCXT_ALLOC_HUGE);
+		for (uint32 l = 0; l < snap->nlogical; l++)
+			snap->pagemap[l].phys = pager_map_entry(fs, l, &snap->pagemap[l].stamp);
+	}
 	fs->changed = false;
 	fs->stale = false;
 	snap->ndirty = pager_map_take_dirty(fs, snap->nmap, snap->dirty);
@@ -412,25 +427,29 @@ ckpt_abandon_set(int code, Datum arg)
 	pager_ckpt_drop_copies(set->slot);
 }
 
-/* The file whose presence in the data directory holds a test pause. */
+/* The files whose presence in the data directory holds a test pause. */
 #define CKPT_PAUSE_FILE		"artrie_checkpoint_pause"
+#define CKPT_PAUSE_IMAGE_FILE	"artrie_checkpoint_pause_image"
 
 /*
  * artrie.test_checkpoint_pause: say in the log that the checkpoint of a
  * file pauses in its write phase, and wait while CKPT_PAUSE_FILE exists,
- * ten minutes at most.
+ * ten minutes at most; or, with image, the same in the image phase (the
+ * gate released, the image not yet logged) while CKPT_PAUSE_IMAGE_FILE
+ * exists, and only then.
  */
 static void
-ckpt_test_pause(PagerFileSlot *fs)
+ckpt_test_pause(PagerFileSlot *fs, bool image)
 {
+	const char *file = image ? CKPT_PAUSE_IMAGE_FILE : CKPT_PAUSE_FILE;
 	struct stat st;
 
-	if (!pager_test_checkpoint_pause)
+	if (!pager_test_checkpoint_pause || (image && stat(file, &st) != 0))
 		return;
 	ereport(LOG,
-			(errmsg("artrie checkpoint of file \"%s\" pauses in its write phase",
-					fs->path)));
-	for (int i = 0; i < 60000 && stat(CKPT_PAUSE_FILE, &st) == 0; i++)
+			(errmsg("artrie checkpoint of file \"%s\" pauses in its %s phase",
+					fs->path, image ? "image" : "write")));
+	for (int i = 0; i < 60000 && stat(file, &st) == 0; i++)
 		io_wait(NULL, 10);
 	ereport(LOG,
 			(errmsg("artrie checkpoint of file \"%s\" resumes", fs->path)));
@@ -478,7 +497,7 @@ ckpt_write_set(PagerFileSlot *fs, CkptSet *set)
 	int			next = 0;
 
 	set->claimed = palloc(sizeof(int) * batch);
-	ckpt_test_pause(fs);
+	ckpt_test_pause(fs, false);
 	while (left > (int) pg_atomic_read_u32(&fs->ckpt_written))
 	{
 		int			ncopies = pager_ckpt_copies(set->slot, bufs, pagenos, batch);
@@ -594,19 +613,20 @@ ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
 }
 
 /*
- * Log the whole file as this checkpoint leaves it (snap and the page
- * map, which hold still under the gate), in runs of PAGER_IMAGE_PAGES
- * logical pages, through the WAL layer's file_image hook; under the
- * write gate, so that no change of the file is logged between the
- * position the checkpoint claims and the images.  A page the pool holds
- * is taken from its frame (a page of the set keeps the snapshot's
- * contents, which the checkpoint writes after; any other frame of the
- * file is clean: the set took every dirty one), any other is read from
- * the place the map gives it, which the last durable checkpoint holds.
- * This is artrie's full-page write: a base backup may copy the meta page
- * of one checkpoint and pages that later checkpoints freed and wrote
- * again, and its redo rebuilds the file from the first images after its
- * start, then applies the later entries.
+ * Log the whole file as this checkpoint's snapshot has it, in runs of
+ * PAGER_IMAGE_PAGES logical pages, through the WAL layer's file_image
+ * hook, after the checkpoint wrote its set and without the write gate:
+ * every logical page in use is read from the place the snapshot's copy of
+ * the page map gives it (the set's pages were written there just now, the
+ * others were there already) and checked against its write stamp.  Those
+ * places stay in "durable" until the checkpoint is, so no writer's page
+ * lands on one meanwhile; the pool's frames are not used, writers may be
+ * changing them.  This is artrie's full-page write: a base backup may
+ * copy the meta page of one checkpoint and pages that later checkpoints
+ * freed and wrote again, and its redo rebuilds the file from the first
+ * images after its start, then applies the entries logged since the
+ * image began (image_begin), which it holds back until the image's last
+ * record.
  */
 static void
 ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
@@ -616,9 +636,8 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 											 MCXT_ALLOC_HUGE);
 	PagerImage	img;
 	uint32		first = 0;
-	int			fslot = (int) (fs - pager_shared->files);
 
-	Assert(LWLockHeldByMeInMode(&fs->gate, LW_EXCLUSIVE));
+	Assert(!LWLockHeldByMe(&fs->gate));
 	memset(&img, 0, sizeof(img));
 	img.id = fs->id;
 	img.user = snap->user;
@@ -638,28 +657,18 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 		img.used = 0;
 		for (uint32 i = 0; i < npages; i++)
 		{
-			uint32		stamp = 0;
-			uint32		phys = pager_map_get(fs, first + i, &stamp);
+			uint32		phys = snap->pagemap[first + i].phys;
 
 			if (phys == PAGER_PHYS_FREE)
 				freelist[img.nfree++] = first + i;
 			if (!phys_real(phys))
 				continue;
 			img.used |= (uint32) 1 << i;
-			frames[n] = pager_pin_cached(fslot, first + i);
-			if (frames[n] >= 0)
-			{
-				memcpy(bodies + (Size) nbodies++ * (ART_PAGE_SIZE - ART_PAGE_RESERVED),
-					   pager_frame_data(frames[n]) + ART_PAGE_RESERVED,
-					   ART_PAGE_SIZE - ART_PAGE_RESERVED);
-				pager_unpin(frames[n]);
-				continue;
-			}
 			frames[n] = pager_scratch_get();
 			pages[n].offset = (uint64) phys * ART_PAGE_SIZE;
 			pages[n].buf = pager_frame_data(frames[n]);
 			pagenos[n] = first + i;
-			stamps[n] = stamp;
+			stamps[n] = snap->pagemap[first + i].stamp;
 			slot[n] = nbodies++;
 			if (++n == PAGER_SCRATCH_BATCH)
 			{
@@ -809,6 +818,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	CkptSnapshot snap;
 	CkptSet		set;
 	XLogRecPtr	redo_ptr = GetRedoRecPtr();
+	bool		image;
 
 	if (!fs->in_use || !fs->loaded)
 		return false;
@@ -894,6 +904,8 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	 * point moves past the changes).
 	 */
 	XLogFlush(pager_wal_end());
+	image = fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
+		pager_hooks.file_image && pager_hooks.image_begin;
 	set.slot = slot;
 	set.items = NULL;
 	set.n = 0;
@@ -903,7 +915,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	{
 		bool		more = ckpt_take_set(fs, slot, &set);
 
-		ckpt_snapshot(fs, &snap);
+		ckpt_snapshot(fs, &snap, image);
 		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 		fs->tail_left = more;
 		LWLockRelease(&fs->lock);
@@ -912,19 +924,24 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 
 		/*
 		 * The first checkpoint that writes the file after PostgreSQL's redo
-		 * pointer moved logs its image (ckpt_log_images) and keeps the gate
-		 * until then; then writers may go on while the set is written.
+		 * pointer moved logs that its image begins while no change of the
+		 * file can be logged, so that every entry record before that one
+		 * is in the image and none after; then writers may go on while the
+		 * set is written and the image logged (ckpt_log_images).
 		 */
 		PG_TRY();
 		{
-			if (fs->imaged_redo != redo_ptr && !RecoveryInProgress() &&
-				pager_hooks.file_image)
+			if (image)
+				pager_hooks.image_begin(&fs->id, snap.redo_lsn);
+			LWLockRelease(&fs->gate);
+			if (image)
+				ckpt_test_pause(fs, true);
+			ckpt_write_set(fs, &set);
+			if (image)
 			{
 				ckpt_log_images(fs, &snap);
 				fs->imaged_redo = redo_ptr;
 			}
-			LWLockRelease(&fs->gate);
-			ckpt_write_set(fs, &set);
 		}
 		PG_CATCH();
 		{
@@ -945,6 +962,8 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	pfree(snap.refs);
 	pfree(snap.dirpages);
 	pfree(snap.data);
+	if (snap.pagemap)
+		pfree(snap.pagemap);
 	return true;
 }
 

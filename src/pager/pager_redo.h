@@ -97,9 +97,13 @@ extern uint32 pager_file_nlogical(PagerFile *file);
  * made (pager_vouch_file is its counterpart in redo); file_image (outside
  * recovery) by the first checkpoint that writes a changed file after
  * PostgreSQL's redo pointer moved, with the whole file as that
- * checkpoint leaves it, run by run, while no change to the file can be
- * made: redo of a base backup rebuilds the file from them, whatever the
- * copy caught of it.
+ * checkpoint's snapshot has it, run by run: redo of a base backup
+ * rebuilds the file from them, whatever the copy caught of it;
+ * image_begin (outside recovery) by that checkpoint at its snapshot, with
+ * the position it claims, while no change to the file can be made: the
+ * file's entry records logged after it and before the image's last run
+ * are not in the image, and redo that rebuilds the file applies them
+ * after it.
  */
 /*
  * One run of the image of a whole file that a checkpoint logs (the
@@ -131,6 +135,7 @@ typedef struct PagerHooks
 	void		(*connections_allowed) (void);
 	void		(*file_unchanged) (const ArtFileId *id, XLogRecPtr since);
 	void		(*file_image) (const PagerImage *image);
+	void		(*image_begin) (const ArtFileId *id, XLogRecPtr since);
 } PagerHooks;
 
 extern void pager_set_hooks(const PagerHooks *hooks);

@@ -19,8 +19,11 @@
  *
  * The first checkpoint that writes a changed file after PostgreSQL's redo
  * pointer moved logs the whole file the same way (wal_log_ckpt_image),
- * under the file's write gate: artrie's full-page writes, from which
- * redo of a base backup rebuilds files that the copy caught mid-change.
+ * as its snapshot has it: artrie's full-page writes, from which redo of a
+ * base backup rebuilds files that the copy caught mid-change.  It logs an
+ * image-begin record (wal_log_image_begin) at its snapshot, under the
+ * file's write gate, and the image after it let writers go on: the
+ * file's entry records between the two are the ones the image lacks.
  *
  * An unchanged record is logged by a checkpoint that found a file with no
  * change since its last checkpoint, under the file's write gate, so that
@@ -41,6 +44,25 @@
 
 #include "wal/wal.h"
 #include "wal/wal_internal.h"
+
+/*
+ * Log that a checkpoint claiming position since took the snapshot of a
+ * changed file whose image it logs next (the pager's image_begin hook).
+ */
+void
+wal_log_image_begin(const ArtFileId *file, XLogRecPtr since)
+{
+	WalImageBeginRecord rec;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.file = *file;
+	rec.since = since;
+
+	XLogBeginInsert();
+	XLogRegisterData((char *) &rec, sizeof(rec));
+	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_IMAGE_BEGIN);
+	wal_count_logged(sizeof(rec));
+}
 
 /*
  * Log one entry inserted into (WAL_ARTRIE_INSERT) or deleted from
@@ -149,7 +171,7 @@ void
 wal_log_ckpt_image(const PagerImage *image)
 {
 	wal_log_image_record(&image->id,
-						 WAL_IMAGE_CKPT |
+						 WAL_IMAGE_CKPT | WAL_IMAGE_BEGUN |
 						 (image->first ? WAL_IMAGE_FIRST : 0) |
 						 (image->last ? WAL_IMAGE_LAST : 0),
 						 image->firstpage, image->npages, image->used,

@@ -39,6 +39,7 @@ extern WalShared *wal_shared;
 extern void wal_count_logged(Size bytes);
 extern void wal_log_unchanged(const ArtFileId *file, XLogRecPtr since);
 extern void wal_log_ckpt_image(const PagerImage *image);
+extern void wal_log_image_begin(const ArtFileId *file, XLogRecPtr since);
 
 /* wal_redo.c */
 extern void wal_rmgr_register(void);
@@ -47,6 +48,21 @@ extern void wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn,
 extern void wal_batch_flush(void);
 extern void wal_batch_report(void);
 extern void wal_redo_forget(void);
+
+/* wal_hold.c */
+typedef void (*WalHoldApply) (uint8 kind, const char *data, Size len,
+							  XLogRecPtr lsn, void *arg);
+extern bool wal_hold_active(const ArtFileId *id);
+extern void wal_hold_begin(const ArtFileId *id, XLogRecPtr lsn);
+extern void wal_hold_add(const ArtFileId *id, uint8 kind, const char *data,
+						 Size len, XLogRecPtr lsn);
+extern void wal_hold_set_rebuilt(const ArtFileId *id);
+extern bool wal_hold_rebuilt(const ArtFileId *id);
+extern XLogRecPtr wal_hold_oldest(void);
+extern uint64 wal_hold_release(const ArtFileId *id, WalHoldApply apply,
+							   void *arg);
+extern int	wal_hold_files(ArtFileId *ids);
+extern int	wal_hold_count(void);
 
 /* wal_conflict.c */
 extern void wal_conflict_vacuum(const ArtFileId *file);

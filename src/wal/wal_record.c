@@ -50,7 +50,7 @@ wal_image_decode(const uint8_t *data, size_t len, WalImageRecord *rec,
 		return false;
 	memcpy(rec, data, sizeof(WalImageRecord));
 	if (rec->npages > WAL_IMAGE_PAGES ||
-		(rec->flags & ~(uint32_t) (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT)) != 0 ||
+		(rec->flags & ~(uint32_t) (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT | WAL_IMAGE_BEGUN)) != 0 ||
 		(rec->npages < WAL_IMAGE_PAGES && rec->npages > 0 &&
 		 (rec->used >> rec->npages) != 0) ||
 		(rec->npages == 0 && rec->used != 0) ||
@@ -86,4 +86,15 @@ wal_vacuum_decode(const uint8_t *data, size_t len, WalVacuumRecord *rec)
 		return false;
 	memcpy(rec, data, sizeof(WalVacuumRecord));
 	return rec->pad == 0;
+}
+
+/* Check and decode an image-begin record. */
+bool
+wal_image_begin_decode(const uint8_t *data, size_t len,
+					   WalImageBeginRecord *rec)
+{
+	if (len != sizeof(WalImageBeginRecord))
+		return false;
+	memcpy(rec, data, sizeof(WalImageBeginRecord));
+	return rec->pad == 0 && rec->since != 0;
 }

@@ -29,7 +29,11 @@
  *	- a vacuum record: a bulk delete of one file has logged all its
  *	  deletions, and the heap may free their TIDs next; on a hot standby
  *	  its redo resolves the conflict with the scans that may still return
- *	  a removed entry (wal_conflict.c).
+ *	  a removed entry (wal_conflict.c);
+ *	- an image-begin record: a checkpoint took the snapshot of a changed
+ *	  file whose image (WAL_IMAGE_CKPT records) it logs next; the file's
+ *	  entry records between the two are not in the image.  WAL older than
+ *	  this record logged the image before any later entry record.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,6 +48,7 @@
 #define WAL_ARTRIE_IMAGE	0x20
 #define WAL_ARTRIE_UNCHANGED	0x30
 #define WAL_ARTRIE_VACUUM	0x40
+#define WAL_ARTRIE_IMAGE_BEGIN	0x50
 #define WAL_ARTRIE_KIND_MASK	0x70
 
 /* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
@@ -59,6 +64,8 @@
 #define WAL_IMAGE_FIRST		0x01	/* start the file afresh */
 #define WAL_IMAGE_LAST		0x02	/* free pages and user words follow */
 #define WAL_IMAGE_CKPT		0x04	/* a checkpoint's image of a changed file */
+#define WAL_IMAGE_BEGUN		0x08	/* with CKPT: an image-begin record of the
+									 * file came before it */
 
 /* An entry record; the entry's bytes follow it. */
 typedef struct WalEntryRecord
@@ -99,6 +106,14 @@ typedef struct WalVacuumRecord
 	uint32_t	pad;
 } WalVacuumRecord;
 
+/* An image-begin record: the file, and the position its checkpoint claims. */
+typedef struct WalImageBeginRecord
+{
+	ArtFileId	file;
+	uint32_t	pad;
+	uint64_t	since;
+} WalImageBeginRecord;
+
 /*
  * Check and decode an entry record's payload of len bytes: true with *rec
  * and *entry pointing into data, false if the payload is malformed.
@@ -128,6 +143,13 @@ extern bool wal_unchanged_decode(const uint8_t *data, size_t len,
  */
 extern bool wal_vacuum_decode(const uint8_t *data, size_t len,
 							  WalVacuumRecord *rec);
+
+/*
+ * Check and decode an image-begin record's payload into *rec; false if it
+ * is malformed.
+ */
+extern bool wal_image_begin_decode(const uint8_t *data, size_t len,
+								   WalImageBeginRecord *rec);
 
 /* The number of pages an image record's used bitmap names. */
 extern int	wal_image_used_count(uint32_t used, uint32_t npages);

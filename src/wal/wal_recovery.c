@@ -530,6 +530,7 @@ wal_init(void)
 		.connections_allowed = wal_connections_allowed,
 		.file_unchanged = wal_log_unchanged,
 		.file_image = wal_log_ckpt_image,
+		.image_begin = wal_log_image_begin,
 	};
 
 	wal_rmgr_register();

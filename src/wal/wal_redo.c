@@ -44,6 +44,17 @@
  * checkpoints from claiming the records held back.  A hot standby applies
  * every record at once: its queries see the heap at the replay point.
  *
+ * A checkpoint's image of a changed file is the file as of its
+ * image-begin record, logged at the checkpoint's snapshot; the file's
+ * entry records between that record and the image's last one are not in
+ * it.  Where redo rebuilds the file from the image (below, redo_image),
+ * it holds those records back from the image-begin record on
+ * (wal_hold.c) and applies them after the image's last record, in WAL
+ * order; pager_hold_redo keeps checkpoints from claiming them meanwhile.
+ * Where images are skipped, image-begin records are too.  WAL of older
+ * versions has no image-begin records: its images were logged before any
+ * later entry record of their file, and apply as before.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -129,6 +140,7 @@ typedef struct RedoArgs
 
 /* The pending batches, each of another file, in batch_cxt. */
 static MemoryContext batch_cxt = NULL;
+static XLogRecPtr batch_from = InvalidXLogRecPtr;	/* the first record held */
 static FileBatch *batches = NULL;
 static int	nbatches = 0;
 static int	maxbatches = 0;
@@ -154,6 +166,22 @@ redo_cpu_seconds(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000.0;
+}
+
+/*
+ * Tell the pager the position of the oldest record held back, in a batch
+ * or for an image (wal_hold.c), or that none is: no checkpoint may claim
+ * it meanwhile.
+ */
+static void
+redo_hold_update(void)
+{
+	XLogRecPtr	lsn = wal_hold_oldest();
+
+	if (!XLogRecPtrIsInvalid(batch_from) &&
+		(XLogRecPtrIsInvalid(lsn) || batch_from < lsn))
+		lsn = batch_from;
+	pager_hold_redo(lsn);
 }
 
 /*
@@ -324,12 +352,21 @@ rebuilding_set(const ArtFileId *id, bool on)
  * Apply an image record.  A file just built or copied is started afresh
  * at its first record unless its last checkpoint is past the record (an
  * older file of that name is a leftover).  A checkpoint's image of a
- * changed file (WAL_IMAGE_CKPT) is applied only while redo restores a
- * base backup and is not yet consistent, and then, like a built file's
- * image, always rebuilds the file without reading the copy, which may
- * hold pages of several checkpoints; once begun, a rebuild goes on to the
- * image's last record.  Otherwise the file is up to date already (its
- * checkpoint holds the changes), and the image is skipped.
+ * changed file (WAL_IMAGE_CKPT) rebuilds the file, like a built file's
+ * image, without reading the copy, which may hold pages of several
+ * checkpoints: one whose image-begin record came before it
+ * (WAL_IMAGE_BEGUN) when redo holds the file's records back since an
+ * image-begin record (it met one while it restored a base backup and was
+ * not yet consistent: the rebuild began there); one of older WAL, logged
+ * with no entry record of its file between its checkpoint's position and
+ * itself, while redo restores a base backup and is not yet consistent.
+ * Once begun, a rebuild goes on to the image's last record.  Otherwise
+ * the image is skipped: the file is up to date already (its checkpoint
+ * holds the changes), or redo began after the image-begin record, and
+ * the image lacks entries that redo applied since (the next checkpoint
+ * of the file logs an image again, with its image-begin record past the
+ * redo pointer it began at).  The records held back are applied after
+ * the image's last record (redo_record).
  */
 static void
 redo_image(const WalImageRecord *rec, const uint8 *bodies,
@@ -341,7 +378,8 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 
 	if (rec->flags & WAL_IMAGE_FIRST)
 	{
-		bool		afresh = redo_restoring();
+		bool		afresh = (rec->flags & WAL_IMAGE_BEGUN) ?
+			wal_hold_active(&rec->file) : redo_restoring();
 
 		if (!afresh && !ckpt)
 		{
@@ -356,6 +394,8 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		(void) pager_reset_file(&rec->file, path);
 		wal_redo_forget();
 		rebuilding_set(&rec->file, true);
+		if (ckpt)
+			wal_hold_set_rebuilt(&rec->file);
 	}
 	else if (ckpt && !rebuilding_has(&rec->file))
 		return;
@@ -411,7 +451,10 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 	{
 		/* The first record held back: no checkpoint may claim it. */
 		if (nbatches == 0)
-			pager_hold_redo(lsn);
+		{
+			batch_from = lsn;
+			redo_hold_update();
+		}
 		if (nbatches == maxbatches)
 		{
 			maxbatches = Max(8, maxbatches * 2);
@@ -615,6 +658,43 @@ batch_apply(void *arg)
 	batch_applied += fb->nitems;
 }
 
+static void redo_record(void *arg);
+
+/* Apply one record held back for an image (a WalHoldApply). */
+static void
+redo_held_record(uint8 kind, const char *data, Size len, XLogRecPtr lsn,
+				 void *arg)
+{
+	RedoArgs	args;
+
+	args.kind = kind;
+	args.data = data;
+	args.len = len;
+	args.lsn = lsn;
+	args.batch = *(bool *) arg;
+	redo_lsn_now = lsn;
+	redo_record(&args);
+}
+
+/*
+ * Apply the records held back for file id (held in a batch with batch),
+ * in WAL order, end its hold, and say how many there were.
+ */
+static void
+redo_hold_release(const ArtFileId *id, bool batch)
+{
+	XLogRecPtr	now = redo_lsn_now;
+	uint64		held;
+
+	held = wal_hold_release(id, redo_held_record, &batch);
+	redo_lsn_now = now;
+	redo_hold_update();
+	ereport(LOG,
+			(errmsg("artrie applied %llu WAL entry records of file \"artrie/%u/%u.%u\" held back during its checkpoint's image",
+					(unsigned long long) held, id->dbOid, id->relNumber,
+					id->generation)));
+}
+
 /* Decode a record and apply it; ERROR if it is malformed. */
 static void
 redo_record(void *arg)
@@ -635,7 +715,9 @@ redo_record(void *arg)
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed artrie WAL entry record at %X/%X",
 							LSN_FORMAT_ARGS(lsn))));
-		if (args->batch)
+		if (wal_hold_active(&rec.file))
+			wal_hold_add(&rec.file, kind, data, len, lsn);
+		else if (args->batch)
 			batch_add(kind, &rec, entry, lsn);
 		else
 			redo_entry(kind, &rec.file, rec.root, entry, rec.len, lsn);
@@ -652,6 +734,24 @@ redo_record(void *arg)
 					 errmsg("malformed artrie WAL image record at %X/%X",
 							LSN_FORMAT_ARGS(lsn))));
 		redo_image(&rec, bodies, freelist, lsn);
+		if ((rec.flags & WAL_IMAGE_CKPT) && (rec.flags & WAL_IMAGE_LAST) &&
+			wal_hold_rebuilt(&rec.file))
+			redo_hold_release(&rec.file, args->batch);
+	}
+	else if (kind == WAL_ARTRIE_IMAGE_BEGIN)
+	{
+		WalImageBeginRecord rec;
+
+		if (!wal_image_begin_decode((const uint8 *) data, len, &rec))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("malformed artrie WAL image-begin record at %X/%X",
+							LSN_FORMAT_ARGS(lsn))));
+		if (redo_restoring())
+		{
+			wal_hold_begin(&rec.file, lsn);
+			redo_hold_update();
+		}
 	}
 	else if (kind == WAL_ARTRIE_UNCHANGED)
 	{
@@ -733,6 +833,13 @@ redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id,
 		pager_release_all();
 		wal_redo_forget();
 
+		/* Records of a file that takes none are not held back either. */
+		if (!vouch && wal_hold_active(id))
+		{
+			wal_hold_release(id, NULL, NULL);
+			redo_hold_update();
+		}
+
 		/*
 		 * A file that cannot be proven current (of another cluster, older
 		 * than the WAL here) is refused at every load anyway: its records
@@ -782,7 +889,8 @@ wal_batch_flush(void)
 	maxbatches = 0;
 	batch_memory = 0;
 	MemoryContextReset(batch_cxt);
-	pager_hold_redo(InvalidXLogRecPtr);
+	batch_from = InvalidXLogRecPtr;
+	redo_hold_update();
 }
 
 /*
@@ -888,11 +996,12 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 		const uint8 *freelist;
 
 		if (wal_image_decode(data, len, &rec, &bodies, &freelist))
-			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s%s",
+			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s%s%s",
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, rec.first,
 							 rec.first + rec.npages,
 							 (rec.flags & WAL_IMAGE_CKPT) ? ", checkpoint" : "",
+							 (rec.flags & WAL_IMAGE_BEGUN) ? ", begun" : "",
 							 (rec.flags & WAL_IMAGE_FIRST) ? ", first" : "",
 							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "");
 	}
@@ -902,6 +1011,15 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 
 		if (wal_unchanged_decode(data, len, &rec))
 			appendStringInfo(buf, "file %u/%u.%u, unchanged since %X/%X",
+							 rec.file.dbOid, rec.file.relNumber,
+							 rec.file.generation, LSN_FORMAT_ARGS(rec.since));
+	}
+	else if (kind == WAL_ARTRIE_IMAGE_BEGIN)
+	{
+		WalImageBeginRecord rec;
+
+		if (wal_image_begin_decode(data, len, &rec))
+			appendStringInfo(buf, "file %u/%u.%u, checkpoint image from %X/%X begins",
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, LSN_FORMAT_ARGS(rec.since));
 	}
@@ -932,6 +1050,8 @@ artrie_rm_identify(uint8 info)
 			return "UNCHANGED";
 		case WAL_ARTRIE_VACUUM:
 			return "VACUUM";
+		case WAL_ARTRIE_IMAGE_BEGIN:
+			return "IMAGE_BEGIN";
 	}
 	return NULL;
 }
@@ -946,6 +1066,53 @@ artrie_rm_startup(void)
 	wal_recover(true);
 }
 
+/* Apply the records held back for the file a hold's id names, unbatched. */
+static void
+redo_hold_apply_all(void *arg)
+{
+	redo_hold_release((const ArtFileId *) arg, false);
+}
+
+/*
+ * Redo ends while it holds records back for images that never ended.  A
+ * file no image's first record started afresh since the hold began is
+ * the copy (or an earlier rebuild), which those records bring up to date:
+ * they are applied in WAL order.  One that an image started afresh and
+ * whose last record never came holds part of that image only and is
+ * marked damaged.
+ */
+static void
+redo_holds_end(void)
+{
+	int			n = wal_hold_count();
+	ArtFileId  *ids;
+
+	if (n == 0)
+		return;
+	ids = MemoryContextAlloc(TopMemoryContext, sizeof(ArtFileId) * n);
+	wal_hold_files(ids);
+	for (int i = 0; i < n; i++)
+	{
+		if (wal_hold_rebuilt(&ids[i]))
+		{
+			const char *reason = "The WAL ends within a checkpoint's image of the file.";
+
+			wal_hold_release(&ids[i], NULL, NULL);
+			ereport(WARNING,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("artrie file \"artrie/%u/%u.%u\" is damaged and will be refused until REINDEX",
+							ids[i].dbOid, ids[i].relNumber, ids[i].generation),
+					 errdetail("%s", reason),
+					 errhint("REINDEX the index that uses this file.")));
+			pager_mark_damaged(&ids[i], reason);
+		}
+		else
+			redo_guarded(redo_hold_apply_all, &ids[i], &ids[i], false);
+	}
+	pfree(ids);
+	redo_hold_update();
+}
+
 /*
  * rm_cleanup: redo is over; the records held back are applied (and the
  * time that took logged), the cached file handle goes.
@@ -953,6 +1120,7 @@ artrie_rm_startup(void)
 static void
 artrie_rm_cleanup(void)
 {
+	redo_holds_end();
 	wal_batch_flush();
 	wal_batch_report();
 	wal_redo_forget();

@@ -17,8 +17,8 @@
  * record is file, flags, first, npages, used, nfree and PAGER_USER_WORDS
  * user words, 4 bytes each, then the WAL_IMAGE_BODY-byte bodies of the
  * pages whose bit is set among the first npages bits of used, then nfree
- * 4-byte page numbers; flags hold only WAL_IMAGE_FIRST, WAL_IMAGE_LAST
- * and WAL_IMAGE_CKPT, npages is at most WAL_IMAGE_PAGES, used has no bit at
+ * 4-byte page numbers; flags hold only WAL_IMAGE_FIRST, WAL_IMAGE_LAST,
+ * WAL_IMAGE_CKPT and WAL_IMAGE_BEGUN, npages is at most WAL_IMAGE_PAGES, used has no bit at
  * or past npages, first + npages fits in 32 bits, and nfree is 0 without
  * WAL_IMAGE_LAST; an unchanged record is file, 4 zero bytes and a
  * nonzero 8-byte WAL position, 24 bytes in all; a vacuum record is file
@@ -173,7 +173,7 @@ ref_image_ok(const uint8_t *data, size_t len)
 	used = get_u32(data + IMAGE_OFF_USED);
 	nfree = get_u32(data + IMAGE_OFF_NFREE);
 	if (npages > WAL_IMAGE_PAGES ||
-		(flags & ~(uint32_t) (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT)) != 0 ||
+		(flags & ~(uint32_t) (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT | WAL_IMAGE_BEGUN)) != 0 ||
 		(used & ~ref_used_mask(npages)) != 0 ||
 		(uint64_t) first + npages > UINT32_MAX ||
 		(nfree != 0 && !(flags & WAL_IMAGE_LAST)))
@@ -382,7 +382,7 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 	const uint8_t *bodies;
 	const uint8_t *freelist;
 	ArtFileId	file = next_file(in);
-	uint32_t	flags = next_byte(in) & (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT);
+	uint32_t	flags = next_byte(in) & (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT | WAL_IMAGE_BEGUN);
 	uint32_t	npages = next_byte(in) % (WAL_IMAGE_PAGES + 1);
 	uint32_t	first = next_u32(in);
 	uint32_t	used = next_u32(in) & ref_used_mask(npages);
@@ -463,7 +463,7 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 			put_u32(buf + IMAGE_OFF_USED, used | ((uint32_t) 1 << (npages + (damage >> 4) % (32 - npages))));
 			break;
 		case 5:					/* an unknown flag */
-			put_u32(buf + IMAGE_OFF_FLAGS, flags | ((uint32_t) 8 << ((damage >> 4) % 29)));
+			put_u32(buf + IMAGE_OFF_FLAGS, flags | ((uint32_t) 16 << ((damage >> 4) % 28)));
 			break;
 		case 6:					/* a free list without LAST */
 			if (nfree == 0)

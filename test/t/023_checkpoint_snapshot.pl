@@ -16,26 +16,10 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use Time::HiRes qw(time);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
-
-# Pump a background session until it echoed "ended" or the timeout;
-# whether it ended.
-sub ended_in_time
-{
-	my ($s) = @_;
-	my $start = time;
-	while (time - $start < $PostgreSQL::Test::Utils::timeout_default)
-	{
-		$s->{h}->pump_nb;
-		return 1 if $s->{out} =~ /ended/;
-		select(undef, undef, undef, 0.1);
-	}
-	return 0;
-}
 
 # Start artrie_checkpoint() paused in the write phase of t_k's file and
 # wait until the log says so; returns the session.
@@ -78,23 +62,12 @@ for my $backend (backends())
 		$node->safe_psql('postgres', 'VACUUM t');
 		my $ckpt = paused_checkpoint($node, $label);
 
-		my $w = bg_session($node);
-		bg_start($w, qq{
-			INSERT INTO t SELECT g, wkey(g) FROM generate_series($base + 8001, $base + 12000) g;
-			INSERT INTO t SELECT g, wkey(g % 5000) FROM generate_series($base + 12001, $base + 14000) g;
-			DELETE FROM t WHERE id % 17 = $round;
-			VACUUM t});
-		ok(ended_in_time($w), "$label: writes into the index complete while its checkpoint is paused");
-		$ckpt->{h}->pump_nb;
-		is($ckpt->{out} =~ /ended/ ? 'ended' : 'paused', 'paused',
-			"$label: the checkpoint was still paused when the writes completed");
-		is($w->{err}, '', "$label: the writes report no error");
-		bg_end($w);
+		writes_while_paused($node, $ckpt, $base + 8000, $round, $label, 'checkpoint');
 
 		if ($round == 1)
 		{
 			unlink($pause);
-			ok(ended_in_time($ckpt), "$label: the checkpoint resumes and completes");
+			ok(bg_wait_ended($ckpt), "$label: the checkpoint resumes and completes");
 			is($ckpt->{err}, '', "$label: the checkpoint reports no error");
 			bg_end($ckpt);
 			crash_node($node);

@@ -9,6 +9,7 @@ package ArtrieTest;
 use strict;
 use warnings;
 use IPC::Run;
+use Time::HiRes ();
 use File::Path ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -674,7 +675,7 @@ sub files_ok
 	return;
 }
 
-push @EXPORT, qw(bg_session bg_run bg_end bg_start);
+push @EXPORT, qw(bg_session bg_run bg_end bg_start bg_wait_ended writes_while_paused);
 
 # psql connected to $node's database postgres in the background, fed
 # statements with bg_run; its output and errors collect in $s->{out} and
@@ -710,6 +711,45 @@ sub bg_start
 	my ($s, $sql) = @_;
 	$s->{in} .= "$sql;\n\\echo ended\n";
 	$s->{h}->pump_nb;
+	return;
+}
+
+# Pump a background session until it echoed "ended" (bg_start) or the
+# framework's timeout passed; whether it ended.
+sub bg_wait_ended
+{
+	my ($s) = @_;
+	my $start = Time::HiRes::time();
+	while (Time::HiRes::time() - $start < $PostgreSQL::Test::Utils::timeout_default)
+	{
+		$s->{h}->pump_nb;
+		return 1 if $s->{out} =~ /ended/;
+		select(undef, undef, undef, 0.1);
+	}
+	return 0;
+}
+
+# INSERTs into table t (rows $from + 1 .. $from + 4000, then 2000 rows
+# with repeated keys), a DELETE (id % 17 = $mod) and VACUUM t, in a
+# background session while the checkpoint in session $ckpt is paused
+# ($what names it): as assertions, they must complete without an error
+# while it still is.
+sub writes_while_paused
+{
+	my ($node, $ckpt, $from, $mod, $label, $what) = @_;
+	my $w = bg_session($node);
+	bg_start($w, qq{
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series($from + 1, $from + 4000) g;
+		INSERT INTO t SELECT g, wkey(g % 5000) FROM generate_series($from + 4001, $from + 6000) g;
+		DELETE FROM t WHERE id % 17 = $mod;
+		VACUUM t});
+	Test::More::ok(bg_wait_ended($w),
+		"$label: writes into the index complete while its $what is paused");
+	$ckpt->{h}->pump_nb;
+	Test::More::is($ckpt->{out} =~ /ended/ ? 'ended' : 'paused', 'paused',
+		"$label: the $what was still paused when the writes completed");
+	Test::More::is($w->{err}, '', "$label: the writes report no error");
+	bg_end($w);
 	return;
 }
 

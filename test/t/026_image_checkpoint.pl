@@ -1,0 +1,169 @@
+# An image checkpoint (the first checkpoint of a changed file after
+# PostgreSQL's redo pointer moved, which logs the whole file for base
+# backups) holds writers back only while it takes its snapshot, not while
+# it logs the image.  artrie_checkpoint() in one session
+# (artrie.test_checkpoint_pause on, the file artrie_checkpoint_pause_image
+# present) pauses in the image phase of a file's image checkpoint, after
+# its snapshot and its image-begin record, before its image.  Meanwhile
+# INSERTs into that very index, and a DELETE and a VACUUM of its table,
+# must complete.
+#
+# Round 1 takes a base backup through the low-level API across that
+# window: pg_backup_start before the checkpoint, the copy of the data
+# directory while it is paused (with the rows written meanwhile), the
+# image logged after, pg_backup_stop after more writes.  The restore
+# rebuilds the file from the image and must apply the entries logged
+# between the image-begin record and the image's last record after the
+# image: the restored index must answer like a sequential scan of the
+# restored table (index, index-only, bitmap scans), equal the primary's
+# answers, and verify.  Round 2 kills the server while the image
+# checkpoint is paused; crash recovery must give the index like a
+# sequential scan.  Both I/O backends.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use File::Path qw(make_path);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::RecursiveCopy;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use ArtrieTest;
+
+# Start artrie_checkpoint() paused in the image phase of t_k's image
+# checkpoint and wait until the log says so; returns the session.  First
+# every artrie file is checkpointed (a few times, so that no pages are
+# left to move down from a file's tail, which would make the io worker's
+# pass below checkpoint it in full), a message is logged (so that the
+# redo pointer moves past where artrie's slot points), and PostgreSQL
+# checkpoints; once artrie's slot has followed (the io worker's pass for
+# that redo pointer vouched for the file), rows change and the next
+# checkpoint of t_k is its image checkpoint.  If the io worker took that
+# image first all the same, again, up to three times.
+sub paused_image_checkpoint
+{
+	my ($node, $label, $base) = @_;
+	my $pause = $node->data_dir . '/artrie_checkpoint_pause_image';
+	for my $try (1 .. 3)
+	{
+		my $from = $base + ($try - 1) * 100000;
+		$node->safe_psql('postgres', q{
+			SELECT artrie_checkpoint();
+			SELECT artrie_checkpoint();
+			SELECT artrie_checkpoint();
+			SELECT pg_logical_emit_message(false, 'imgckpt', 'x')});
+		my $redo = $node->safe_psql('postgres',
+			'CHECKPOINT; SELECT redo_lsn FROM pg_control_checkpoint()');
+		ok($node->poll_query_until('postgres',
+			"SELECT restart_lsn >= '$redo'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'artrie'"),
+			"$label: artrie's checkpoint pass followed the redo pointer");
+		$node->safe_psql('postgres', qq{
+			INSERT INTO t SELECT g, wkey(g) FROM generate_series($from + 1, $from + 3000) g;
+			DELETE FROM t WHERE id % 13 = $try});
+		open(my $fh, '>', $pause) or die "cannot create $pause: $!";
+		close($fh);
+		my $offset = -s $node->logfile;
+		my $s = bg_session($node);
+		bg_start($s, 'SET artrie.test_checkpoint_pause = on; SELECT artrie_checkpoint()');
+		my $phase;
+		for (my $t = 0; $t < 10 * $PostgreSQL::Test::Utils::timeout_default && !$phase; $t++)
+		{
+			my $log = slurp_file($node->logfile, $offset);
+			$phase = $1 if $log =~ /artrie checkpoint of file "[^"]+" pauses in its (image|write) phase/;
+			select(undef, undef, undef, 0.1) unless $phase;
+		}
+		if (($phase // '') eq 'image')
+		{
+			pass("$label: artrie_checkpoint() pauses in a file's image phase");
+			return $s;
+		}
+		bg_wait_ended($s);
+		bg_end($s);
+		diag("$label: try $try: artrie_checkpoint() was no image checkpoint");
+	}
+	fail("$label: artrie_checkpoint() pauses in a file's image phase");
+	return undef;
+}
+
+for my $backend (backends())
+{
+	my $node = artrie_primary("imgckpt_$backend", $backend,
+		has_archiving => 1,
+		conf => [ 'checkpoint_timeout = 1h', 'max_wal_size = 4GB',
+			'autovacuum = off',
+			'artrie.checkpoint_timeout = 86400',
+			'artrie.checkpoint_dirty_percent = 100' ]);
+	make_wtable($node, 't', 't_k', 1, 20000);
+	my $pause = $node->data_dir . '/artrie_checkpoint_pause_image';
+	my $pgdata = $node->data_dir;
+
+	# Round 1: a base backup across the paused image; PostgreSQL's
+	# checkpoint in paused_image_checkpoint comes after the backup's start.
+	my $label = "$backend backup";
+	my $session = $node->background_psql('postgres');
+	$session->query_safe('SET client_min_messages = warning');
+	$session->query_safe("SELECT pg_backup_start('imgckpt', true)");
+	my $ckpt = paused_image_checkpoint($node, $label, 1000000);
+	last unless $ckpt;
+	writes_while_paused($node, $ckpt, 1308000, 3, $label, 'image checkpoint');
+
+	# The copier reads the data directory while the image is paused.
+	my $backup = $node->backup_dir . '/imgckpt';
+	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
+		filterfn => sub {
+			my $src = shift;
+			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
+			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
+		});
+	make_path("$backup/pg_wal/archive_status");
+
+	unlink($pause);
+	ok(bg_wait_ended($ckpt), "$label: the image checkpoint resumes and completes");
+	is($ckpt->{err}, '', "$label: the image checkpoint reports no error");
+	bg_end($ckpt);
+	$node->safe_psql('postgres', q{
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1020001, 1021000) g;
+		DELETE FROM t WHERE id % 19 = 2;
+	});
+	my $backup_label = $session->query_safe(
+		'SELECT labelfile FROM pg_backup_stop(true)');
+	$session->quit;
+	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
+	print $lf $backup_label, "\n";
+	close $lf;
+
+	my $want = index_answers($node, 't', 'seq');
+	my $seg = $node->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
+	$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+	ok($node->poll_query_until('postgres',
+		"SELECT last_archived_wal >= '$seg' FROM pg_stat_archiver"),
+		"$label: the WAL after the backup is archived");
+
+	my $restored = PostgreSQL::Test::Cluster->new("imgckpt_restored_$backend");
+	$restored->init_from_backup($node, 'imgckpt', has_restoring => 1, standby => 0);
+	$restored->append_conf('postgresql.conf', 'archive_mode = off');
+	if (start_ok($restored, "$label: the restored backup"))
+	{
+		wait_promoted($restored, "$label: the restored backup");
+		like(slurp_file($restored->logfile),
+			qr/artrie applied [1-9]\d* WAL entry records of file "[^"]+" held back during its checkpoint's image/,
+			"$label: redo held the entries logged during the image back until its end");
+		check_index($restored, 't', 't_k', "$label: restored", want => $want);
+		verify_ok($restored, 't_k', "$label: restored");
+		$restored->stop;
+	}
+
+	# Round 2: a crash while the image is paused.
+	$label = "$backend crash";
+	$ckpt = paused_image_checkpoint($node, $label, 2000000);
+	last unless $ckpt;
+	writes_while_paused($node, $ckpt, 2308000, 3, $label, 'image checkpoint');
+	crash_node($node);
+	unlink($pause);
+	bg_end($ckpt);
+	$node->start;
+	check_index($node, 't', 't_k', "$label: after a crash");
+	verify_ok($node, 't_k', "$label: after a crash");
+	$node->stop;
+}
+done_testing();
