@@ -810,9 +810,11 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
  * Checkpoint one file.  Returns whether a checkpoint was made durable.
  * In the io worker (in_worker) nothing blocks on a lock: a file busy with
  * another checkpoint or with changes is skipped, and caught next time.
+ * Sets *again if it was an image checkpoint during which PostgreSQL's
+ * redo pointer moved (the file is then marked changed).
  */
 static bool
-pager_checkpoint_slot(int slot, bool force, bool in_worker)
+ckpt_slot(int slot, bool force, bool in_worker, bool *again)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	CkptSnapshot snap;
@@ -859,7 +861,7 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 		 */
 		pager_vouch_end();
 		CHECK_FOR_INTERRUPTS();
-		return pager_checkpoint_slot(slot, force, in_worker);
+		return ckpt_slot(slot, force, in_worker, again);
 	}
 
 	/*
@@ -956,6 +958,19 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	PG_END_ENSURE_ERROR_CLEANUP(ckpt_abandon_set, PointerGetDatum(&set));
 	pfree(set.items);
 	ckpt_commit(fs, &snap);
+
+	/*
+	 * A base backup whose start came after this image-begin record and
+	 * before the image skips the image in its redo (wal_redo.c): the file
+	 * needs an image begun after the redo pointer moved.
+	 */
+	if (image && GetRedoRecPtr() != redo_ptr)
+	{
+		LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+		fs->changed = true;
+		LWLockRelease(&fs->lock);
+		*again = true;
+	}
 	LWLockRelease(&fs->ckpt_lock);
 	pfree(snap.dirty);
 	pfree(snap.maps);
@@ -965,6 +980,24 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker)
 	if (snap.pagemap)
 		pfree(snap.pagemap);
 	return true;
+}
+
+/*
+ * Checkpoint one file (ckpt_slot); if PostgreSQL's redo pointer moved
+ * during its image, once more, for an image that begins after it.
+ */
+static bool
+pager_checkpoint_slot(int slot, bool force, bool in_worker)
+{
+	bool		again = false;
+	bool		done = ckpt_slot(slot, force, in_worker, &again);
+
+	if (done && again)
+	{
+		again = false;
+		done = ckpt_slot(slot, force, in_worker, &again);
+	}
+	return done;
 }
 
 /*
