@@ -10,15 +10,19 @@
 #
 # Round 1 takes a base backup through the low-level API across that
 # window: pg_backup_start before the checkpoint, the copy of the data
-# directory while it is paused (with the rows written meanwhile), the
-# image logged after, pg_backup_stop after more writes.  The restore
-# rebuilds the file from the image and must apply the entries logged
-# between the image-begin record and the image's last record after the
-# image: the restored index must answer like a sequential scan of the
-# restored table (index, index-only, bitmap scans), equal the primary's
-# answers, and verify.  Round 2 kills the server while the image
-# checkpoint is paused; crash recovery must give the index like a
-# sequential scan.  Both I/O backends.
+# directory and pg_backup_stop while it is paused (with the rows written
+# meanwhile), the image logged after, then more writes.  Restored with
+# all the WAL, redo meets the image-begin record before it is consistent
+# and the image after: it rebuilds the file from the image and must apply
+# the entries logged between the image-begin record and the image's last
+# record after the image; the restored index must answer like a
+# sequential scan of the restored table (index, index-only, bitmap
+# scans), equal the primary's answers, and verify.  Restored to the
+# backup's end only (recovery_target = 'immediate'), redo ends before the
+# image: the entries held back since the image-begin record must be
+# applied to the copy at the end of redo.  Round 2 kills the server
+# while the image checkpoint is paused; crash recovery must give the
+# index like a sequential scan.  Both I/O backends.
 use strict;
 use warnings;
 use FindBin;
@@ -116,6 +120,12 @@ for my $backend (backends())
 			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
 		});
 	make_path("$backup/pg_wal/archive_status");
+	my $backup_label = $session->query_safe(
+		'SELECT labelfile FROM pg_backup_stop(true)');
+	$session->quit;
+	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
+	print $lf $backup_label, "\n";
+	close $lf;
 
 	unlink($pause);
 	ok(bg_wait_ended($ckpt), "$label: the image checkpoint resumes and completes");
@@ -125,12 +135,6 @@ for my $backend (backends())
 		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1020001, 1021000) g;
 		DELETE FROM t WHERE id % 19 = 2;
 	});
-	my $backup_label = $session->query_safe(
-		'SELECT labelfile FROM pg_backup_stop(true)');
-	$session->quit;
-	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
-	print $lf $backup_label, "\n";
-	close $lf;
 
 	my $want = index_answers($node, 't', 'seq');
 	my $seg = $node->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
@@ -151,6 +155,21 @@ for my $backend (backends())
 		check_index($restored, 't', 't_k', "$label: restored", want => $want);
 		verify_ok($restored, 't_k', "$label: restored");
 		$restored->stop;
+	}
+
+	my $to_end = PostgreSQL::Test::Cluster->new("imgckpt_to_end_$backend");
+	$to_end->init_from_backup($node, 'imgckpt', has_restoring => 1, standby => 0);
+	$to_end->append_conf('postgresql.conf', join("\n", 'archive_mode = off',
+		"recovery_target = 'immediate'", "recovery_target_action = 'promote'"));
+	if (start_ok($to_end, "$label: the backup restored to its end"))
+	{
+		wait_promoted($to_end, "$label: the backup restored to its end");
+		like(slurp_file($to_end->logfile),
+			qr/artrie applied [1-9]\d* WAL entry records of file "[^"]+" held back during its checkpoint's image/,
+			"$label: restored to its end: redo applied the entries held back at its end");
+		check_index($to_end, 't', 't_k', "$label: restored to its end");
+		verify_ok($to_end, 't_k', "$label: restored to its end");
+		$to_end->stop;
 	}
 
 	# Round 2: a crash while the image is paused.
