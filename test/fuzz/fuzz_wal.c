@@ -20,15 +20,15 @@
  * 4-byte page numbers; flags hold only WAL_IMAGE_FIRST, WAL_IMAGE_LAST,
  * WAL_IMAGE_CKPT and WAL_IMAGE_BEGUN, npages is at most WAL_IMAGE_PAGES, used has no bit at
  * or past npages, first + npages fits in 32 bits, and nfree is 0 without
- * WAL_IMAGE_LAST; an unchanged record is file, 4 zero bytes and a
- * nonzero 8-byte WAL position, 24 bytes in all; a vacuum record is file
+ * WAL_IMAGE_LAST; an unchanged record, and an image-begin record, is
+ * file, 4 zero bytes and a nonzero 8-byte WAL position, 24 bytes in all; a vacuum record is file
  * and 4 zero bytes, 16 bytes in all.  A change to the structs'
  * layout changes what older
  * WAL means, so it must fail here too.
  *
  * Bit 0 of the first input byte picks the mode.
  *
- * Raw: the rest of the input is a payload, given to all four decoders.  Each
+ * Raw: the rest of the input is a payload, given to all five decoders.  Each
  * must accept it exactly when the harness's reading says it is
  * well-formed, and what it accepts must decode to the fields at their
  * offsets, with the entry, the bodies and the free list pointing into the
@@ -248,15 +248,15 @@ check_image(const uint8_t *data, size_t len)
 }
 
 /*
- * Run the unchanged record's decoder over data[0, len), as check_entry
- * does the entry decoder.
+ * Check what a decoder of a record of the unchanged record's layout (file,
+ * 4 zero bytes, a nonzero 8-byte position) answered for data[0, len):
+ * got, and the file and position it decoded.
  */
 static void
-check_unchanged(const uint8_t *data, size_t len)
+check_since_layout(const char *what, const uint8_t *data, size_t len,
+				   bool got, const ArtFileId *file, uint64_t got_since)
 {
-	WalUnchangedRecord rec;
 	uint64_t	since = 0;
-	bool		got = wal_unchanged_decode(data, len, &rec);
 	bool		want;
 
 	if (len == UNCHANGED_LEN)
@@ -264,9 +264,25 @@ check_unchanged(const uint8_t *data, size_t len)
 	want = len == UNCHANGED_LEN && get_u32(data + UNCHANGED_OFF_PAD) == 0 &&
 		since != 0;
 	if (got != want)
-		FAIL("unchanged decoder says %d for %zu bytes, expected %d", got, len, want);
-	if (got && (!file_is(&rec.file, data) || rec.since != since))
-		FAIL("unchanged record decoded to other fields");
+		FAIL("%s decoder says %d for %zu bytes, expected %d", what, got, len, want);
+	if (got && (!file_is(file, data) || got_since != since))
+		FAIL("%s record decoded to other fields", what);
+}
+
+/*
+ * Run the unchanged record's decoder and the image-begin record's (the
+ * same layout) over data[0, len), as check_entry does the entry decoder.
+ */
+static void
+check_unchanged(const uint8_t *data, size_t len)
+{
+	WalUnchangedRecord rec;
+	WalImageBeginRecord begin;
+	bool		got = wal_unchanged_decode(data, len, &rec);
+
+	check_since_layout("unchanged", data, len, got, &rec.file, rec.since);
+	got = wal_image_begin_decode(data, len, &begin);
+	check_since_layout("image-begin", data, len, got, &begin.file, begin.since);
 }
 
 /*
