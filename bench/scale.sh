@@ -26,7 +26,9 @@
 #                  pool, btree's shared buffers) in lookup (per probe, the
 #                  warm-up pass included), prefix_scan (per 1000 rows) and
 #                  lookup_cold (per probe); cold_disk_kb the kB read from
-#                  the device per cold probe (machine-wide)
+#                  the device per cold probe (machine-wide), cold_index_kb
+#                  the kB of the index's own files that the cold probes
+#                  brought into the kernel's cache, per probe (fincore)
 #   page_height    pages from the root to the deepest entry
 # ARTRIE_SCALE_KINDS (default "btree-C artrie-io_uring") names the indexes
 # measured; artrie-mmap measures artrie under the mmap backend (the server
@@ -103,9 +105,24 @@ disk_sectors_read() {
 	awk -v d="$dev" '$3 == d { print $6 }' /proc/diskstats
 }
 
+# index_files NAME KIND: the index's files (btree: its segments).
+index_files() {
+	local p
+	if [ "${2%%-*}" = artrie ]; then
+		p=$(q -c "SELECT file FROM artrie_indexes WHERE index = '$1'::regclass") && echo "$PGDATA/$p"
+	else
+		p=$(q -c "SELECT pg_relation_filepath('$1')") && ls "$PGDATA/$p" "$PGDATA/$p".[0-9]* 2>/dev/null
+	fi
+}
+
+# cached_kb FILE...: kB of the files in the kernel's cache.
+cached_kb() {
+	fincore --bytes --noheadings --output RES "$@" 2>/dev/null | awk '{ s += $1 } END { printf "%d\n", s / 1024 }'
+}
+
 # measure_kind DATASET KIND ROWS: one index alone on table sc.
 measure_kind() {
-	local ds=$1 kind=$2 rows=$3 name t0 bytes out r0 r1 s0
+	local ds=$1 kind=$2 rows=$3 name t0 bytes out r0 r1 s0 files c0
 	name=sc_$(printf '%s' "$kind" | tr 'A-Z-' 'a-z_')
 	say "$ds: $kind"
 	if [ "${kind%%-*}" = artrie ]; then
@@ -145,10 +162,13 @@ measure_kind() {
 		emit "$ds" "$kind" lookup_cold "skipped: OS cache drop (not root or not allowed)" note
 	fi
 	r0=$(index_reads "$name" "$kind")
+	files=$(index_files "$name" "$kind")
+	c0=$(cached_kb $files)
 	s0=$(disk_sectors_read)
 	if out=$(q -c "SELECT ms FROM bench_time('SELECT sum((SELECT count(t.id) FROM sc t WHERE t.k = p.k)) FROM sc_probe p WHERE pid <= $NCOLD', 1)"); then
 		emit "$ds" "$kind" lookup_cold "$(awk -v m="$out" -v n="$NCOLD" 'BEGIN { printf "%.3f", m * 1000 / n }')" us/probe
 		emit_misses "$ds" "$kind" cold_disk_kb "$s0" "$(disk_sectors_read)" $((2 * NCOLD)) "kB read/probe (the device's, machine-wide)"
+		[ -n "$files" ] && emit_misses "$ds" "$kind" cold_index_kb "$c0" "$(cached_kb $files)" "$NCOLD" "kB of the index cached/probe"
 		emit_misses "$ds" "$kind" cold_misses "$r0" "$(index_reads "$name" "$kind")" "$NCOLD" misses/probe
 	else
 		skip "$ds" "$kind" lookup_cold "$(last_err)"
@@ -213,7 +233,7 @@ close $in;
 my @metrics = qw(build size_per_key lookup prefix_scan insert_tps_c1 lookup_cold);
 # Page requests that missed the index's cache (artrie's pool, btree's
 # shared buffers): in the table, not in the plot.
-my @extra = qw(lookup_misses prefix_misses cold_misses cold_disk_kb page_height);
+my @extra = qw(lookup_misses prefix_misses cold_misses cold_disk_kb cold_index_kb page_height);
 open my $o, '>', $md or die "$md: $!";
 print $o "# artrie scale run $run\n\n";
 print $o "$_  \n" for @head;
