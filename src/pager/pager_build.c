@@ -266,6 +266,18 @@ build_unlock(void *store, ArtPageRef *ref)
 }
 
 /*
+ * ArtPageStoreOps.relock: a held page has no lock to take.
+ */
+static void
+build_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	if (build_owns(b, ref) == NULL)
+		b->pool.ops->relock(b->pool.store, ref, mode);
+}
+
+/*
  * ArtPageStoreOps.mark_dirty: every held page is written once let go.
  */
 static void
@@ -427,6 +439,7 @@ static const ArtPageStoreOps build_store_ops = {
 	.pin = build_pin,
 	.release = build_release,
 	.unlock = build_unlock,
+	.relock = build_relock,
 	.mark_dirty = build_mark_dirty,
 	.alloc = build_alloc,
 	.free = build_free,

@@ -124,6 +124,27 @@ pager_unlock(void *store, ArtPageRef *ref)
 }
 
 /*
+ * ArtPageStoreOps.relock: the frame is pinned, so it holds the page still;
+ * an exclusive lock enters the write gate as pager_pin does.
+ */
+static void
+pager_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	PagerFile  *file = (PagerFile *) store;
+	int			frame = ref_frame(ref);
+	bool		exclusive = (mode == ART_LOCK_EXCLUSIVE);
+
+	Assert((intptr_t) ref->handle & REF_UNLOCKED);
+	if (exclusive)
+		pager_gate_enter(file->slot, false);
+	if (pager_gate_held(file->slot))
+		pager_ckpt_settle(file->slot, frame);
+	LWLockAcquire(&pager_shared->frames[frame].content,
+				  exclusive ? LW_EXCLUSIVE : LW_SHARED);
+	ref->handle = (void *) ((intptr_t) (frame + 1) | (exclusive ? REF_EXCLUSIVE : 0));
+}
+
+/*
  * ArtPageStoreOps.mark_dirty
  */
 static void
@@ -427,6 +448,7 @@ static const ArtPageStoreOps pager_store_ops = {
 	.pin = pager_pin,
 	.release = pager_release,
 	.unlock = pager_unlock,
+	.relock = pager_relock,
 	.mark_dirty = pager_mark_dirty,
 	.alloc = pager_alloc,
 	.free = pager_free,

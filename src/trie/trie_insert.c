@@ -16,25 +16,29 @@
  * the page, counts of the page's own nodes on the path included, with no
  * fallible store call left.  The second pass adds one to the count of
  * every node on the path between that page and the root page (whose nodes
- * keep no counts), crossing the root page with a share lock and coupling
- * exclusive below it.  Between the passes those counts are one short;
+ * keep no counts), coupling exclusive from the first page below the root
+ * page.  Between the passes those counts are one short;
  * only verify, which keeps writers out, would notice, and structural
  * decisions never read counts.  The planning and change steps serve the
  * finger (trie_finger.c) too.
  *
  * The second pass cannot be undone, so it must not fail (as btree pins
  * every buffer before its critical section): the first pass's last try
- * keeps every page of its path above the changed page pinned (unlocked)
- * and marked passing until the second pass ends, so that no page of that
- * part of the path splits and the second pass finds its nodes in exactly
- * those pages; pinning them again needs no read, no free frame and no
- * eviction.  A page that must be split is split by a try that holds it
- * (and the page above it) exclusive; if some insert between its passes
- * passes it, the try starts over holding the split section exclusive,
- * which waits for every insert between its passes (each holds the section
- * shared from its try's start to its end).  A page nobody passes, such as
- * the bottom page that inserts of repeated keys fill, splits without
- * waiting for anyone.
+ * keeps every page of its path between the root page and the changed page
+ * pinned (unlocked) and marked passing until the second pass ends, so that
+ * no page of that part of the path splits and the second pass finds its
+ * nodes in exactly those pages; locking them again needs no lookup, no
+ * read, no free frame and no eviction.  The second pass starts in the
+ * first of them, at the slot and key depth where the first pass entered
+ * it, so it does not touch the root page, which every insert crosses: the
+ * root page is let go on the way down, and a split of it always holds the
+ * split section exclusive.  A page that must be split is split by a try
+ * that holds it (and the page above it) exclusive; if it is the root page
+ * or some insert between its passes passes it, the try starts over holding
+ * the split section exclusive, which waits for every insert between its
+ * passes (each holds the section shared from its try's start to its end).
+ * A page nobody passes, such as the bottom page that inserts of repeated
+ * keys fill, splits without waiting for anyone.
  *
  *-------------------------------------------------------------------------
  */
@@ -285,19 +289,25 @@ art_change_count_group(ArtTrie *t, bool counted, const uint8_t *key,
 
 /*
  * Move the bottom page of ps, which the path goes on below, to kept:
- * marked passing while still locked, then unlocked but still pinned.
+ * marked passing while still locked, then unlocked but still pinned.  The
+ * root page is released instead: the second pass does not visit it.
  */
 static ArtStatus
 keep_bottom(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept)
 {
-	ArtStatus	st = art_grow(t, (void **) &kept->refs, &kept->cap,
-							  kept->n + 1, sizeof(ArtPageRef));
+	if (ps->refs[0].pageno == t->root)
+		t->store.ops->release(t->store.store, &ps->refs[0]);
+	else
+	{
+		ArtStatus	st = art_grow(t, (void **) &kept->refs, &kept->cap,
+								  kept->n + 1, sizeof(ArtPageRef));
 
-	if (st != ART_OK)
-		return st;
-	t->store.ops->passing(t->store.store, &ps->refs[0], true);
-	t->store.ops->unlock(t->store.store, &ps->refs[0]);
-	kept->refs[kept->n++] = ps->refs[0];
+		if (st != ART_OK)
+			return st;
+		t->store.ops->passing(t->store.store, &ps->refs[0], true);
+		t->store.ops->unlock(t->store.store, &ps->refs[0]);
+		kept->refs[kept->n++] = ps->refs[0];
+	}
 	memmove(&ps->refs[0], &ps->refs[1], (ps->n - 1) * sizeof(ArtPageRef));
 	ps->n--;
 	return ART_OK;
@@ -318,7 +328,7 @@ release_kept(ArtTrie *t, ArtPinStack *kept)
  * Follow a stub to the page it points at, with lock coupling in mode: the
  * page above stays locked (while a page is relocked exclusive, or split,
  * its parent must hold still), the one above that is unlocked and moves
- * to kept, still pinned.
+ * to kept, still pinned (or is released, if it is the root page).
  */
 static ArtStatus
 couple_down(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept, ArtPageNo pageno,
@@ -342,15 +352,17 @@ couple_down(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept, ArtPageNo pageno,
  * exclusive (split_held).  Sets *retry when the insert must start over
  * (after a split, or to split, with *xfrom set), and *pagedepth to the key
  * depth at which the changed page's part of the path begins (0: the root
- * page holds the whole path).  Every page of the path above the changed
- * page ends in kept, pinned, unlocked and marked passing: on success for
- * the second pass, else for the caller to release.
+ * page holds the whole path).  Every page of the path between the root page
+ * and the changed page ends in hold's kept, pinned, unlocked and marked
+ * passing, and where the path enters the first of them in hold: on success
+ * for the second pass, else for the caller to release.
  */
 static ArtStatus
 insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			   ArtPageNo *xfrom, InsertRetry *retry, size_t *pagedepth,
-			   ArtPinStack *kept)
+			   ArtInsertHold *hold)
 {
+	ArtPinStack *kept = &hold->kept;
 	ArtPinStack ps = {0};
 	uint16_t   *path = NULL;
 	int			npath = 0;
@@ -387,6 +399,11 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			ArtPageNo	pg;
 
 			art_stub_target(rec, &pg, &slot);
+			if (ps.refs[ps.n - 1].pageno == t->root)
+			{
+				hold->entry_slot = slot;
+				hold->entry_depth = p.d;
+			}
 			if (pg == *xfrom)
 				mode = ART_LOCK_EXCLUSIVE;
 			st = couple_down(t, &ps, kept, pg, mode);
@@ -449,7 +466,9 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			*xfrom = ps.n >= 2 ? ps.refs[ps.n - 2].pageno : t->root;
 		}
 		else if (!split_held &&
-				 t->store.ops->passers(t->store.store, &ps.refs[ps.n - 1]) > 0)
+				 (ps.refs[ps.n - 1].pageno == t->root ||
+				  t->store.ops->passers(t->store.store,
+										&ps.refs[ps.n - 1]) > 0))
 			*retry = RETRY_SECTION;
 		else
 		{
@@ -493,37 +512,37 @@ out:
  * depth upto and lies below the root page: the second pass of an insert
  * whose first pass changed a page below the root page (the path's part in
  * that page begins at depth upto).  The root page's node counts are not
- * kept (readers derive them, see art_root_count), so the pass crosses the
- * root page under a share lock and takes the pages below it exclusive,
- * with lock coupling; when the changed page hangs right from the root
- * page it changes nothing.  The first pass has changed the trie already,
- * so a store failure here cannot be returned cleanly: the stretch is
- * critical.  The nodes are found again by key, not by slot, since other
- * writers may have split pages or node prefixes meanwhile; such a change
- * keeps every node on one side of upto (a prefix split copies the count
- * into the new node above, and both begin above upto), and a node that
- * leaves the root page gets its count derived as it leaves (after this
- * pass, or waiting for it), so each node that missed this change's count
- * gets it exactly once.  Every page it visits is one the first pass kept
- * pinned (see the file header), so no pin here can fail.
+ * kept (readers derive them, see art_root_count), so the pass begins in
+ * the first page below it, where the first pass entered it, and takes the
+ * kept pages exclusive one after the other, with lock coupling; when the
+ * changed page hangs right from the root page there is nothing to do.  The
+ * first pass has changed the trie already, so a store failure here cannot
+ * be returned cleanly: the stretch is critical.  The nodes are found again
+ * by key, not by slot, since other writers may have split node prefixes
+ * meanwhile; such a change keeps every node on one side of upto (a prefix
+ * split copies the count into the new node above, and both begin above
+ * upto), and no page of the path splits meanwhile (passing marks, and the
+ * root page's splits hold the split section exclusive), so each node that
+ * missed this change's count gets it exactly once.  The pages it visits are
+ * the ones the first pass kept pinned, in order: relocking them cannot fail.
  */
 static ArtStatus
-art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
+art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
+				ArtInsertHold *hold)
 {
-	ArtPageRef	cur;
-	ArtPageRef	next;
-	ArtStatus	st;
-	bool		below_root = false;
-	uint16_t	slot = ART_ROOT_SLOT;
-	size_t		d = 0;
+	ArtPinStack *kept = &hold->kept;
+	ArtStatus	st = ART_OK;
+	uint16_t	slot = hold->entry_slot;
+	size_t		d = hold->entry_depth;
+	int			i = 0;
 
+	if (kept->n == 0)
+		return ART_OK;
 	t->store.ops->critical(t->store.store, true);
-	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &cur);
-	if (st != ART_OK)
-		goto out;
+	t->store.ops->relock(t->store.store, &kept->refs[0], ART_LOCK_EXCLUSIVE);
 	while (d < upto)
 	{
-		uint8_t    *rec = art_rec(cur.data, slot);
+		uint8_t    *rec = art_rec(kept->refs[i].data, slot);
 		ArtNode		node;
 
 		if (art_is_stub(rec))
@@ -531,33 +550,31 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto)
 			ArtPageNo	pg;
 
 			art_stub_target(rec, &pg, &slot);
-			st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE,
-								   &next);
-			if (st != ART_OK)
+			if (i + 1 >= kept->n || kept->refs[i + 1].pageno != pg)
+			{
+				st = ART_CORRUPT;
 				break;
-			if (below_root)
-				t->store.ops->mark_dirty(t->store.store, &cur);
-			t->store.ops->release(t->store.store, &cur);
-			cur = next;
-			below_root = true;
+			}
+			t->store.ops->relock(t->store.store, &kept->refs[i + 1],
+								 ART_LOCK_EXCLUSIVE);
+			t->store.ops->mark_dirty(t->store.store, &kept->refs[i]);
+			t->store.ops->unlock(t->store.store, &kept->refs[i]);
+			i++;
 			continue;
 		}
 		art_node_decode(rec, &node);
 		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
 			memcmp(key + d, node.prefix, node.plen) != 0)
 			break;
-		if (below_root)
-			art_node_set_count(&node, node.count + 1);
+		art_node_set_count(&node, node.count + 1);
 		d += node.plen;
 		slot = art_node_find(&node, key[d]);
 		if (slot == 0)
 			break;
 		d++;
 	}
-	if (below_root)
-		t->store.ops->mark_dirty(t->store.store, &cur);
-	t->store.ops->release(t->store.store, &cur);
-out:
+	t->store.ops->mark_dirty(t->store.store, &kept->refs[i]);
+	t->store.ops->unlock(t->store.store, &kept->refs[i]);
 	t->store.ops->critical(t->store.store, false);
 	return st;
 }
@@ -588,7 +605,7 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 			xfrom = ART_INVALID_PAGENO;
 		t->store.ops->split_begin(t->store.store, mode);
 		st = insert_attempt(t, entry, len, mode == ART_LOCK_EXCLUSIVE,
-							&xfrom, &retry, pagedepth, &hold->kept);
+							&xfrom, &retry, pagedepth, hold);
 		if (st == ART_OK && retry == RETRY_NONE)
 		{
 			hold->split_mode = mode;
@@ -610,10 +627,8 @@ ArtStatus
 art_insert_second_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 					   size_t pagedepth, ArtInsertHold *hold)
 {
-	ArtStatus	st = ART_OK;
+	ArtStatus	st = art_count_above(t, entry, len, pagedepth, hold);
 
-	if (pagedepth > 0)
-		st = art_count_above(t, entry, len, pagedepth);
 	release_kept(t, &hold->kept);
 	t->store.ops->split_end(t->store.store, hold->split_mode);
 	return st;

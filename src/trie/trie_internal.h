@@ -417,12 +417,16 @@ extern void art_change_count_group(ArtTrie *t, bool counted,
 								   const ArtInsertPlan *p);
 
 /*
- * What an insert holds between its two passes: the pages of its path,
- * unlocked but pinned, and the split section in the mode of its last try.
+ * What an insert holds between its two passes: the pages of its path below
+ * the root page, unlocked but pinned, and the split section in the mode of
+ * its last try.
  */
 typedef struct ArtInsertHold
 {
-	ArtPinStack kept;
+	ArtPinStack kept;			/* the path's pages between the root page and
+								 * the changed page, top down */
+	uint16_t	entry_slot;		/* where the path enters kept's first page */
+	size_t		entry_depth;	/* and the key depth there */
 	ArtLockMode split_mode;
 } ArtInsertHold;
 

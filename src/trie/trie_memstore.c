@@ -36,6 +36,9 @@ struct ArtMemStore
 	uint64_t	split_sections;	/* split sections entered exclusive */
 	bool		critical;		/* inside a critical stretch */
 	bool		strict;			/* see art_memstore_strict */
+	bool		refuse_waits;	/* see art_memstore_refuse_waits */
+	bool		refusing;		/* a split section that would wait is held */
+	uint64_t	refused;		/* split sections that would have waited */
 	void		(*step_hook) (void *arg);
 	void	   *step_arg;
 	uint64_t	version;		/* the tries' content version */
@@ -103,6 +106,8 @@ mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 		return ART_IO_ERROR;
 	}
 	p = &ms->pages[pageno];
+	if (p->kept == 0 && ms->refusing)
+		return ART_IO_ERROR;
 	if (p->kept == 0)
 	{
 		if (ms->critical && ms->strict)
@@ -162,6 +167,28 @@ mem_unlock(void *store, ArtPageRef *ref)
 	ref->handle = KEPT_HANDLE;
 }
 
+/* relock: lock a reference unlock left pinned only. */
+static void
+mem_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (ref->handle != KEPT_HANDLE || p->kept == 0)
+	{
+		violate(ms, "relock of a page not kept pinned");
+		return;
+	}
+	if (p->exclusive || (mode == ART_LOCK_EXCLUSIVE && p->shared > 0))
+		violate(ms, "page locked twice with an exclusive lock");
+	p->kept--;
+	if (mode == ART_LOCK_EXCLUSIVE)
+		p->exclusive = true;
+	else
+		p->shared++;
+	ref->handle = NULL;
+}
+
 /* mark_dirty: only checks that the page is locked exclusive. */
 static void
 mem_mark_dirty(void *store, ArtPageRef *ref)
@@ -181,7 +208,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	uint32_t	pageno;
 	MemPage    *p;
 
-	if (inject(ms))
+	if (ms->refusing || inject(ms))
 		return ART_NO_SPACE;
 	if (ms->nfree > 0)
 		pageno = ms->freelist[--ms->nfree];
@@ -302,7 +329,14 @@ mem_split_begin(void *store, ArtLockMode mode)
 	ArtMemStore *ms = store;
 
 	if (mode == ART_LOCK_EXCLUSIVE)
+	{
 		ms->split_sections++;
+		if (ms->refuse_waits && ms->splitters > 0)
+		{
+			ms->refusing = true;
+			ms->refused++;
+		}
+	}
 	ms->splitters++;
 }
 
@@ -312,7 +346,8 @@ mem_split_end(void *store, ArtLockMode mode)
 {
 	ArtMemStore *ms = store;
 
-	(void) mode;
+	if (mode == ART_LOCK_EXCLUSIVE)
+		ms->refusing = false;
 	if (ms->splitters == 0)
 		violate(ms, "split section left that was not entered");
 	else
@@ -407,6 +442,7 @@ static const ArtPageStoreOps mem_ops = {
 	.pin = mem_pin,
 	.release = mem_release,
 	.unlock = mem_unlock,
+	.relock = mem_relock,
 	.mark_dirty = mem_mark_dirty,
 	.alloc = mem_alloc_page,
 	.free = mem_free_page,
@@ -488,6 +524,20 @@ bool
 art_memstore_failed(const ArtMemStore *ms)
 {
 	return ms->failed;
+}
+
+/* Refuse what would wait for a split section another holder has. */
+void
+art_memstore_refuse_waits(ArtMemStore *ms, bool on)
+{
+	ms->refuse_waits = on;
+}
+
+/* How many split sections were refused (art_memstore_refuse_waits). */
+uint64_t
+art_memstore_refused(const ArtMemStore *ms)
+{
+	return ms->refused;
 }
 
 /* The first locking-rule violation seen, or NULL. */

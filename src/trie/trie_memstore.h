@@ -48,6 +48,17 @@ extern void art_memstore_fail_after(ArtMemStore *ms, long n, bool with_mem);
 extern bool art_memstore_failed(const ArtMemStore *ms);
 
 /*
+ * Refuse what would wait: while a split section entered exclusive is held
+ * as another holder holds it too (in a real store the first would wait for
+ * the other, an insert between its passes, to end), every alloc and every
+ * pin of a page not kept pinned fails.  A single-threaded test runs between
+ * an insert's passes only what would not wait for it, and the refused
+ * operations after its second pass.  art_memstore_refused counts them.
+ */
+extern void art_memstore_refuse_waits(ArtMemStore *ms, bool on);
+extern uint64_t art_memstore_refused(const ArtMemStore *ms);
+
+/*
  * Strict about critical stretches: there, a pin of a page that no
  * reference keeps pinned (the pager might have to read it, or need a free
  * frame) is a violation, and injected failures strike too (and are

@@ -25,8 +25,8 @@
  *	 Therefore a trie operation that changes pages first pins and allocates
  *	 everything it will need, and only then modifies: between its first
  *	 modification and its end it calls no store function that can fail
- *	 (mark_dirty, release, unlock and free cannot fail, nor can a pin of a
- *	 page the trie keeps pinned, see unlock).
+ *	 (mark_dirty, release, unlock, relock and free cannot fail, nor can a
+ *	 pin of a page the trie keeps pinned, see unlock).
  * - Temporary memory comes from mem_alloc/mem_free, so that the pager can
  *	 hand out memory that an ERROR frees.
  *
@@ -87,6 +87,12 @@ typedef struct ArtPageStoreOps
 	 * cannot fail.  Cannot fail.
 	 */
 	void		(*unlock) (void *store, ArtPageRef *ref);
+
+	/*
+	 * Lock again, in mode, a page unlock left pinned: no lookup, no read,
+	 * no room needed.  unlock lets it go back to pinned only.  Cannot fail.
+	 */
+	void		(*relock) (void *store, ArtPageRef *ref, ArtLockMode mode);
 	/* Record that an exclusively locked page was changed. */
 	void		(*mark_dirty) (void *store, ArtPageRef *ref);
 	/* Allocate a page, returned zeroed (past the reserved bytes), pinned and locked exclusive. */
