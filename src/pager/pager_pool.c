@@ -93,6 +93,16 @@ static int	local_ngates = 0;
 
 static bool backend_ready = false;
 
+/*
+ * Pool hits this process has not yet added to the shared counter: one
+ * shared atomic add per hit would make every pin of every process touch
+ * the same cache line.  Added at each transaction's end, at exit and every
+ * PAGER_HITS_BATCH hits (for processes that run no transactions).
+ */
+#define PAGER_HITS_BATCH	1024
+
+static uint64 local_hits = 0;
+
 static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 
 /*
@@ -161,14 +171,38 @@ pager_release_all(void)
 }
 
 /*
- * Abort of a (sub)transaction: the trie holds no pin across calls, so
- * every pin this process holds belongs to the operation that failed; a
- * scan that failed while its reads were random probes leaves them so, and
- * they go back to reading around.
+ * Add this process's pool hits to the shared counter.
+ */
+static void
+pager_hits_flush(void)
+{
+	if (local_hits == 0)
+		return;
+	pg_atomic_fetch_add_u64(&pager_shared->counters.hits, local_hits);
+	local_hits = 0;
+}
+
+/*
+ * Count a pool hit.
+ */
+static inline void
+pager_count_hit(void)
+{
+	if (++local_hits >= PAGER_HITS_BATCH)
+		pager_hits_flush();
+}
+
+/*
+ * End of a transaction: its pool hits are counted.  Abort of a
+ * (sub)transaction: the trie holds no pin across calls, so every pin this
+ * process holds belongs to the operation that failed; a scan that failed
+ * while its reads were random probes leaves them so, and they go back to
+ * reading around.
  */
 static void
 pager_xact_callback(XactEvent event, void *arg)
 {
+	pager_hits_flush();
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PREPARE)
@@ -201,13 +235,14 @@ pager_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 }
 
 /*
- * Process exit: drop pins left by a FATAL.
+ * Process exit: drop pins left by a FATAL; count the last hits.
  */
 static void
 pager_proc_exit(int code, Datum arg)
 {
 	LWLockReleaseAll();
 	pager_release_all();
+	pager_hits_flush();
 }
 
 /*
@@ -1056,7 +1091,7 @@ pager_pin_hinted(int slot, ArtPageNo pageno, int hint)
 	if (!ok)
 		return -1;
 	pager_local_pin_add(frame);
-	pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
+	pager_count_hit();
 	return frame;
 }
 
@@ -1106,7 +1141,7 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		{
 			if (pager_wait_read(&pager_shared->frames[frame]))
 			{
-				pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
+				pager_count_hit();
 				return frame;
 			}
 			pager_unpin(frame);
@@ -1229,7 +1264,7 @@ pager_slot_pinned(int slot)
 }
 
 /*
- * Statistics of the pool.
+ * Statistics of the pool (its hits with this process's not yet added).
  */
 void
 pager_pool_stats(PagerPoolStats *stats)
@@ -1243,7 +1278,7 @@ pager_pool_stats(PagerPoolStats *stats)
 	stats->frames = pager_shared->nframes;
 	stats->dirty = pg_atomic_read_u32(&pager_shared->ndirty);
 	stats->files = files;
-	stats->hits = pg_atomic_read_u64(&c->hits);
+	stats->hits = pg_atomic_read_u64(&c->hits) + local_hits;
 	stats->misses = pg_atomic_read_u64(&c->misses);
 	stats->evictions = pg_atomic_read_u64(&c->evictions);
 	stats->eviction_writes = pg_atomic_read_u64(&c->eviction_writes);

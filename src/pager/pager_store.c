@@ -145,7 +145,10 @@ pager_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 }
 
 /*
- * ArtPageStoreOps.mark_dirty
+ * ArtPageStoreOps.mark_dirty.  The file's changed flag is written only
+ * when it is not set yet, so that writers of one file do not take turns
+ * owning its cache line; inside the write gate, which every exclusive
+ * lock holds, no checkpoint clears it meanwhile.
  */
 static void
 pager_mark_dirty(void *store, ArtPageRef *ref)
@@ -159,7 +162,8 @@ pager_mark_dirty(void *store, ArtPageRef *ref)
 	was_clean = !(f->flags & FRAME_DIRTY);
 	f->flags |= FRAME_DIRTY;
 	SpinLockRelease(&f->hdr);
-	pager_shared->files[file->slot].changed = true;
+	if (!pager_shared->files[file->slot].changed)
+		pager_shared->files[file->slot].changed = true;
 	if (was_clean)
 		pager_count_dirty();
 }
