@@ -74,6 +74,7 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "utils/memutils.h"
 #include "utils/wait_event.h"
 
 /* A page of a checkpoint's set. */
@@ -809,12 +810,12 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 /*
  * Checkpoint one file.  Returns whether a checkpoint was made durable.
  * In the io worker (in_worker) nothing blocks on a lock: a file busy with
- * another checkpoint or with changes is skipped, and caught next time.
- * Sets *again if it was an image checkpoint during which PostgreSQL's
- * redo pointer moved (the file is then marked changed).
+ * another checkpoint or with changes is skipped (*busy set), and caught
+ * next time.  Sets *again if it was an image checkpoint during which
+ * PostgreSQL's redo pointer moved (the file is then marked changed).
  */
 static bool
-ckpt_slot(int slot, bool force, bool in_worker, bool *again)
+ckpt_slot(int slot, bool force, bool in_worker, bool *again, bool *busy)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	CkptSnapshot snap;
@@ -827,7 +828,10 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again)
 	if (in_worker)
 	{
 		if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
+		{
+			*busy = true;
 			return false;
+		}
 	}
 	else
 		LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
@@ -851,7 +855,10 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again)
 	{
 		LWLockRelease(&fs->ckpt_lock);
 		if (in_worker)
+		{
+			*busy = true;
 			return false;
+		}
 
 		/*
 		 * A backend gave up for a cancel or termination, which this serves
@@ -861,7 +868,7 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again)
 		 */
 		pager_vouch_end();
 		CHECK_FOR_INTERRUPTS();
-		return ckpt_slot(slot, force, in_worker, again);
+		return ckpt_slot(slot, force, in_worker, again, busy);
 	}
 
 	/*
@@ -984,19 +991,24 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again)
 
 /*
  * Checkpoint one file (ckpt_slot); if PostgreSQL's redo pointer moved
- * during its image, once more, for an image that begins after it.
+ * during its image, once more, for an image that begins after it.  With
+ * busy, says whether the io worker skipped the file because another
+ * checkpoint of it was under way or its gate stayed busy.
  */
 static bool
-pager_checkpoint_slot(int slot, bool force, bool in_worker)
+pager_checkpoint_slot(int slot, bool force, bool in_worker, bool *busy)
 {
 	bool		again = false;
-	bool		done = ckpt_slot(slot, force, in_worker, &again);
+	bool		skipped = false;
+	bool		done = ckpt_slot(slot, force, in_worker, &again, &skipped);
 
 	if (done && again)
 	{
 		again = false;
-		done = ckpt_slot(slot, force, in_worker, &again);
+		done = ckpt_slot(slot, force, in_worker, &again, &skipped);
 	}
+	if (busy)
+		*busy = skipped;
 	return done;
 }
 
@@ -1008,7 +1020,7 @@ pager_flush_file(PagerFile *file)
 {
 	PagerFileSlot *fs = pager_slot(file);
 
-	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false);
+	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false, NULL);
 }
 
 /*
@@ -1042,7 +1054,7 @@ pager_close_idle_files(void)
 	for (int i = 0; i < n && closed < want; i++)
 	{
 		if (pager_shared->files[slots[i]].changed && ckpt_allowed())
-			pager_checkpoint_slot(slots[i], false, true);
+			pager_checkpoint_slot(slots[i], false, true, NULL);
 		if (pager_close_slot(slots[i]))
 			closed++;
 	}
@@ -1088,6 +1100,20 @@ ckpt_replay_from(XLogRecPtr redo, bool stamped)
 }
 
 /*
+ * What the io worker's last pass after PostgreSQL's redo pointer moved
+ * (a pass with restamp) left undone, for pager_checkpoint_retry: the open
+ * files it skipped because another checkpoint of theirs was under way
+ * (ckpt_missed, by slot), or the whole pass (ckpt_missed_all: it could not
+ * list files because a backend's pass was listing them, or it failed).
+ * Until they are done, a base backup that started at that redo pointer
+ * has no image or unchanged record of those files after its start, and
+ * its restore would refuse them.  Only the io worker uses these.
+ */
+static bool *ckpt_missed = NULL;
+static bool ckpt_missed_any = false;
+static bool ckpt_missed_all = false;
+
+/*
  * Checkpoint every open file, then tell the checkpoint hook where the WAL
  * that recovery would need now begins.  With restamp, also vouch for the
  * files without changes, so that every open file is current past
@@ -1095,7 +1121,8 @@ ckpt_replay_from(XLogRecPtr redo, bool stamped)
  * then use them, and recovery's start may pass their last checkpoint),
  * and first every closed file (pager_restamp_closed_files), for the same
  * reason: each is logged as unchanged and listed in the vouch list, which
- * is written once for them all (pager_vouch.c).
+ * is written once for them all (pager_vouch.c).  In the io worker, what
+ * such a pass leaves undone is kept for pager_checkpoint_retry.
  */
 void
 pager_checkpoint(bool restamp)
@@ -1103,11 +1130,21 @@ pager_checkpoint(bool restamp)
 	XLogRecPtr	redo;
 	volatile bool listing = false;
 	volatile bool listed = false;
+	bool		track = restamp && io_in_worker();
 
 	pager_backend_ready();
 	pg_atomic_write_u32(&pager_shared->ckpt_requested, 0);
 	redo = pager_redo_now();
 
+	if (track)
+	{
+		if (ckpt_missed == NULL)
+			ckpt_missed = MemoryContextAlloc(TopMemoryContext,
+											 sizeof(bool) * pager_shared->max_files);
+		memset(ckpt_missed, 0, sizeof(bool) * pager_shared->max_files);
+		ckpt_missed_any = false;
+		ckpt_missed_all = true;
+	}
 	if (!ckpt_allowed())
 		return;
 	PG_TRY();
@@ -1118,8 +1155,12 @@ pager_checkpoint(bool restamp)
 									   pager_hooks.file_unchanged);
 		for (int i = 0; i < pager_shared->max_files; i++)
 		{
+			bool		busy = false;
+
 			if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
-				pager_checkpoint_slot(i, listing, io_in_worker());
+				pager_checkpoint_slot(i, listing, io_in_worker(), &busy);
+			if (busy && track)
+				ckpt_missed_any = ckpt_missed[i] = true;
 		}
 		if (listing && pager_vouch_active())
 		{
@@ -1133,7 +1174,58 @@ pager_checkpoint(bool restamp)
 	}
 	PG_END_TRY();
 
+	if (track)
+		ckpt_missed_all = !listed;
 	redo = ckpt_replay_from(redo, listed);
+	if (pager_hooks.checkpoint_done)
+		pager_hooks.checkpoint_done(redo);
+}
+
+/*
+ * Whether the io worker's last pass after a redo pointer move left
+ * something undone (pager_checkpoint_retry).
+ */
+bool
+pager_checkpoint_pending(void)
+{
+	return ckpt_missed_all || ckpt_missed_any;
+}
+
+/*
+ * The io worker tries again what its last pass after a redo pointer move
+ * left undone: the whole pass, or each file it skipped (checkpointed even
+ * without changes, so that an unchanged one gets its unchanged record and
+ * a new stamp); then the checkpoint hook hears where recovery would now
+ * begin.  A file skipped again stays for the next try.
+ */
+void
+pager_checkpoint_retry(void)
+{
+	XLogRecPtr	redo;
+	bool		any = false;
+
+	Assert(io_in_worker());
+	if (ckpt_missed_all)
+	{
+		pager_checkpoint(true);
+		return;
+	}
+	if (!ckpt_missed_any || !ckpt_allowed())
+		return;
+	redo = pager_redo_now();
+	for (int i = 0; i < pager_shared->max_files; i++)
+	{
+		bool		busy = false;
+
+		if (!ckpt_missed[i])
+			continue;
+		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
+			pager_checkpoint_slot(i, true, true, &busy);
+		ckpt_missed[i] = busy;
+		any |= busy;
+	}
+	ckpt_missed_any = any;
+	redo = ckpt_replay_from(redo, false);
 	if (pager_hooks.checkpoint_done)
 		pager_hooks.checkpoint_done(redo);
 }
@@ -1153,7 +1245,7 @@ ckpt_final_try(int slot)
 
 	PG_TRY();
 	{
-		done = pager_checkpoint_slot(slot, true, true);
+		done = pager_checkpoint_slot(slot, true, true, NULL);
 	}
 	PG_CATCH();
 	{

@@ -24,5 +24,7 @@ extern void pager_image_read(PagerFileSlot *fs, IoPage *pages,
 							 const int *slot, int n, char *bodies);
 extern void pager_close_idle_files(void);
 extern void pager_checkpoint_final(bool complete);
+extern bool pager_checkpoint_pending(void);
+extern void pager_checkpoint_retry(void);
 
 #endif							/* ARTRIE_PAGER_CHECKPOINT_H */

@@ -10,7 +10,12 @@
  * a checkpoint of every file when PostgreSQL's redo pointer has moved (a
  * checkpoint or restartpoint began: the WAL before it may soon go), when
  * artrie.checkpoint_timeout has passed, when a backend asks (too many
- * dirty frames) and at shutdown: after SIGTERM it goes on serving I/O
+ * dirty frames) and at shutdown.  What a pass after a redo pointer move
+ * left undone (a file busy with another checkpoint, a pass that could not
+ * list the files) it tries again a tenth of a second later, then at
+ * doubling waits up to ten seconds (pager_checkpoint_retry), not at the
+ * next move: a base backup that started there needs every file's image
+ * or unchanged record after its start.  After SIGTERM it goes on serving I/O
  * until every process using artrie has exited (at most 30 s), then runs
  * its last checkpoint, trying each file again a few times, and exits
  * (pager_checkpoint_final).  Once backends may
@@ -28,7 +33,8 @@
  *
  * Layer: the top of the pager's calls below its setup (pager.c, which
  * registers the worker).  Calls checkpoints (pager_checkpoint,
- * pager_checkpoint_final, pager_connections_allowed), the sweep
+ * pager_checkpoint_retry, pager_checkpoint_final,
+ * pager_connections_allowed), the sweep
  * (pager_sweep_tick), the file table (pager_is_ready,
  * pager_report_upgrade, pager_report_unlogged), pg_upgrade's note
  * (pager_adopt.c), the pool
@@ -66,6 +72,14 @@ PGDLLEXPORT void artrie_io_worker_main(Datum main_arg);
 
 /* How often the loop looks whether PostgreSQL's redo pointer moved. */
 #define PAGER_REDO_POLL_MS	20
+
+/*
+ * What a checkpoint pass after a redo pointer move left undone is tried
+ * again this long after, the wait doubling up to the longest while tries
+ * fail.
+ */
+#define PAGER_RETRY_FIRST_MS	100
+#define PAGER_RETRY_LONGEST_MS	10000
 
 /* How long the io worker waits at shutdown for artrie's users to exit. */
 #define PAGER_SHUTDOWN_WAIT_MS	30000
@@ -155,6 +169,8 @@ artrie_io_worker_main(Datum main_arg)
 	volatile bool recovery_seen = false;
 	volatile TimestampTz shutdown_since = 0;
 	XLogRecPtr	last_redo;
+	volatile TimestampTz retry_at = 0;
+	volatile int retry_ms = PAGER_RETRY_FIRST_MS;
 
 	pqsignal(SIGTERM, worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -248,6 +264,20 @@ artrie_io_worker_main(Datum main_arg)
 			MemoryContextSwitchTo(TopMemoryContext);
 			MemoryContextReset(ckpt_cxt);
 			last_ckpt = GetCurrentTimestamp();
+			if (restamp)
+			{
+				retry_ms = PAGER_RETRY_FIRST_MS;
+				retry_at = TimestampTzPlusMilliseconds(last_ckpt, retry_ms);
+			}
+		}
+		else if (pager_checkpoint_pending() && GetCurrentTimestamp() >= retry_at)
+		{
+			retry_ms = Min(retry_ms * 2, PAGER_RETRY_LONGEST_MS);
+			retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), retry_ms);
+			MemoryContextSwitchTo(ckpt_cxt);
+			pager_checkpoint_retry();
+			MemoryContextSwitchTo(TopMemoryContext);
+			MemoryContextReset(ckpt_cxt);
 		}
 	}
 }

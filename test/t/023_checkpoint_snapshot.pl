@@ -7,9 +7,15 @@
 # index, and a DELETE and a VACUUM of its table, must complete; a page
 # they change that is in the paused checkpoint's set is copied for the
 # checkpoint first (copy-on-write), and the change goes to the next
-# checkpoint.  Then the
-# checkpoint resumes and completes, the server is killed right after,
-# and the index must answer like a sequential scan and verify.  A second
+# checkpoint.  Then PostgreSQL checkpoints (its redo pointer moves while
+# the file's checkpoint is paused, so the io worker's pass for it can
+# neither checkpoint the file nor list the files, which the paused pass
+# holds), the checkpoint resumes and completes, and the file must become
+# current past that redo pointer soon after (artrie's slot follows it),
+# not at the next move of the redo pointer (a day away here): a base
+# backup that started there needs the file's image after its start.  The
+# server is killed then, and the index must answer like a sequential scan
+# and verify.  A second
 # round kills the server while the checkpoint is still paused, after more
 # writes.  Both I/O backends.
 use strict;
@@ -66,10 +72,15 @@ for my $backend (backends())
 
 		if ($round == 1)
 		{
+			my $redo = $node->safe_psql('postgres',
+				'CHECKPOINT; SELECT redo_lsn FROM pg_control_checkpoint()');
 			unlink($pause);
 			ok(bg_wait_ended($ckpt), "$label: the checkpoint resumes and completes");
 			is($ckpt->{err}, '', "$label: the checkpoint reports no error");
 			bg_end($ckpt);
+			ok($node->poll_query_until('postgres',
+				"SELECT restart_lsn >= '$redo'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'artrie'"),
+				"$label: once the checkpoint is done, the file is current past the redo pointer of PostgreSQL's checkpoint made meanwhile");
 			crash_node($node);
 		}
 		else
