@@ -430,18 +430,13 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 				break;
 
 			/*
-			 * The page was read under a share lock: relock it exclusive,
-			 * its parent page still held, and walk its part of the path
-			 * again (a split may have moved it on meanwhile).
+			 * The page was read under a share lock: relock it exclusive
+			 * (still pinned), its parent page still held, and walk its part
+			 * of the path again (a split may have moved it on meanwhile).
 			 */
-			{
-				ArtPageNo	pg = ps.refs[ps.n - 1].pageno;
-
-				art_pin_pop(t, &ps);
-				st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
-				if (st != ART_OK)
-					goto out;
-			}
+			t->store.ops->unlock(t->store.store, &ps.refs[ps.n - 1]);
+			t->store.ops->relock(t->store.store, &ps.refs[ps.n - 1],
+								 ART_LOCK_EXCLUSIVE);
 			mode = ART_LOCK_EXCLUSIVE;
 			cur_x = true;
 			slot = pageslot;
