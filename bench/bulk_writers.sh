@@ -18,9 +18,14 @@
 #   dup     INSERT ... SELECT of 1000 keys of one of eight fixed sets
 #           ('d/<set>/<n>'), so that keys repeat as COPY's do, through
 #           the statement INSERT ... SELECT uses.
-# Prints every run's rows/s, the medians, artrie's ratio to btree, and how
-# 1 -> 2 clients scaled for each.  The machine's other load shows in the
-# absolute figures; the ratios are measured in the same run.
+# Prints every run's rows/s and the backends' CPU per row (the CPU time of
+# the exited backends, from the postmaster's children's times in /proc,
+# over the rows inserted: on a loaded machine steadier than rows/s), the
+# medians, artrie's ratio to btree, and how 1 -> 2 clients scaled for
+# each.  The machine's other load shows in the absolute figures; the
+# ratios are measured in the same run.
+# ARTRIE_BULK_BACKEND (default io_uring) sets artrie.io_backend;
+# ARTRIE_BULK_CLIENTS (default "1 2 8") the client counts.
 # ARTRIE_BASE=<git ref> also measures that revision of artrie, alternating
 # with this tree in each repetition (see below).  ARTRIE_KEEP=1 keeps the
 # scratch directory (server logs).
@@ -31,11 +36,13 @@ DUR=${2:-5}
 BASE=${ARTRIE_BASE:-}
 BATCH=1000
 KINDS=${ARTRIE_BULK_KINDS:-insert copy}
+BACKEND=${ARTRIE_BULK_BACKEND:-io_uring}
+CLIENTS=${ARTRIE_BULK_CLIENTS:-1 2 8}
 
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
 
-bench_write_cluster
+bench_write_cluster "artrie.io_backend = $BACKEND"
 q <<SQL || { cat "$BENCH_ERR"; exit 1; }
 CREATE EXTENSION artrie;
 CREATE TABLE bulk_btree (id bigint GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
@@ -66,12 +73,20 @@ for t in btree artrie; do
 done
 chmod a+rX "$ARTRIE_TMP" "$ARTRIE_TMP"/*.sql && chmod -R a+rX "$ARTRIE_TMP/copy"
 
-# rows KIND TABLE CLIENTS: one pgbench run's rows per second.
+# The CPU time (10 ms ticks) of the postmaster's exited children.
+children_cpu() { awk '{ print $16 + $17 }' "/proc/$(head -1 "$PGDATA/postmaster.pid")/stat"; }
+
+# rows KIND TABLE CLIENTS: one pgbench run's rows per second and its
+# backends' CPU per row in microseconds.
 rows() {
-	local j=$(($3 < 2 ? $3 : 2)) tps
-	tps=$(as_pg "$PG_BIN/pgbench" -n -c "$3" -j "$j" -T "$DUR" -f "$ARTRIE_TMP/$1_$2.sql" "$BENCH_DB" 2>&1 |
-		sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
-	awk -v t="${tps:-0}" -v b="$BATCH" 'BEGIN { printf "%.0f", t * b }'
+	local j=$(($3 < 2 ? $3 : 2)) out c0 c1 n
+	c0=$(children_cpu)
+	out=$(as_pg "$PG_BIN/pgbench" -n -c "$3" -j "$j" -T "$DUR" -f "$ARTRIE_TMP/$1_$2.sql" "$BENCH_DB" 2>&1)
+	sleep 1 # the backends exit after pgbench does
+	c1=$(children_cpu)
+	n=$(echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+	awk -v n="${n:-0}" -v b="$BATCH" -v d="$DUR" -v c="$((c1 - c0))" \
+		'BEGIN { printf "%.0f %.2f", n * b / d, (n > 0) ? c * 10000.0 / (n * b) : 0 }'
 }
 
 median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -81,7 +96,7 @@ median() { tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR 
 # first, the server restarted with the other's artrie.so in between.
 bench_versions "$BASE"
 
-declare -A runs=()
+declare -A runs=() cpu=()
 rows insert btree 2 >/dev/null # warm-up
 rows insert artrie 2 >/dev/null
 for rep in $(seq 1 "$REPS"); do
@@ -89,31 +104,37 @@ for rep in $(seq 1 "$REPS"); do
 	for ver in $order; do
 		[ -n "$BASE" ] && bench_use_version "$ver"
 		for kind in $KINDS; do
-			for c in 1 2 8; do
+			for c in $CLIENTS; do
 				for t in btree artrie; do
-					v=$(rows "$kind" "$t" "$c")
+					read -r v u < <(rows "$kind" "$t" "$c")
 					runs[$ver.$kind.$t.$c]="${runs[$ver.$kind.$t.$c]:-} $v"
-					printf '   rep %d  %-4s %-6s %-6s c%-2d %10s rows/s\n' "$rep" "$ver" "$kind" "$t" "$c" "$v"
+					cpu[$ver.$kind.$t.$c]="${cpu[$ver.$kind.$t.$c]:-} $u"
+					printf '   rep %d  %-4s %-6s %-6s c%-2d %10s rows/s %8s us CPU/row\n' "$rep" "$ver" "$kind" "$t" "$c" "$v" "$u"
 				done
 			done
 		done
 	done
 done
-say "medians of $REPS runs of ${DUR}s, $BATCH rows per statement, io_uring"
+say "medians of $REPS runs of ${DUR}s, $BATCH rows per statement, $BACKEND"
 for ver in $VERSIONS; do
 	for kind in $KINDS; do
-		declare -A med=()
-		for c in 1 2 8; do
+		declare -A med=() mcpu=()
+		for c in $CLIENTS; do
 			for t in btree artrie; do
 				med[$t.$c]=$(echo "${runs[$ver.$kind.$t.$c]}" | median)
+				mcpu[$t.$c]=$(echo "${cpu[$ver.$kind.$t.$c]}" | median)
 			done
-			printf '%-4s %-6s c%-2d btree-C %9.0f rows/s  artrie %9.0f rows/s  ratio %.2fx\n' "$ver" "$kind" "$c" \
+			printf '%-4s %-6s c%-2d btree-C %9.0f rows/s  artrie %9.0f rows/s  ratio %.2fx   CPU/row btree %.2f us  artrie %.2f us  ratio %.2fx\n' "$ver" "$kind" "$c" \
 				"${med[btree.$c]}" "${med[artrie.$c]}" \
-				"$(awk -v a="${med[artrie.$c]}" -v b="${med[btree.$c]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+				"$(awk -v a="${med[artrie.$c]}" -v b="${med[btree.$c]}" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
+				"${mcpu[btree.$c]}" "${mcpu[artrie.$c]}" \
+				"$(awk -v a="${mcpu[artrie.$c]}" -v b="${mcpu[btree.$c]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
 		done
-		printf '%-4s %-6s 1 -> 2 clients: btree %.2fx, artrie %.2fx\n' "$ver" "$kind" \
-			"$(awk -v a="${med[btree.2]}" -v b="${med[btree.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
-			"$(awk -v a="${med[artrie.2]}" -v b="${med[artrie.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
-		unset med
+		if [ -n "${med[btree.1]:-}" ] && [ -n "${med[btree.2]:-}" ]; then
+			printf '%-4s %-6s 1 -> 2 clients: btree %.2fx, artrie %.2fx\n' "$ver" "$kind" \
+				"$(awk -v a="${med[btree.2]}" -v b="${med[btree.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
+				"$(awk -v a="${med[artrie.2]}" -v b="${med[artrie.1]}" 'BEGIN { print (b > 0) ? a / b : 0 }')"
+		fi
+		unset med mcpu
 	done
 done
