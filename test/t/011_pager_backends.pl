@@ -13,6 +13,7 @@ use lib $FindBin::RealBin;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 use PagerTest;
 
 my %answers;
@@ -97,10 +98,21 @@ for my $backend ('io_uring', 'mmap')
 		chomp $out;
 		return $out / 1024;
 	};
+	# Drop the file from the kernel's cache; pages still being read (the
+	# window read around the file's first pages as it was opened) stay
+	# until their read ends: drop again until two looks 0.1 s apart agree.
 	my $evict = sub {
-		system('sync', $file) == 0 or die "sync $file";
-		system('dd', "if=$file", 'iflag=nocache', 'count=0', 'status=none') == 0
-		  or die "dd $file";
+		my $prev = -1;
+		for (1 .. 50)
+		{
+			system('sync', $file) == 0 or die "sync $file";
+			system('dd', "if=$file", 'iflag=nocache', 'count=0', 'status=none') == 0
+			  or die "dd $file";
+			my $now = $cached->();
+			last if $now == $prev;
+			$prev = $now;
+			usleep(100_000);
+		}
 	};
 	$node->safe_psql('postgres', 'ALTER TABLE w SET (autovacuum_enabled = off)');
 	$node->restart;
@@ -118,14 +130,33 @@ for my $backend ('io_uring', 'mmap')
 	cmp_ok($kb, '<=', 8 * $reads,
 		"$backend: exact lookups bring only the pages they read into the kernel's cache ($kb kB, $reads pages)");
 
-	$evict->();
-	$reads = io_stats($node)->{backend}{reads};
-	$kb = $cached->();
-	$node->safe_psql('postgres', "SET enable_seqscan = off;
-		SELECT count(*) FROM (SELECT t FROM w WHERE t > 'c' ORDER BY t LIMIT 3000) s");
-	$reads = io_stats($node)->{backend}{reads} - $reads;
-	$kb = $cached->() - $kb;
-	cmp_ok($kb, '>', 8 * $reads,
+	# The kernel reads the windows asked for in the background, and may
+	# skip one when it cannot get memory at once: poll for their pages,
+	# and start over from an empty pool and a dropped file up to 3 times.
+	my $around = 0;
+	for my $try (1 .. 3)
+	{
+		$node->restart;
+		$node->safe_psql('postgres',
+			"SET enable_seqscan = off; SELECT count(*) FROM w WHERE t = md5('1')");
+		$evict->();
+		$reads = io_stats($node)->{backend}{reads};
+		$kb = $cached->();
+		$node->safe_psql('postgres', "SET enable_seqscan = off;
+			SELECT count(*) FROM (SELECT t FROM w WHERE t > 'c' ORDER BY t LIMIT 3000) s");
+		$reads = io_stats($node)->{backend}{reads} - $reads;
+		my $before = $kb;
+		for (1 .. 50)
+		{
+			$kb = $cached->() - $before;
+			last if $kb > 8 * $reads;
+			usleep(100_000);
+		}
+		$around = $kb > 8 * $reads;
+		last if $around;
+		note("$backend: try $try, a streaming scan left $kb kB cached for $reads pages read");
+	}
+	ok($around,
 		"$backend: a streaming scan reads around the pages it misses ($kb kB, $reads pages)");
 }
 
