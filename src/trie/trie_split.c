@@ -6,16 +6,21 @@
  * The records of a page form a forest: its page roots are referenced from
  * the parent page (through stubs there), every other record from a node in
  * the same page.  A split picks whole subtrees of that forest, about half
- * the page, and copies them to a new page.  Normally they are inner
- * subtrees: each leaves a stub in its old slot, so its parent's child slot
- * stays valid.  If that cannot free enough (a page made of many small page
- * roots), it moves page roots whose stubs are in the parent page on the
- * path instead, and repoints those stubs; if one subtree larger than half
- * the page holds the room, the largest inner subtree that fits a new page
- * goes whole.  Each page stays convex: a path
- * between two of its nodes never leaves it, so the graph of pages is
- * acyclic (a page can have several parent pages, never an ancestor among
- * its descendants), which is what the lock order relies on.
+ * the page, and copies them to a new page.  A bottom page (one holding
+ * no stub) first gives up page roots whose stubs are in the parent page
+ * on the path, and those stubs are repointed: the two pages are then
+ * sibling bottom pages, as in a B-tree split, and no stub moves, so no
+ * page gets another parent page.  Otherwise, or if those make less than
+ * half the target (a page with one page root, or a few large ones), inner
+ * subtrees go: each leaves a stub in its old slot, so its parent's child
+ * slot stays valid, and the page becomes the new page's parent page.  If
+ * that cannot free the room needed (a page made of many small page roots),
+ * page roots go after all; and if one subtree larger than half the page
+ * holds the room, the largest inner subtree that fits a new page goes
+ * whole.  Each page stays convex: a path between two of its nodes never
+ * leaves it, so the graph of pages is acyclic (a page can have several
+ * parent pages, never an ancestor among its descendants), which is what
+ * the lock order relies on.
  *
  * The new page is allocated before anything changes; the rest cannot fail.
  * A split keeps the trie's content, so an insert that splits and then fails
@@ -177,6 +182,16 @@ find_stub(uint8_t *pp, ArtPageNo pageno, uint16_t slot)
 	return 0;
 }
 
+/* Whether the page holds a stub (is not a bottom page). */
+static bool
+holds_stub(uint8_t *page, SplitState *ss)
+{
+	for (int i = 0; i < ss->norder; i++)
+		if (art_is_stub(art_rec(page, ss->order[i])))
+			return true;
+	return false;
+}
+
 /*
  * Pick whole subtrees in pre-order, up to target bytes: page roots with
  * their stub in the parent page when roots is set, else inner subtrees.
@@ -321,11 +336,20 @@ art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 	analyse(page->data, ss);
 	if (target < need)
 		target = need;
-	freed = select_subtrees(page, parent, is_root_page, false, target, ss);
-	if (freed < need && parent != NULL)
-	{
-		roots = true;
+	freed = 0;
+	if (parent != NULL && !holds_stub(page->data, ss))
 		freed = select_subtrees(page, parent, is_root_page, true, target, ss);
+	roots = freed >= need && freed >= target / 2;
+	if (!roots)
+	{
+		freed = select_subtrees(page, parent, is_root_page, false, target,
+								ss);
+		if (freed < need && parent != NULL)
+		{
+			roots = true;
+			freed = select_subtrees(page, parent, is_root_page, true,
+									target, ss);
+		}
 	}
 	if (freed < need)
 	{

@@ -1091,8 +1091,10 @@ fresh_pages(const Model *m)
  * Merges of underfull pages (art_merge after each delete): under churn of
  * md5-like entries (delete a random entry, insert a new one) and after
  * deleting most of them, every entry and count stays right (content,
- * verify, groups), the trie stays far smaller than a twin without merges,
- * and a merge that fails part way (injected) changes nothing.
+ * verify, groups), the trie stays within 1.5 times a fresh build's pages
+ * under churn (splits keep bottom pages siblings) and smaller than a twin
+ * without merges, far smaller after the deletes, and a merge that fails
+ * part way (injected) changes nothing.
  */
 static bool
 test_merge(void)
@@ -1146,11 +1148,11 @@ test_merge(void)
 		   (unsigned long long) art_memstore_pages(f.ms),
 		   (unsigned long long) art_memstore_pages(plain.ms),
 		   (unsigned long long) fresh_pages(&f.m));
-	CHECK(art_memstore_pages(f.ms) * 4 < art_memstore_pages(plain.ms) * 3,
+	CHECK(art_memstore_pages(f.ms) < art_memstore_pages(plain.ms),
 		  "churn: %llu pages, %llu without merges",
 		  (unsigned long long) art_memstore_pages(f.ms),
 		  (unsigned long long) art_memstore_pages(plain.ms));
-	CHECK(art_memstore_pages(f.ms) * 10 < fresh_pages(&f.m) * 19,
+	CHECK(art_memstore_pages(f.ms) * 2 < fresh_pages(&f.m) * 3,
 		  "churn: %llu pages for %llu fresh",
 		  (unsigned long long) art_memstore_pages(f.ms),
 		  (unsigned long long) fresh_pages(&f.m));
