@@ -11,7 +11,10 @@
  * the result stays at or below MERGE_HIGH, and frees the emptied page.
  * The gap between MERGE_LOW and MERGE_HIGH, and between MERGE_HIGH and a
  * full page, is the hysteresis: halves of a split are not underfull, and
- * a merged page has room before it splits again.
+ * a merged page has room before it splits again.  An underfull page that
+ * holds stubs (such a page never moves) takes in one of its child pages
+ * instead, with the same bound: deletes in key order, as VACUUM's are,
+ * often empty a page above only after its child pages' last deletes.
  *
  * Only pages whose every page root is referenced from the parent page
  * take part (a page may have several parent pages).  Then neither page is
@@ -28,9 +31,10 @@
  * no insert is between its passes (its second pass relies on no node
  * moving into a parent page and on the pages it kept pinned); then, with
  * exclusive lock coupling from the root, the parent page and the page,
- * and a sibling (a child page of the parent page, reachable from neither
- * of the two, so no cycle of waits can form).  Everything is pinned
- * before anything changes.
+ * then, one at a time, child pages of the page (below it) or siblings
+ * (child pages of the parent page, reachable from neither of the two, so
+ * no cycle of waits can form).  Everything is pinned before anything
+ * changes.
  *
  *-------------------------------------------------------------------------
  */
@@ -257,6 +261,72 @@ move_all(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst, bool into_parent,
 }
 
 /*
+ * The first MERGE_TRIES pages, other than skip, that stubs of page lead
+ * to, in slot order, into pages; returns how many.
+ */
+static int
+child_pages(uint8_t *page, ArtPageNo skip, ArtPageNo *pages)
+{
+	int			np = art_page_nslots(page);
+	int			n = 0;
+
+	for (int s = 1; s <= np && n < MERGE_TRIES; s++)
+	{
+		ArtPageNo	pg;
+		uint16_t	sl;
+		bool		seen = false;
+
+		if (art_slot_off(page, s) == 0 || !art_is_stub(art_rec(page, s)))
+			continue;
+		art_stub_target(art_rec(page, s), &pg, &sl);
+		for (int i = 0; i < n; i++)
+			seen |= pages[i] == pg;
+		if (pg != skip && !seen)
+			pages[n++] = pg;
+	}
+	return n;
+}
+
+/*
+ * Move a child page of page (one of the first MERGE_TRIES its stubs lead
+ * to, holding no stub, every page root referenced from page) whole into
+ * page, when page stays at or below MERGE_HIGH; *done says whether one
+ * moved.  Pins each child exclusive in turn (below page, so in lock
+ * order).
+ */
+static ArtStatus
+pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done)
+{
+	ArtPageNo	pages[MERGE_TRIES];
+	int			n = child_pages(page->data, ART_INVALID_PAGENO, pages);
+
+	*done = false;
+	for (int i = 0; i < n; i++)
+	{
+		ArtPageRef	c;
+		ArtStatus	st;
+
+		st = t->store.ops->pin(t->store.store, pages[i], ART_LOCK_EXCLUSIVE,
+							   &c);
+		if (st != ART_OK)
+			return st;
+		if (!analyse(page, &c, cs) || cs->stubs ||
+			PAGE_LOAD(page->data) + cs->bytes > MERGE_HIGH)
+		{
+			t->store.ops->release(t->store.store, &c);
+			continue;
+		}
+		move_all(page->data, &c, page, true, cs);
+		t->store.ops->mark_dirty(t->store.store, page);
+		t->store.ops->free(t->store.store, &c);
+		t->store.ops->version(t->store.store, true);
+		*done = true;
+		return ART_OK;
+	}
+	return ART_OK;
+}
+
+/*
  * Merge the page (top of mp) into its parent page or a sibling, both
  * locked exclusive; returns ART_OK whether or not it merged.
  */
@@ -267,9 +337,8 @@ merge_locked(ArtTrie *t, MergePath *mp)
 	ArtPageRef *page = &mp->refs[1];
 	MergeState *ms;
 	MergeState *qs;
-	ArtPageNo	tried[MERGE_TRIES];
-	int			ntried = 0;
-	int			np = art_page_nslots(parent->data);
+	ArtPageNo	sibs[MERGE_TRIES];
+	int			nsib;
 	ArtStatus	st = ART_OK;
 
 	if (PAGE_LOAD(page->data) >= MERGE_LOW)
@@ -297,30 +366,25 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		goto out;
 	}
 
-	/* else into a sibling, or the sibling into it */
-	for (int s = 1; s <= np && ntried < MERGE_TRIES; s++)
+	/* a page holding stubs takes a child page in */
+	if (ms->stubs)
 	{
-		uint8_t    *rec;
-		ArtPageNo	pg;
-		uint16_t	sl;
+		bool		done = false;
+
+		st = pull_child(t, page, qs, &done);
+		if (st != ART_OK || done)
+			goto out;
+	}
+
+	/* else into a sibling, or the sibling into it */
+	nsib = child_pages(parent->data, page->pageno, sibs);
+	for (int i = 0; i < nsib; i++)
+	{
+		ArtPageNo	pg = sibs[i];
 		ArtPageRef	q;
-		bool		seen = false;
 		bool		into_q = false;
 		bool		into_page = false;
 
-		if (art_slot_off(parent->data, s) == 0)
-			continue;
-		rec = art_rec(parent->data, s);
-		if (!art_is_stub(rec))
-			continue;
-		art_stub_target(rec, &pg, &sl);
-		if (pg == page->pageno)
-			continue;
-		for (int i = 0; i < ntried; i++)
-			seen |= tried[i] == pg;
-		if (seen)
-			continue;
-		tried[ntried++] = pg;
 		st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE, &q);
 		if (st != ART_OK)
 			goto out;
@@ -355,7 +419,7 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		}
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->version(t->store.store, true);
-		break;
+		goto out;
 	}
 out:
 	art_free(t, ms);

@@ -1087,6 +1087,77 @@ fresh_pages(const Model *m)
 	return pages;
 }
 
+/* Order of two md5-like entries. */
+static int
+cmp_md5_entries(const void *a, const void *b)
+{
+	return memcmp(a, b, 39);
+}
+
+/*
+ * Delete, in key order as VACUUM does, the md5-like entries of rows from
+ * to to (exclusive) whose row number is not a multiple of keep (all of
+ * them for keep 1).
+ */
+static bool
+delete_in_key_order(Fixture *f, int from, int to, int keep)
+{
+	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * (size_t) (to - from));
+	size_t		n = 0;
+	bool		ok = keys != NULL;
+
+	for (int i = from; ok && i < to; i++)
+		if (keep == 1 || i % keep != 0)
+			md5_entry(i, keys[n++]);
+	if (ok)
+		qsort(keys, n, sizeof(*keys), cmp_md5_entries);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = del(f, keys[i], 39);
+	free(keys);
+	return ok;
+}
+
+/*
+ * Merges after deletes in key order, as VACUUM makes them (TAP 028's
+ * steps): 20,000 md5-like entries bulk loaded, three times all replaced
+ * by new ones (the new inserted, then the old deleted in key order), then
+ * 3 in 4 deleted in key order.  A page holding stubs that the deletes
+ * leave underfull after they have passed its child pages takes a child
+ * page in, so the trie ends within twice a fresh build's pages, and
+ * sound.
+ */
+static bool
+test_merge_sweep(void)
+{
+	Fixture		f;
+	uint8_t		key[64];
+	int			next = 0;
+	uint64_t	pages;
+	uint64_t	fresh;
+
+	CHECK(fixture_init(&f), "create");
+	for (; next < 20000; next++)
+		CHECK(model_insert(&f.m, key, md5_entry(next, key)), "model");
+	CHECK(load_bulk(&f.t, &f.m), "bulk load");
+	for (int round = 0; round < 3; round++)
+	{
+		for (; next < (round + 2) * 20000; next++)
+			CHECK(put(&f, key, md5_entry(next, key)), "put new");
+		CHECK(delete_in_key_order(&f, round * 20000, (round + 1) * 20000, 1),
+			  "delete old");
+	}
+	CHECK(delete_in_key_order(&f, 60000, 80000, 4), "delete 3 in 4");
+	pages = art_memstore_pages(f.ms);
+	fresh = fresh_pages(&f.m);
+	printf("merge_sweep: %llu pages, fresh %llu\n",
+		   (unsigned long long) pages, (unsigned long long) fresh);
+	CHECK(pages <= 2 * fresh, "%llu pages for %llu fresh",
+		  (unsigned long long) pages, (unsigned long long) fresh);
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	return true;
+}
+
 /*
  * Merges of underfull pages (art_merge after each delete): under churn of
  * md5-like entries (delete a random entry, insert a new one) and after
@@ -2339,6 +2410,7 @@ main(int argc, char **argv)
 		{"finger", test_finger},
 		{"finger_failures", test_finger_failures},
 		{"merge", test_merge},
+		{"merge_sweep", test_merge_sweep},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
 	const char *env = getenv("ART_TEST_SCALE");
