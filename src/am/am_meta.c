@@ -293,7 +293,8 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
 /*
  * Open an index: read its metapage, open its file through the pager (an
  * UNLOGGED index's is refused if the server stopped without writing it
- * whole) and point the two tries at their roots.
+ * whole, and on a hot standby one that redo has not finished rebuilding)
+ * and point the two tries at their roots.
  */
 void
 am_open(Relation index, ArtrieIndex *ai)
@@ -318,6 +319,7 @@ am_open(Relation index, ArtrieIndex *ai)
 				 errhint("Rebuild the index in this database with REINDEX.")));
 	}
 
+	wal_check_usable(&ai->meta.file, RelationGetRelationName(index));
 	ai->file = pager_open_file(&ai->meta.file, RelationGetRelationName(index));
 	if (index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
 		pager_use_unlogged(ai->file);

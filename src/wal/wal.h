@@ -47,6 +47,9 @@ typedef struct WalStats
 	char		slot_problem[128];	/* if not, why */
 } WalStats;
 
+/* On a hot standby, refuse a file redo has not finished rebuilding. */
+extern void wal_check_usable(const ArtFileId *id, const char *relname);
+
 /* From _PG_init: register the resource manager and the hooks. */
 extern void wal_init(void);
 

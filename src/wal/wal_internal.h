@@ -16,6 +16,9 @@
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 
+/* The files wal_shared lists as not yet usable by queries. */
+#define WAL_UNUSABLE_MAX	64
+
 typedef struct WalShared
 {
 	slock_t		mutex;			/* the two flags below */
@@ -31,6 +34,16 @@ typedef struct WalShared
 	pg_atomic_uint64 bytes;
 	pg_atomic_uint64 replayed;
 	pg_atomic_uint64 failed;
+
+	/*
+	 * Files a hot standby's queries may not use yet (wal_file_usable): redo
+	 * holds their entry records back, or is rebuilding them from an image.
+	 * Written by the startup process only; more than fit sets all_unusable.
+	 */
+	slock_t		unusable_mutex;
+	int			nunusable;
+	bool		all_unusable;
+	ArtFileId	unusable[WAL_UNUSABLE_MAX];
 } WalShared;
 
 extern WalShared *wal_shared;

@@ -494,6 +494,34 @@ wal_shmem_request(void)
 	RequestNamedLWLockTranche("artrie_wal_control", 1);
 }
 
+/*
+ * On a hot standby, refuse a query the file id of index relname while
+ * redo holds its entry records back or rebuilds it from a checkpoint's
+ * image (a standby started from a base backup that became consistent
+ * inside an image): the file lacks entries the primary has, or holds
+ * part of an image, and its answers would be wrong.
+ */
+void
+wal_check_usable(const ArtFileId *id, const char *relname)
+{
+	bool		unusable = false;
+
+	if (!RecoveryInProgress())
+		return;
+	SpinLockAcquire(&wal_shared->unusable_mutex);
+	unusable = wal_shared->all_unusable;
+	for (int i = 0; i < wal_shared->nunusable && !unusable; i++)
+		unusable = memcmp(&wal_shared->unusable[i], id, sizeof(ArtFileId)) == 0;
+	SpinLockRelease(&wal_shared->unusable_mutex);
+	if (unusable)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("artrie index \"%s\" cannot be used until recovery has replayed its checkpoint's image",
+						relname),
+				 errdetail("This standby started from a base backup, and recovery is rebuilding the index's file from the image of a checkpoint that was under way when the backup started."),
+				 errhint("Retry the query in a moment.")));
+}
+
 /* Set up the WAL layer's shared memory. */
 static void
 wal_shmem_startup(void)
@@ -509,6 +537,7 @@ wal_shmem_startup(void)
 		memset(wal_shared, 0, sizeof(WalShared));
 		wal_shared->control_lock = &(GetNamedLWLockTranche("artrie_wal_control"))->lock;
 		SpinLockInit(&wal_shared->mutex);
+		SpinLockInit(&wal_shared->unusable_mutex);
 		ConditionVariableInit(&wal_shared->recovered_cv);
 		pg_atomic_init_u64(&wal_shared->records, 0);
 		pg_atomic_init_u64(&wal_shared->bytes, 0);

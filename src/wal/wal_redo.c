@@ -168,10 +168,12 @@ redo_cpu_seconds(void)
 		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000.0;
 }
 
+static void redo_publish_unusable(void);
+
 /*
  * Tell the pager the position of the oldest record held back, in a batch
  * or for an image (wal_hold.c), or that none is: no checkpoint may claim
- * it meanwhile.
+ * it meanwhile.  Then tell queries which files they may not use yet.
  */
 static void
 redo_hold_update(void)
@@ -182,6 +184,7 @@ redo_hold_update(void)
 		(XLogRecPtrIsInvalid(lsn) || batch_from < lsn))
 		lsn = batch_from;
 	pager_hold_redo(lsn);
+	redo_publish_unusable();
 }
 
 /*
@@ -349,6 +352,44 @@ rebuilding_set(const ArtFileId *id, bool on)
 }
 
 /*
+ * Tell a hot standby's queries which files they may not use yet
+ * (wal_file_usable): those whose entry records redo holds back (they lack
+ * them) and those it is rebuilding from an image (they hold part of it).
+ */
+static void
+redo_publish_unusable(void)
+{
+	int			nheld = wal_hold_count();
+	ArtFileId  *held = NULL;
+	int			n = 0;
+	bool		all = false;
+
+	if (nheld + nrebuilding == 0 && wal_shared->nunusable == 0 &&
+		!wal_shared->all_unusable)
+		return;
+	if (nheld > 0)
+	{
+		held = palloc(sizeof(ArtFileId) * nheld);
+		wal_hold_files(held);
+	}
+	SpinLockAcquire(&wal_shared->unusable_mutex);
+	for (int i = 0; i < nheld + nrebuilding; i++)
+	{
+		if (n == WAL_UNUSABLE_MAX)
+		{
+			all = true;
+			break;
+		}
+		wal_shared->unusable[n++] = i < nheld ? held[i] : rebuilding[i - nheld];
+	}
+	wal_shared->nunusable = n;
+	wal_shared->all_unusable = all;
+	SpinLockRelease(&wal_shared->unusable_mutex);
+	if (held)
+		pfree(held);
+}
+
+/*
  * Apply an image record.  A file just built or copied is started afresh
  * at its first record unless its last checkpoint is past the record (an
  * older file of that name is a leftover).  A checkpoint's image of a
@@ -390,10 +431,11 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 			return;
 		snprintf(path, sizeof(path), "artrie/%u/%u.%u", rec->file.dbOid,
 				 rec->file.relNumber, rec->file.generation);
+		rebuilding_set(&rec->file, true);
+		redo_publish_unusable();
 		wal_redo_forget();
 		(void) pager_reset_file(&rec->file, path);
 		wal_redo_forget();
-		rebuilding_set(&rec->file, true);
 		if (ckpt)
 			wal_hold_set_rebuilt(&rec->file);
 	}
@@ -403,7 +445,10 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		rebuilding_set(&rec->file, false);
 	file = redo_file(&rec->file, lsn);
 	if (file == NULL)
+	{
+		redo_publish_unusable();
 		return;
+	}
 
 	for (uint32 i = 0; i < rec->npages; i++)
 	{
@@ -426,6 +471,7 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		}
 		for (int w = 0; w < PAGER_USER_WORDS; w++)
 			pager_set_user_word(file, w, rec->user[w]);
+		redo_publish_unusable();
 	}
 	redo_count_replayed();
 }

@@ -127,10 +127,40 @@ for my $backend (backends())
 	print $lf $backup_label, "\n";
 	close $lf;
 
+	# A hot standby made from that backup while the image is still paused
+	# becomes consistent at the backup's end, inside the image: redo holds
+	# the file's entries logged since the image began, so the file lacks
+	# them and queries must be refused, not answered from it.  Once the
+	# image is logged and replayed, the index answers like a sequential
+	# scan.
+	my $standby = PostgreSQL::Test::Cluster->new("imgckpt_standby_$backend");
+	$standby->init_from_backup($node, 'imgckpt', has_restoring => 1, standby => 1);
+	$standby->append_conf('postgresql.conf', 'archive_mode = off');
+	my $refused = 0;
+	if (start_ok($standby, "$label: a hot standby from the backup"))
+	{
+		ok($standby->poll_query_until('postgres', 'SELECT pg_is_in_recovery()'),
+			"$label: the hot standby accepts queries");
+		my ($rc, $out, $err) = $standby->psql('postgres',
+			"SET enable_seqscan = off; SET enable_bitmapscan = off; SELECT count(*) FROM t WHERE k >= ''");
+		like($err, qr/artrie index "t_k" cannot be used until recovery has replayed its checkpoint's image/,
+			"$label: hot standby inside the image: a query of the index is refused");
+		$refused = 1;
+	}
+
 	unlink($pause);
 	ok(bg_wait_ended($ckpt), "$label: the image checkpoint resumes and completes");
 	is($ckpt->{err}, '', "$label: the image checkpoint reports no error");
 	bg_end($ckpt);
+	if ($refused)
+	{
+		$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+		ok($standby->poll_query_until('postgres',
+			"SELECT count(*) >= 0 FROM t WHERE k = 'x'"),
+			"$label: hot standby: the index is used once the image is replayed");
+		check_index($standby, 't', 't_k', "$label: hot standby after the image");
+		$standby->stop;
+	}
 	$node->safe_psql('postgres', q{
 		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1020001, 1021000) g;
 		DELETE FROM t WHERE id % 19 = 2;
