@@ -36,7 +36,7 @@ typedef struct WalShared
 	pg_atomic_uint64 failed;
 
 	/*
-	 * Files a hot standby's queries may not use yet (wal_file_usable): redo
+	 * Files a hot standby's queries may not use yet (wal_check_usable): redo
 	 * holds their entry records back, or is rebuilding them from an image.
 	 * Written by the startup process only; more than fit sets all_unusable.
 	 */

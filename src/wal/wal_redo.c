@@ -353,7 +353,7 @@ rebuilding_set(const ArtFileId *id, bool on)
 
 /*
  * Tell a hot standby's queries which files they may not use yet
- * (wal_file_usable): those whose entry records redo holds back (they lack
+ * (wal_check_usable): those whose entry records redo holds back (they lack
  * them) and those it is rebuilding from an image (they hold part of it).
  */
 static void
