@@ -45,14 +45,11 @@
 #include "wal/wal.h"
 #include "wal/wal_internal.h"
 
-/*
- * Log that a checkpoint claiming position since took the snapshot of a
- * changed file whose image it logs next (the pager's image_begin hook).
- */
-void
-wal_log_image_begin(const ArtFileId *file, XLogRecPtr since)
+/* Log a record of kind that names a file and a WAL position. */
+static void
+wal_log_file_since(uint8 kind, const ArtFileId *file, XLogRecPtr since)
 {
-	WalImageBeginRecord rec;
+	WalFileSinceRecord rec;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.file = *file;
@@ -60,8 +57,18 @@ wal_log_image_begin(const ArtFileId *file, XLogRecPtr since)
 
 	XLogBeginInsert();
 	XLogRegisterData((char *) &rec, sizeof(rec));
-	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_IMAGE_BEGIN);
+	(void) XLogInsert(ARTRIE_RMGR_ID, kind);
 	wal_count_logged(sizeof(rec));
+}
+
+/*
+ * Log that a checkpoint claiming position since took the snapshot of a
+ * changed file whose image it logs next (the pager's image_begin hook).
+ */
+void
+wal_log_image_begin(const ArtFileId *file, XLogRecPtr since)
+{
+	wal_log_file_since(WAL_ARTRIE_IMAGE_BEGIN, file, since);
 }
 
 /*
@@ -94,16 +101,7 @@ wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 void
 wal_log_unchanged(const ArtFileId *file, XLogRecPtr since)
 {
-	WalUnchangedRecord rec;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.file = *file;
-	rec.since = since;
-
-	XLogBeginInsert();
-	XLogRegisterData((char *) &rec, sizeof(rec));
-	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_UNCHANGED);
-	wal_count_logged(sizeof(rec));
+	wal_log_file_since(WAL_ARTRIE_UNCHANGED, file, since);
 }
 
 /*

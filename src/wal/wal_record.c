@@ -68,13 +68,13 @@ wal_image_decode(const uint8_t *data, size_t len, WalImageRecord *rec,
 	return true;
 }
 
-/* Check and decode an unchanged record. */
+/* Check and decode an unchanged or image-begin record. */
 bool
-wal_unchanged_decode(const uint8_t *data, size_t len, WalUnchangedRecord *rec)
+wal_file_since_decode(const uint8_t *data, size_t len, WalFileSinceRecord *rec)
 {
-	if (len != sizeof(WalUnchangedRecord))
+	if (len != sizeof(WalFileSinceRecord))
 		return false;
-	memcpy(rec, data, sizeof(WalUnchangedRecord));
+	memcpy(rec, data, sizeof(WalFileSinceRecord));
 	return rec->pad == 0 && rec->since != 0;
 }
 
@@ -86,15 +86,4 @@ wal_vacuum_decode(const uint8_t *data, size_t len, WalVacuumRecord *rec)
 		return false;
 	memcpy(rec, data, sizeof(WalVacuumRecord));
 	return rec->pad == 0;
-}
-
-/* Check and decode an image-begin record. */
-bool
-wal_image_begin_decode(const uint8_t *data, size_t len,
-					   WalImageBeginRecord *rec)
-{
-	if (len != sizeof(WalImageBeginRecord))
-		return false;
-	memcpy(rec, data, sizeof(WalImageBeginRecord));
-	return rec->pad == 0 && rec->since != 0;
 }

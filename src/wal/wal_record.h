@@ -91,13 +91,16 @@ typedef struct WalImageRecord
 	uint32_t	user[PAGER_USER_WORDS];
 } WalImageRecord;
 
-/* An unchanged record. */
-typedef struct WalUnchangedRecord
+/*
+ * An unchanged record (since: where the file's last checkpoint began) or
+ * an image-begin record (since: the position its checkpoint claims).
+ */
+typedef struct WalFileSinceRecord
 {
 	ArtFileId	file;
 	uint32_t	pad;
-	uint64_t	since;			/* WAL position of its last checkpoint */
-} WalUnchangedRecord;
+	uint64_t	since;
+} WalFileSinceRecord;
 
 /* A vacuum record. */
 typedef struct WalVacuumRecord
@@ -105,14 +108,6 @@ typedef struct WalVacuumRecord
 	ArtFileId	file;
 	uint32_t	pad;
 } WalVacuumRecord;
-
-/* An image-begin record: the file, and the position its checkpoint claims. */
-typedef struct WalImageBeginRecord
-{
-	ArtFileId	file;
-	uint32_t	pad;
-	uint64_t	since;
-} WalImageBeginRecord;
 
 /*
  * Check and decode an entry record's payload of len bytes: true with *rec
@@ -131,11 +126,11 @@ extern bool wal_image_decode(const uint8_t *data, size_t len,
 							 const uint8_t **freelist);
 
 /*
- * Check and decode an unchanged record's payload into *rec; false if it
- * is malformed.
+ * Check and decode an unchanged or image-begin record's payload into
+ * *rec; false if it is malformed.
  */
-extern bool wal_unchanged_decode(const uint8_t *data, size_t len,
-								 WalUnchangedRecord *rec);
+extern bool wal_file_since_decode(const uint8_t *data, size_t len,
+								  WalFileSinceRecord *rec);
 
 /*
  * Check and decode a vacuum record's payload into *rec; false if it is
@@ -143,13 +138,6 @@ extern bool wal_unchanged_decode(const uint8_t *data, size_t len,
  */
 extern bool wal_vacuum_decode(const uint8_t *data, size_t len,
 							  WalVacuumRecord *rec);
-
-/*
- * Check and decode an image-begin record's payload into *rec; false if it
- * is malformed.
- */
-extern bool wal_image_begin_decode(const uint8_t *data, size_t len,
-								   WalImageBeginRecord *rec);
 
 /* The number of pages an image record's used bitmap names. */
 extern int	wal_image_used_count(uint32_t used, uint32_t npages);

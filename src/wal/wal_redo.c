@@ -786,9 +786,9 @@ redo_record(void *arg)
 	}
 	else if (kind == WAL_ARTRIE_IMAGE_BEGIN)
 	{
-		WalImageBeginRecord rec;
+		WalFileSinceRecord rec;
 
-		if (!wal_image_begin_decode((const uint8 *) data, len, &rec))
+		if (!wal_file_since_decode((const uint8 *) data, len, &rec))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed artrie WAL image-begin record at %X/%X",
@@ -801,9 +801,9 @@ redo_record(void *arg)
 	}
 	else if (kind == WAL_ARTRIE_UNCHANGED)
 	{
-		WalUnchangedRecord rec;
+		WalFileSinceRecord rec;
 
-		if (!wal_unchanged_decode((const uint8 *) data, len, &rec))
+		if (!wal_file_since_decode((const uint8 *) data, len, &rec))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed artrie WAL unchanged record at %X/%X",
@@ -1051,21 +1051,14 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 							 (rec.flags & WAL_IMAGE_FIRST) ? ", first" : "",
 							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "");
 	}
-	else if (kind == WAL_ARTRIE_UNCHANGED)
+	else if (kind == WAL_ARTRIE_UNCHANGED || kind == WAL_ARTRIE_IMAGE_BEGIN)
 	{
-		WalUnchangedRecord rec;
+		WalFileSinceRecord rec;
 
-		if (wal_unchanged_decode(data, len, &rec))
-			appendStringInfo(buf, "file %u/%u.%u, unchanged since %X/%X",
-							 rec.file.dbOid, rec.file.relNumber,
-							 rec.file.generation, LSN_FORMAT_ARGS(rec.since));
-	}
-	else if (kind == WAL_ARTRIE_IMAGE_BEGIN)
-	{
-		WalImageBeginRecord rec;
-
-		if (wal_image_begin_decode(data, len, &rec))
-			appendStringInfo(buf, "file %u/%u.%u, checkpoint image from %X/%X begins",
+		if (wal_file_since_decode(data, len, &rec))
+			appendStringInfo(buf, kind == WAL_ARTRIE_UNCHANGED ?
+							 "file %u/%u.%u, unchanged since %X/%X" :
+							 "file %u/%u.%u, checkpoint image from %X/%X begins",
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, LSN_FORMAT_ARGS(rec.since));
 	}

@@ -270,19 +270,16 @@ check_since_layout(const char *what, const uint8_t *data, size_t len,
 }
 
 /*
- * Run the unchanged record's decoder and the image-begin record's (the
- * same layout) over data[0, len), as check_entry does the entry decoder.
+ * Run the decoder of unchanged and image-begin records (one layout) over
+ * data[0, len), as check_entry does the entry decoder.
  */
 static void
 check_unchanged(const uint8_t *data, size_t len)
 {
-	WalUnchangedRecord rec;
-	WalImageBeginRecord begin;
-	bool		got = wal_unchanged_decode(data, len, &rec);
+	WalFileSinceRecord rec;
+	bool		got = wal_file_since_decode(data, len, &rec);
 
 	check_since_layout("unchanged", data, len, got, &rec.file, rec.since);
-	got = wal_image_begin_decode(data, len, &begin);
-	check_since_layout("image-begin", data, len, got, &begin.file, begin.since);
 }
 
 /*
