@@ -103,6 +103,8 @@ typedef struct ArtrieScanOpaqueData
 	int64		nreturned;		/* entries returned since the rescan */
 	int			cur;			/* current segment; may be -1 or nsegs */
 	ArtCursor  *cursor;			/* open on segs[cur], or NULL */
+	ArtRun		run;			/* the cursor's entries being returned */
+	int			irun;			/* the next one of them to return */
 	ArtCursor  *spare[2];		/* closed cursors kept for reuse: keys, NULLs */
 	int			hold;			/* scan hold (pager_hold.c), or -1 */
 	bool		cursorForward;	/* the scan direction it was opened for */
@@ -740,13 +742,31 @@ am_scan_close_cursor(ArtrieScanOpaque so)
 		so->spare[nulls] = so->cursor;
 		so->cursor = NULL;
 	}
+	so->run.n = so->irun = 0;
 }
 
 /*
- * Step to the next entry in the scan direction; it is left in so->entry.
+ * Make the next entry of the cursor's run the scan's entry.
+ */
+static inline void
+am_scan_take(ArtrieScanOpaque so)
+{
+	size_t		start = so->irun > 0 ? so->run.ends[so->irun - 1] :
+		so->run.start;
+
+	so->entry = so->run.data + start;
+	so->entrylen = so->run.ends[so->irun] - start;
+	so->irun++;
+	so->nreturned++;
+}
+
+/*
+ * Step to the next entry in the scan direction when the cursor's run is
+ * used up or the direction changed: a new run, from this segment or the
+ * next ones (see am_scan_next).
  */
 static bool
-am_scan_next(IndexScanDesc scan, bool forward)
+am_scan_next_run(IndexScanDesc scan, bool forward)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 	int			step = forward ? 1 : -1;
@@ -789,8 +809,6 @@ am_scan_next(IndexScanDesc scan, bool forward)
 
 	while (so->cur >= 0 && so->cur < so->nsegs)
 	{
-		const uint8 *entry;
-		size_t		len;
 		ArtStatus	status;
 
 		if (so->cursor == NULL)
@@ -798,14 +816,13 @@ am_scan_next(IndexScanDesc scan, bool forward)
 		if (so->hold >= 0 && !art_cursor_buffered(so->cursor))
 			pager_hold_refresh(so->hold);
 
-		status = art_cursor_next(so->cursor, &entry, &len);
+		status = art_cursor_next_run(so->cursor, &so->run);
 		if (status == ART_OK)
 		{
-			so->entry = entry;
-			so->entrylen = len;
+			so->irun = 0;
+			am_scan_take(so);
 			so->haveLast = true;
 			so->lastIsNull = so->segs[so->cur].nulls;
-			so->nreturned++;
 			found = true;
 			break;
 		}
@@ -821,6 +838,24 @@ am_scan_next(IndexScanDesc scan, bool forward)
 	(void) pager_set_random_reads(wasRandom);
 	MemoryContextSwitchTo(oldcxt);
 	return found;
+}
+
+/*
+ * Step to the next entry in the scan direction; it is left in so->entry.
+ * The cursor hands over its batch as a run (art_cursor_next_run), whose
+ * entries are returned here without a call into the trie per entry.
+ */
+static inline bool
+am_scan_next(IndexScanDesc scan, bool forward)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+
+	if (so->irun < so->run.n && so->cursorForward == forward)
+	{
+		am_scan_take(so);
+		return true;
+	}
+	return am_scan_next_run(scan, forward);
 }
 
 /*

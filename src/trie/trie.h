@@ -189,6 +189,28 @@ extern ArtStatus art_cursor_set_prefix(ArtCursor *cursor,
 extern ArtStatus art_cursor_next(ArtCursor *cursor, const uint8_t **entry,
 								 size_t *len);
 
+/*
+ * Entries back to back: entry i is data[(i > 0 ? ends[i - 1] : start) ..
+ * ends[i]), for i below n.
+ */
+typedef struct ArtRun
+{
+	const uint8_t *data;
+	const size_t *ends;
+	size_t		start;
+	int			n;
+} ArtRun;
+
+/*
+ * The next entries in the cursor's direction: the rest of its batch (a
+ * new batch read if it is used up), at least one, as a batched cursor
+ * returns them (art_cursor_set_batched); ART_OK with *run set (valid until
+ * the next call on this cursor), or ART_NOT_FOUND at the end.  The cursor
+ * goes on after the run's last entry, as after as many art_cursor_next
+ * calls: for a caller that steps through a batch without a call per entry.
+ */
+extern ArtStatus art_cursor_next_run(ArtCursor *cursor, ArtRun *run);
+
 extern void art_cursor_close(ArtCursor *cursor);
 
 /*

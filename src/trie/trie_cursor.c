@@ -333,6 +333,26 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 	return ART_OK;
 }
 
+/* The rest of a batched cursor's batch (see trie.h). */
+ArtStatus
+art_cursor_next_run(ArtCursor *cursor, ArtRun *run)
+{
+	ArtCursor  *c = cursor;
+	const uint8_t *entry;
+	size_t		len;
+	ArtStatus	st;
+
+	st = art_cursor_next(c, &entry, &len);
+	if (st != ART_OK)
+		return st;
+	run->data = c->batch.data;
+	run->start = (size_t) (entry - c->batch.data);
+	run->ends = c->ends + c->ibatch - 1;
+	run->n = c->nbatch - c->ibatch + 1;
+	c->ibatch = c->nbatch;
+	return ART_OK;
+}
+
 /* Free a cursor. */
 void
 art_cursor_close(ArtCursor *cursor)

@@ -643,9 +643,12 @@ test_cursors(void)
 	Fixture		f;
 	ScanSpec	s;
 	ArtCursor  *c;
+	ArtRun		run;
 	const uint8_t *e;
 	size_t		len;
 	int			i;
+	int			k;
+	int			nrun;
 	uint8_t		key[16];
 
 	CHECK(fixture_init(&f), "create");
@@ -727,6 +730,40 @@ test_cursors(void)
 	}
 	CHECK(art_cursor_next(c, &e, &len) == ART_NOT_FOUND, "batched: bound");
 	CHECK(art_cursor_buffered(c), "the end is known");
+	art_cursor_close(c);
+
+	/*
+	 * Runs: after one entry, the rest of the first batch (15 entries),
+	 * then whole batches (32 entries, then the 52 left before the bound),
+	 * each going on from the last entry of the one before (an entry
+	 * inserted behind the cursor is left out); then the end.
+	 */
+	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open runs");
+	art_cursor_set_batched(c, true);
+	CHECK(art_cursor_set_bound(c, S("c0400"), false) == ART_OK, "bound");
+	art_cursor_seek(c, S("c0200"), true, ART_FORWARD);
+	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
+		  memcmp(e, "c0200", 5) == 0, "runs: first");
+	i = 202;
+	for (nrun = 0; nrun < 3; nrun++)
+	{
+		static const int want[3] = {15, 32, 52};
+
+		CHECK(art_cursor_next_run(c, &run) == ART_OK, "run %d", nrun);
+		CHECK(run.n == want[nrun], "run %d: %d entries", nrun, run.n);
+		for (k = 0; k < run.n; k++, i += 2)
+		{
+			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
+
+			snprintf((char *) key, sizeof(key), "c%04d", i);
+			CHECK(run.ends[k] - start == 5 &&
+				  memcmp(run.data + start, key, 5) == 0, "run %d: %s",
+				  nrun, (char *) key);
+		}
+		if (nrun == 0)
+			CHECK(put(&f, S("c0201")), "insert behind");
+	}
+	CHECK(art_cursor_next_run(c, &run) == ART_NOT_FOUND, "runs: the end");
 	art_cursor_close(c);
 	fixture_done(&f);
 	return true;
