@@ -14,7 +14,12 @@
  * a merged page has room before it splits again.  An underfull page that
  * holds stubs (such a page never moves) takes in one of its child pages
  * instead, with the same bound: deletes in key order, as VACUUM's are,
- * often empty a page above only after its child pages' last deletes.
+ * often empty a page above only after its child pages' last deletes.  An
+ * underfull page holding no stub that no single page takes whole spills:
+ * its page roots spread over the pages next to it in key order (the
+ * stubs of the parent page beside its own), each staying at or below
+ * MERGE_HIGH, so the room that random inserts leave in the halves of
+ * splits is used again.
  *
  * Only pages whose every page root is referenced from the parent page
  * take part (a page may have several parent pages).  Then neither page is
@@ -33,8 +38,9 @@
  * exclusive lock coupling from the root, the parent page and the page,
  * then, one at a time, child pages of the page (below it) or siblings
  * (child pages of the parent page, reachable from neither of the two, so
- * no cycle of waits can form).  Everything is pinned before anything
- * changes.
+ * no cycle of waits can form); a spill keeps up to SPILL_TRIES siblings
+ * that take part pinned at once (each reachable only through the parent
+ * page, which it holds).  Everything is pinned before anything changes.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +55,8 @@
 #define MERGE_HIGH		(ART_PAGE_USABLE * 9 / 10)
 /* Sibling pages a merge looks at, at most. */
 #define MERGE_TRIES		4
+/* Sibling pages a spill spreads a page over, at most. */
+#define SPILL_TRIES		8
 
 #define MAX_SLOTS	(ART_PAGE_USABLE / 2 + 1)
 
@@ -57,8 +65,14 @@ typedef struct MergeState
 {
 	uint16_t	stub[MAX_SLOTS];	/* page root -> its stub in the parent
 									 * page; 0: none there */
-	uint8_t		inner[MAX_SLOTS];	/* the record has a parent in its page */
+	uint16_t	up[MAX_SLOTS];		/* the record's parent in its page; 0: a
+									 * page root */
 	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the target page */
+	uint8_t		dest[MAX_SLOTS];	/* spill: the target of the record's page
+									 * root */
+	uint16_t	root[MAX_SLOTS];	/* spill: the record's page root */
+	uint32_t	size[MAX_SLOTS];	/* spill: bytes of a page root's subtree */
+	uint16_t	order[MAX_SLOTS];	/* spill: page roots, largest first */
 	size_t		bytes;			/* records and their slots */
 	bool		stubs;			/* the page holds stubs */
 } MergeState;
@@ -146,7 +160,7 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 	int			np = art_page_nslots(parent->data);
 
 	memset(ms->stub, 0, sizeof(uint16_t) * (nslots + 1));
-	memset(ms->inner, 0, nslots + 1);
+	memset(ms->up, 0, sizeof(uint16_t) * (nslots + 1));
 	ms->bytes = 0;
 	ms->stubs = false;
 	for (int s = 1; s <= nslots; s++)
@@ -170,7 +184,7 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 		while (art_node_next(&node, key, &k, &c))
 		{
 			if (c <= nslots)
-				ms->inner[c] = 1;
+				ms->up[c] = (uint16_t) s;
 			key = k;
 		}
 	}
@@ -190,19 +204,27 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 			ms->stub[sl] = (uint16_t) s;
 	}
 	for (int s = 1; s <= nslots; s++)
-		if (art_slot_off(page, s) != 0 && !ms->inner[s] && ms->stub[s] == 0)
+		if (art_slot_off(page, s) != 0 && ms->up[s] == 0 && ms->stub[s] == 0)
 			return false;
 	return true;
 }
 
+/* Whether move_records moves the record in slot s of page. */
+static inline bool
+moves(uint8_t *page, const MergeState *ms, int s, int which)
+{
+	return art_slot_off(page, s) != 0 && (which < 0 || ms->dest[s] == which);
+}
+
 /*
- * Move every record of src into dst, src's page roots replacing their
- * stubs in parent (dst is parent) or having them repointed to dst.  The
- * caller checked the room; cannot fail.
+ * Move the records of src into dst, every one (which < 0) or those of the
+ * page roots spill gave dst's number which, src's page roots replacing
+ * their stubs in parent (dst is parent) or having them repointed to dst.
+ * The caller checked the room; cannot fail.
  */
 static void
-move_all(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst, bool into_parent,
-		 MergeState *ms)
+move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
+			 bool into_parent, MergeState *ms, int which)
 {
 	uint8_t    *page = src->data;
 	int			nslots = art_page_nslots(page);
@@ -213,12 +235,12 @@ move_all(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst, bool into_parent,
 		uint8_t    *rec;
 		size_t		size;
 
-		if (art_slot_off(page, s) == 0)
+		if (!moves(page, ms, s, which))
 			continue;
 		rec = art_rec(page, s);
 		size = art_rec_size(rec);
 		memcpy(tmp, rec, size);
-		if (into_parent && !ms->inner[s])
+		if (into_parent && ms->up[s] == 0)
 		{
 			art_rec_replace(dst->data, ms->stub[s], tmp, size);
 			ms->map[s] = ms->stub[s];
@@ -234,7 +256,7 @@ move_all(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst, bool into_parent,
 		uint8_t		k;
 		uint16_t	c;
 
-		if (art_slot_off(page, s) == 0)
+		if (!moves(page, ms, s, which))
 			continue;
 		rec = art_rec(dst->data, ms->map[s]);
 		if (art_is_stub(rec))
@@ -252,7 +274,7 @@ move_all(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst, bool into_parent,
 		{
 			uint8_t		stub[ART_STUB_SIZE];
 
-			if (art_slot_off(page, s) == 0 || ms->inner[s])
+			if (!moves(page, ms, s, which) || ms->up[s] != 0)
 				continue;
 			art_stub_encode(dst->pageno, ms->map[s], stub);
 			art_rec_replace(parent, ms->stub[s], stub, ART_STUB_SIZE);
@@ -316,7 +338,7 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done)
 			t->store.ops->release(t->store.store, &c);
 			continue;
 		}
-		move_all(page->data, &c, page, true, cs);
+		move_records(page->data, &c, page, true, cs, -1);
 		t->store.ops->mark_dirty(t->store.store, page);
 		t->store.ops->free(t->store.store, &c);
 		t->store.ops->version(t->store.store, true);
@@ -324,6 +346,224 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done)
 		return ART_OK;
 	}
 	return ART_OK;
+}
+
+/* Scratch for neighbour_pages: the parent page's records in key order. */
+typedef struct KeyWalk
+{
+	uint8_t		inner[MAX_SLOTS];	/* the record has a parent in its page */
+	uint16_t	stack[MAX_SLOTS];
+} KeyWalk;
+
+/* Add pg to pages (at most SPILL_TRIES, no repeats); returns the count. */
+static int
+add_page(ArtPageNo *pages, int n, ArtPageNo pg)
+{
+	for (int i = 0; i < n; i++)
+		if (pages[i] == pg)
+			return n;
+	if (n < SPILL_TRIES)
+		pages[n++] = pg;
+	return n;
+}
+
+/*
+ * The pages, other than skip, that the stubs next to skip's stubs in key
+ * order lead to (the stubs of parent right before and right after each
+ * run of stubs to skip, walking each tree of parent in key order), at
+ * most SPILL_TRIES, into pages; returns how many.  Spilling into them
+ * keeps each page a range of neighbouring keys, as a btree's leaves are:
+ * subtrees from all over the parent page gathered in one page would give
+ * it two parent pages once the parent page splits, and merges pass over
+ * such pages.
+ */
+static int
+neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
+				ArtPageNo *pages)
+{
+	int			np = art_page_nslots(parent);
+	int			n = 0;
+	int			sp = 0;
+	bool		after = false;
+	ArtPageNo	prev = ART_INVALID_PAGENO;
+
+	memset(kw->inner, 0, np + 1);
+	for (int s = 1; s <= np; s++)
+	{
+		ArtNode		node;
+		int			key = -1;
+		uint8_t		k;
+		uint16_t	c;
+
+		if (art_slot_off(parent, s) == 0 || art_is_stub(art_rec(parent, s)))
+			continue;
+		art_node_decode(art_rec(parent, s), &node);
+		while (art_node_next(&node, key, &k, &c))
+		{
+			kw->inner[c] = 1;
+			key = k;
+		}
+	}
+	for (int s = np; s >= 1; s--)
+		if (art_slot_off(parent, s) != 0 && !kw->inner[s])
+			kw->stack[sp++] = (uint16_t) s;
+	while (sp > 0)
+	{
+		uint8_t    *rec = art_rec(parent, kw->stack[--sp]);
+		ArtNode		node;
+		int			key = 256;
+		uint8_t		k;
+		uint16_t	c;
+		ArtPageNo	pg;
+		uint16_t	sl;
+
+		if (art_is_stub(rec))
+		{
+			art_stub_target(rec, &pg, &sl);
+			if (pg == skip)
+			{
+				if (prev != ART_INVALID_PAGENO)
+					n = add_page(pages, n, prev);
+				after = true;
+			}
+			else
+			{
+				if (after)
+					n = add_page(pages, n, pg);
+				after = false;
+				prev = pg;
+			}
+			continue;
+		}
+		art_node_decode(rec, &node);
+		while (art_node_prev(&node, key, &k, &c))
+		{
+			kw->stack[sp++] = c;
+			key = k;
+		}
+	}
+	return n;
+}
+
+/* The page root of the record in slot s (memoized in ms->root). */
+static uint16_t
+root_of(MergeState *ms, uint16_t s)
+{
+	uint16_t	r = s;
+
+	while (ms->up[r] != 0 && ms->root[r] == 0)
+		r = ms->up[r];
+	if (ms->root[r] != 0)
+		r = ms->root[r];
+	while (s != r && ms->root[s] == 0)
+	{
+		ms->root[s] = r;
+		s = ms->up[s];
+	}
+	return r;
+}
+
+/*
+ * Spread the page roots of page, which holds no stub, over up to
+ * SPILL_TRIES sibling pages (child pages of parent whose every page root
+ * is referenced from it), each staying at or below MERGE_HIGH: largest
+ * subtree first, each into the sibling with the least room that takes it;
+ * then free the page.  *done says whether it did.  The siblings that can
+ * take part stay pinned exclusive until the end (each below parent and
+ * reachable only through it, so no cycle of waits), and nothing changes
+ * unless every subtree has its place.
+ */
+static ArtStatus
+spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
+	  MergeState *qs, bool *done)
+{
+	ArtPageNo	sibs[SPILL_TRIES];
+	ArtPageRef	q[SPILL_TRIES];
+	size_t		room[SPILL_TRIES];
+	size_t		total = 0;
+	int			nq = 0;
+	int			nsib;
+	int			nslots = art_page_nslots(page->data);
+	int			nroots = 0;
+	ArtStatus	st = ART_OK;
+
+	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
+
+	*done = false;
+	if (kw == NULL)
+		return ART_NO_MEMORY;
+	nsib = neighbour_pages(parent->data, page->pageno, kw, sibs);
+	art_free(t, kw);
+	for (int i = 0; i < nsib; i++)
+	{
+		st = t->store.ops->pin(t->store.store, sibs[i], ART_LOCK_EXCLUSIVE,
+							   &q[nq]);
+		if (st != ART_OK)
+			goto out;
+		if (!analyse(parent, &q[nq], qs) ||
+			PAGE_LOAD(q[nq].data) >= MERGE_HIGH)
+		{
+			t->store.ops->release(t->store.store, &q[nq]);
+			continue;
+		}
+		room[nq] = MERGE_HIGH - PAGE_LOAD(q[nq].data);
+		total += room[nq++];
+	}
+	if (total < ms->bytes)
+		goto out;
+
+	/* the bytes of each page root's subtree, largest first */
+	memset(ms->root, 0, sizeof(uint16_t) * (nslots + 1));
+	memset(ms->size, 0, sizeof(uint32_t) * (nslots + 1));
+	for (int s = 1; s <= nslots; s++)
+		if (art_slot_off(page->data, s) != 0)
+			ms->size[root_of(ms, (uint16_t) s)] +=
+				art_rec_size(art_rec(page->data, s)) + 2;
+	for (int s = 1; s <= nslots; s++)
+	{
+		int			j;
+
+		if (art_slot_off(page->data, s) == 0 || ms->up[s] != 0)
+			continue;
+		j = nroots++;
+		while (j > 0 && ms->size[ms->order[j - 1]] < ms->size[s])
+		{
+			ms->order[j] = ms->order[j - 1];
+			j--;
+		}
+		ms->order[j] = (uint16_t) s;
+	}
+	for (int i = 0; i < nroots; i++)
+	{
+		uint16_t	r = ms->order[i];
+		int			best = -1;
+
+		for (int j = 0; j < nq; j++)
+			if (room[j] >= ms->size[r] && (best < 0 || room[j] < room[best]))
+				best = j;
+		if (best < 0)
+			goto out;
+		ms->dest[r] = (uint8_t) best;
+		room[best] -= ms->size[r];
+	}
+	for (int s = 1; s <= nslots; s++)
+		if (art_slot_off(page->data, s) != 0)
+			ms->dest[s] = ms->dest[root_of(ms, (uint16_t) s)];
+
+	/* nothing below can fail */
+	for (int j = 0; j < nq; j++)
+	{
+		move_records(parent->data, page, &q[j], false, ms, j);
+		t->store.ops->mark_dirty(t->store.store, &q[j]);
+	}
+	t->store.ops->mark_dirty(t->store.store, parent);
+	t->store.ops->free(t->store.store, page);
+	t->store.ops->version(t->store.store, true);
+	*done = true;
+out:
+	while (nq > 0)
+		t->store.ops->release(t->store.store, &q[--nq]);
+	return st;
 }
 
 /*
@@ -358,7 +598,7 @@ merge_locked(ArtTrie *t, MergePath *mp)
 	if (parent->pageno != t->root && !ms->stubs &&
 		PAGE_LOAD(parent->data) + ms->bytes <= MERGE_HIGH)
 	{
-		move_all(parent->data, page, parent, true, ms);
+		move_records(parent->data, page, parent, true, ms, -1);
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->free(t->store.store, page);
 		mp->n = 1;
@@ -405,7 +645,7 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		}
 		if (into_q)
 		{
-			move_all(parent->data, page, &q, false, ms);
+			move_records(parent->data, page, &q, false, ms, -1);
 			t->store.ops->mark_dirty(t->store.store, &q);
 			t->store.ops->release(t->store.store, &q);
 			t->store.ops->free(t->store.store, page);
@@ -413,13 +653,23 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		}
 		else
 		{
-			move_all(parent->data, &q, page, false, qs);
+			move_records(parent->data, &q, page, false, qs, -1);
 			t->store.ops->mark_dirty(t->store.store, page);
 			t->store.ops->free(t->store.store, &q);
 		}
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->version(t->store.store, true);
 		goto out;
+	}
+
+	/* else spread over its neighbours */
+	if (!ms->stubs)
+	{
+		bool		done = false;
+
+		st = spill(t, parent, page, ms, qs, &done);
+		if (done)
+			mp->n = 1;
 	}
 out:
 	art_free(t, ms);
