@@ -428,28 +428,46 @@ ckpt_abandon_set(int code, Datum arg)
 	pager_ckpt_drop_copies(set->slot);
 }
 
-/* The files whose presence in the data directory holds a test pause. */
-#define CKPT_PAUSE_FILE		"artrie_checkpoint_pause"
-#define CKPT_PAUSE_IMAGE_FILE	"artrie_checkpoint_pause_image"
+/* Where artrie.test_checkpoint_pause may hold a checkpoint. */
+typedef enum CkptPause
+{
+	CKPT_PAUSE_WRITE,			/* before the set is written */
+	CKPT_PAUSE_IMAGE,			/* the gate released, no image record yet */
+	CKPT_PAUSE_IMAGE_MID		/* after the image's first record */
+} CkptPause;
+
+/* The file whose presence in the data directory holds each pause. */
+static const char *const ckpt_pause_files[] = {
+	"artrie_checkpoint_pause",
+	"artrie_checkpoint_pause_image",
+	"artrie_checkpoint_pause_image_mid"
+};
+
+/* Where each pause is, as the log says it. */
+static const char *const ckpt_pause_places[] = {
+	"in its write phase",
+	"in its image phase",
+	"in its image phase after the image's first record"
+};
 
 /*
  * artrie.test_checkpoint_pause: say in the log that the checkpoint of a
- * file pauses in its write phase, and wait while CKPT_PAUSE_FILE exists,
- * ten minutes at most; or, with image, the same in the image phase (the
- * gate released, the image not yet logged) while CKPT_PAUSE_IMAGE_FILE
- * exists, and only then.
+ * file pauses at place, and wait while that place's file exists, ten
+ * minutes at most.  The write phase says so whether or not its file
+ * exists; the image's pauses only when theirs does.
  */
 static void
-ckpt_test_pause(PagerFileSlot *fs, bool image)
+ckpt_test_pause(PagerFileSlot *fs, CkptPause place)
 {
-	const char *file = image ? CKPT_PAUSE_IMAGE_FILE : CKPT_PAUSE_FILE;
+	const char *file = ckpt_pause_files[place];
 	struct stat st;
 
-	if (!pager_test_checkpoint_pause || (image && stat(file, &st) != 0))
+	if (!pager_test_checkpoint_pause ||
+		(place != CKPT_PAUSE_WRITE && stat(file, &st) != 0))
 		return;
 	ereport(LOG,
-			(errmsg("artrie checkpoint of file \"%s\" pauses in its %s phase",
-					fs->path, image ? "image" : "write")));
+			(errmsg("artrie checkpoint of file \"%s\" pauses %s",
+					fs->path, ckpt_pause_places[place])));
 	for (int i = 0; i < 60000 && stat(file, &st) == 0; i++)
 		io_wait(NULL, 10);
 	ereport(LOG,
@@ -498,7 +516,7 @@ ckpt_write_set(PagerFileSlot *fs, CkptSet *set)
 	int			next = 0;
 
 	set->claimed = palloc(sizeof(int) * batch);
-	ckpt_test_pause(fs, false);
+	ckpt_test_pause(fs, CKPT_PAUSE_WRITE);
 	while (left > (int) pg_atomic_read_u32(&fs->ckpt_written))
 	{
 		int			ncopies = pager_ckpt_copies(set->slot, bufs, pagenos, batch);
@@ -684,6 +702,8 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 		img.firstpage = first;
 		img.npages = npages;
 		pager_hooks.file_image(&img);
+		if (img.first && !img.last)
+			ckpt_test_pause(fs, CKPT_PAUSE_IMAGE_MID);
 		first += npages;
 	} while (first < snap->nlogical);
 	pfree(freelist);
@@ -944,7 +964,7 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again, bool *busy)
 				pager_hooks.image_begin(&fs->id, snap.redo_lsn);
 			LWLockRelease(&fs->gate);
 			if (image)
-				ckpt_test_pause(fs, true);
+				ckpt_test_pause(fs, CKPT_PAUSE_IMAGE);
 			ckpt_write_set(fs, &set);
 			if (image)
 			{

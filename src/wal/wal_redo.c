@@ -307,48 +307,62 @@ redo_restoring(void)
 	return wal_shared->from_backup && !reachedConsistency;
 }
 
+/* A set of files, in TopMemoryContext. */
+typedef struct RedoFileSet
+{
+	ArtFileId  *ids;
+	int			n;
+	int			max;
+} RedoFileSet;
+
 /*
  * Files whose rebuild from a checkpoint's image redo has begun and not
- * yet ended (in TopMemoryContext): the rest of their image is applied
- * even once redo is consistent.
+ * yet ended: the rest of their image is applied even once redo is
+ * consistent.
  */
-static ArtFileId *rebuilding = NULL;
-static int	nrebuilding = 0;
-static int	maxrebuilding = 0;
+static RedoFileSet rebuilding;
 
-/* Whether file id's rebuild has begun and not ended. */
+/*
+ * Files that redo rebuilt from a checkpoint's image whole, from its first
+ * record to its last, while it restored a base backup: they no longer
+ * depend on the copy, and the entry records after the image keep them
+ * current, so their later images are not needed (see redo_image).
+ */
+static RedoFileSet rebuilt;
+
+/* Whether file id is in set. */
 static bool
-rebuilding_has(const ArtFileId *id)
+file_set_has(const RedoFileSet *set, const ArtFileId *id)
 {
-	for (int i = 0; i < nrebuilding; i++)
-		if (memcmp(&rebuilding[i], id, sizeof(ArtFileId)) == 0)
+	for (int i = 0; i < set->n; i++)
+		if (memcmp(&set->ids[i], id, sizeof(ArtFileId)) == 0)
 			return true;
 	return false;
 }
 
-/* Note that file id's rebuild has begun (on) or ended (off). */
+/* Put file id into set (on) or take it out (off). */
 static void
-rebuilding_set(const ArtFileId *id, bool on)
+file_set_put(RedoFileSet *set, const ArtFileId *id, bool on)
 {
-	for (int i = 0; i < nrebuilding; i++)
+	for (int i = 0; i < set->n; i++)
 	{
-		if (memcmp(&rebuilding[i], id, sizeof(ArtFileId)) == 0)
+		if (memcmp(&set->ids[i], id, sizeof(ArtFileId)) == 0)
 		{
 			if (!on)
-				rebuilding[i] = rebuilding[--nrebuilding];
+				set->ids[i] = set->ids[--set->n];
 			return;
 		}
 	}
 	if (!on)
 		return;
-	if (nrebuilding == maxrebuilding)
+	if (set->n == set->max)
 	{
-		maxrebuilding = Max(8, maxrebuilding * 2);
-		rebuilding = rebuilding == NULL ?
-			MemoryContextAlloc(TopMemoryContext, maxrebuilding * sizeof(ArtFileId)) :
-			repalloc(rebuilding, maxrebuilding * sizeof(ArtFileId));
+		set->max = Max(8, set->max * 2);
+		set->ids = set->ids == NULL ?
+			MemoryContextAlloc(TopMemoryContext, set->max * sizeof(ArtFileId)) :
+			repalloc(set->ids, set->max * sizeof(ArtFileId));
 	}
-	rebuilding[nrebuilding++] = *id;
+	set->ids[set->n++] = *id;
 }
 
 /*
@@ -364,7 +378,7 @@ redo_publish_unusable(void)
 	int			n = 0;
 	bool		all = false;
 
-	if (nheld + nrebuilding == 0 && wal_shared->nunusable == 0 &&
+	if (nheld + rebuilding.n == 0 && wal_shared->nunusable == 0 &&
 		!wal_shared->all_unusable)
 		return;
 	if (nheld > 0)
@@ -373,14 +387,14 @@ redo_publish_unusable(void)
 		wal_hold_files(held);
 	}
 	SpinLockAcquire(&wal_shared->unusable_mutex);
-	for (int i = 0; i < nheld + nrebuilding; i++)
+	for (int i = 0; i < nheld + rebuilding.n; i++)
 	{
 		if (n == WAL_UNUSABLE_MAX)
 		{
 			all = true;
 			break;
 		}
-		wal_shared->unusable[n++] = i < nheld ? held[i] : rebuilding[i - nheld];
+		wal_shared->unusable[n++] = i < nheld ? held[i] : rebuilding.ids[i - nheld];
 	}
 	wal_shared->nunusable = n;
 	wal_shared->all_unusable = all;
@@ -407,7 +421,12 @@ redo_publish_unusable(void)
  * the image lacks entries that redo applied since (the next checkpoint
  * of the file logs an image again, with its image-begin record past the
  * redo pointer it began at).  The records held back are applied after
- * the image's last record (redo_record).
+ * the image's last record (redo_record).  A file that redo has rebuilt
+ * from a checkpoint's image whole in this run no longer depends on the
+ * copy: its later checkpoint images are skipped, and no hold begins at
+ * their image-begin records, so a restore that ends within one of them
+ * keeps the file (and a hot standby answers from it) instead of finding
+ * part of an image.
  */
 static void
 redo_image(const WalImageRecord *rec, const uint8 *bodies,
@@ -420,7 +439,8 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 	if (rec->flags & WAL_IMAGE_FIRST)
 	{
 		bool		afresh = (rec->flags & WAL_IMAGE_BEGUN) ?
-			wal_hold_active(&rec->file) : redo_restoring();
+			wal_hold_active(&rec->file) :
+			redo_restoring() && !(ckpt && file_set_has(&rebuilt, &rec->file));
 
 		if (!afresh && !ckpt)
 		{
@@ -431,7 +451,7 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 			return;
 		snprintf(path, sizeof(path), "artrie/%u/%u.%u", rec->file.dbOid,
 				 rec->file.relNumber, rec->file.generation);
-		rebuilding_set(&rec->file, true);
+		file_set_put(&rebuilding, &rec->file, true);
 		redo_publish_unusable();
 		wal_redo_forget();
 		(void) pager_reset_file(&rec->file, path);
@@ -439,10 +459,13 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		if (ckpt)
 			wal_hold_set_rebuilt(&rec->file);
 	}
-	else if (ckpt && !rebuilding_has(&rec->file))
+	else if (ckpt && !file_set_has(&rebuilding, &rec->file))
 		return;
-	if (rec->flags & WAL_IMAGE_LAST)
-		rebuilding_set(&rec->file, false);
+	if ((rec->flags & WAL_IMAGE_LAST) && file_set_has(&rebuilding, &rec->file))
+	{
+		file_set_put(&rebuilding, &rec->file, false);
+		file_set_put(&rebuilt, &rec->file, true);
+	}
 	file = redo_file(&rec->file, lsn);
 	if (file == NULL)
 	{
@@ -793,7 +816,7 @@ redo_record(void *arg)
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed artrie WAL image-begin record at %X/%X",
 							LSN_FORMAT_ARGS(lsn))));
-		if (redo_restoring())
+		if (redo_restoring() && !file_set_has(&rebuilt, &rec.file))
 		{
 			wal_hold_begin(&rec.file, lsn);
 			redo_hold_update();

@@ -20,9 +20,15 @@
 # scans), equal the primary's answers, and verify.  Restored to the
 # backup's end only (recovery_target = 'immediate'), redo ends before the
 # image: the entries held back since the image-begin record must be
-# applied to the copy at the end of redo.  Round 2 kills the server
-# while the image checkpoint is paused; crash recovery must give the
-# index like a sequential scan.  Both I/O backends.
+# applied to the copy at the end of redo.  Round 2 takes a backup whose
+# start images the changed file whole, and which ends within a later
+# image of the file, paused after that image's first record: a hot
+# standby from it answers inside that image, and the backup restored to
+# its end answers, both like a sequential scan, with no file damaged
+# (redo rebuilt the file from the first image and needs no later one).
+# Round 3 kills the server while the image checkpoint is paused; crash
+# recovery must give the index like a sequential scan.  Both I/O
+# backends.
 use strict;
 use warnings;
 use FindBin;
@@ -43,11 +49,13 @@ use ArtrieTest;
 # checkpoints; once artrie's slot has followed (the io worker's pass for
 # that redo pointer vouched for the file), rows change and the next
 # checkpoint of t_k is its image checkpoint.  If the io worker took that
-# image first all the same, again, up to three times.
+# image first all the same, again, up to three times.  $where names the
+# pause file (default artrie_checkpoint_pause_image: before the image's
+# first record; artrie_checkpoint_pause_image_mid: after it).
 sub paused_image_checkpoint
 {
-	my ($node, $label, $base) = @_;
-	my $pause = $node->data_dir . '/artrie_checkpoint_pause_image';
+	my ($node, $label, $base, $where) = @_;
+	my $pause = $node->data_dir . '/' . ($where // 'artrie_checkpoint_pause_image');
 	for my $try (1 .. 3)
 	{
 		my $from = $base + ($try - 1) * 100000;
@@ -69,14 +77,16 @@ sub paused_image_checkpoint
 		my $offset = -s $node->logfile;
 		my $s = bg_session($node);
 		bg_start($s, 'SET artrie.test_checkpoint_pause = on; SELECT artrie_checkpoint()');
-		my $phase;
-		for (my $t = 0; $t < 10 * $PostgreSQL::Test::Utils::timeout_default && !$phase; $t++)
+		my $paused = 0;
+		for (my $t = 0; $t < 10 * $PostgreSQL::Test::Utils::timeout_default; $t++)
 		{
 			my $log = slurp_file($node->logfile, $offset);
-			$phase = $1 if $log =~ /artrie checkpoint of file "[^"]+" pauses in its (image|write) phase/;
-			select(undef, undef, undef, 0.1) unless $phase;
+			$paused = 1 if $log =~ /artrie checkpoint of file "[^"]+" pauses in its image phase/;
+			$s->{h}->pump_nb;
+			last if $paused || $s->{out} =~ /ended/;
+			select(undef, undef, undef, 0.1);
 		}
-		if (($phase // '') eq 'image')
+		if ($paused)
 		{
 			pass("$label: artrie_checkpoint() pauses in a file's image phase");
 			return $s;
@@ -202,7 +212,77 @@ for my $backend (backends())
 		$to_end->stop;
 	}
 
-	# Round 2: a crash while the image is paused.
+	# Round 2: the backup's start images the file whole (it changed
+	# before pg_backup_start, and the io worker's pass at the backup's
+	# redo pointer logs its image before the copy), and the backup ends
+	# within a later image of the file, after that image's first record
+	# (60,000 more rows make the image more than one record).
+	# Redo rebuilt the file from the first image and keeps it current
+	# with the entry records after it: the later image must not start the
+	# file afresh.  A hot standby made from the backup answers inside
+	# that image like a sequential scan, and the backup restored to its
+	# end (where the later image is cut off) too.
+	$label = "$backend later image";
+	my $mid = $node->data_dir . '/artrie_checkpoint_pause_image_mid';
+	$node->safe_psql('postgres', q{
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1500001, 1560000) g;
+		DELETE FROM t WHERE id % 17 = 3;
+	});
+	$session = $node->background_psql('postgres');
+	$session->query_safe('SET client_min_messages = warning');
+	my $start = $session->query_safe("SELECT pg_backup_start('imgmid', true)");
+	ok($node->poll_query_until('postgres',
+		"SELECT restart_lsn >= '$start'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'artrie'"),
+		"$label: artrie's pass at the backup's start is done");
+	$ckpt = paused_image_checkpoint($node, $label, 1600000,
+		'artrie_checkpoint_pause_image_mid');
+	last unless $ckpt;
+	writes_while_paused($node, $ckpt, 1608000, 4, $label, 'image checkpoint');
+	$backup = $node->backup_dir . '/imgmid';
+	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
+		filterfn => sub {
+			my $src = shift;
+			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
+			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
+		});
+	make_path("$backup/pg_wal/archive_status");
+	$backup_label = $session->query_safe(
+		'SELECT labelfile FROM pg_backup_stop(true)');
+	$session->quit;
+	open($lf, '>', "$backup/backup_label") or die "backup_label: $!";
+	print $lf $backup_label, "\n";
+	close $lf;
+
+	$standby = PostgreSQL::Test::Cluster->new("imgmid_standby_$backend");
+	$standby->init_from_backup($node, 'imgmid', has_restoring => 1, standby => 1);
+	$standby->append_conf('postgresql.conf', 'archive_mode = off');
+	if (start_ok($standby, "$label: a hot standby from the backup"))
+	{
+		ok($standby->poll_query_until('postgres', 'SELECT pg_is_in_recovery()'),
+			"$label: the hot standby accepts queries");
+		check_index($standby, 't', 't_k', "$label: hot standby inside the later image");
+		$standby->stop;
+	}
+
+	$to_end = PostgreSQL::Test::Cluster->new("imgmid_to_end_$backend");
+	$to_end->init_from_backup($node, 'imgmid', has_restoring => 1, standby => 0);
+	$to_end->append_conf('postgresql.conf', join("\n", 'archive_mode = off',
+		"recovery_target = 'immediate'", "recovery_target_action = 'promote'"));
+	if (start_ok($to_end, "$label: the backup restored to its end"))
+	{
+		wait_promoted($to_end, "$label: the backup restored to its end");
+		unlike(slurp_file($to_end->logfile), qr/artrie file "[^"]+" is damaged/,
+			"$label: restored to its end: no file is marked damaged");
+		check_index($to_end, 't', 't_k', "$label: restored to its end");
+		verify_ok($to_end, 't_k', "$label: restored to its end");
+		$to_end->stop;
+	}
+	unlink($mid);
+	ok(bg_wait_ended($ckpt), "$label: the image checkpoint resumes and completes");
+	is($ckpt->{err}, '', "$label: the image checkpoint reports no error");
+	bg_end($ckpt);
+
+	# Round 3: a crash while the image is paused.
 	$label = "$backend crash";
 	$ckpt = paused_image_checkpoint($node, $label, 2000000);
 	last unless $ckpt;
