@@ -6,10 +6,12 @@
 #   bash bench/prefix_scan.sh [ROUNDS [REPS]]        (as root)
 #
 # Datasets: words (wamerican-insane + wbritish-insane, deduplicated),
-# synth (PFX_ROWS_SYNTH keys, default 1,000,000, as bench/run.sh makes
-# them) and paths (PFX_ROWS_PATHS lines of `find /usr -xdev`, default
-# 200,000), each a table with both indexes.  Queries, over the 10 3-byte
-# prefixes (and 100 seek points) of bench/lib-bench.sh's tables:
+# bulgarian (wbulgarian, multi-byte UTF-8), synth (PFX_ROWS_SYNTH keys,
+# default 1,000,000, as bench/run.sh makes them) and paths (PFX_ROWS_PATHS
+# lines of `find /usr -xdev`, default 200,000), each a table with both
+# indexes (PFX_DATASETS picks some; a kept cluster gets those it lacks).
+# Queries, over the 10 3-byte prefixes (and 100 seek points) of
+# bench/lib-bench.sh's tables:
 #
 #	count_like3   SELECT count(*) ... WHERE k LIKE 'p%'    (run.sh's prefix_count_3)
 #	count_pfx3    SELECT count(*) ... WHERE k ^@ 'p'
@@ -64,20 +66,34 @@ else
 	as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
 	q -c "CREATE EXTENSION artrie" || { last_err; exit 1; }
 	bench_sql_helpers || { last_err; exit 1; }
-	say "loading words, synth ($ROWS_SYNTH) and paths ($ROWS_PATHS)"
-	cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
-		iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' | LC_ALL=C sort -u >"$ARTRIE_TMP/words.txt"
-	find /usr -xdev 2>/dev/null | iconv -f UTF-8 -t UTF-8 -c |
-		sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' >"$ARTRIE_TMP/paths.all"
-	n=$(wc -l <"$ARTRIE_TMP/paths.all")
-	awk -v k=$(((n + ROWS_PATHS - 1) / ROWS_PATHS)) 'NR % k == 0' "$ARTRIE_TMP/paths.all" >"$ARTRIE_TMP/paths.txt"
-	chmod a+r "$ARTRIE_TMP"/*.txt
-	for ds in words synth paths; do
-		bench_load_dataset "$ds" "$ARTRIE_TMP/$ds.txt"
-		q -c "CREATE INDEX ds_${ds}_btree ON ds_$ds (k)" || { last_err; exit 1; }
-		q -c "CREATE INDEX ds_${ds}_artrie ON ds_$ds USING artrie (k)" || { last_err; exit 1; }
-	done
 fi
+
+# Each dataset the cluster does not hold yet is loaded, with both indexes.
+DATASETS=${PFX_DATASETS:-words bulgarian synth paths}
+for ds in $DATASETS; do
+	[ "$(q -c "SELECT to_regclass('ds_$ds') IS NOT NULL")" = t ] && continue
+	say "loading $ds"
+	case $ds in
+	words)
+		cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
+			iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' | LC_ALL=C sort -u >"$ARTRIE_TMP/words.txt"
+		;;
+	bulgarian)
+		iconv -f UTF-8 -t UTF-8 -c </usr/share/dict/bulgarian |
+			sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' >"$ARTRIE_TMP/bulgarian.txt"
+		;;
+	paths)
+		find /usr -xdev 2>/dev/null | iconv -f UTF-8 -t UTF-8 -c |
+			sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' >"$ARTRIE_TMP/paths.all"
+		n=$(wc -l <"$ARTRIE_TMP/paths.all")
+		awk -v k=$(((n + ROWS_PATHS - 1) / ROWS_PATHS)) 'NR % k == 0' "$ARTRIE_TMP/paths.all" >"$ARTRIE_TMP/paths.txt"
+		;;
+	esac
+	[ -f "$ARTRIE_TMP/$ds.txt" ] && chmod a+r "$ARTRIE_TMP/$ds.txt"
+	bench_load_dataset "$ds" "$ARTRIE_TMP/$ds.txt"
+	q -c "CREATE INDEX ds_${ds}_btree ON ds_$ds (k)" || { last_err; exit 1; }
+	q -c "CREATE INDEX ds_${ds}_artrie ON ds_$ds USING artrie (k)" || { last_err; exit 1; }
+done
 
 q <<'SQL' || { last_err; exit 1; }
 -- bench_multi's queries, timed by the clock and by the backend's own CPU
@@ -102,7 +118,6 @@ END $$;
 SQL
 
 NOSEQ="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off"
-DATASETS=${PFX_DATASETS:-words synth paths}
 METRICS=${PFX_METRICS:-count_like3 count_pfx3 like_rows3 seek_limit10}
 
 # query METRIC DS: "TEMPLATE|VALUES_SQL" for bench_multi.  Short queries
@@ -110,7 +125,7 @@ METRICS=${PFX_METRICS:-count_like3 count_pfx3 like_rows3 seek_limit10}
 # their values 20 times in one measurement.
 query() {
 	local k=1
-	case $1-$2 in count_*-words | like_rows3-words | seek_limit10-*) k=20 ;; esac
+	case $1-$2 in count_*-words | count_*-bulgarian | like_rows3-words | like_rows3-bulgarian | seek_limit10-*) k=20 ;; esac
 	case $1 in
 	count_like3) echo "SELECT count(*) FROM ds_$2 WHERE k LIKE %L|SELECT bench_like(p) FROM pref_$2, generate_series(1, $k) WHERE n = 3 ORDER BY ord" ;;
 	count_pfx3) echo "SELECT count(*) FROM ds_$2 WHERE k ^@ %L|SELECT p FROM pref_$2, generate_series(1, $k) WHERE n = 3 ORDER BY ord" ;;
