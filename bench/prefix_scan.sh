@@ -74,6 +74,7 @@ for ds in $DATASETS; do
 	[ "$(q -c "SELECT to_regclass('ds_$ds') IS NOT NULL")" = t ] && continue
 	say "loading $ds"
 	case $ds in
+	synth) say "synth: $ROWS_SYNTH keys" ;;
 	words)
 		cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
 			iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' | LC_ALL=C sort -u >"$ARTRIE_TMP/words.txt"
