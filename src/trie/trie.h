@@ -107,6 +107,15 @@ extern ArtStatus art_finger_delete(ArtFinger *finger, const uint8_t *entry,
 								   size_t len);
 extern void art_finger_end(ArtFinger *finger);
 
+/*
+ * Whether the finger packs pages (off at art_finger_begin): its inserts
+ * come in ascending order and no later run is expected to fill the pages
+ * again, so a page split at the run's right edge moves what the run has
+ * passed, up to 90% of a page, instead of half the page.  Off, a run that
+ * fills half-empty pages later (another batch of redo) finds room.
+ */
+extern void art_finger_pack(ArtFinger *finger, bool pack);
+
 /* ART_OK if the entry is present, else ART_NOT_FOUND. */
 extern ArtStatus art_lookup(ArtTrie *t, const uint8_t *entry, size_t len);
 

@@ -15,7 +15,10 @@
  * kept path stays where it was through an insert (nodes never change
  * slot; the changed node keeps its slot and start), so the path stays
  * valid; a split, a delete or a failure drops it, and the next call
- * descends from the root.  The finger holds the trie's write section from
+ * descends from the root.  A packing finger (art_finger_pack) whose
+ * insert follows the last one splits a full page with
+ * art_split_page_before (trie_split.c), which moves what the ascending
+ * run has passed instead of half the page.  The finger holds the trie's write section from
  * art_finger_begin to art_finger_end.  It takes no split lock (which
  * orders art_insert's splits against the paths other inserts keep pinned
  * between their two passes; readers never take it): its caller is the
@@ -47,6 +50,8 @@ struct ArtFinger
 	int			npath;
 	int			pathcap;
 	ArtBuf		last;
+	bool		has_last;		/* last holds an entry (kept after a drop) */
+	bool		pack;			/* art_finger_pack */
 };
 
 /* Release the finger's path: the next call descends from the root. */
@@ -71,6 +76,7 @@ finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
 		art_buf_reserve(f->t, &f->last, len) != ART_OK)
 	{
 		finger_drop(f);
+		f->has_last = false;
 		return;
 	}
 	f->path[npath].pidx = f->ps.n - 1;
@@ -80,6 +86,23 @@ finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
 	if (len)
 		memcpy(f->last.data, key, len);
 	f->last.len = len;
+	f->has_last = true;
+}
+
+/*
+ * Whether a split for the entry packs: the finger packs and the entry
+ * comes after the last one it inserted (an ascending run, whose later
+ * entries are greater too).
+ */
+static bool
+finger_packs(const ArtFinger *f, const uint8_t *key, size_t len)
+{
+	size_t		c;
+
+	if (!f->pack || !f->has_last)
+		return false;
+	c = art_common_len(f->last.data, f->last.len, key, len);
+	return c < len && (c == f->last.len || key[c] > f->last.data[c]);
 }
 
 /*
@@ -169,7 +192,9 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	need = art_change_need(&node, len, &p);
 	if (need > art_page_free(page))
 	{
-		st = art_split_page(t, ps, need);
+		st = finger_packs(f, key, len) ?
+			art_split_page_before(t, ps, need, slot) :
+			art_split_page(t, ps, need);
 		if (st == ART_OK)
 			*retry = true;
 		goto out;
@@ -254,6 +279,13 @@ art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
 	if (st == ART_OK)
 		(void) art_merge(f->t, entry, len);
 	return st;
+}
+
+/* Set whether the finger packs pages (trie.h). */
+void
+art_finger_pack(ArtFinger *f, bool pack)
+{
+	f->pack = pack;
 }
 
 /* Release the finger's pages and free it. */

@@ -437,8 +437,16 @@ extern ArtStatus art_insert_second_pass(ArtTrie *t, const uint8_t *entry,
 										size_t len, size_t pagedepth,
 										ArtInsertHold *hold);
 
-/* trie_split.c: make room in a full page */
+/*
+ * trie_split.c: make room in a full page.  ART_RUN_SPLIT_FILL: the bytes
+ * (slots included) that art_split_page_before, a split at the right edge
+ * of an ascending run of inserts, moves to its new page at most.
+ */
+#define ART_RUN_SPLIT_FILL	(ART_PAGE_USABLE * 9 / 10)
+
 extern ArtStatus art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need);
+extern ArtStatus art_split_page_before(ArtTrie *t, ArtPinStack *ps,
+									   size_t need, uint16_t at);
 
 /* trie_bulk.c: place a new path of nodes into fresh pages */
 extern ArtStatus art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix,

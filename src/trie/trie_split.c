@@ -42,6 +42,7 @@ typedef struct SplitState
 	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the new page */
 	uint8_t		selected[MAX_SLOTS];
 	uint8_t		covered[MAX_SLOTS];
+	uint8_t		before[MAX_SLOTS];	/* 1: ordered before the run's node */
 	uint64_t	counts[MAX_SLOTS];	/* root page: entries below each record */
 	bool		derive;			/* set the moved nodes' counts from counts */
 	int			norder;
@@ -119,10 +120,11 @@ analyse(uint8_t *page, SplitState *ss)
 
 /*
  * For a split of the root page, whose node counts are not kept: the
- * entries below every record, from the counts of the nodes its stubs lead
- * to (the pages below keep theirs), children before parents.  The moved
- * nodes take these counts with them.  Pins the pages below, so it runs
- * before anything changes.
+ * entries below every record that moves (a selected subtree's), from the
+ * counts of the nodes its stubs lead to (the pages below keep theirs),
+ * children before parents.  The moved nodes take these counts with them.
+ * Marks the moving records in ss->covered.  Pins the pages below the
+ * moving stubs, so it runs before anything changes.
  */
 static ArtStatus
 derive_counts(ArtTrie *t, uint8_t *page, SplitState *ss)
@@ -132,9 +134,14 @@ derive_counts(ArtTrie *t, uint8_t *page, SplitState *ss)
 	for (i = 0; i < ss->norder; i++)
 	{
 		int			slot = ss->order[i];
+		int			par = ss->parent[slot];
 		uint8_t    *rec = art_rec(page, slot);
 		ArtNode		node;
 
+		ss->covered[slot] = ss->selected[slot] ||
+			(par != 0 && ss->covered[par]);
+		if (!ss->covered[slot])
+			continue;
 		if (art_is_stub(rec))
 		{
 			ArtStatus	st = art_stub_count(t, rec, &ss->counts[slot]);
@@ -149,9 +156,10 @@ derive_counts(ArtTrie *t, uint8_t *page, SplitState *ss)
 	for (i = ss->norder - 1; i >= 0; i--)
 	{
 		int			slot = ss->order[i];
+		int			par = ss->parent[slot];
 
-		if (ss->parent[slot])
-			ss->counts[ss->parent[slot]] += ss->counts[slot];
+		if (ss->covered[slot] && !ss->selected[slot])
+			ss->counts[par] += ss->counts[slot];
 	}
 	ss->derive = true;
 	return ART_OK;
@@ -194,12 +202,13 @@ holds_stub(uint8_t *page, SplitState *ss)
 
 /*
  * Pick whole subtrees in pre-order, up to target bytes: page roots with
- * their stub in the parent page when roots is set, else inner subtrees.
- * Returns the bytes it frees.
+ * their stub in the parent page when roots is set, else inner subtrees;
+ * only subtrees marked in ss->before when before_only is set.  Returns the
+ * bytes it frees.
  */
 static size_t
 select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
-				bool roots, size_t target, SplitState *ss)
+				bool roots, bool before_only, size_t target, SplitState *ss)
 {
 	uint8_t    *page = pref->data;
 	size_t		taken = 0;
@@ -221,6 +230,8 @@ select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
 			continue;
 		}
 		if (is_root != roots || art_is_stub(rec))
+			continue;
+		if (before_only && !ss->before[slot])
 			continue;
 		if (is_root_page && slot == ART_ROOT_SLOT)
 			continue;
@@ -311,43 +322,35 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 }
 
 /*
- * Make room in a full page, the top of the pin stack ps, by moving about
- * half of it to a new page.  The page below it on the stack is its parent
- * page (none for the root page), locked exclusive like the page; need is
- * the room the caller wants.
+ * Choose what a split of the page (the top of the pin stack ps) moves:
+ * about half of it, as art_split_page says.  Sets *roots when it moves
+ * page roots to a sibling page, and returns the bytes it frees (0 if it
+ * found nothing).
  */
-ArtStatus
-art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
+static size_t
+select_half(ArtTrie *t, ArtPinStack *ps, size_t need, SplitState *ss,
+			bool *roots)
 {
 	ArtPageRef *page = &ps->refs[ps->n - 1];
 	ArtPageRef *parent = ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL;
-	SplitState *ss;
-	ArtPageRef	q;
-	ArtStatus	st;
 	bool		is_root_page = page->pageno == t->root;
-	bool		roots = false;
 	size_t		target = art_page_used(page->data) / 2;
-	size_t		freed;
-	int			i;
+	size_t		freed = 0;
 
-	ss = art_alloc(t, sizeof(SplitState));
-	if (ss == NULL)
-		return ART_NO_MEMORY;
-	analyse(page->data, ss);
 	if (target < need)
 		target = need;
-	freed = 0;
 	if (parent != NULL && !holds_stub(page->data, ss))
-		freed = select_subtrees(page, parent, is_root_page, true, target, ss);
-	roots = freed >= need && freed >= target / 2;
-	if (!roots)
+		freed = select_subtrees(page, parent, is_root_page, true, false,
+								target, ss);
+	*roots = freed >= need && freed >= target / 2;
+	if (!*roots)
 	{
-		freed = select_subtrees(page, parent, is_root_page, false, target,
-								ss);
+		freed = select_subtrees(page, parent, is_root_page, false, false,
+								target, ss);
 		if (freed < need && parent != NULL)
 		{
-			roots = true;
-			freed = select_subtrees(page, parent, is_root_page, true,
+			*roots = true;
+			freed = select_subtrees(page, parent, is_root_page, true, false,
 									target, ss);
 		}
 	}
@@ -359,17 +362,30 @@ art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 		{
 			memset(ss->selected, 0, sizeof(ss->selected));
 			ss->selected[big] = 1;
-			roots = false;
+			*roots = false;
 			freed = ss->size[big] - (ART_STUB_SIZE + 2);
 		}
 	}
-	if (freed == 0)
-	{
-		art_free(t, ss);
-		return ART_CORRUPT;
-	}
+	return freed;
+}
+
+/*
+ * Move the subtrees selected in ss from the page (the top of the pin stack
+ * ps) to a new page: page roots when roots is set (their stubs in the
+ * parent page, the page below on the stack, repointed), else inner
+ * subtrees, each leaving a stub in its old slot.  Frees ss.
+ */
+static ArtStatus
+split_move(ArtTrie *t, ArtPinStack *ps, SplitState *ss, bool roots)
+{
+	ArtPageRef *page = &ps->refs[ps->n - 1];
+	ArtPageRef *parent = ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL;
+	ArtPageRef	q;
+	ArtStatus	st;
+	int			i;
+
 	ss->derive = false;
-	if (is_root_page)
+	if (page->pageno == t->root)
 	{
 		st = derive_counts(t, page->data, ss);
 		if (st != ART_OK)
@@ -390,6 +406,7 @@ art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 	for (i = 0; i < ss->norder; i++)
 	{
 		int			slot = ss->order[i];
+		uint8_t		rec[ART_STUB_SIZE];
 
 		if (!ss->selected[slot])
 			continue;
@@ -397,7 +414,6 @@ art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 		{
 			int			stub = find_stub(parent->data, page->pageno,
 										 (uint16_t) slot);
-			uint8_t		rec[ART_STUB_SIZE];
 
 			move_subtree(page->data, q.data, slot, ss);
 			art_rec_free(page->data, slot);
@@ -406,8 +422,6 @@ art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 		}
 		else
 		{
-			uint8_t		rec[ART_STUB_SIZE];
-
 			move_subtree(page->data, q.data, slot, ss);
 			art_stub_encode(q.pageno, ss->map[slot], rec);
 			art_rec_replace(page->data, slot, rec, ART_STUB_SIZE);
@@ -420,4 +434,92 @@ art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
 	t->store.ops->release(t->store.store, &q);
 	art_free(t, ss);
 	return ART_OK;
+}
+
+/*
+ * Make room in a full page, the top of the pin stack ps, by moving about
+ * half of it to a new page.  The page below it on the stack is its parent
+ * page (none for the root page), locked exclusive like the page; need is
+ * the room the caller wants.
+ */
+ArtStatus
+art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need)
+{
+	SplitState *ss = art_alloc(t, sizeof(SplitState));
+	bool		roots;
+
+	if (ss == NULL)
+		return ART_NO_MEMORY;
+	analyse(ps->refs[ps->n - 1].data, ss);
+	if (select_half(t, ps, need, ss, &roots) == 0)
+	{
+		art_free(t, ss);
+		return ART_CORRUPT;
+	}
+	return split_move(t, ps, ss, roots);
+}
+
+/*
+ * Mark in ss->before the records of the page ordered before the node at
+ * slot at: those of its page root's tree that come before it in pre-order
+ * (key order) and are not its ancestors.  The trees of other page roots
+ * are left unmarked: their order against it is not known in the page.
+ */
+static void
+mark_before(SplitState *ss, int at)
+{
+	int			top = at;
+	int			i = 0;
+
+	memset(ss->before, 0, sizeof(ss->before));
+	while (ss->parent[top] != 0)
+		top = ss->parent[top];
+	while (i < ss->norder && ss->order[i] != top)
+		i++;
+	for (; i < ss->norder && ss->order[i] != at; i++)
+		ss->before[ss->order[i]] = 1;
+	for (int s = at; s != 0; s = ss->parent[s])
+		ss->before[s] = 0;
+}
+
+/*
+ * Make room in a full page, the top of the pin stack ps, for an ascending
+ * run of inserts whose next one changes the node at slot at (the inserts
+ * after it go to entries greater than it), when the page is the root page
+ * or holds stubs and the run is at its right edge: the inner subtrees of
+ * the node's page root ordered before the node, which the run does not
+ * reach again, make three quarters of the page or more.  Then it moves
+ * those, up to ART_RUN_SPLIT_FILL of a new page, as a bulk load fills a
+ * page, instead of half the page, which the run would fill and split
+ * again.  Otherwise (a bottom page, whose page roots' key order the page
+ * does not tell, or a run through the middle of the page's entries) it
+ * splits as art_split_page does.  Locks and need as art_split_page's.
+ */
+ArtStatus
+art_split_page_before(ArtTrie *t, ArtPinStack *ps, size_t need,
+					  uint16_t at)
+{
+	ArtPageRef *page = &ps->refs[ps->n - 1];
+	size_t		least = art_page_used(page->data) * 3 / 4;
+	SplitState *ss = art_alloc(t, sizeof(SplitState));
+	bool		roots;
+
+	if (ss == NULL)
+		return ART_NO_MEMORY;
+	if (least < need)
+		least = need;
+	analyse(page->data, ss);
+	if (ps->n == 1 || holds_stub(page->data, ss))
+	{
+		mark_before(ss, at);
+		if (select_subtrees(page, NULL, page->pageno == t->root, false, true,
+							ART_RUN_SPLIT_FILL, ss) >= least)
+			return split_move(t, ps, ss, false);
+	}
+	if (select_half(t, ps, need, ss, &roots) == 0)
+	{
+		art_free(t, ss);
+		return ART_CORRUPT;
+	}
+	return split_move(t, ps, ss, roots);
 }

@@ -157,6 +157,15 @@ static instr_time batch_apply_time;
 static double batch_sort_cpu = 0;
 static double batch_apply_cpu = 0;
 
+/*
+ * Whether the batches being applied were not cut by maintenance_work_mem
+ * (the end of redo or another kind of record applies them): their fingers
+ * pack the pages they split (art_finger_pack).  Pages packed by a batch
+ * that maintenance_work_mem cut would only split again under the next
+ * one, which finds room in the halves of halving splits.
+ */
+static bool batch_pack = true;
+
 /* Seconds this process has spent on a CPU. */
 static double
 redo_cpu_seconds(void)
@@ -709,6 +718,7 @@ batch_apply(void *arg)
 				ereport(ERROR,
 						(errcode(ERRCODE_OUT_OF_MEMORY),
 						 errmsg("out of memory")));
+			art_finger_pack(finger, batch_pack);
 			root = item->root;
 		}
 		redo_entry_done(file, item->kind == WAL_ARTRIE_INSERT ?
@@ -944,13 +954,16 @@ redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id,
  * Apply every held-back record, each file's in entry order; a file that
  * cannot take one of them is marked damaged and the rest of its records
  * are dropped (redo skips a damaged file's records).  Then checkpoints may
- * claim them.
+ * claim them.  last: no batch of the same records is expected after this
+ * one (it is not maintenance_work_mem that ends it), so the fingers pack
+ * the pages they split (batch_pack).
  */
-void
-wal_batch_flush(void)
+static void
+batch_flush(bool last)
 {
 	if (nbatches == 0)
 		return;
+	batch_pack = last;
 	for (int i = 0; i < nbatches; i++)
 		redo_guarded(batch_apply, &batches[i], &batches[i].id, false);
 	batches = NULL;
@@ -960,6 +973,16 @@ wal_batch_flush(void)
 	MemoryContextReset(batch_cxt);
 	batch_from = InvalidXLogRecPtr;
 	redo_hold_update();
+}
+
+/*
+ * Apply every held-back record (batch_flush): at the end of redo, before
+ * another kind of record, or when redo stops holding records back.
+ */
+void
+wal_batch_flush(void)
+{
+	batch_flush(true);
 }
 
 /*
@@ -1017,7 +1040,7 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
 	redo_guarded(redo_record, &args, len >= sizeof(ArtFileId) ? &id : NULL,
 				 kind == WAL_ARTRIE_UNCHANGED);
 	if (batch_memory >= WAL_BATCH_MEMORY)
-		wal_batch_flush();
+		batch_flush(false);
 }
 
 /*

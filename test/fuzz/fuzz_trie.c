@@ -12,7 +12,8 @@
  * a long key of a repeated input byte, 1-12 KiB) then its bytes.  Inserts
  * and deletes with bit 4 of the opcode set go through one finger, kept
  * open across a run of them (so it holds its path between them) and
- * ended by any other operation.
+ * ended by any other operation; the finger packs pages (art_finger_pack)
+ * when bit 5 of the opcode that begins it is set.
  *
  *-------------------------------------------------------------------------
  */
@@ -107,8 +108,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (op % 16 <= 5 && (op & 16))
 		{
-			if (fg == NULL && art_finger_begin(&t, &fg) != ART_OK)
-				FAIL("finger begin");
+			if (fg == NULL)
+			{
+				if (art_finger_begin(&t, &fg) != ART_OK)
+					FAIL("finger begin");
+				art_finger_pack(fg, (op & 32) != 0);
+			}
 		}
 		else if (fg != NULL)
 		{

@@ -1869,15 +1869,19 @@ finger_batch(Rng *r, FingerOp *ops, int n, uint8_t *buf)
 	return nops;
 }
 
-/* Apply ops through a finger; each status must be the expected one. */
+/*
+ * Apply ops through a finger, packing pages if pack is set; each status
+ * must be the expected one.
+ */
 static bool
-finger_apply(ArtTrie *t, ArtMemStore *ms, FingerOp *ops, int nops)
+finger_apply(ArtTrie *t, ArtMemStore *ms, FingerOp *ops, int nops, bool pack)
 {
 	ArtFinger  *fg;
 	int			i;
 	bool		held = false;
 
 	CHECK(art_finger_begin(t, &fg) == ART_OK, "finger begin");
+	art_finger_pack(fg, pack);
 	for (i = 0; i < nops; i++)
 	{
 		ArtStatus	st = ops[i].ins ?
@@ -1949,9 +1953,9 @@ test_finger(void)
 		/* the statuses of one entry's operations depend on their order only */
 		for (i = 0; i < nops; i++)
 			shuffled[ops[i].seq].expect = ops[i].expect;
-		CHECK(finger_apply(&sorted.t, sorted.ms, ops, nops), "sorted round %d",
-			  round);
-		CHECK(finger_apply(&unsorted.t, unsorted.ms, shuffled, nops),
+		CHECK(finger_apply(&sorted.t, sorted.ms, ops, nops, round % 2 == 1),
+			  "sorted round %d", round);
+		CHECK(finger_apply(&unsorted.t, unsorted.ms, shuffled, nops, true),
 			  "unsorted round %d", round);
 		CHECK(check_content(&one.t, &one.m), "one by one content");
 		CHECK(check_content(&sorted.t, &one.m), "sorted finger content");
@@ -1968,6 +1972,81 @@ test_finger(void)
 	free(ops);
 	free(shuffled);
 	free(buf);
+	return true;
+}
+
+/*
+ * Sorted runs through a packing finger, as redo replays a window of
+ * random inserts (keys of 16 hex digits, like md5 sums), each tenth entry
+ * deleted again right after its insert: the model's content after each
+ * run, and after the first run into an empty trie, pages filled like a
+ * bulk load of the same entries (a split at the run's right edge moves
+ * what comes before the insert, up to ART_RUN_SPLIT_FILL; halving splits
+ * left every page half full, about twice a bulk load's pages).  The
+ * second run goes into the full trie, through the middle of its pages.
+ */
+static bool
+test_finger_run(void)
+{
+	enum
+	{
+		N = 60000
+	};
+	Fixture		f;
+	Fixture		bulk;
+	FingerOp   *ops = malloc(sizeof(FingerOp) * (N + N / 10 + 1));
+	uint8_t		buf[64];
+	Rng			r = {0x7a11c0de};
+	ArtStats	a;
+	ArtStats	b;
+	int			round;
+
+	CHECK(ops, "malloc");
+	CHECK(fixture_init(&f) && fixture_init(&bulk), "create");
+	for (round = 0; round < 2; round++)
+	{
+		int			nops = 0;
+		int			i;
+
+		for (i = 0; i < N; i++)
+		{
+			size_t		len = (size_t) snprintf((char *) buf, sizeof(buf),
+												"%016llx/%d",
+												(unsigned long long) rng_next(&r),
+												round * N + i);
+
+			finger_add(ops, &nops, buf, len, true);
+			if (i % 10 == 0)
+				finger_add(ops, &nops, buf, len, false);
+		}
+		qsort(ops, nops, sizeof(FingerOp), finger_op_cmp);
+		for (i = 0; i < nops; i++)
+		{
+			bool		changed = ops[i].ins ?
+				model_insert(&f.m, ops[i].key, ops[i].len) :
+				model_delete(&f.m, ops[i].key, ops[i].len);
+
+			ops[i].expect = changed ? ART_OK :
+				ops[i].ins ? ART_EXISTS : ART_NOT_FOUND;
+		}
+		CHECK(finger_apply(&f.t, f.ms, ops, nops, true), "run %d", round);
+		CHECK(check_content(&f.t, &f.m), "content after run %d", round);
+		for (i = 0; i < nops; i++)
+			free(ops[i].key);
+		if (round > 0)
+			continue;
+		CHECK(load_bulk(&bulk.t, &f.m), "bulk");
+		CHECK(art_stats(&f.t, &a) == ART_OK &&
+			  art_stats(&bulk.t, &b) == ART_OK, "stats");
+		CHECK(a.pages * 100 <= b.pages * 110,
+			  "a sorted run fills pages like a bulk load: %llu pages, bulk %llu",
+			  (unsigned long long) a.pages, (unsigned long long) b.pages);
+		printf("finger_run: %llu pages, bulk load %llu\n",
+			   (unsigned long long) a.pages, (unsigned long long) b.pages);
+	}
+	fixture_done(&f);
+	fixture_done(&bulk);
+	free(ops);
 	return true;
 }
 
@@ -2527,6 +2606,7 @@ main(int argc, char **argv)
 		{"repeated_keys_split_alone", test_repeated_keys_split_alone},
 		{"second_pass_failures", test_second_pass_failures},
 		{"finger", test_finger},
+		{"finger_run", test_finger_run},
 		{"finger_failures", test_finger_failures},
 		{"merge", test_merge},
 		{"merge_sweep", test_merge_sweep},
