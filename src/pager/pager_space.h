@@ -36,7 +36,7 @@ extern int	pager_phys_tail(PagerFileSlot *fs, ArtPageNo *pagenos, int max,
  * Physical pages a file may keep past the ones it needs before a
  * checkpoint moves its tail down (pager_phys_tail).
  */
-#define PAGER_TAIL_SLACK	16
+#define PAGER_TAIL_SLACK	4
 
 /* Pages a checkpoint may always move down, whatever the file's size. */
 #define PAGER_TAIL_MOVES	256
