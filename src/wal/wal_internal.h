@@ -69,8 +69,10 @@ extern bool wal_hold_active(const ArtFileId *id);
 extern void wal_hold_begin(const ArtFileId *id, XLogRecPtr lsn);
 extern void wal_hold_add(const ArtFileId *id, uint8 kind, const char *data,
 						 Size len, XLogRecPtr lsn);
-extern void wal_hold_set_rebuilt(const ArtFileId *id);
-extern bool wal_hold_rebuilt(const ArtFileId *id);
+extern void wal_hold_add_image(const ArtFileId *id, bool first, uint8 kind,
+							   const char *data, Size len, XLogRecPtr lsn);
+extern uint64 wal_hold_apply_images(const ArtFileId *id, WalHoldApply apply,
+									void *arg);
 extern XLogRecPtr wal_hold_oldest(void);
 extern uint64 wal_hold_release(const ArtFileId *id, WalHoldApply apply,
 							   void *arg);

@@ -421,7 +421,9 @@ redo_publish_unusable(void)
  * checkpoints: one whose image-begin record came before it
  * (WAL_IMAGE_BEGUN) when redo holds the file's records back since an
  * image-begin record (it met one while it restored a base backup and was
- * not yet consistent: the rebuild began there); one of older WAL, logged
+ * not yet consistent), its records held back too and applied here at its
+ * last record (redo_record), so that a copy is not given up for an image
+ * that the WAL does not hold whole; one of older WAL, logged
  * with no entry record of its file between its checkpoint's position and
  * itself, while redo restores a base backup and is not yet consistent.
  * Once begun, a rebuild goes on to the image's last record.  Otherwise
@@ -465,8 +467,6 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		wal_redo_forget();
 		(void) pager_reset_file(&rec->file, path);
 		wal_redo_forget();
-		if (ckpt)
-			wal_hold_set_rebuilt(&rec->file);
 	}
 	else if (ckpt && !file_set_has(&rebuilding, &rec->file))
 		return;
@@ -755,6 +755,34 @@ redo_held_record(uint8 kind, const char *data, Size len, XLogRecPtr lsn,
 	redo_record(&args);
 }
 
+/* Decode an image record at lsn; ERROR if it is malformed. */
+static void
+image_decode(const char *data, Size len, XLogRecPtr lsn, WalImageRecord *rec,
+			 const uint8 **bodies, const uint8 **freelist)
+{
+	if (!wal_image_decode((const uint8 *) data, len, rec, bodies, freelist))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed artrie WAL image record at %X/%X",
+						LSN_FORMAT_ARGS(lsn))));
+}
+
+/* Apply one record of an image held back to its last (a WalHoldApply). */
+static void
+redo_held_image(uint8 kind, const char *data, Size len, XLogRecPtr lsn,
+				void *arg)
+{
+	WalImageRecord rec;
+	const uint8 *bodies;
+	const uint8 *freelist;
+	XLogRecPtr	now = redo_lsn_now;
+
+	image_decode(data, len, lsn, &rec, &bodies, &freelist);
+	redo_lsn_now = lsn;
+	redo_image(&rec, bodies, freelist, lsn);
+	redo_lsn_now = now;
+}
+
 /*
  * Apply the records held back for file id (held in a batch with batch),
  * in WAL order, end its hold, and say how many there were.
@@ -807,15 +835,18 @@ redo_record(void *arg)
 		const uint8 *bodies;
 		const uint8 *freelist;
 
-		if (!wal_image_decode((const uint8 *) data, len, &rec, &bodies, &freelist))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("malformed artrie WAL image record at %X/%X",
-							LSN_FORMAT_ARGS(lsn))));
-		redo_image(&rec, bodies, freelist, lsn);
-		if ((rec.flags & WAL_IMAGE_CKPT) && (rec.flags & WAL_IMAGE_LAST) &&
-			wal_hold_rebuilt(&rec.file))
-			redo_hold_release(&rec.file, args->batch);
+		image_decode(data, len, lsn, &rec, &bodies, &freelist);
+		if ((rec.flags & WAL_IMAGE_CKPT) && (rec.flags & WAL_IMAGE_BEGUN) &&
+			wal_hold_active(&rec.file))
+		{
+			wal_hold_add_image(&rec.file, (rec.flags & WAL_IMAGE_FIRST) != 0,
+							   kind, data, len, lsn);
+			if ((rec.flags & WAL_IMAGE_LAST) &&
+				wal_hold_apply_images(&rec.file, redo_held_image, NULL) > 0)
+				redo_hold_release(&rec.file, args->batch);
+		}
+		else
+			redo_image(&rec, bodies, freelist, lsn);
 	}
 	else if (kind == WAL_ARTRIE_IMAGE_BEGIN)
 	{
@@ -1159,12 +1190,11 @@ redo_hold_apply_all(void *arg)
 }
 
 /*
- * Redo ends while it holds records back for images that never ended.  A
- * file no image's first record started afresh since the hold began is
- * the copy (or an earlier rebuild), which those records bring up to date:
- * they are applied in WAL order.  One that an image started afresh and
- * whose last record never came holds part of that image only and is
- * marked damaged.
+ * Redo ends while it holds records back for images that never ended.  The
+ * file is the copy (or an earlier rebuild): a checkpoint whose image
+ * never ended did not end either, so it left no page in the copy, and the
+ * entry records held back bring the file up to date, applied in WAL
+ * order; the image's records held are dropped.
  */
 static void
 redo_holds_end(void)
@@ -1177,23 +1207,7 @@ redo_holds_end(void)
 	ids = MemoryContextAlloc(TopMemoryContext, sizeof(ArtFileId) * n);
 	wal_hold_files(ids);
 	for (int i = 0; i < n; i++)
-	{
-		if (wal_hold_rebuilt(&ids[i]))
-		{
-			const char *reason = "The WAL ends within a checkpoint's image of the file.";
-
-			wal_hold_release(&ids[i], NULL, NULL);
-			ereport(WARNING,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("artrie file \"artrie/%u/%u.%u\" is damaged and will be refused until REINDEX",
-							ids[i].dbOid, ids[i].relNumber, ids[i].generation),
-					 errdetail("%s", reason),
-					 errhint("REINDEX the index that uses this file.")));
-			pager_mark_damaged(&ids[i], reason);
-		}
-		else
-			redo_guarded(redo_hold_apply_all, &ids[i], &ids[i], false);
-	}
+		redo_guarded(redo_hold_apply_all, &ids[i], &ids[i], false);
 	pfree(ids);
 	redo_hold_update();
 }

@@ -20,15 +20,12 @@
 # scans), equal the primary's answers, and verify.  Restored to the
 # backup's end only (recovery_target = 'immediate'), redo ends before the
 # image: the entries held back since the image-begin record must be
-# applied to the copy at the end of redo.  Round 2 takes a backup whose
-# start images the changed file whole, and which ends within a later
-# image of the file, paused after that image's first record: a hot
-# standby from it answers inside that image, and the backup restored to
-# its end answers, both like a sequential scan, with no file damaged
-# (redo rebuilt the file from the first image and needs no later one).
-# Round 3 kills the server while the image checkpoint is paused; crash
-# recovery must give the index like a sequential scan.  Both I/O
-# backends.
+# applied to the copy at the end of redo.  Rounds 2 and 3 take backups
+# that end within a later image of the file, paused after that image's
+# first record (backup_within_later_image), with the file changed and
+# unchanged at the backup's start.  Round 4 kills the server while the
+# image checkpoint is paused; crash recovery must give the index like a
+# sequential scan.  Both I/O backends.
 use strict;
 use warnings;
 use FindBin;
@@ -97,6 +94,95 @@ sub paused_image_checkpoint
 	}
 	fail("$label: artrie_checkpoint() pauses in a file's image phase");
 	return undef;
+}
+
+# A backup that ends within an image of t_k begun after the backup's
+# start, paused after the image's first record (60,000 more rows first,
+# so that the image is more than one record).  With $changed, t_k changed
+# before pg_backup_start, so artrie's pass at the backup's redo pointer
+# images it whole before the copy: redo rebuilds the file from that image
+# and keeps it current with the entry records after it, and the later
+# image must not start the file afresh; a hot standby made from the
+# backup answers inside that image.  Without, t_k is unchanged there (the
+# pass logs an unchanged record) and the copy is the file: the later
+# image's records are held back with the entries logged since its
+# image-begin record, and when the WAL ends before the image's last
+# record the copy (which the image's checkpoint, not ended, left whole)
+# with the entries held back must be the file.  Either way the backup
+# restored to its end (recovery_target = 'immediate') answers like a
+# sequential scan, with no file marked damaged, and verifies.
+sub backup_within_later_image
+{
+	my ($node, $label, $base, $changed) = @_;
+	my $pgdata = $node->data_dir;
+	my $name = $changed ? 'imgmid' : 'imgmid_unchanged';
+	my $mid = "$pgdata/artrie_checkpoint_pause_image_mid";
+	my $backend = $node->safe_psql('postgres', 'SHOW artrie.io_backend');
+
+	$node->safe_psql('postgres', qq{
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series($base + 1, $base + 60000) g;
+		DELETE FROM t WHERE id % 17 = 3;
+	});
+	$node->safe_psql('postgres',
+		'SELECT artrie_checkpoint(); SELECT artrie_checkpoint(); SELECT artrie_checkpoint()')
+	  unless $changed;
+	my $session = $node->background_psql('postgres');
+	$session->query_safe('SET client_min_messages = warning');
+	my $start = $session->query_safe("SELECT pg_backup_start('$name', true)");
+	ok($node->poll_query_until('postgres',
+		"SELECT restart_lsn >= '$start'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'artrie'"),
+		"$label: artrie's pass at the backup's start is done");
+	my $ckpt = paused_image_checkpoint($node, $label, $base + 100000,
+		'artrie_checkpoint_pause_image_mid');
+	return unless $ckpt;
+	writes_while_paused($node, $ckpt, $base + 108000, 4, $label, 'image checkpoint');
+	my $backup = $node->backup_dir . "/$name";
+	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
+		filterfn => sub {
+			my $src = shift;
+			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
+			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
+		});
+	make_path("$backup/pg_wal/archive_status");
+	my $backup_label = $session->query_safe(
+		'SELECT labelfile FROM pg_backup_stop(true)');
+	$session->quit;
+	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
+	print $lf $backup_label, "\n";
+	close $lf;
+
+	if ($changed)
+	{
+		my $standby = PostgreSQL::Test::Cluster->new("${name}_standby_$backend");
+		$standby->init_from_backup($node, $name, has_restoring => 1, standby => 1);
+		$standby->append_conf('postgresql.conf', 'archive_mode = off');
+		if (start_ok($standby, "$label: a hot standby from the backup"))
+		{
+			ok($standby->poll_query_until('postgres', 'SELECT pg_is_in_recovery()'),
+				"$label: the hot standby accepts queries");
+			check_index($standby, 't', 't_k', "$label: hot standby inside the later image");
+			$standby->stop;
+		}
+	}
+
+	my $to_end = PostgreSQL::Test::Cluster->new("${name}_to_end_$backend");
+	$to_end->init_from_backup($node, $name, has_restoring => 1, standby => 0);
+	$to_end->append_conf('postgresql.conf', join("\n", 'archive_mode = off',
+		"recovery_target = 'immediate'", "recovery_target_action = 'promote'"));
+	if (start_ok($to_end, "$label: the backup restored to its end"))
+	{
+		wait_promoted($to_end, "$label: the backup restored to its end");
+		unlike(slurp_file($to_end->logfile), qr/artrie file "[^"]+" is damaged/,
+			"$label: restored to its end: no file is marked damaged");
+		check_index($to_end, 't', 't_k', "$label: restored to its end");
+		verify_ok($to_end, 't_k', "$label: restored to its end");
+		$to_end->stop;
+	}
+	unlink($mid);
+	ok(bg_wait_ended($ckpt), "$label: the image checkpoint resumes and completes");
+	is($ckpt->{err}, '', "$label: the image checkpoint reports no error");
+	bg_end($ckpt);
+	return;
 }
 
 for my $backend (backends())
@@ -212,77 +298,13 @@ for my $backend (backends())
 		$to_end->stop;
 	}
 
-	# Round 2: the backup's start images the file whole (it changed
-	# before pg_backup_start, and the io worker's pass at the backup's
-	# redo pointer logs its image before the copy), and the backup ends
-	# within a later image of the file, after that image's first record
-	# (60,000 more rows make the image more than one record).
-	# Redo rebuilt the file from the first image and keeps it current
-	# with the entry records after it: the later image must not start the
-	# file afresh.  A hot standby made from the backup answers inside
-	# that image like a sequential scan, and the backup restored to its
-	# end (where the later image is cut off) too.
-	$label = "$backend later image";
-	my $mid = $node->data_dir . '/artrie_checkpoint_pause_image_mid';
-	$node->safe_psql('postgres', q{
-		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1500001, 1560000) g;
-		DELETE FROM t WHERE id % 17 = 3;
-	});
-	$session = $node->background_psql('postgres');
-	$session->query_safe('SET client_min_messages = warning');
-	my $start = $session->query_safe("SELECT pg_backup_start('imgmid', true)");
-	ok($node->poll_query_until('postgres',
-		"SELECT restart_lsn >= '$start'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'artrie'"),
-		"$label: artrie's pass at the backup's start is done");
-	$ckpt = paused_image_checkpoint($node, $label, 1600000,
-		'artrie_checkpoint_pause_image_mid');
-	last unless $ckpt;
-	writes_while_paused($node, $ckpt, 1608000, 4, $label, 'image checkpoint');
-	$backup = $node->backup_dir . '/imgmid';
-	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
-		filterfn => sub {
-			my $src = shift;
-			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
-			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
-		});
-	make_path("$backup/pg_wal/archive_status");
-	$backup_label = $session->query_safe(
-		'SELECT labelfile FROM pg_backup_stop(true)');
-	$session->quit;
-	open($lf, '>', "$backup/backup_label") or die "backup_label: $!";
-	print $lf $backup_label, "\n";
-	close $lf;
+	# Round 2: the backup's start images the changed file.  Round 3: the
+	# file is unchanged at the backup's start.
+	backup_within_later_image($node, "$backend later image", 1500000, 1);
+	backup_within_later_image($node, "$backend later image, unchanged at start",
+		1700000, 0);
 
-	$standby = PostgreSQL::Test::Cluster->new("imgmid_standby_$backend");
-	$standby->init_from_backup($node, 'imgmid', has_restoring => 1, standby => 1);
-	$standby->append_conf('postgresql.conf', 'archive_mode = off');
-	if (start_ok($standby, "$label: a hot standby from the backup"))
-	{
-		ok($standby->poll_query_until('postgres', 'SELECT pg_is_in_recovery()'),
-			"$label: the hot standby accepts queries");
-		check_index($standby, 't', 't_k', "$label: hot standby inside the later image");
-		$standby->stop;
-	}
-
-	$to_end = PostgreSQL::Test::Cluster->new("imgmid_to_end_$backend");
-	$to_end->init_from_backup($node, 'imgmid', has_restoring => 1, standby => 0);
-	$to_end->append_conf('postgresql.conf', join("\n", 'archive_mode = off',
-		"recovery_target = 'immediate'", "recovery_target_action = 'promote'"));
-	if (start_ok($to_end, "$label: the backup restored to its end"))
-	{
-		wait_promoted($to_end, "$label: the backup restored to its end");
-		unlike(slurp_file($to_end->logfile), qr/artrie file "[^"]+" is damaged/,
-			"$label: restored to its end: no file is marked damaged");
-		check_index($to_end, 't', 't_k', "$label: restored to its end");
-		verify_ok($to_end, 't_k', "$label: restored to its end");
-		$to_end->stop;
-	}
-	unlink($mid);
-	ok(bg_wait_ended($ckpt), "$label: the image checkpoint resumes and completes");
-	is($ckpt->{err}, '', "$label: the image checkpoint reports no error");
-	bg_end($ckpt);
-
-	# Round 3: a crash while the image is paused.
+	# Round 4: a crash while the image is paused.
 	$label = "$backend crash";
 	$ckpt = paused_image_checkpoint($node, $label, 2000000);
 	last unless $ckpt;
