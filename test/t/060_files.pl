@@ -118,7 +118,7 @@ check_queries('postgres', 't1', 'CREATE INDEX');
 # file stays.
 $node->safe_psql('postgres', q{
 	CREATE TABLE big (id int, k text COLLATE "C");
-	INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 300000) g;
+	INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 1000000) g;
 });
 my ($bout, $berr) = ('', '');
 my $build = IPC::Run::start(
