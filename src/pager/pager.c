@@ -6,19 +6,21 @@
  *
  * pager_init (from _PG_init) defines the pager's and the I/O backends'
  * GUCs, installs the shared memory hooks (chaining the previous ones) and
- * registers the io worker.  The shared memory startup lays out the pool's
- * frames and pages, the file table, the page maps' dynamic shared memory
- * and the scan holds, and the page table.
+ * registers the io worker and the checkpoint gate.  The shared memory
+ * startup lays out the pool's frames and pages, the file table, the page
+ * maps' dynamic shared memory and the scan holds, and the page table.
  *
  * Layer: the top of the pager, like _PG_init: it may call every layer's
- * setup (pager_worker.c, pager_hold.c, src/io) and writes the hooks that
- * checkpoints call (pager_checkpoint.c); nothing in the pager calls it.
+ * setup (pager_worker.c, pager_ckpt_gate.c, pager_hold.c, src/io) and
+ * writes the hooks that checkpoints call (pager_checkpoint.c); nothing in
+ * the pager calls it.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "pager/pager_checkpoint.h"
+#include "pager/pager_ckpt_gate.h"
 #include "pager/pager_hold.h"
 #include "pager/pager_worker.h"
 
@@ -152,6 +154,7 @@ pager_init(void)
 	shmem_startup_hook = pager_shmem_startup;
 
 	pager_register_worker();
+	pager_register_ckpt_gate();
 }
 
 /*
@@ -224,6 +227,7 @@ pager_shmem_startup(void)
 		pager_shared->run_id = (uint64) GetCurrentTimestamp();
 		pager_shared->clean_start = pager_stopped_cleanly();
 		pg_atomic_init_u32(&pager_shared->users, 0);
+		pg_atomic_init_u64(&pager_shared->pass_done_redo, InvalidXLogRecPtr);
 		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.misses, 0);
 		pg_atomic_init_u64(&pager_shared->counters.evictions, 0);

@@ -279,6 +279,10 @@ typedef struct PagerShared
 	pg_atomic_uint32 sweeper_connected; /* the last sweeper reached its
 										 * database */
 	Latch	   *worker_latch;
+	/* The checkpoint gate (pager_ckpt_gate.c). */
+	pg_atomic_uint64 pass_done_redo;	/* the io worker's pass at this redo
+										 * pointer is done */
+	Latch	   *gate_latch;		/* NULL while no gate runs */
 	LWLock	   *files_lock;
 	LWLock	   *vouch_lock;		/* writing the vouch list (pager_vouch.c) */
 	LWLockPadded *partition_locks;

@@ -49,6 +49,7 @@
 
 #include "pager/pager_adopt.h"
 #include "pager/pager_checkpoint.h"
+#include "pager/pager_ckpt_gate.h"
 #include "pager/pager_file.h"
 #include "pager/pager_pool.h"
 #include "pager/pager_sweep.h"
@@ -168,9 +169,10 @@ artrie_io_worker_main(Datum main_arg)
 	volatile bool final_done = false;
 	volatile bool recovery_seen = false;
 	volatile TimestampTz shutdown_since = 0;
-	XLogRecPtr	last_redo;
+	volatile XLogRecPtr last_redo;
 	volatile TimestampTz retry_at = 0;
 	volatile int retry_ms = PAGER_RETRY_FIRST_MS;
+	volatile bool in_pass = false;
 
 	pqsignal(SIGTERM, worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -184,6 +186,13 @@ artrie_io_worker_main(Datum main_arg)
 
 	last_ckpt = GetCurrentTimestamp();
 	last_redo = GetRedoRecPtr();
+
+	/*
+	 * No pass is made at the redo pointer of this worker's start (a worker
+	 * started again after one that died finds it already moved): no
+	 * checkpoint waits for one.
+	 */
+	pager_ckpt_gate_pass_done(last_redo);
 	pager_adopt_forget_clean();
 	pager_report_upgrade();
 	pager_report_unlogged();
@@ -201,6 +210,12 @@ artrie_io_worker_main(Datum main_arg)
 		MemoryContextReset(ckpt_cxt);
 		RESUME_INTERRUPTS();
 		last_ckpt = GetCurrentTimestamp();
+		/* A failed pass must not hold PostgreSQL's checkpoint. */
+		if (in_pass)
+		{
+			in_pass = false;
+			pager_ckpt_gate_pass_done(last_redo);
+		}
 	}
 	PG_exception_stack = &local_sigjmp_buf;
 
@@ -259,6 +274,7 @@ artrie_io_worker_main(Datum main_arg)
 		}
 		if (due || pg_atomic_read_u32(&pager_shared->ckpt_requested) != 0)
 		{
+			in_pass |= restamp;
 			MemoryContextSwitchTo(ckpt_cxt);
 			pager_checkpoint(restamp);
 			MemoryContextSwitchTo(TopMemoryContext);
@@ -278,6 +294,17 @@ artrie_io_worker_main(Datum main_arg)
 			pager_checkpoint_retry();
 			MemoryContextSwitchTo(TopMemoryContext);
 			MemoryContextReset(ckpt_cxt);
+		}
+
+		/*
+		 * The pass at last_redo is done once it left nothing to try again
+		 * (or failed, above): the checkpoint gate may let PostgreSQL's
+		 * checkpoint at that redo pointer go on.
+		 */
+		if (in_pass && !pager_checkpoint_pending())
+		{
+			in_pass = false;
+			pager_ckpt_gate_pass_done(last_redo);
 		}
 	}
 }

@@ -10,7 +10,9 @@
 # checkpoint.  Then PostgreSQL checkpoints (its redo pointer moves while
 # the file's checkpoint is paused, so the io worker's pass for it can
 # neither checkpoint the file nor list the files, which the paused pass
-# holds), the checkpoint resumes and completes, and the file must become
+# holds): PostgreSQL's CHECKPOINT must wait (the checkpoint gate holds it
+# until the file has its image after the redo pointer); the checkpoint
+# resumes and completes, then PostgreSQL's, and the file must become
 # current past that redo pointer soon after (artrie's slot follows it),
 # not at the next move of the redo pointer (a day away here): a base
 # backup that started there needs the file's image after its start.  The
@@ -72,12 +74,19 @@ for my $backend (backends())
 
 		if ($round == 1)
 		{
-			my $redo = $node->safe_psql('postgres',
-				'CHECKPOINT; SELECT redo_lsn FROM pg_control_checkpoint()');
+			my $pg_ckpt = bg_session($node);
+			bg_start($pg_ckpt, 'CHECKPOINT');
+			ok(bg_still_running($pg_ckpt, 2),
+				"$label: PostgreSQL's CHECKPOINT waits while the file's checkpoint is paused");
 			unlink($pause);
 			ok(bg_wait_ended($ckpt), "$label: the checkpoint resumes and completes");
 			is($ckpt->{err}, '', "$label: the checkpoint reports no error");
 			bg_end($ckpt);
+			ok(bg_wait_ended($pg_ckpt), "$label: then PostgreSQL's CHECKPOINT completes");
+			is($pg_ckpt->{err}, '', "$label: PostgreSQL's CHECKPOINT reports no error");
+			bg_end($pg_ckpt);
+			my $redo = $node->safe_psql('postgres',
+				'SELECT redo_lsn FROM pg_control_checkpoint()');
 			ok($node->poll_query_until('postgres',
 				"SELECT restart_lsn >= '$redo'::pg_lsn FROM pg_replication_slots WHERE slot_name = 'artrie'"),
 				"$label: once the checkpoint is done, the file is current past the redo pointer of PostgreSQL's checkpoint made meanwhile");

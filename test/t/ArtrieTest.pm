@@ -675,7 +675,8 @@ sub files_ok
 	return;
 }
 
-push @EXPORT, qw(bg_session bg_run bg_end bg_start bg_wait_ended writes_while_paused);
+push @EXPORT, qw(bg_session bg_run bg_end bg_start bg_wait_ended bg_still_running
+  writes_while_paused);
 
 # psql connected to $node's database postgres in the background, fed
 # statements with bg_run; its output and errors collect in $s->{out} and
@@ -727,6 +728,20 @@ sub bg_wait_ended
 		select(undef, undef, undef, 0.1);
 	}
 	return 0;
+}
+
+# Whether a background session's statement (bg_start) is still running
+# after $secs seconds.
+sub bg_still_running
+{
+	my ($s, $secs) = @_;
+	for (1 .. 10 * $secs)
+	{
+		$s->{h}->pump_nb;
+		return 0 if $s->{out} =~ /ended/;
+		select(undef, undef, undef, 0.1);
+	}
+	return 1;
 }
 
 # INSERTs into table t (rows $from + 1 .. $from + 4000, then 2000 rows
