@@ -21,16 +21,22 @@
  *
  * - it claims: it takes a fresh local transaction id into MyProc->lxid
  *	 and sets DELAY_CHKPT_START, then reads R;
- * - it releases (clears the flag, then claims again with a new id, so a
- *	 checkpointer waiting on the old id goes on) once the io worker has
- *	 said that its pass for the current redo pointer is done
- *	 (pager_ckpt_gate_pass_done) and either the redo pointer moved since
- *	 the claim or PAGER_GATE_RECLAIM_MS passed since it.
+ * - it releases the claim by claiming anew: under ProcArrayLock held
+ *	 exclusive, so that no checkpointer lists it meanwhile, it reads the
+ *	 redo pointer and, if the io worker has said that its pass at that
+ *	 pointer is done (pager_ckpt_gate_pass_done) and either the pointer
+ *	 moved since the claim or PAGER_GATE_RECLAIM_MS passed since it, takes
+ *	 a new local transaction id, the flag staying set: a checkpointer
+ *	 waiting on the old id goes on, and one that lists the process from
+ *	 then on waits on the new one.
  *
- * A checkpointer that lists the claim set R before it; the claim read R
- * or an older pointer, and R cannot move again while that checkpointer
- * waits, so the claim is released at the io worker's pass at R, or
- * PAGER_GATE_RECLAIM_MS after the claim if that pass was already done.
+ * A checkpointer that lists a claim set R before it, and R cannot move
+ * again while that checkpointer waits.  A claim is swapped only while it
+ * cannot be listed, after reading the redo pointer: R, if a checkpointer
+ * listed it before; so the claim is released at the io worker's pass at
+ * R, or PAGER_GATE_RECLAIM_MS after the claim if that pass was already
+ * done, never at a later move.  (Clearing the flag and setting it again
+ * would leave a moment in which a checkpointer lists no claim at all.)
  * The io worker says a pass is done once every file has its image or
  * unchanged record after R (files a backend's own checkpoint kept busy are
  * tried again first), or when the pass failed (its ERROR is logged: a
@@ -60,6 +66,7 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/sinvaladt.h"
 #include "tcop/tcopprot.h"
@@ -130,6 +137,34 @@ gate_claim(void)
 	claim_redo = GetRedoRecPtr();
 	claim_at = GetCurrentTimestamp();
 	holding = true;
+}
+
+/*
+ * Release the claim and claim anew, if the io worker's pass at the redo
+ * pointer is done and the pointer moved since the claim or since is at
+ * least PAGER_GATE_RECLAIM_MS; under ProcArrayLock, so that a checkpointer
+ * that listed the claim set its redo pointer before this reads it.
+ * Whether it did.
+ */
+static bool
+gate_swap(long since)
+{
+	XLogRecPtr	redo;
+	bool		swap;
+
+	LWLockAcquire(ProcArrayLock, LW_EXCLUSIVE);
+	redo = GetRedoRecPtr();
+	swap = pg_atomic_read_u64(&pager_shared->pass_done_redo) == redo &&
+		(redo != claim_redo || since >= PAGER_GATE_RECLAIM_MS);
+	if (swap)
+	{
+		MyProc->lxid = GetNextLocalTransactionId();
+		claim_redo = redo;
+	}
+	LWLockRelease(ProcArrayLock);
+	if (swap)
+		claim_at = GetCurrentTimestamp();
+	return swap;
 }
 
 /*
@@ -213,13 +248,8 @@ artrie_ckpt_gate_main(Datum main_arg)
 		{
 			long		since = TimestampDifferenceMilliseconds(claim_at, now);
 
-			if (redo != claim_redo || since >= PAGER_GATE_RECLAIM_MS)
-			{
-				gate_release();
-				gate_claim();
-			}
-			else
-				wait_ms = PAGER_GATE_RECLAIM_MS - since;
+			if (!gate_swap(since))
+				wait_ms = Max(PAGER_GATE_RECLAIM_MS - since, 1);
 		}
 		else if (TimestampDifferenceExceeds(behind_since, now, PAGER_GATE_BOUND_MS))
 		{
