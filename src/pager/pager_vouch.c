@@ -228,13 +228,28 @@ pager_vouch_listed(const ArtFileId *id, XLogRecPtr since, XLogRecPtr min_redo)
 
 /*
  * During a pass: list a file (of slot, or -1 for a closed one) as without
- * changes from its checkpoint that began at since up to at.
+ * changes from its checkpoint that began at since up to at.  Where the
+ * last list has that checkpoint current up to a later position, on this
+ * server's timeline history, the file keeps that position: what it says
+ * of the WAL still holds, and a standby that restarted replays again from
+ * a restart point before it (its first pass runs while replay is behind),
+ * whereas the next start refuses files current only from before where
+ * this one's replay reached.
  */
 void
 pager_vouch_add(const ArtFileId *id, XLogRecPtr since, XLogRecPtr at,
 				int slot)
 {
+	TimeLineID	tli = pager_timeline_now();
+
 	Assert(vouch_on);
+	if (pager_vouch_listed(id, since, at))
+	{
+		const VouchEntry *e = vouch_find(vouch_old, vouch_nold, id);
+
+		tli = e->tli;
+		at = e->at;
+	}
 	if (vouch_nnew == vouch_capnew)
 	{
 		vouch_capnew *= 2;
@@ -243,7 +258,7 @@ pager_vouch_add(const ArtFileId *id, XLogRecPtr since, XLogRecPtr at,
 	}
 	memset(&vouch_new[vouch_nnew], 0, sizeof(VouchEntry));
 	vouch_new[vouch_nnew].id = *id;
-	vouch_new[vouch_nnew].tli = pager_timeline_now();
+	vouch_new[vouch_nnew].tli = tli;
 	vouch_new[vouch_nnew].since = since;
 	vouch_new[vouch_nnew].at = at;
 	vouch_slots[vouch_nnew] = slot;
