@@ -30,9 +30,7 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use File::Path qw(make_path);
 use PostgreSQL::Test::Cluster;
-use PostgreSQL::Test::RecursiveCopy;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
@@ -136,20 +134,11 @@ sub backup_within_later_image
 		'artrie_checkpoint_pause_image_mid');
 	return unless $ckpt;
 	writes_while_paused($node, $ckpt, $base + 108000, 4, $label, 'image checkpoint');
-	my $backup = $node->backup_dir . "/$name";
-	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
-		filterfn => sub {
-			my $src = shift;
-			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
-			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
-		});
-	make_path("$backup/pg_wal/archive_status");
+	my $backup = copy_datadir($node, $name);
 	my $backup_label = $session->query_safe(
 		'SELECT labelfile FROM pg_backup_stop(true)');
 	$session->quit;
-	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
-	print $lf $backup_label, "\n";
-	close $lf;
+	write_backup_label($backup, $backup_label);
 
 	if ($changed)
 	{
@@ -195,7 +184,6 @@ for my $backend (backends())
 			'artrie.checkpoint_dirty_percent = 100' ]);
 	make_wtable($node, 't', 't_k', 1, 20000);
 	my $pause = $node->data_dir . '/artrie_checkpoint_pause_image';
-	my $pgdata = $node->data_dir;
 
 	# Round 1: a base backup across the paused image; PostgreSQL's
 	# checkpoint in paused_image_checkpoint comes after the backup's start.
@@ -208,20 +196,11 @@ for my $backend (backends())
 	writes_while_paused($node, $ckpt, 1308000, 3, $label, 'image checkpoint');
 
 	# The copier reads the data directory while the image is paused.
-	my $backup = $node->backup_dir . '/imgckpt';
-	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
-		filterfn => sub {
-			my $src = shift;
-			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
-			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
-		});
-	make_path("$backup/pg_wal/archive_status");
+	my $backup = copy_datadir($node, 'imgckpt');
 	my $backup_label = $session->query_safe(
 		'SELECT labelfile FROM pg_backup_stop(true)');
 	$session->quit;
-	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
-	print $lf $backup_label, "\n";
-	close $lf;
+	write_backup_label($backup, $backup_label);
 
 	# A hot standby made from that backup while the image is still paused
 	# becomes consistent at the backup's end, inside the image: redo holds

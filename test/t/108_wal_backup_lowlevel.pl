@@ -14,9 +14,7 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use File::Path qw(make_path);
 use PostgreSQL::Test::Cluster;
-use PostgreSQL::Test::RecursiveCopy;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
@@ -78,14 +76,7 @@ for my $backend (backends())
 
 	# Then the rest: the whole data directory but the WAL, with the artrie
 	# files' meta pages as read at first.
-	my $backup = $primary->backup_dir . '/lowlevel';
-	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
-		filterfn => sub {
-			my $src = shift;
-			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
-			  $src !~ m{^pg_wal/};
-		});
-	make_path("$backup/pg_wal/archive_status");
+	my $backup = copy_datadir($primary, 'lowlevel');
 	for my $f (keys %meta)
 	{
 		next unless -e "$backup/$f";
@@ -96,9 +87,7 @@ for my $backend (backends())
 	my $label = $session->query_safe(
 		'SELECT labelfile FROM pg_backup_stop(true)');
 	$session->quit;
-	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
-	print $lf $label, "\n";
-	close $lf;
+	write_backup_label($backup, $label);
 
 	# More changes after the backup, then its WAL is archived.
 	$primary->safe_psql('postgres',

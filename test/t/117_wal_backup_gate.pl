@@ -30,9 +30,7 @@ use strict;
 use warnings;
 use FindBin;
 use lib $FindBin::RealBin;
-use File::Path qw(make_path);
 use PostgreSQL::Test::Cluster;
-use PostgreSQL::Test::RecursiveCopy;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use ArtrieTest;
@@ -113,14 +111,7 @@ for my $backend (backends())
 	ok(bg_wait_ended($s), "$label: pg_backup_start() returns");
 	like($s->{out}, qr/START\d/, "$label: pg_backup_start() returned its position");
 
-	my $backup = $node->backup_dir . '/gate';
-	PostgreSQL::Test::RecursiveCopy::copypath($pgdata, $backup,
-		filterfn => sub {
-			my $src = shift;
-			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
-			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
-		});
-	make_path("$backup/pg_wal/archive_status");
+	my $backup = copy_datadir($node, 'gate');
 	$node->safe_psql('postgres', q{
 		INSERT INTO t SELECT g, wkey(g) FROM generate_series(200001, 204000) g;
 		DELETE FROM t WHERE id % 7 = 2;
@@ -132,9 +123,7 @@ for my $backend (backends())
 	my ($backup_label) = $s->{out} =~ /<<(.*)>>/s;
 	bg_end($s);
 	unlink($pause);
-	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
-	print $lf $backup_label // '', "\n";
-	close $lf;
+	write_backup_label($backup, $backup_label // '');
 	my $seg = $node->safe_psql('postgres', 'SELECT pg_walfile_name(pg_current_wal_lsn())');
 	$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
 	ok($node->poll_query_until('postgres',

@@ -12,6 +12,7 @@ use IPC::Run;
 use Time::HiRes ();
 use File::Path ();
 use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::RecursiveCopy;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
@@ -19,7 +20,7 @@ our @EXPORT = qw(artrie_node crash_node artrie_files backends read_paths damage_
   artrie_primary artrie_standby start_ok wait_replayed wait_promoted
   make_wtable start_writers stop_writers writers_wait acked_ids
   index_queries check_index index_answers index_or_refusal verify_ok sql_ok
-  small_fs artrie_dir_on_small_fs fill_small_fs);
+  small_fs artrie_dir_on_small_fs fill_small_fs copy_datadir write_backup_label);
 
 # The I/O backends every durability test runs on.
 sub backends { return ('io_uring', 'mmap'); }
@@ -765,6 +766,34 @@ sub writes_while_paused
 		"$label: the $what was still paused when the writes completed");
 	Test::More::is($w->{err}, '', "$label: the writes report no error");
 	bg_end($w);
+	return;
+}
+
+# Copy $node's data directory into the backup $name under its backup
+# directory, as a low-level backup's copier does: all but the WAL, the
+# postmaster's files and the tests' checkpoint pause files.  Returns the
+# backup's path.
+sub copy_datadir
+{
+	my ($node, $name) = @_;
+	my $backup = $node->backup_dir . "/$name";
+	PostgreSQL::Test::RecursiveCopy::copypath($node->data_dir, $backup,
+		filterfn => sub {
+			my $src = shift;
+			return $src ne 'postmaster.pid' && $src ne 'postmaster.opts' &&
+			  $src !~ m{^pg_wal/} && $src !~ /^artrie_checkpoint_pause/;
+		});
+	File::Path::make_path("$backup/pg_wal/archive_status");
+	return $backup;
+}
+
+# Put the label that pg_backup_stop() returned into the backup at $backup.
+sub write_backup_label
+{
+	my ($backup, $label) = @_;
+	open(my $lf, '>', "$backup/backup_label") or die "backup_label: $!";
+	print $lf $label, "\n";
+	close $lf;
 	return;
 }
 
