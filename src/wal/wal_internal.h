@@ -79,6 +79,16 @@ extern uint64 wal_hold_release(const ArtFileId *id, WalHoldApply apply,
 extern int	wal_hold_files(ArtFileId *ids);
 extern int	wal_hold_count(void);
 
+/* wal_runs.c */
+typedef struct WalRun WalRun;
+extern WalRun *wal_run_create(void);
+extern void wal_run_write(WalRun *run, uint8 kind, uint32 root,
+						  XLogRecPtr lsn, const uint8 *entry, uint32 len);
+extern void wal_run_finish(WalRun *run);
+extern bool wal_run_next(WalRun *run, uint8 *kind, uint32 *root,
+						 XLogRecPtr *lsn, const uint8 **entry, uint32 *len);
+extern void wal_run_close(WalRun *run);
+
 /* wal_conflict.c */
 extern void wal_conflict_vacuum(const ArtFileId *file);
 

@@ -97,6 +97,13 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
 #define BATCH_GATHER_ITEMS		512
 #define BATCH_PREFETCH_AHEAD	16
 
+/*
+ * Sorted runs a file's batch may write out (wal_runs.c) before the runs
+ * and the batch are applied: at most this many maintenance_work_mem of
+ * temporary files, merged this many at a time.
+ */
+#define BATCH_MAX_RUNS			8
+
 /* An entry record held back in a batch; its bytes are in the file's. */
 typedef struct BatchItem
 {
@@ -126,7 +133,24 @@ typedef struct FileBatch
 	uint8	   *bytes;
 	Size		used;
 	Size		size;
+	WalRun	   *runs[BATCH_MAX_RUNS];	/* earlier records, sorted */
+	int			nruns;
 } FileBatch;
+
+/*
+ * The next record of one of the sorted streams that batch_apply merges:
+ * the batch's sorted items or one of its runs.
+ */
+typedef struct BatchHead
+{
+	uint64		head;			/* as BatchItem.head */
+	XLogRecPtr	lsn;
+	const uint8 *entry;
+	uint32		len;
+	uint32		root;
+	uint8		kind;
+	bool		valid;			/* false: the stream has ended */
+} BatchHead;
 
 /* A record for redo_record: wal_apply's arguments. */
 typedef struct RedoArgs
@@ -152,17 +176,19 @@ static Size batch_memory = 0;
  * of redo.
  */
 static uint64 batch_applied = 0;
+static uint64 batch_runs = 0;
 static instr_time batch_sort_time;
 static instr_time batch_apply_time;
 static double batch_sort_cpu = 0;
 static double batch_apply_cpu = 0;
 
 /*
- * Whether the batches being applied were not cut by maintenance_work_mem
- * (the end of redo or another kind of record applies them): their fingers
- * pack the pages they split (art_finger_pack).  Pages packed by a batch
- * that maintenance_work_mem cut would only split again under the next
- * one, which finds room in the halves of halving splits.
+ * Whether the batches being applied are the last of their records (the
+ * end of redo or another kind of record applies them, with the sorted
+ * runs they wrote out): their fingers pack the pages they split
+ * (art_finger_pack).  Pages packed by batches that more batches follow
+ * (a file wrote out BATCH_MAX_RUNS runs) would only split again under the
+ * next ones, which find room in the halves of halving splits.
  */
 static bool batch_pack = true;
 
@@ -508,6 +534,20 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 	redo_count_replayed();
 }
 
+/*
+ * An entry's first eight bytes as one big-endian number, padded with
+ * zeros.
+ */
+static inline uint64
+batch_entry_head(const uint8 *entry, uint32 len)
+{
+	uint64		head = 0;
+
+	for (uint32 i = 0; i < 8; i++)
+		head = (head << 8) | (i < len ? entry[i] : 0);
+	return head;
+}
+
 /* Hold an entry record back in its file's batch. */
 static void
 batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
@@ -560,9 +600,7 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 	}
 	memcpy(fb->bytes + fb->used, entry, rec->len);
 	item = &fb->items[fb->nitems++];
-	item->head = 0;
-	for (uint32 i = 0; i < 8; i++)
-		item->head = (item->head << 8) | (i < rec->len ? entry[i] : 0);
+	item->head = batch_entry_head(entry, rec->len);
 	item->lsn = lsn;
 	item->off = fb->used;
 	item->len = rec->len;
@@ -574,27 +612,45 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 
 /*
  * Order held-back records by trie, then entry bytes (the first eight
- * compared as one number; shorter entries are padded with zeros there,
- * the length decides after the bytes), then WAL position: the records of
- * one entry stay in WAL order.  bytes is the batch's FileBatch.bytes.
+ * compared as one number, head; shorter entries are padded with zeros
+ * there, the length decides after the bytes), then WAL position: the
+ * records of one entry stay in WAL order.
  */
 static inline int
-batch_item_cmp(const BatchItem *x, const BatchItem *y, const uint8 *bytes)
+batch_order(uint32 xroot, uint64 xhead, const uint8 *x, uint32 xlen,
+			XLogRecPtr xlsn, uint32 yroot, uint64 yhead, const uint8 *y,
+			uint32 ylen, XLogRecPtr ylsn)
 {
 	int			c;
 
-	if (x->root != y->root)
-		return x->root < y->root ? -1 : 1;
-	if (x->head != y->head)
-		return x->head < y->head ? -1 : 1;
-	c = memcmp(bytes + x->off, bytes + y->off, Min(x->len, y->len));
+	if (xroot != yroot)
+		return xroot < yroot ? -1 : 1;
+	if (xhead != yhead)
+		return xhead < yhead ? -1 : 1;
+	c = memcmp(x, y, Min(xlen, ylen));
 	if (c != 0)
 		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	if (x->lsn != y->lsn)
-		return x->lsn < y->lsn ? -1 : 1;
+	if (xlen != ylen)
+		return xlen < ylen ? -1 : 1;
+	if (xlsn != ylsn)
+		return xlsn < ylsn ? -1 : 1;
 	return 0;
+}
+
+/* batch_order of two items of a batch whose bytes are bytes. */
+static inline int
+batch_item_cmp(const BatchItem *x, const BatchItem *y, const uint8 *bytes)
+{
+	return batch_order(x->root, x->head, bytes + x->off, x->len, x->lsn,
+					   y->root, y->head, bytes + y->off, y->len, y->lsn);
+}
+
+/* batch_order of two streams' next records. */
+static inline int
+batch_head_cmp(const BatchHead *x, const BatchHead *y)
+{
+	return batch_order(x->root, x->head, x->entry, x->len, x->lsn,
+					   y->root, y->head, y->entry, y->len, y->lsn);
 }
 
 /*
@@ -660,9 +716,57 @@ batch_gather(const FileBatch *fb, Size from, Size n, BatchGather *g)
 }
 
 /*
- * Apply one file's held-back records (a FileBatch) in entry order, each
- * trie's through one finger (art_finger_insert): an insert descends only
- * from the deepest node its entry shares with the one before.  The finger
+ * Set h to the batch's next sorted item (the *next-th), gathering the
+ * entries of the items from there on when it starts another group
+ * (batch_gather); invalid after the last item.
+ */
+static void
+batch_items_head(const FileBatch *fb, Size *next, BatchGather *g,
+				 BatchHead *h)
+{
+	const BatchItem *item;
+
+	h->valid = *next < fb->nitems;
+	if (!h->valid)
+		return;
+	if (*next % BATCH_GATHER_ITEMS == 0)
+		batch_gather(fb, *next, Min(BATCH_GATHER_ITEMS, fb->nitems - *next),
+					 g);
+	item = &fb->items[*next];
+	h->head = item->head;
+	h->lsn = item->lsn;
+	h->entry = g->entry[*next % BATCH_GATHER_ITEMS];
+	h->len = item->len;
+	h->root = item->root;
+	h->kind = item->kind;
+	(*next)++;
+}
+
+/* Close a file's sorted runs (and remove their files). */
+static void
+batch_close_runs(FileBatch *fb)
+{
+	for (int r = 0; r < fb->nruns; r++)
+		wal_run_close(fb->runs[r]);
+	fb->nruns = 0;
+}
+
+/* Set h to a run's next record; invalid after its last. */
+static void
+batch_run_head(WalRun *run, BatchHead *h)
+{
+	h->valid = wal_run_next(run, &h->kind, &h->root, &h->lsn, &h->entry,
+							&h->len);
+	if (h->valid)
+		h->head = batch_entry_head(h->entry, h->len);
+}
+
+/*
+ * Apply one file's held-back records (a FileBatch and the sorted runs it
+ * wrote out) in entry order, merging the runs with the batch's sorted
+ * items; each trie's records go through one finger (art_finger_insert):
+ * an insert descends only from the deepest node its entry shares with
+ * the one before.  The finger
  * keeps exclusive locks on the pages of its path from one record to the
  * next, until the trie's last record; nothing else waits for them: no
  * query runs while records are held back (wal_apply's batch), the
@@ -685,6 +789,10 @@ batch_apply(void *arg)
 	ArtFinger  *finger = NULL;
 	uint32		root = 0;
 	BatchGather gather = {0};
+	BatchHead	heads[BATCH_MAX_RUNS + 1];
+	int			nstreams = fb->nruns + 1;
+	Size		next = 0;
+	uint64		applied = 0;
 	instr_time	start;
 	instr_time	sorted;
 	instr_time	end;
@@ -695,46 +803,106 @@ batch_apply(void *arg)
 	batch_sort(fb->items, fb->nitems, fb->bytes);
 	INSTR_TIME_SET_CURRENT(sorted);
 	cpu_sorted = redo_cpu_seconds();
-	for (Size i = 0; i < fb->nitems; i++)
+
+	/* Streams 0 .. nruns - 1 are the runs, the last the sorted items. */
+	for (int r = 0; r < fb->nruns; r++)
+		batch_run_head(fb->runs[r], &heads[r]);
+	batch_items_head(fb, &next, &gather, &heads[fb->nruns]);
+	for (;;)
 	{
-		BatchItem  *item = &fb->items[i];
-		const uint8 *entry;
+		int			best = -1;
+		BatchHead  *h;
 		PagerFile  *file;
 
-		if (i % BATCH_GATHER_ITEMS == 0)
-			batch_gather(fb, i, Min(BATCH_GATHER_ITEMS, fb->nitems - i),
-						 &gather);
-		entry = gather.entry[i % BATCH_GATHER_ITEMS];
-		redo_lsn_now = item->lsn;
-		file = redo_file(&fb->id, item->lsn);
-		if (file == NULL)
-			continue;
-		if (finger == NULL || item->root != root)
+		for (int i = 0; i < nstreams; i++)
 		{
-			if (finger != NULL)
-				art_finger_end(finger);
-			art_open(&trie, pager_page_store(file), item->root);
-			if (art_finger_begin(&trie, &finger) != ART_OK)
-				ereport(ERROR,
-						(errcode(ERRCODE_OUT_OF_MEMORY),
-						 errmsg("out of memory")));
-			art_finger_pack(finger, batch_pack);
-			root = item->root;
+			if (heads[i].valid &&
+				(best < 0 || batch_head_cmp(&heads[i], &heads[best]) < 0))
+				best = i;
 		}
-		redo_entry_done(file, item->kind == WAL_ARTRIE_INSERT ?
-						art_finger_insert(finger, entry, item->len) :
-						art_finger_delete(finger, entry, item->len));
+		if (best < 0)
+			break;
+		h = &heads[best];
+		applied++;
+		redo_lsn_now = h->lsn;
+		file = redo_file(&fb->id, h->lsn);
+		if (file != NULL)
+		{
+			if (finger == NULL || h->root != root)
+			{
+				if (finger != NULL)
+					art_finger_end(finger);
+				art_open(&trie, pager_page_store(file), h->root);
+				if (art_finger_begin(&trie, &finger) != ART_OK)
+					ereport(ERROR,
+							(errcode(ERRCODE_OUT_OF_MEMORY),
+							 errmsg("out of memory")));
+				art_finger_pack(finger, batch_pack);
+				root = h->root;
+			}
+			redo_entry_done(file, h->kind == WAL_ARTRIE_INSERT ?
+							art_finger_insert(finger, h->entry, h->len) :
+							art_finger_delete(finger, h->entry, h->len));
+		}
+		if (best == fb->nruns)
+			batch_items_head(fb, &next, &gather, h);
+		else
+			batch_run_head(fb->runs[best], h);
 	}
 	if (finger != NULL)
 		art_finger_end(finger);
 	if (gather.buf != NULL)
 		pfree(gather.buf);
+	batch_close_runs(fb);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_ACCUM_DIFF(batch_sort_time, sorted, start);
 	INSTR_TIME_ACCUM_DIFF(batch_apply_time, end, sorted);
 	batch_sort_cpu += cpu_sorted - cpu_start;
 	batch_apply_cpu += redo_cpu_seconds() - cpu_sorted;
-	batch_applied += fb->nitems;
+	batch_applied += applied;
+}
+
+/*
+ * Write each file's batch out as a sorted run (wal_runs.c) and start the
+ * batches again in the memory they have; batch_from stays, as every
+ * record is still held back.  Its time counts as the batches' sorting.
+ */
+static void
+batch_spill(void)
+{
+	MemoryContext old = MemoryContextSwitchTo(batch_cxt);
+	instr_time	start;
+	instr_time	end;
+	double		cpu_start = redo_cpu_seconds();
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (int i = 0; i < nbatches; i++)
+	{
+		FileBatch  *fb = &batches[i];
+		WalRun	   *run;
+
+		if (fb->nitems == 0)
+			continue;
+		batch_sort(fb->items, fb->nitems, fb->bytes);
+		run = wal_run_create();
+		for (Size k = 0; k < fb->nitems; k++)
+		{
+			const BatchItem *item = &fb->items[k];
+
+			wal_run_write(run, item->kind, item->root, item->lsn,
+						  fb->bytes + item->off, item->len);
+		}
+		wal_run_finish(run);
+		fb->runs[fb->nruns++] = run;
+		fb->nitems = 0;
+		fb->used = 0;
+		batch_runs++;
+	}
+	batch_memory = 0;
+	MemoryContextSwitchTo(old);
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_ACCUM_DIFF(batch_sort_time, end, start);
+	batch_sort_cpu += redo_cpu_seconds() - cpu_start;
 }
 
 static void redo_record(void *arg);
@@ -982,12 +1150,13 @@ redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id,
 }
 
 /*
- * Apply every held-back record, each file's in entry order; a file that
- * cannot take one of them is marked damaged and the rest of its records
- * are dropped (redo skips a damaged file's records).  Then checkpoints may
- * claim them.  last: no batch of the same records is expected after this
- * one (it is not maintenance_work_mem that ends it), so the fingers pack
- * the pages they split (batch_pack).
+ * Apply every held-back record, each file's in entry order, its sorted
+ * runs merged in, and close the runs; a file that cannot take one of them
+ * is marked damaged and the rest of its records are dropped (redo skips a
+ * damaged file's records).  Then checkpoints may claim them.  last: no
+ * batch of the same records is expected after this one (it is not
+ * maintenance_work_mem that ends it), so the fingers pack the pages they
+ * split (batch_pack).
  */
 static void
 batch_flush(bool last)
@@ -997,6 +1166,8 @@ batch_flush(bool last)
 	batch_pack = last;
 	for (int i = 0; i < nbatches; i++)
 		redo_guarded(batch_apply, &batches[i], &batches[i].id, false);
+	for (int i = 0; i < nbatches; i++)
+		batch_close_runs(&batches[i]);
 	batches = NULL;
 	nbatches = 0;
 	maxbatches = 0;
@@ -1004,6 +1175,26 @@ batch_flush(bool last)
 	MemoryContextReset(batch_cxt);
 	batch_from = InvalidXLogRecPtr;
 	redo_hold_update();
+}
+
+/*
+ * maintenance_work_mem of entry records is held back: write the batches
+ * out as sorted runs, or, once a file has written as many as it may,
+ * apply them all (more batches follow: their fingers halve the pages
+ * they split).
+ */
+static void
+batch_cut(void)
+{
+	for (int i = 0; i < nbatches; i++)
+	{
+		if (batches[i].nruns == BATCH_MAX_RUNS)
+		{
+			batch_flush(false);
+			return;
+		}
+	}
+	batch_spill();
 }
 
 /*
@@ -1026,14 +1217,16 @@ wal_batch_report(void)
 	if (batch_applied == 0)
 		return;
 	ereport(LOG,
-			(errmsg("artrie applied %llu held-back WAL entry records in %.3f s (CPU %.3f s), %.3f s of it (CPU %.3f s) sorting them",
+			(errmsg("artrie applied %llu held-back WAL entry records in %.3f s (CPU %.3f s), %.3f s of it (CPU %.3f s) sorting them, %llu sorted runs written out",
 					(unsigned long long) batch_applied,
 					INSTR_TIME_GET_DOUBLE(batch_sort_time) +
 					INSTR_TIME_GET_DOUBLE(batch_apply_time),
 					batch_sort_cpu + batch_apply_cpu,
 					INSTR_TIME_GET_DOUBLE(batch_sort_time),
-					batch_sort_cpu)));
+					batch_sort_cpu,
+					(unsigned long long) batch_runs)));
 	batch_applied = 0;
+	batch_runs = 0;
 	batch_sort_cpu = 0;
 	batch_apply_cpu = 0;
 	INSTR_TIME_SET_ZERO(batch_sort_time);
@@ -1071,7 +1264,7 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
 	redo_guarded(redo_record, &args, len >= sizeof(ArtFileId) ? &id : NULL,
 				 kind == WAL_ARTRIE_UNCHANGED);
 	if (batch_memory >= WAL_BATCH_MEMORY)
-		batch_flush(false);
+		batch_cut();
 }
 
 /*

@@ -6,7 +6,11 @@
 #    three times over, and other entries inserted and deleted for good.
 #    After a SIGKILL and restart the index holds exactly the rows of the
 #    table: a batch that applied an entry's records out of WAL order
-#    would lose the re-inserted rows or keep the deleted ones.
+#    would lose the re-inserted rows or keep the deleted ones.  The
+#    window is a few times maintenance_work_mem (1 MB here), so redo
+#    writes the batch out as sorted runs and merges them at the end: an
+#    entry's records are in several runs, which a merge that took them out
+#    of WAL order would get wrong the same way.
 #  - Hot standby: after each single-row insert (and each VACUUM that
 #    deletes entries) on the primary has been replayed, the standby's
 #    index holds exactly its rows: no record is held back while queries
@@ -37,7 +41,8 @@ for my $backend (backends())
 	# the one here is done.
 	my $node = artrie_node("batch_$backend", $backend, 'autovacuum = off',
 		"checkpoint_timeout = '1h'", 'artrie.checkpoint_timeout = 86400',
-		'artrie.checkpoint_dirty_percent = 100');
+		'artrie.checkpoint_dirty_percent = 100',
+		"maintenance_work_mem = '1MB'");
 	$node->safe_psql('postgres', q{
 		CREATE TABLE t (k text COLLATE "C");
 		CREATE INDEX t_k ON t USING artrie (k);
@@ -50,8 +55,8 @@ for my $backend (backends())
 	for my $round (1 .. 3)
 	{
 		$node->safe_psql('postgres', q{
-			INSERT INTO t SELECT 'same/' || g FROM generate_series(1, 300) g;
-			INSERT INTO t SELECT 'gone/' || g FROM generate_series(1, 100) g;
+			INSERT INTO t SELECT 'same/' || g FROM generate_series(1, 6000) g;
+			INSERT INTO t SELECT 'gone/' || g FROM generate_series(1, 2000) g;
 		});
 		push @tids, $node->safe_psql('postgres',
 			"SELECT string_agg(ctid::text, ',' ORDER BY k) FROM t WHERE k ^@ 'same/'");
@@ -59,27 +64,32 @@ for my $backend (backends())
 		$node->safe_psql('postgres', 'VACUUM t');
 	}
 	$node->safe_psql('postgres',
-		"INSERT INTO t SELECT 'same/' || g FROM generate_series(1, 300) g");
+		"INSERT INTO t SELECT 'same/' || g FROM generate_series(1, 6000) g");
 	push @tids, $node->safe_psql('postgres',
 		"SELECT string_agg(ctid::text, ',' ORDER BY k) FROM t WHERE k ^@ 'same/'");
 	is(scalar(grep { $_ eq $tids[0] } @tids), 4,
 		"$backend: every round's rows took the same heap TIDs (the same entries)");
 	# An entry record per row inserted, and per row VACUUM removes.
-	my $entries = 3 * 800 + 300;
+	my $entries = 3 * 16000 + 6000;
 	my $logged = $node->safe_psql('postgres',
 		"SELECT (artrie_stats('t_k')->'wal'->>'records')::bigint") - $before;
 	cmp_ok($logged, '>=', $entries,
 		"$backend: the inserts and deletes were logged ($logged records)");
 
 	crash_node($node);
+	my $log_offset = -s $node->logfile;
 	start_ok($node, "$backend: after SIGKILL");
+	my ($runs) = slurp_file($node->logfile, $log_offset) =~
+	  /held-back WAL entry records in .* sorting them, (\d+) sorted runs written out/;
+	cmp_ok($runs // 0, '>=', 2,
+		"$backend: redo wrote the held-back records out as sorted runs (" . ($runs // "none") . ")");
 	cmp_ok($node->safe_psql('postgres',
 		"SELECT (artrie_stats('t_k')->'wal'->>'replayed')::bigint"), '>=', $entries,
 		"$backend: recovery replayed those records");
-	is(entries($node, 't_k'), '300',
-		"$backend: after recovery the index holds exactly the table's 300 rows");
+	is(entries($node, 't_k'), '6000',
+		"$backend: after recovery the index holds exactly the table's 6000 rows");
 	is($node->safe_psql('postgres', "$by_index SELECT count(*) FROM t WHERE k ^@ 'same/'"),
-		'300', "$backend: every re-inserted row is found through the index");
+		'6000', "$backend: every re-inserted row is found through the index");
 	is($node->safe_psql('postgres', "$by_index SELECT count(*) FROM t WHERE k ^@ 'gone/'"),
 		'0', "$backend: no deleted row is found through the index");
 	verify_ok($node, 't_k', "$backend: after recovery");
