@@ -21,6 +21,7 @@
 #define PAGER_SCRATCH_BATCH	8
 
 extern char *pager_frame_data(int frame);
+extern void pager_frame_populate(int frame);
 extern void pager_backend_init(bool io_worker);
 extern uint32 pager_users(void);
 extern void pager_local_pin_add(int frame);

@@ -236,6 +236,7 @@ pager_alloc(void *store, ArtPageRef *ref)
 	}
 
 	LWLockAcquire(&f->content, LW_EXCLUSIVE);
+	pager_frame_populate(frame);
 	data = pager_frame_data(frame);
 	memset(data, 0, ART_PAGE_SIZE);
 	((PagerPageHeader *) data)->pageno = pageno;
