@@ -246,10 +246,8 @@ pager_shmem_startup(void)
 		{
 			PagerFrame *f = &pager_shared->frames[i];
 
-			SpinLockInit(&f->hdr);
+			pg_atomic_init_u32(&f->state, 0);
 			f->flags = 0;
-			f->usage = 0;
-			f->refcount = 0;
 			f->fileslot = -1;
 			f->pageno = ART_INVALID_PAGENO;
 			LWLockInitialize(&f->content, pager_shared->content_tranche);

@@ -347,7 +347,7 @@ ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 	{
 		PagerFrame *f = &pager_shared->frames[i];
 
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
 			f->fileslot == slot)
 		{
@@ -355,7 +355,7 @@ ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 			cands[ncands].pageno = f->pageno;
 			ncands++;
 		}
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 	}
 	LWLockAcquire(&fs->lock, LW_SHARED);
 	max = (int) Min(Max(fs->nphys / 4, PAGER_TAIL_MOVES), Max(nframes / 8, 1));

@@ -69,7 +69,7 @@
 /* Writers' copies not yet written, at most, as a share of the pool. */
 #define CKPT_COPIES_SHARE	8
 
-/* Does a frame hold page pageno of file slot? (its spinlock held) */
+/* Does a frame hold page pageno of file slot? (its header lock held) */
 static inline bool
 frame_is(PagerFrame *f, int slot, ArtPageNo pageno)
 {
@@ -91,14 +91,14 @@ pager_ckpt_take(int frame, int slot, bool dirty_only)
 	bool		was_dirty;
 
 	Assert(LWLockHeldByMeInMode(&pager_shared->files[slot].gate, LW_EXCLUSIVE));
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	was_dirty = (f->flags & FRAME_DIRTY) != 0;
 	ok = (f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_VALID) &&
 		f->fileslot == slot && !(f->flags & FRAME_CKPT) &&
 		(was_dirty || !dirty_only);
 	if (ok)
 		f->flags = (f->flags & ~(FRAME_DIRTY | FRAME_CKPT_PLACED)) | FRAME_CKPT;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	if (ok && was_dirty)
 		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
 	return ok;
@@ -115,12 +115,12 @@ pager_ckpt_place(int frame, int slot, uint32 phys, uint32 stamp)
 	PagerFrame *f = &pager_shared->frames[frame];
 
 	Assert(LWLockHeldByMeInMode(&pager_shared->files[slot].gate, LW_EXCLUSIVE));
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	Assert((f->flags & FRAME_CKPT) && f->fileslot == slot);
 	f->ckpt_phys = phys;
 	f->ckpt_stamp = stamp;
 	f->flags |= FRAME_CKPT_PLACED;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 }
 
 /*
@@ -144,7 +144,7 @@ ckpt_write_out(int frame)
 	char	   *data = pager_frame_data(frame);
 	IoPage		page;
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	Assert((f->flags & (FRAME_CKPT | FRAME_CKPT_CLAIM | FRAME_CKPT_PLACED)) ==
 		   (FRAME_CKPT | FRAME_CKPT_CLAIM | FRAME_CKPT_PLACED) &&
 		   !(f->flags & FRAME_CKPT_STAGED));
@@ -152,7 +152,7 @@ ckpt_write_out(int frame)
 	pageno = f->pageno;
 	phys = f->ckpt_phys;
 	stamp = f->ckpt_stamp;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 
 	PG_TRY();
 	{
@@ -169,9 +169,9 @@ ckpt_write_out(int frame)
 	PG_END_TRY();
 
 	pg_atomic_fetch_add_u32(&fs->ckpt_written, 1);
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	f->flags &= ~FRAME_CKPT_ALL;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	ConditionVariableBroadcast(&f->io_cv);
 	pg_atomic_fetch_add_u64(&pager_shared->counters.checkpoint_pages, 1);
 }
@@ -187,20 +187,20 @@ pager_ckpt_evict(int frame)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	if (!(f->flags & FRAME_CKPT))
 	{
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		return true;
 	}
 	if ((f->flags & (FRAME_CKPT_CLAIM | FRAME_CKPT_STAGED)) ||
 		!(f->flags & FRAME_CKPT_PLACED))
 	{
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		return false;
 	}
 	f->flags |= FRAME_CKPT_CLAIM;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	ckpt_write_out(frame);
 	return true;
 }
@@ -209,7 +209,7 @@ pager_ckpt_evict(int frame)
  * A frame leaves a checkpoint's set for a writer: it turns dirty (its
  * page map entry points at the place the checkpoint writes the snapshot's
  * contents to, so it must not be dropped unwritten), its file changed.
- * Its spinlock is held; released here.
+ * Its header lock is held; released here.
  */
 static void
 settle_leave(PagerFrame *f, int slot)
@@ -217,7 +217,7 @@ settle_leave(PagerFrame *f, int slot)
 	bool		was_dirty = (f->flags & FRAME_DIRTY) != 0;
 
 	f->flags = (f->flags & ~FRAME_CKPT_ALL) | FRAME_DIRTY;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	pager_shared->files[slot].changed = true;
 	if (!was_dirty)
 		pager_count_dirty();
@@ -258,12 +258,12 @@ pager_ckpt_settle(int slot, int frame)
 		uint16		flags;
 		ArtPageNo	pageno;
 
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		flags = f->flags;
 		pageno = f->pageno;
 		if (!(flags & FRAME_CKPT))
 		{
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			break;
 		}
 		Assert(flags & FRAME_CKPT_PLACED);
@@ -275,7 +275,7 @@ pager_ckpt_settle(int slot, int frame)
 		if (!(flags & FRAME_CKPT_CLAIM) && (spare >= 0 || write_out))
 		{
 			f->flags |= FRAME_CKPT_CLAIM;
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			if (write_out)
 			{
 				ckpt_write_out(frame);
@@ -285,11 +285,11 @@ pager_ckpt_settle(int slot, int frame)
 			pg_atomic_fetch_add_u32(&fs->ckpt_copies, 1);
 			pager_copy_hand_over(spare, slot, pageno);
 			spare = -1;
-			SpinLockAcquire(&f->hdr);
+			pager_frame_lock(f);
 			settle_leave(f, slot);
 			break;
 		}
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		if (!(flags & FRAME_CKPT_CLAIM) && CritSectionCount == 0)
 		{
 			if (pg_atomic_read_u32(&fs->ckpt_copies) < max_copies)
@@ -318,26 +318,26 @@ pager_ckpt_stage(int frame, int slot, ArtPageNo pageno, char *buf)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	if (!(f->flags & FRAME_CKPT) || !frame_is(f, slot, pageno))
 	{
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		return PAGER_CKPT_GONE;
 	}
 	if (f->flags & FRAME_CKPT_CLAIM)
 	{
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		return PAGER_CKPT_BUSY;
 	}
 	Assert(!(f->flags & FRAME_CKPT_STAGED));
 	f->flags |= FRAME_CKPT_CLAIM;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	if (buf == NULL)
 		return PAGER_CKPT_CLAIMED;
 	memcpy(buf, pager_frame_data(frame), ART_PAGE_SIZE);
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	f->flags = (f->flags & ~FRAME_CKPT_CLAIM) | FRAME_CKPT_STAGED;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	ConditionVariableBroadcast(&f->io_cv);
 	return PAGER_CKPT_STAGED;
 }
@@ -351,11 +351,11 @@ pager_ckpt_unstage(int frame, int slot, ArtPageNo pageno)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	if ((f->flags & (FRAME_CKPT_STAGED | FRAME_CKPT_CLAIM)) &&
 		frame_is(f, slot, pageno))
 		f->flags &= ~FRAME_CKPT_ALL;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	ConditionVariableBroadcast(&f->io_cv);
 }
 
@@ -368,10 +368,10 @@ pager_ckpt_unclaim(int frame)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	Assert(f->flags & FRAME_CKPT_CLAIM);
 	f->flags &= ~FRAME_CKPT_CLAIM;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	ConditionVariableBroadcast(&f->io_cv);
 }
 
@@ -388,10 +388,10 @@ pager_ckpt_abandon(int frame, int slot, ArtPageNo pageno)
 
 	for (;;)
 	{
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		if (!(f->flags & FRAME_CKPT) || !frame_is(f, slot, pageno))
 		{
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			break;
 		}
 		if (!(f->flags & FRAME_CKPT_CLAIM))
@@ -399,7 +399,7 @@ pager_ckpt_abandon(int frame, int slot, ArtPageNo pageno)
 			settle_leave(f, slot);
 			break;
 		}
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		io_wait(&f->io_cv, 1);
 		waited = true;
 	}
@@ -425,13 +425,13 @@ pager_ckpt_copies(int slot, int *frames, ArtPageNo *pagenos, int max)
 
 		if (!(((volatile PagerFrame *) f)->flags & FRAME_COPY))
 			continue;
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		if ((f->flags & FRAME_COPY) && f->fileslot == slot)
 		{
 			frames[n] = i;
 			pagenos[n++] = f->pageno;
 		}
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 	}
 	return n;
 }

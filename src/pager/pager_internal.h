@@ -79,6 +79,7 @@
 #include "storage/latch.h"
 #include "storage/lock.h"
 #include "storage/lwlock.h"
+#include "storage/s_lock.h"
 #include "storage/spin.h"
 #include "utils/dsa.h"
 #include "utils/hsearch.h"
@@ -127,13 +128,33 @@ StaticAssertDecl(sizeof(PagerPageHeader) == ART_PAGE_RESERVED,
  */
 #define PAGER_INUSE_SUFFIX		".inuse"
 
+/*
+ * A frame's state word: its pin count, its usage count and the header
+ * lock bit.  The header lock protects the fields up to content (flags,
+ * tag, checkpoint fields) and is taken by setting FRAME_STATE_LOCKED
+ * (pager_frame_lock).  A pin is one compare-and-swap that adds to the pin
+ * and usage counts while the lock bit is clear (pager_frame_pin); an
+ * unpin is one atomic subtraction, lock or no lock.  Whoever holds the
+ * header lock changes the counts only by atomic operations too, so that
+ * an unpin meanwhile is not lost.  A frame changes its tag only under the
+ * header lock with no pin but the changer's: a pin taken before the lock
+ * is seen there, and one taken after it sees the new tag.
+ */
+#define FRAME_REFCOUNT_MASK		0x0003FFFFU
+#define FRAME_REFCOUNT_ONE		1U
+#define FRAME_USAGE_SHIFT		18
+#define FRAME_USAGE_MASK		(0xFU << FRAME_USAGE_SHIFT)
+#define FRAME_USAGE_ONE			(1U << FRAME_USAGE_SHIFT)
+#define FRAME_STATE_LOCKED		(1U << 31)
+
+#define FRAME_REFCOUNT(state)	((state) & FRAME_REFCOUNT_MASK)
+#define FRAME_USAGE(state)		(((state) & FRAME_USAGE_MASK) >> FRAME_USAGE_SHIFT)
+
 /* A frame's descriptor. */
 typedef struct PagerFrame
 {
-	slock_t		hdr;			/* protects the fields up to content */
+	pg_atomic_uint32 state;		/* pins, usage, header lock (above) */
 	uint16		flags;
-	uint16		usage;
-	int			refcount;
 	int			fileslot;
 	ArtPageNo	pageno;
 	LWLock		content;
@@ -142,7 +163,8 @@ typedef struct PagerFrame
 								 * goes on below the page (pager_store.c) */
 	uint32		ckpt_phys;		/* in a checkpoint's set: where and with */
 	uint32		ckpt_stamp;		/* which write stamp the checkpoint writes
-								 * the page (FRAME_CKPT_PLACED, under hdr) */
+								 * the page (FRAME_CKPT_PLACED, under the
+								 * header lock) */
 } PagerFrame;
 
 /* The page table's key and entry. */
@@ -336,5 +358,82 @@ extern bool pager_test_checkpoint_pause;
  */
 extern XLogRecPtr pager_redo_now(void);
 extern XLogRecPtr pager_wal_end(void);
+
+/*
+ * Take a frame's header lock; returns the state word with the lock bit.
+ */
+static inline uint32
+pager_frame_lock(PagerFrame *f)
+{
+	SpinDelayStatus delay;
+	uint32		old;
+
+	init_local_spin_delay(&delay);
+	for (;;)
+	{
+		old = pg_atomic_fetch_or_u32(&f->state, FRAME_STATE_LOCKED);
+		if (!(old & FRAME_STATE_LOCKED))
+			break;
+		perform_spin_delay(&delay);
+	}
+	finish_spin_delay(&delay);
+	return old | FRAME_STATE_LOCKED;
+}
+
+/*
+ * Release a frame's header lock.
+ */
+static inline void
+pager_frame_unlock(PagerFrame *f)
+{
+	pg_atomic_fetch_and_u32(&f->state, ~FRAME_STATE_LOCKED);
+}
+
+/*
+ * Add one pin to a frame, and one to its usage count below the cap: one
+ * compare-and-swap, once the header lock is free.  Returns the state word
+ * before.
+ */
+static inline uint32
+pager_frame_pin(PagerFrame *f)
+{
+	SpinDelayStatus delay;
+	uint32		old = pg_atomic_read_u32(&f->state);
+
+	init_local_spin_delay(&delay);
+	for (;;)
+	{
+		uint32		new;
+
+		if (old & FRAME_STATE_LOCKED)
+		{
+			perform_spin_delay(&delay);
+			old = pg_atomic_read_u32(&f->state);
+			continue;
+		}
+		new = old + FRAME_REFCOUNT_ONE;
+		if (FRAME_USAGE(old) < PAGER_MAX_USAGE)
+			new += FRAME_USAGE_ONE;
+		if (pg_atomic_compare_exchange_u32(&f->state, &old, new))
+			break;
+	}
+	finish_spin_delay(&delay);
+	return old;
+}
+
+/*
+ * Set a frame's usage count (its header lock held).
+ */
+static inline void
+pager_frame_set_usage(PagerFrame *f, uint32 usage)
+{
+	uint32		old = pg_atomic_read_u32(&f->state);
+
+	Assert(old & FRAME_STATE_LOCKED);
+	while (!pg_atomic_compare_exchange_u32(&f->state, &old,
+										   (old & ~FRAME_USAGE_MASK) |
+										   (usage << FRAME_USAGE_SHIFT)))
+		;
+}
 
 #endif							/* ARTRIE_PAGER_INTERNAL_H */

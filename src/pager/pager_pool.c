@@ -6,8 +6,9 @@
  *	  per-backend state (pins, gates, hints).
  *
  * A frame is found through a partitioned shared hash keyed by (file slot,
- * logical page).  Its descriptor's spinlock protects the tag, flags, pin
- * count and usage count; its LWLock protects the page's contents, in the
+ * logical page).  Its descriptor's header lock protects the tag and flags;
+ * its pin and usage counts are atomic, in the state word the lock bit is
+ * part of (pager_internal.h states the protocol); its LWLock protects the page's contents, in the
  * mode the trie asks for.  A backend remembers its pins in a local list so
  * that they are dropped at (sub)transaction abort and at exit; the content
  * locks themselves are released by LWLockReleaseAll.
@@ -167,14 +168,18 @@ pager_unpin_shared(int frame, int count, int passing)
 
 	if (passing > 0)
 		pg_atomic_fetch_sub_u32(&f->passers, passing);
-	SpinLockAcquire(&f->hdr);
-	if (busy && !(f->flags & FRAME_ORPHAN))
+	if (busy)
 	{
-		f->flags |= FRAME_ORPHAN;
-		count--;
+		pager_frame_lock(f);
+		if (!(f->flags & FRAME_ORPHAN))
+		{
+			f->flags |= FRAME_ORPHAN;
+			count--;
+		}
+		pager_frame_unlock(f);
 	}
-	f->refcount -= count;
-	SpinLockRelease(&f->hdr);
+	if (count > 0)
+		pg_atomic_fetch_sub_u32(&f->state, count * FRAME_REFCOUNT_ONE);
 }
 
 /*
@@ -187,13 +192,13 @@ pager_adopt_orphan(int frame)
 
 	if (io_buffer_busy(pager_frame_data(frame)))
 		return;
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	if (f->flags & FRAME_ORPHAN)
 	{
 		f->flags &= ~FRAME_ORPHAN;
-		f->refcount--;
+		pg_atomic_fetch_sub_u32(&f->state, FRAME_REFCOUNT_ONE);
 	}
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 }
 
 /*
@@ -515,10 +520,8 @@ pager_unpin(int frame)
 	PagerFrame *f = &pager_shared->frames[frame];
 
 	local_pin_remove(frame);
-	SpinLockAcquire(&f->hdr);
-	Assert(f->refcount > 0);
-	f->refcount--;
-	SpinLockRelease(&f->hdr);
+	Assert(FRAME_REFCOUNT(pg_atomic_read_u32(&f->state)) > 0);
+	pg_atomic_fetch_sub_u32(&f->state, FRAME_REFCOUNT_ONE);
 }
 
 /*
@@ -545,12 +548,13 @@ pager_copy_hand_over(int frame, int slot, ArtPageNo pageno)
 	PagerFrame *f = &pager_shared->frames[frame];
 
 	local_pin_remove(frame);
-	SpinLockAcquire(&f->hdr);
-	Assert(!(f->flags & FRAME_TAG_VALID) && f->refcount > 0);
+	pager_frame_lock(f);
+	Assert(!(f->flags & FRAME_TAG_VALID) &&
+		   FRAME_REFCOUNT(pg_atomic_read_u32(&f->state)) > 0);
 	f->flags = FRAME_COPY;
 	f->fileslot = slot;
 	f->pageno = pageno;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 }
 
 /*
@@ -561,14 +565,15 @@ pager_copy_release(int frame)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 
-	SpinLockAcquire(&f->hdr);
-	Assert(f->flags == FRAME_COPY && f->refcount > 0);
+	pager_frame_lock(f);
+	Assert(f->flags == FRAME_COPY &&
+		   FRAME_REFCOUNT(pg_atomic_read_u32(&f->state)) > 0);
 	f->flags = 0;
 	f->fileslot = -1;
 	f->pageno = ART_INVALID_PAGENO;
-	f->usage = 0;
-	f->refcount--;
-	SpinLockRelease(&f->hdr);
+	pager_frame_set_usage(f, 0);
+	pg_atomic_fetch_sub_u32(&f->state, FRAME_REFCOUNT_ONE);
+	pager_frame_unlock(f);
 }
 
 /*
@@ -643,20 +648,20 @@ pager_detach(int frame)
 	LWLock	   *part;
 	bool		ok = false;
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	if (!(f->flags & FRAME_TAG_VALID))
 	{
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		return true;
 	}
 	tag.fileslot = f->fileslot;
 	tag.pageno = f->pageno;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 
 	part = pager_partition(&tag, &hash);
 	LWLockAcquire(part, LW_EXCLUSIVE);
-	SpinLockAcquire(&f->hdr);
-	if (f->refcount == 1 && !(f->flags & (FRAME_DIRTY | FRAME_CKPT)) &&
+	if (FRAME_REFCOUNT(pager_frame_lock(f)) == 1 &&
+		!(f->flags & (FRAME_DIRTY | FRAME_CKPT)) &&
 		(f->flags & FRAME_TAG_VALID) &&
 		f->fileslot == tag.fileslot && f->pageno == tag.pageno)
 	{
@@ -668,7 +673,7 @@ pager_detach(int frame)
 	}
 	else if (!(f->flags & FRAME_TAG_VALID))
 		ok = true;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	LWLockRelease(part);
 	return ok;
 }
@@ -689,9 +694,9 @@ pager_evict_write(int frame)
 
 	int			slot;
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	slot = f->fileslot;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	if (slot < 0)
 		return true;
 	if (!pager_gate_enter(slot, true))
@@ -701,11 +706,11 @@ pager_evict_write(int frame)
 		pager_gate_exit(slot);
 		return false;
 	}
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	if (!(f->flags & FRAME_DIRTY) || !(f->flags & FRAME_TAG_VALID) ||
 		f->fileslot != slot)
 	{
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		LWLockRelease(&f->content);
 		pager_gate_exit(slot);
 		return true;
@@ -713,7 +718,7 @@ pager_evict_write(int frame)
 	f->flags &= ~FRAME_DIRTY;
 	fs = &pager_shared->files[slot];
 	pageno = f->pageno;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
 
 	PG_TRY();
@@ -728,9 +733,9 @@ pager_evict_write(int frame)
 	}
 	PG_CATCH();
 	{
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		f->flags |= FRAME_DIRTY;
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		pg_atomic_fetch_add_u32(&pager_shared->ndirty, 1);
 		if (phys != 0)
 			pager_phys_release(fs, phys);
@@ -767,20 +772,21 @@ pager_sweep(bool *busy, bool write_set)
 		int			i = pg_atomic_fetch_add_u32(&pager_shared->clock_hand, 1) % n;
 		PagerFrame *f = &pager_shared->frames[i];
 		uint16		flags;
+		uint32		state;
 
-		SpinLockAcquire(&f->hdr);
-		if (f->refcount > 0)
+		state = pager_frame_lock(f);
+		if (FRAME_REFCOUNT(state) > 0)
 		{
 			flags = f->flags;
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			if (flags & FRAME_ORPHAN)
 				pager_adopt_orphan(i);
 			continue;
 		}
-		if (f->usage > 0)
+		if (FRAME_USAGE(state) > 0)
 		{
-			f->usage--;
-			SpinLockRelease(&f->hdr);
+			pg_atomic_fetch_sub_u32(&f->state, FRAME_USAGE_ONE);
+			pager_frame_unlock(f);
 			continue;
 		}
 		if ((f->flags & FRAME_CKPT) &&
@@ -788,13 +794,13 @@ pager_sweep(bool *busy, bool write_set)
 			 (f->flags & (FRAME_CKPT_CLAIM | FRAME_CKPT_STAGED)) ||
 			 !(f->flags & FRAME_CKPT_PLACED)))
 		{
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			*busy = true;
 			continue;
 		}
 		if ((f->flags & FRAME_DIRTY) && scanned < n)
 		{
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			if (!asked)
 			{
 				pager_request_checkpoint();
@@ -802,9 +808,9 @@ pager_sweep(bool *busy, bool write_set)
 			}
 			continue;
 		}
-		f->refcount++;
+		pg_atomic_fetch_add_u32(&f->state, FRAME_REFCOUNT_ONE);
 		flags = f->flags;
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		pager_local_pin_add(i);
 
 		if ((flags & FRAME_CKPT) ? !pager_ckpt_evict(i) :
@@ -894,10 +900,10 @@ pager_scratch_put(int frame)
 	PagerFrame *f = &pager_shared->frames[frame];
 
 	local_pin_remove(frame);
-	SpinLockAcquire(&f->hdr);
-	f->refcount--;
-	f->usage = 0;
-	SpinLockRelease(&f->hdr);
+	pager_frame_lock(f);
+	pager_frame_set_usage(f, 0);
+	pg_atomic_fetch_sub_u32(&f->state, FRAME_REFCOUNT_ONE);
+	pager_frame_unlock(f);
 }
 
 /*
@@ -910,9 +916,9 @@ pager_wait_read(PagerFrame *f)
 
 	for (;;)
 	{
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		flags = f->flags;
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		if (!(flags & FRAME_READING))
 			break;
 		io_wait(&f->io_cv, 10);
@@ -938,11 +944,7 @@ pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
 		PagerFrame *f = &pager_shared->frames[ent->frame];
 
 		frame = ent->frame;
-		SpinLockAcquire(&f->hdr);
-		f->refcount++;
-		if (f->usage < PAGER_MAX_USAGE)
-			f->usage++;
-		SpinLockRelease(&f->hdr);
+		pager_frame_pin(f);
 		pager_local_pin_add(frame);
 	}
 	LWLockRelease(part);
@@ -971,9 +973,9 @@ pager_pin_cached(int slot, ArtPageNo pageno)
 		PagerFrame *f = &pager_shared->frames[frame];
 		bool		valid;
 
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		valid = (f->flags & FRAME_VALID) && !(f->flags & FRAME_READING);
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		if (!valid)
 		{
 			pager_unpin(frame);
@@ -1005,12 +1007,12 @@ pager_abandon_read(int code, Datum arg)
 
 	LWLockAcquire(r->part, LW_EXCLUSIVE);
 	hash_search_with_hash_value(pager_table, &r->tag, r->hash, HASH_REMOVE, NULL);
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	f->flags = 0;
 	f->fileslot = -1;
 	f->pageno = ART_INVALID_PAGENO;
-	f->usage = 0;
-	SpinLockRelease(&f->hdr);
+	pager_frame_set_usage(f, 0);
+	pager_frame_unlock(f);
 	LWLockRelease(r->part);
 	ConditionVariableBroadcast(&f->io_cv);
 	local_pin_remove(r->frame);
@@ -1084,10 +1086,10 @@ pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 
 /*
  * This process's guesses of where pages are: frame + 1 (0: none) by a
- * cheap hash of (file slot, page).  A guess is only a hint: it is used
- * after checking, under the frame's spinlock, that the frame still holds
- * that page; a frame changes its tag only under that spinlock and only
- * when nobody else has it pinned.  It spares the page table's partition
+ * cheap hash of (file slot, page).  A guess is only a hint: the frame is
+ * pinned, then checked to hold that page, valid, and unpinned at once if
+ * not; a frame changes its tag only under its header lock and only when
+ * nobody else has it pinned, so a pin taken first keeps the tag checked.  It spares the page table's partition
  * lock and hash lookup for the pages a backend keeps coming back to.
  */
 #define PAGER_HINTS			4096
@@ -1110,25 +1112,24 @@ pager_pin_hinted(int slot, ArtPageNo pageno, int hint)
 {
 	int			frame = local_hints[hint] - 1;
 	PagerFrame *f;
+	uint16		flags;
 	bool		ok;
 
 	if (frame < 0)
 		return -1;
 	f = &pager_shared->frames[frame];
 	local_pin_reserve();
-	SpinLockAcquire(&f->hdr);
-	ok = (f->flags & (FRAME_TAG_VALID | FRAME_VALID)) ==
+	pager_frame_pin(f);
+	flags = f->flags;
+	pg_read_barrier();
+	ok = (flags & (FRAME_TAG_VALID | FRAME_VALID | FRAME_READING)) ==
 		(FRAME_TAG_VALID | FRAME_VALID) &&
 		f->fileslot == slot && f->pageno == pageno;
-	if (ok)
-	{
-		f->refcount++;
-		if (f->usage < PAGER_MAX_USAGE)
-			f->usage++;
-	}
-	SpinLockRelease(&f->hdr);
 	if (!ok)
+	{
+		pg_atomic_fetch_sub_u32(&f->state, FRAME_REFCOUNT_ONE);
 		return -1;
+	}
 	pager_local_pin_add(frame);
 	pager_count_hit();
 	return frame;
@@ -1198,12 +1199,12 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		}
 		ent->frame = victim;
 		f = &pager_shared->frames[victim];
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		f->fileslot = slot;
 		f->pageno = pageno;
 		f->flags = FRAME_TAG_VALID | FRAME_READING;
-		f->usage = 1;
-		SpinLockRelease(&f->hdr);
+		pager_frame_set_usage(f, 1);
+		pager_frame_unlock(f);
 		LWLockRelease(part);
 
 		read.frame = victim;
@@ -1216,9 +1217,9 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		}
 		PG_END_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
 
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		f->flags = (f->flags & ~FRAME_READING) | FRAME_VALID;
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		ConditionVariableBroadcast(&f->io_cv);
 		pg_atomic_fetch_add_u64(&pager_shared->counters.misses, 1);
 		return victim;
@@ -1240,19 +1241,19 @@ pager_forget_frames(int slot)
 		LWLock	   *part;
 		bool		dirty = false;
 
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		if (!(f->flags & FRAME_TAG_VALID) || f->fileslot != slot)
 		{
-			SpinLockRelease(&f->hdr);
+			pager_frame_unlock(f);
 			continue;
 		}
 		tag.fileslot = slot;
 		tag.pageno = f->pageno;
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 
 		part = pager_partition(&tag, &hash);
 		LWLockAcquire(part, LW_EXCLUSIVE);
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		if ((f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
 			f->pageno == tag.pageno)
 		{
@@ -1261,9 +1262,9 @@ pager_forget_frames(int slot)
 			f->flags = 0;
 			f->fileslot = -1;
 			f->pageno = ART_INVALID_PAGENO;
-			f->usage = 0;
+			pager_frame_set_usage(f, 0);
 		}
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		LWLockRelease(part);
 		if (dirty)
 			pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
@@ -1294,10 +1295,9 @@ pager_slot_pinned(int slot)
 	{
 		PagerFrame *f = &pager_shared->frames[i];
 
-		SpinLockAcquire(&f->hdr);
-		pinned = (f->flags & FRAME_TAG_VALID) && f->fileslot == slot &&
-			f->refcount > 0;
-		SpinLockRelease(&f->hdr);
+		pinned = FRAME_REFCOUNT(pager_frame_lock(f)) > 0 &&
+			(f->flags & FRAME_TAG_VALID) && f->fileslot == slot;
+		pager_frame_unlock(f);
 	}
 	return pinned;
 }

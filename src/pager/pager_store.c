@@ -157,11 +157,11 @@ pager_mark_dirty(void *store, ArtPageRef *ref)
 	PagerFrame *f = &pager_shared->frames[ref_frame(ref)];
 	bool		was_clean;
 
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	Assert(!(f->flags & FRAME_CKPT));
 	was_clean = !(f->flags & FRAME_DIRTY);
 	f->flags |= FRAME_DIRTY;
-	SpinLockRelease(&f->hdr);
+	pager_frame_unlock(f);
 	if (!pager_shared->files[file->slot].changed)
 		pager_shared->files[file->slot].changed = true;
 	if (was_clean)
@@ -212,12 +212,12 @@ pager_alloc(void *store, ArtPageRef *ref)
 		/* A stale frame of the page when it was last freed: reuse it. */
 		frame = ent->frame;
 		f = &pager_shared->frames[frame];
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		Assert(!(f->flags & FRAME_CKPT));
-		f->refcount++;
-		f->usage = 1;
+		pg_atomic_fetch_add_u32(&f->state, FRAME_REFCOUNT_ONE);
+		pager_frame_set_usage(f, 1);
 		f->flags |= FRAME_VALID;
-		SpinLockRelease(&f->hdr);
+		pager_frame_unlock(f);
 		pager_local_pin_add(frame);
 		LWLockRelease(part);
 		pager_scratch_put(victim);
@@ -226,12 +226,12 @@ pager_alloc(void *store, ArtPageRef *ref)
 	{
 		ent->frame = victim;
 		f = &pager_shared->frames[victim];
-		SpinLockAcquire(&f->hdr);
+		pager_frame_lock(f);
 		f->fileslot = file->slot;
 		f->pageno = pageno;
 		f->flags = FRAME_TAG_VALID | FRAME_VALID;
-		f->usage = 1;
-		SpinLockRelease(&f->hdr);
+		pager_frame_set_usage(f, 1);
+		pager_frame_unlock(f);
 		LWLockRelease(part);
 	}
 
@@ -258,11 +258,11 @@ pager_free(void *store, ArtPageRef *ref)
 	bool		was_dirty;
 
 	Assert(ref_exclusive(ref) && LWLockHeldByMeInMode(&f->content, LW_EXCLUSIVE));
-	SpinLockAcquire(&f->hdr);
+	pager_frame_lock(f);
 	was_dirty = (f->flags & FRAME_DIRTY) != 0;
 	f->flags &= ~FRAME_DIRTY;
-	f->usage = 0;
-	SpinLockRelease(&f->hdr);
+	pager_frame_set_usage(f, 0);
+	pager_frame_unlock(f);
 	if (was_dirty)
 		pg_atomic_fetch_sub_u32(&pager_shared->ndirty, 1);
 	pager_logical_free(fs, ref->pageno);
