@@ -40,49 +40,8 @@ OUT_DIR=${ARTRIE_BENCH_OUT:-$(cd "$(dirname "$0")" && pwd)/results}
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
 
-bench_ab_begin "$BASE"
-BENCH_ERR=$ARTRIE_TMP/psql.err
-: >"$BENCH_ERR"
-chown -R postgres: "$ARTRIE_TMP"
-artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
-	"jit = off" "max_parallel_maintenance_workers = 0" "maintenance_work_mem = 1GB" \
-	"shared_buffers = 1GB" "artrie.buffer_pool_size = 1GB" "statement_timeout = 0" \
-	"include_if_exists = 'bench_profile.conf'"
-as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
-q -c "CREATE EXTENSION artrie" || { cat "$BENCH_ERR"; exit 1; }
-
-# The datasets, as bench/run.sh prepares them (full mode).
-say "loading ${DATASETS}"
-D=$ARTRIE_TMP/data-files
-mkdir -p "$D"
-copy_escape() { iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g'; }
-for ds in $DATASETS; do
-	case $ds in
-	words) cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
-		copy_escape | LC_ALL=C sort -u ;;
-	bulgarian) copy_escape </usr/share/dict/bulgarian ;;
-	paths) find /usr -xdev 2>/dev/null | head -1000000 | copy_escape ;;
-	*) echo "unknown dataset $ds" >&2; exit 2 ;;
-	esac >"$D/$ds.txt"
-	chmod a+r "$D/$ds.txt"
-	q <<SQL || { cat "$BENCH_ERR"; exit 1; }
-CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE "C");
-COPY ds_$ds (k) FROM '$D/$ds.txt';
-VACUUM ANALYZE ds_$ds;
-SQL
-	say "$ds: $(q -c "SELECT count(*) FROM ds_$ds") rows"
-done
-
-# switch VERSION BACKEND: restart the server with VERSION's binaries and
-# that artrie.io_backend.
-switch() {
-	printf 'artrie.io_backend = %s\n' "$2" | as_pg tee "$PGDATA/bench_profile.conf" >/dev/null
-	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w -t 300 stop >/dev/null
-	local b="BIN_$1"
-	PG_BIN=${!b}
-	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 300 start >/dev/null ||
-		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
-}
+bench_ab_cluster "$BASE"
+bench_ab_load $DATASETS
 
 # build KIND DATASET: "wall cpu clock", the ms of one CREATE INDEX as psql
 # times it, the CPU time (user + system, 10 ms ticks) its backend spent
@@ -150,7 +109,7 @@ for rep in $(seq 1 "$REPS"); do
 	fi
 	for v in $vorder; do
 		for backend in $BACKENDS; do
-			switch "$v" "$backend"
+			bench_ab_switch "$v" "$backend"
 			for ds in $DATASETS; do
 				for kind in $korder; do
 					read -r ms cpu clock < <(build "$kind" "$ds")
@@ -202,7 +161,7 @@ if [ -n "$PERF_OUT" ]; then
 	mkdir -p "$PERF_OUT"
 	for v in $VERSIONS; do
 		for backend in $BACKENDS; do
-			switch "$v" "$backend"
+			bench_ab_switch "$v" "$backend"
 			for ds in $DATASETS; do
 				q -c "CHECKPOINT"
 				as_pg "$PG_BIN/psql" -XAtq -d "$BENCH_DB" -c 'SELECT pg_sleep(1)' \

@@ -695,6 +695,66 @@ bench_ab_begin() {
 	PG_BIN=$BIN_head
 }
 
+# bench_ab_cluster BASE: bench_ab_begin BASE, then a cluster for builds
+# (maintenance_work_mem, shared_buffers and artrie's pool 1GB, the
+# backend from bench_profile.conf) with the bench database and artrie.
+bench_ab_cluster() {
+	bench_ab_begin "$1"
+	BENCH_ERR=$ARTRIE_TMP/psql.err
+	: >"$BENCH_ERR"
+	chown -R postgres: "$ARTRIE_TMP"
+	artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
+		"jit = off" "max_parallel_maintenance_workers = 0" "maintenance_work_mem = 1GB" \
+		"shared_buffers = 1GB" "artrie.buffer_pool_size = 1GB" "statement_timeout = 0" \
+		"include_if_exists = 'bench_profile.conf'"
+	as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+	q -c "CREATE EXTENSION artrie" || { cat "$BENCH_ERR"; exit 1; }
+}
+
+# bench_ab_load DATASET...: tables ds_DATASET (id, k COLLATE "C") as
+# bench/run.sh's full mode loads them: words (american + british insane
+# word lists, deduplicated), bulgarian, paths (find /usr, at most
+# 1,000,000 lines), synth ($ROWS_SYNTH generated keys).
+bench_ab_load() {
+	local ds d=$ARTRIE_TMP/data-files
+	say "loading $*"
+	mkdir -p "$d"
+	for ds in "$@"; do
+		q -c "CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" ||
+			{ cat "$BENCH_ERR"; exit 1; }
+		if [ "$ds" = synth ]; then
+			q -c "INSERT INTO ds_synth (k) SELECT 'user/' || ((g::bigint * 48271) % ($ROWS_SYNTH / 20 + 7)) || '/item/' || g FROM generate_series(1, $ROWS_SYNTH) g" ||
+				{ cat "$BENCH_ERR"; exit 1; }
+		else
+			case $ds in
+			words) cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
+				bench_copy_escape | LC_ALL=C sort -u ;;
+			bulgarian) bench_copy_escape </usr/share/dict/bulgarian ;;
+			paths) find /usr -xdev 2>/dev/null | head -1000000 | bench_copy_escape ;;
+			*) echo "unknown dataset $ds" >&2; exit 2 ;;
+			esac >"$d/$ds.txt"
+			chmod a+r "$d/$ds.txt"
+			q -c "COPY ds_$ds (k) FROM '$d/$ds.txt'" || { cat "$BENCH_ERR"; exit 1; }
+		fi
+		q -c "VACUUM ANALYZE ds_$ds" || { cat "$BENCH_ERR"; exit 1; }
+		say "$ds: $(q -c "SELECT count(*) FROM ds_$ds") rows"
+	done
+}
+
+# Text lines made fit for COPY's text format (valid UTF-8, escapes).
+bench_copy_escape() { iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g'; }
+
+# bench_ab_switch VERSION BACKEND: restart the server with VERSION's
+# binaries and that artrie.io_backend.
+bench_ab_switch() {
+	printf 'artrie.io_backend = %s\n' "$2" | as_pg tee "$PGDATA/bench_profile.conf" >/dev/null
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w -t 300 stop >/dev/null
+	local b="BIN_$1"
+	PG_BIN=${!b}
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 300 start >/dev/null ||
+		{ tail -20 "$ARTRIE_TMP/server.log"; exit 1; }
+}
+
 # The scratch directory of a benchmark that may keep its cluster between
 # runs: the directory given (created if need be), else a fresh one; sets
 # PGDATA, PGHOST and BENCH_ERR under it.

@@ -1033,7 +1033,12 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker, bool *busy)
 }
 
 /*
- * Make every page of one file durable.
+ * Make every page of a file just written (built, copied, adopted or
+ * reset) durable, and cut the file to its physical pages: the room the
+ * io backend allocated ahead of the writes (io_uring) would otherwise
+ * stay with it until the index grows into it.  The handles on the file
+ * are closed, so that the io worker looks at its size again and, once
+ * writes come, allocates ahead from there.
  */
 void
 pager_flush_file(PagerFile *file)
@@ -1041,6 +1046,10 @@ pager_flush_file(PagerFile *file)
 	PagerFileSlot *fs = pager_slot(file);
 
 	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false, NULL);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	io_truncate_file(fs->path, (uint64) fs->nphys * ART_PAGE_SIZE);
+	LWLockRelease(&fs->lock);
+	io_forget_file(fs->path);
 }
 
 /*
