@@ -231,10 +231,10 @@ pager_vouch_listed(const ArtFileId *id, XLogRecPtr since, XLogRecPtr min_redo)
  * changes from its checkpoint that began at since up to at.  Where the
  * last list has that checkpoint current up to a later position, on this
  * server's timeline history, the file keeps that position: what it says
- * of the WAL still holds, and a standby that restarted replays again from
- * a restart point before it (its first pass runs while replay is behind),
- * whereas the next start refuses files current only from before where
- * this one's replay reached.
+ * of the WAL still holds.  A standby that restarted replays again from a
+ * restart point before that position, and its first pass runs while
+ * replay is still behind it, yet this start refuses files current only
+ * from before it (the replay_from of the last pass before the stop).
  */
 void
 pager_vouch_add(const ArtFileId *id, XLogRecPtr since, XLogRecPtr at,
