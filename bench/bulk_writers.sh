@@ -29,6 +29,11 @@
 # ARTRIE_BASE=<git ref> also measures that revision of artrie, alternating
 # with this tree in each repetition (see below).  ARTRIE_KEEP=1 keeps the
 # scratch directory (server logs).
+# ARTRIE_PERF=<dir>: after the timed runs, also records perf profiles
+# (perf record -g of the cluster's processes, SECONDS long) of each kind at
+# the largest client count, per table, into <dir>/<kind>-<table>-c<N>.txt
+# (by symbol, self) and <dir>/<kind>-<table>-c<N>-inclusive.txt (with
+# what each symbol calls).
 set -u
 
 REPS=${1:-3}
@@ -38,6 +43,7 @@ BATCH=1000
 KINDS=${ARTRIE_BULK_KINDS:-insert copy}
 BACKEND=${ARTRIE_BULK_BACKEND:-io_uring}
 CLIENTS=${ARTRIE_BULK_CLIENTS:-1 2 8}
+PERF_OUT=${ARTRIE_PERF:-}
 
 . "$(dirname "$0")/../test/lib.sh"
 . "$(dirname "$0")/lib-bench.sh"
@@ -138,3 +144,20 @@ for ver in $VERSIONS; do
 		unset med mcpu
 	done
 done
+
+if [ -n "$PERF_OUT" ]; then
+	mkdir -p "$PERF_OUT"
+	c=$(echo "$CLIENTS" | tr ' ' '\n' | sort -n | tail -1)
+	for kind in $KINDS; do
+		for t in btree artrie; do
+			rows "$kind" "$t" "$c" >/dev/null &
+			sleep 1
+			perf_cluster "$PERF_OUT/$kind-$t-c$c.txt" "$((DUR - 2))"
+			wait
+			perf report -i "$ARTRIE_TMP/perf.data" --stdio --children --sort symbol \
+				--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' \
+				>"$PERF_OUT/$kind-$t-c$c-inclusive.txt"
+		done
+	done
+	say "profiles in $PERF_OUT"
+fi

@@ -94,12 +94,8 @@ for backend in io_uring mmap; do
 		for t in btree artrie; do
 			tps "$t" 8 "$((DUR + 2))" >/dev/null &
 			sleep 1
-			perf record -q -g -o "$ARTRIE_TMP/perf.data" \
-				-p "$(pgrep -d, -P "$(head -1 "$PGDATA/postmaster.pid")")" -- sleep "$DUR" >/dev/null 2>&1
+			perf_cluster "$PERF_OUT/$backend-$t-c8.txt" "$DUR"
 			wait
-			perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort dso,symbol \
-				--percent-limit 0.4 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' \
-				>"$PERF_OUT/$backend-$t-c8.txt"
 		done
 	fi
 	unset runs

@@ -582,6 +582,16 @@ GP
 	rm -rf "$plots"
 }
 
+# perf_cluster FILE SECONDS: perf record -g of the cluster's processes
+# for SECONDS (into $ARTRIE_TMP/perf.data, kept for other reports), and
+# its flat profile by symbol in FILE.
+perf_cluster() {
+	perf record -q -g -o "$ARTRIE_TMP/perf.data" \
+		-p "$(pgrep -d, -P "$(head -1 "$PGDATA/postmaster.pid")")" -- sleep "$2" >/dev/null 2>&1
+	perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort dso,symbol \
+		--percent-limit 0.3 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' >"$1"
+}
+
 # perf_profile DATASET INDEX METRIC QUERY: a flat CPU profile (perf
 # record on the backend running QUERY 30 times) written next to the
 # results, so that where artrie is slower the profile says why.
