@@ -148,7 +148,12 @@ pager_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
  * ArtPageStoreOps.mark_dirty.  The file's changed flag is written only
  * when it is not set yet, so that writers of one file do not take turns
  * owning its cache line; inside the write gate, which every exclusive
- * lock holds, no checkpoint clears it meanwhile.
+ * lock holds, no checkpoint clears it meanwhile.  Likewise a frame that
+ * is dirty already is left alone without its header lock: its dirty flag
+ * is cleared only by a checkpoint taking it (under the file's gate held
+ * exclusive), an eviction write (under the page's content lock) or a
+ * free (by the holder of the page's exclusive lock), none of which can
+ * run while the caller holds the page exclusive inside the gate.
  */
 static void
 pager_mark_dirty(void *store, ArtPageRef *ref)
@@ -157,13 +162,17 @@ pager_mark_dirty(void *store, ArtPageRef *ref)
 	PagerFrame *f = &pager_shared->frames[ref_frame(ref)];
 	bool		was_clean;
 
-	pager_frame_lock(f);
+	Assert(ref_exclusive(ref) && LWLockHeldByMeInMode(&f->content, LW_EXCLUSIVE));
+	Assert(pager_gate_held(file->slot));
 	Assert(!(f->flags & FRAME_CKPT));
+	if (!pager_shared->files[file->slot].changed)
+		pager_shared->files[file->slot].changed = true;
+	if (f->flags & FRAME_DIRTY)
+		return;
+	pager_frame_lock(f);
 	was_clean = !(f->flags & FRAME_DIRTY);
 	f->flags |= FRAME_DIRTY;
 	pager_frame_unlock(f);
-	if (!pager_shared->files[file->slot].changed)
-		pager_shared->files[file->slot].changed = true;
 	if (was_clean)
 		pager_count_dirty();
 }
