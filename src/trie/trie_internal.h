@@ -21,14 +21,18 @@
  * number of slots, the start of the record area (records grow down from
  * the end of the page), the bytes of live records, 8 bytes of flags (the
  * root page held the trie's version there before; the store keeps it now,
- * and only the first byte of a root page is used: ART_ROOT_GROUPS), and
- * the number of free slots below the last one.  The slot array follows: slot k
- * (1-based) holds the offset of its record, 0 if free.
+ * and only the first byte of a root page is used: ART_ROOT_GROUPS), the
+ * number of free slots below the last one, and where art_rec_alloc starts
+ * looking for one (the slots before it were in use when it was set; only a
+ * hint: any value is safe, pages that never set it hold 0).  The slot
+ * array follows: slot k (1-based) holds the offset of its record, 0 if
+ * free.
  */
 #define ART_PAGE_MAGIC		0xA27E
 #define ART_HDR_OFF			ART_PAGE_RESERVED
 #define ART_FLAGS_OFF		(ART_HDR_OFF + 8)
 #define ART_NFREE_OFF		(ART_HDR_OFF + 16)
+#define ART_FREE_HINT_OFF	(ART_HDR_OFF + 18)
 #define ART_SLOTS_OFF		(ART_HDR_OFF + 20)
 #define ART_PAGE_USABLE		(ART_PAGE_SIZE - ART_SLOTS_OFF)
 

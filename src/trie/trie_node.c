@@ -156,16 +156,17 @@ place_in_slot(uint8_t *page, int slot, const uint8_t *rec, size_t size)
 }
 
 /*
- * The first free slot of a page that has one.  The slot array is read four
- * entries at a time, a word with a zero entry ending the fast part.
+ * The index (0-based) of the first free slot among slots [from, to), or
+ * to if none is free.  The slot array is read four entries at a time, a
+ * word with a zero entry ending the fast part.
  */
 static int
-first_free_slot(const uint8_t *page, int nslots)
+free_slot_in(const uint8_t *page, int from, int to)
 {
 	const uint8_t *slots = page + ART_SLOTS_OFF;
-	int			i = 0;
+	int			i = from;
 
-	for (; i + 4 <= nslots; i += 4)
+	for (; i + 4 <= to; i += 4)
 	{
 		uint64_t	w;
 
@@ -174,8 +175,32 @@ first_free_slot(const uint8_t *page, int nslots)
 			UINT64_C(0x8000800080008000))
 			break;
 	}
-	while (i < nslots && art_get16(slots + 2 * i) != 0)
+	while (i < to && art_get16(slots + 2 * i) != 0)
 		i++;
+	return i;
+}
+
+/*
+ * A free slot of a page that has one: the first from the page's hint on
+ * (ART_FREE_HINT_OFF), else the first before it.  A page that takes
+ * records into the free slots a split left takes them in slot order, so
+ * the hint saves scanning the slots filled before again for each record.
+ */
+static int
+first_free_slot(const uint8_t *page, int nslots)
+{
+	int			hint = art_get16(page + ART_FREE_HINT_OFF);
+	int			i;
+
+	if (hint >= nslots)
+		hint = 0;
+	i = free_slot_in(page, hint, nslots);
+	if (i == nslots && hint > 0)
+	{
+		i = free_slot_in(page, 0, hint);
+		if (i == hint)
+			i = nslots;
+	}
 	return i + 1;
 }
 
@@ -193,6 +218,7 @@ art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size)
 	{
 		slot = first_free_slot(page, nslots);
 		set_nfree(page, (uint16_t) (art_page_nfree(page) - 1));
+		art_put16(page + ART_FREE_HINT_OFF, (uint16_t) slot);
 	}
 	else
 	{
@@ -216,6 +242,8 @@ art_rec_free(uint8_t *page, int slot)
 							   art_rec_size(art_rec(page, slot))));
 	set_slot(page, slot, 0);
 	set_nfree(page, (uint16_t) (art_page_nfree(page) + 1));
+	if (slot - 1 < art_get16(page + ART_FREE_HINT_OFF))
+		art_put16(page + ART_FREE_HINT_OFF, (uint16_t) (slot - 1));
 	while (nslots > 0 && art_slot_off(page, nslots) == 0)
 	{
 		nslots--;

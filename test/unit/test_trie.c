@@ -209,6 +209,46 @@ test_node_growth(void)
 }
 
 /*
+ * Free slots are taken lowest first, whatever the page's start hint for
+ * the scan says (ART_FREE_HINT_OFF): the hint follows frees below it, and
+ * a hint past every free slot, or past the last slot, still finds one.
+ */
+static bool
+test_free_slot_hint(void)
+{
+	static uint8_t page[ART_PAGE_SIZE];
+	uint8_t		rec[ART_MAX_RECORD];
+	size_t		size = art_leaf_encode(S("leaf"), true, rec);
+	int			slot;
+
+	art_page_init(page);
+	for (slot = 1; slot <= 12; slot++)
+		CHECK(art_rec_alloc(page, rec, size) == slot, "slot %d", slot);
+	art_rec_free(page, 7);
+	art_rec_free(page, 3);
+	art_rec_free(page, 9);
+	CHECK(art_rec_alloc(page, rec, size) == 3, "lowest free slot first");
+	CHECK(art_rec_alloc(page, rec, size) == 7, "then the next");
+	art_rec_free(page, 2);
+	CHECK(art_rec_alloc(page, rec, size) == 2, "a slot freed below the hint");
+	CHECK(art_rec_alloc(page, rec, size) == 9, "the last free slot");
+	CHECK(art_page_nfree(page) == 0 && art_rec_alloc(page, rec, size) == 13,
+		  "a new slot once none is free");
+	art_rec_free(page, 5);
+	art_put16(page + ART_FREE_HINT_OFF, 10);
+	CHECK(art_rec_alloc(page, rec, size) == 5,
+		  "a free slot before a hint past it");
+	art_rec_free(page, 4);
+	art_put16(page + ART_FREE_HINT_OFF, 0xFFFF);
+	CHECK(art_rec_alloc(page, rec, size) == 4,
+		  "a free slot under a hint past the last slot");
+	CHECK(art_page_nfree(page) == 0 && art_page_nslots(page) == 13,
+		  "%d free of %d slots at the end", art_page_nfree(page),
+		  art_page_nslots(page));
+	return true;
+}
+
+/*
  * The fixture's trie verifies, holds exactly its model's entries and
  * groups, and its store saw no rule broken.
  */
@@ -2590,6 +2630,7 @@ main(int argc, char **argv)
 	static const Test tests[] = {
 		{"basics", test_basics},
 		{"node_growth", test_node_growth},
+		{"free_slot_hint", test_free_slot_hint},
 		{"many", test_many},
 		{"long_keys", test_long_keys},
 		{"verify_detects", test_verify_detects},
