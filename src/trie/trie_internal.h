@@ -256,6 +256,8 @@ extern bool art_node_next(const ArtNode *node, int after, uint8_t *key,
 						  uint16_t *slot);
 extern bool art_node_prev(const ArtNode *node, int before, uint8_t *key,
 						  uint16_t *slot);
+extern int	art_node_children(const ArtNode *node, uint16_t *slots);
+extern void art_node_remap_children(ArtNode *node, const uint16_t *map);
 extern void art_node_set_count(ArtNode *node, uint64_t count);
 extern void art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot);
 extern void art_node_add_child(uint8_t *page, int slot, uint8_t key,

@@ -737,3 +737,74 @@ art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot)
 			break;
 	}
 }
+
+/*
+ * The child slots of an inner node in key order, into slots (room for
+ * 256); returns how many.  One pass over the body, where art_node_next
+ * would start again for each child.
+ */
+int
+art_node_children(const ArtNode *node, uint16_t *slots)
+{
+	int			n = 0;
+	int			i;
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			for (i = 0; i < node->n; i++)
+				slots[n++] = art_get16(node->body + node->n + 2 * i);
+			break;
+		case ART_NODE_48:
+			for (i = 0; i < 256; i++)
+				if (node->body[i])
+					slots[n++] = art_get16(node->body + 256 +
+										   2 * (node->body[i] - 1));
+			break;
+		case ART_NODE_256:
+			for (i = 0; i < 256; i++)
+			{
+				uint16_t	s = art_get16(node->body + 2 * i);
+
+				if (s)
+					slots[n++] = s;
+			}
+			break;
+		default:
+			break;
+	}
+	return n;
+}
+
+/* Replace each child slot s of an inner node by map[s], in place. */
+void
+art_node_remap_children(ArtNode *node, const uint16_t *map)
+{
+	uint8_t    *p = node->body;
+	int			n = node->n;
+	int			i;
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			p += n;
+			break;
+		case ART_NODE_48:
+			p += 256;
+			break;
+		case ART_NODE_256:
+			n = 256;
+			break;
+		default:
+			return;
+	}
+	for (i = 0; i < n; i++)
+	{
+		uint16_t	s = art_get16(p + 2 * i);
+
+		if (s)
+			art_put16(p + 2 * i, map[s]);
+	}
+}

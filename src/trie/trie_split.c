@@ -54,18 +54,15 @@ push_children(uint8_t *page, int slot, uint16_t *stack, int sp)
 {
 	uint8_t    *rec = art_rec(page, slot);
 	ArtNode		node;
-	int			key = 256;
-	uint8_t		k;
-	uint16_t	s;
+	uint16_t	kids[256];
+	int			n;
 
 	if (art_is_stub(rec))
 		return sp;
 	art_node_decode(rec, &node);
-	while (art_node_prev(&node, key, &k, &s))
-	{
-		stack[sp++] = s;
-		key = k;
-	}
+	n = art_node_children(&node, kids);
+	while (n > 0)
+		stack[sp++] = kids[--n];
 	return sp;
 }
 
@@ -83,9 +80,8 @@ analyse(uint8_t *page, SplitState *ss)
 	{
 		uint8_t    *rec;
 		ArtNode		node;
-		int			key = -1;
-		uint8_t		k;
-		uint16_t	s;
+		uint16_t	kids[256];
+		int			n;
 
 		if (art_slot_off(page, slot) == 0)
 			continue;
@@ -93,11 +89,9 @@ analyse(uint8_t *page, SplitState *ss)
 		if (art_is_stub(rec))
 			continue;
 		art_node_decode(rec, &node);
-		while (art_node_next(&node, key, &k, &s))
-		{
-			ss->parent[s] = (uint16_t) slot;
-			key = k;
-		}
+		n = art_node_children(&node, kids);
+		while (n > 0)
+			ss->parent[kids[--n]] = (uint16_t) slot;
 	}
 	ss->norder = 0;
 	for (slot = nslots; slot >= 1; slot--)
@@ -302,16 +296,9 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 		if (!art_is_stub(tmp))
 		{
 			ArtNode		node;
-			int			key = -1;
-			uint8_t		k;
-			uint16_t	s;
 
 			art_node_decode(tmp, &node);
-			while (art_node_next(&node, key, &k, &s))
-			{
-				art_node_set_child(&node, k, ss->map[s]);
-				key = k;
-			}
+			art_node_remap_children(&node, ss->map);
 			if (ss->derive && node.kind != ART_NODE_LEAF)
 				art_node_set_count(&node, ss->counts[slot]);
 		}

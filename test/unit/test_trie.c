@@ -144,7 +144,8 @@ test_basics(void)
  * A node grown one child at a time, in a shuffled key order, from a leaf to
  * an N256 (art_node_add_child): after each add the record has the kind,
  * size, count and prefix it should, finds every child added and no other,
- * and lists them in key order.
+ * and lists them in key order (art_node_next, art_node_children); at the
+ * end art_node_remap_children renumbers every child.
  */
 static bool
 test_node_growth(void)
@@ -153,6 +154,8 @@ test_node_growth(void)
 	uint8_t		rec[ART_MAX_RECORD];
 	uint8_t		order[256];
 	bool		added[256];
+	uint16_t	kids[256];
+	static uint16_t map[1256];
 	ArtNode		node;
 	int			slot;
 	int			i;
@@ -204,7 +207,20 @@ test_node_growth(void)
 			seen++;
 		}
 		CHECK(seen == i + 1, "listed %d children of %d", seen, i + 1);
+		CHECK(art_node_children(&node, kids) == i + 1,
+			  "art_node_children of %d children", i + 1);
+		seen = 0;
+		for (k = 0; k < 256; k++)
+			if (added[k])
+				CHECK(kids[seen++] == 1000 + k,
+					  "child %d of %d listed in key order", k, i + 1);
 	}
+	for (k = 0; k < (int) (sizeof(map) / sizeof(map[0])); k++)
+		map[k] = (uint16_t) (k + 7);
+	art_node_remap_children(&node, map);
+	for (k = 0; k < 256; k++)
+		CHECK(art_node_find(&node, (uint8_t) k) == 1007 + k,
+			  "child %d remapped", k);
 	return true;
 }
 
