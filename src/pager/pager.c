@@ -36,6 +36,7 @@
 int			pager_pool_kb = 128 * 1024;
 int			pager_max_files = 1024;
 int			pager_checkpoint_timeout = 300;
+int			pager_checkpoint_gate_timeout = 60000;
 int			pager_checkpoint_dirty_percent = 50;
 int			pager_test_map_fanout = 0;
 bool		pager_test_checkpoint_pause = false;
@@ -120,6 +121,14 @@ pager_init(void)
 							300, 1, 86400,
 							PGC_SIGHUP,
 							GUC_UNIT_S,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("artrie.checkpoint_gate_timeout",
+							"Longest time PostgreSQL's checkpoint waits for artrie's checkpoint images.",
+							"Past it the checkpoint goes on with a WARNING, and a base backup started at its redo pointer may restore an index changed before it refused until REINDEX.",
+							&pager_checkpoint_gate_timeout,
+							60000, 1000, 3600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("artrie.checkpoint_dirty_percent",
 							"Share of the buffer pool, in percent, whose being dirty starts a checkpoint.",

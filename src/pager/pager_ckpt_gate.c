@@ -43,7 +43,7 @@
  * failing image must not stop PostgreSQL's checkpoints).  The gate holds
  * nothing while the io worker is not running or not ready, in recovery
  * (the worker starts once recovery is over), nor once a hold reached
- * PAGER_GATE_BOUND_MS: it then says in a WARNING that the checkpoint went
+ * artrie.checkpoint_gate_timeout: it then says in a WARNING that the checkpoint went
  * on without artrie's images, and claims again only when the io worker
  * has caught up.  The io worker's pass waits for nothing the checkpointer
  * does meanwhile (it sleeps, holding no lock), and at shutdown the
@@ -80,9 +80,6 @@ PGDLLEXPORT void artrie_ckpt_gate_main(Datum main_arg);
 
 /* How often the gate looks, latch or not. */
 #define PAGER_GATE_LOOK_MS		100
-
-/* How long the gate holds one of PostgreSQL's checkpoints at most. */
-#define PAGER_GATE_BOUND_MS		60000
 
 static bool holding = false;
 static XLogRecPtr claim_redo = InvalidXLogRecPtr;
@@ -251,13 +248,14 @@ artrie_ckpt_gate_main(Datum main_arg)
 			if (!gate_swap(since))
 				wait_ms = Max(PAGER_GATE_RECLAIM_MS - since, 1);
 		}
-		else if (TimestampDifferenceExceeds(behind_since, now, PAGER_GATE_BOUND_MS))
+		else if (TimestampDifferenceExceeds(behind_since, now,
+											pager_checkpoint_gate_timeout))
 		{
 			ereport(WARNING,
-					(errmsg("artrie: PostgreSQL's checkpoint at %X/%X goes on without artrie's checkpoint images after %d s",
-							LSN_FORMAT_ARGS(redo), PAGER_GATE_BOUND_MS / 1000),
+					(errmsg("artrie: PostgreSQL's checkpoint at %X/%X goes on without artrie's checkpoint images after %d ms",
+							LSN_FORMAT_ARGS(redo), pager_checkpoint_gate_timeout),
 					 errdetail("The io worker has not logged every changed artrie file's image since that redo pointer. A base backup that started there restores such indexes only if its WAL reaches their images; otherwise they are refused until REINDEX."),
-					 errhint("Look in the log for the io worker's errors. Take base backups again once its checkpoint pass has caught up.")));
+					 errhint("Look in the log for the io worker's errors, or raise artrie.checkpoint_gate_timeout if its passes are only slow. Take base backups again once its checkpoint pass has caught up.")));
 			gave_up = true;
 			gate_release();
 		}

@@ -347,6 +347,7 @@ extern HTAB *pager_table;
 extern int	pager_pool_kb;
 extern int	pager_max_files;
 extern int	pager_checkpoint_timeout;
+extern int	pager_checkpoint_gate_timeout;
 extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
 extern bool pager_test_checkpoint_pause;

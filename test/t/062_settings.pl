@@ -1,6 +1,7 @@
 # Start-time settings out of range stop the server with a message naming
-# the setting, as PostgreSQL's own do; a buffer pool far too small for the
-# pages in use is reported in the log and by artrie_pool_stats().
+# the setting, as PostgreSQL's own do, and a reloadable one is refused;
+# a buffer pool far too small for the pages in use is reported in the log
+# and by artrie_pool_stats().
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -99,6 +100,21 @@ like(slurp_file($node->logfile, $offset),
 	'with a hint naming the setting');
 my @lines = grep { /buffer pool is too small/ } split /\n/, slurp_file($node->logfile, $offset);
 is(scalar(@lines), 1, 'once, not at every interval (rate-limited)');
+
+# A reloadable setting out of its range is refused with the same message,
+# and one in range taken at the reload.
+my ($rc, $out, $err) = $node->psql('postgres',
+	q{ALTER SYSTEM SET artrie.checkpoint_gate_timeout = '500ms'});
+isnt($rc, 0, 'artrie.checkpoint_gate_timeout below its minimum is refused');
+like($err,
+	qr/ERROR:  500 ms is outside the valid range for parameter "artrie.checkpoint_gate_timeout" \(1000 \.\. 3600000\)/,
+	'the error names the setting and its range');
+$node->safe_psql('postgres',
+	q{ALTER SYSTEM SET artrie.checkpoint_gate_timeout = '5s'});
+$node->reload;
+ok($node->poll_query_until('postgres',
+		q{SELECT current_setting('artrie.checkpoint_gate_timeout') = '5s'}),
+	'artrie.checkpoint_gate_timeout in range is taken at the reload');
 
 $node->stop;
 done_testing();

@@ -8,7 +8,9 @@
 # must maintain the index fails with the ERROR, and REINDEX brings the
 # index back.  The same with the slot in place shows that the slot is what
 # keeps that WAL: batch B is then found through the index.  On the mmap
-# backend, whose reads do not go through the io worker.
+# backend, whose reads do not go through the io worker.  PostgreSQL's
+# checkpoints wait for the stopped io worker's images only as long as
+# artrie.checkpoint_gate_timeout (2 s here), then go on with a WARNING.
 use strict;
 use warnings;
 use FindBin;
@@ -23,7 +25,7 @@ for my $drop_slot (0, 1)
 {
 	my $label = $drop_slot ? 'slot dropped' : 'slot kept';
 	my $node = artrie_node("walmiss_$drop_slot", 'mmap', 'min_wal_size = 32MB',
-		'max_wal_size = 64MB');
+		'max_wal_size = 64MB', 'artrie.checkpoint_gate_timeout = 2s');
 	$node->safe_psql('postgres', q{
 		CREATE TABLE t (id int, k text COLLATE "C");
 		CREATE INDEX t_k ON t USING artrie (k);
@@ -55,6 +57,10 @@ for my $drop_slot (0, 1)
 			CHECKPOINT;
 		});
 	}
+
+	like(slurp_file($node->logfile),
+		qr/WARNING:  artrie: PostgreSQL's checkpoint at \S+ goes on without artrie's checkpoint images after 2000 ms/,
+		"$label: PostgreSQL's checkpoints went on past the stopped io worker after artrie.checkpoint_gate_timeout");
 
 	crash_node($node);
 	$node->start;
