@@ -9,11 +9,13 @@
 # committed input, then a bounded run of each harness) in the background,
 # and meanwhile runs on a throwaway cluster (temporary directory, free
 # port, run as the postgres OS user) pg_regress over sql/, pgTAP files
-# under test/pgtap through pg_prove, isolation specs under test/specs and
-# TAP tests under test/t.  It removes the cluster whatever happens and ends with
-# "N passed, N failed"; the exit status is non-zero if anything failed.
+# under test/pgtap through pg_prove and isolation specs under test/specs,
+# then the TAP tests under test/t, two at a time, each with its own
+# servers.  It removes the cluster whatever happens and ends with "N
+# passed, N failed"; the exit status is non-zero if anything failed.
 #
 # Environment: FUZZ_SECONDS (default 20) bounds each harness's fuzz run;
+# ARTRIE_TAP_JOBS (default 2) is how many TAP tests run at once;
 # ARTRIE_KEEP=1 keeps the scratch directory for inspection; ARTRIE_ONLY, a
 # bash regular expression, runs only the tests whose name it matches (say
 # 'tap: 05'); ARTRIE_PRIVATE_INSTALL=1 installs into a private copy of
@@ -39,13 +41,18 @@ record() {
 	fi
 }
 
+# The file in the scratch directory that keeps a test's output.
+test_log() {
+	echo "$ARTRIE_TMP/log/$(echo "$1" | tr -c 'A-Za-z0-9._\n-' '_').log"
+}
+
 # Run a command as one test, its output kept in the scratch directory and
 # shown only on failure; the line that records it says how long it took.
 run_test() {
 	local name=$1 log start=$SECONDS
 	shift
 	[[ -n "${ARTRIE_ONLY:-}" && ! "$name" =~ $ARTRIE_ONLY ]] && return 0
-	log=$ARTRIE_TMP/log/$(echo "$name" | tr -c 'A-Za-z0-9._\n-' '_').log
+	log=$(test_log "$name")
 	"$@" >"$log" 2>&1
 	local rc=$?
 	[ $rc -ne 0 ] && sed 's/^/    | /' "$log" | tail -n 60
@@ -176,14 +183,59 @@ if [ "$(id -u)" = 0 ]; then
 	fi
 fi
 
+# TAP tests run ARTRIE_TAP_JOBS at a time (default 2): each starts its own
+# servers on ports PostgreSQL's test modules lock, in directories named
+# after it, and most of their time is spent waiting on those servers
+# (checkpoints, replication, timeouts) rather than on a core.  The tests
+# that use the small filesystem run alone.  A test's line is printed when
+# it ends, so the lines need not come in the files' order.
+declare -A tap_jobs=()
+tap_alone='^(090|091)_'
+
+# Start one TAP test in the background; its log, and its exit status and
+# seconds in <log>.rc, go to the scratch directory.
+tap_start() {
+	local f=$1 name log
+	name="tap: $(basename "$f")"
+	log=$(test_log "$name")
+	(
+		start=$SECONDS
+		as_pg env PATH="$PG_BIN:$PATH" \
+			TESTDIR="$ARTRIE_TMP/tap" PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
+			PGHOST= PGPORT= PGDATA= \
+			prove -I "$PGXS_DIR/src/test/perl" -I "$ARTRIE_TMP/test/t" "$f" >"$log" 2>&1
+		echo "$? $((SECONDS - start))" >"$log.rc"
+	) &
+	tap_jobs[$!]="$name|$log"
+}
+
+# Wait for one running TAP test to end and record it (the end of its log
+# shown if it failed; no status at all counts as a failure).
+tap_reap() {
+	local pid name log rc=1 took=
+	wait -n -p pid "${!tap_jobs[@]}"
+	name=${tap_jobs[$pid]%%|*}
+	log=${tap_jobs[$pid]#*|}
+	unset "tap_jobs[$pid]"
+	[ -s "$log.rc" ] && read -r rc took <"$log.rc"
+	[ "$rc" -ne 0 ] && sed 's/^/    | /' "$log" | tail -n 60
+	record "$name" "$rc" "$took"
+}
+
 say "TAP"
 for f in "$ARTRIE_TMP"/test/t/*.pl; do
 	[ -e "$f" ] || continue
-	run_test "tap: $(basename "$f")" as_pg env PATH="$PG_BIN:$PATH" \
-		TESTDIR="$ARTRIE_TMP/tap" PG_REGRESS="$PGXS_DIR/src/test/regress/pg_regress" \
-		PGHOST= PGPORT= PGDATA= \
-		prove -I "$PGXS_DIR/src/test/perl" -I "$ARTRIE_TMP/test/t" "$f"
+	[[ -n "${ARTRIE_ONLY:-}" && ! "tap: $(basename "$f")" =~ $ARTRIE_ONLY ]] && continue
+	if [[ "$(basename "$f")" =~ $tap_alone ]]; then
+		while [ ${#tap_jobs[@]} -gt 0 ]; do tap_reap; done
+		tap_start "$f"
+		tap_reap
+		continue
+	fi
+	while [ ${#tap_jobs[@]} -ge "${ARTRIE_TAP_JOBS:-2}" ]; do tap_reap; done
+	tap_start "$f"
 done
+while [ ${#tap_jobs[@]} -gt 0 ]; do tap_reap; done
 
 unit_tally
 
