@@ -37,8 +37,11 @@ typedef struct SplitState
 	uint16_t	parent[MAX_SLOTS];	/* parent slot in page, 0: page root */
 	uint32_t	size[MAX_SLOTS];	/* bytes of the in-page subtree */
 	uint16_t	order[MAX_SLOTS];	/* pre-order of the forest */
+	uint16_t	pos[MAX_SLOTS];		/* of each record in order */
+	uint16_t	nodes[MAX_SLOTS];	/* records of the in-page subtree */
+	uint16_t	last[MAX_SLOTS];	/* in-page child with the largest key */
+	uint16_t	prev[MAX_SLOTS];	/* sibling with the next smaller key */
 	uint16_t	stack[MAX_SLOTS];
-	uint16_t	sub[MAX_SLOTS];		/* one subtree being moved */
 	uint16_t	map[MAX_SLOTS];		/* old slot -> slot in the new page */
 	uint8_t		selected[MAX_SLOTS];
 	uint8_t		covered[MAX_SLOTS];
@@ -48,25 +51,12 @@ typedef struct SplitState
 	int			norder;
 } SplitState;
 
-/* Push a node's in-page children on the stack, largest key first. */
-static int
-push_children(uint8_t *page, int slot, uint16_t *stack, int sp)
-{
-	uint8_t    *rec = art_rec(page, slot);
-	ArtNode		node;
-	uint16_t	kids[256];
-	int			n;
-
-	if (art_is_stub(rec))
-		return sp;
-	art_node_decode(rec, &node);
-	n = art_node_children(&node, kids);
-	while (n > 0)
-		stack[sp++] = kids[--n];
-	return sp;
-}
-
-/* Compute parents, pre-order and subtree sizes of the page's forest. */
+/*
+ * Compute parents, pre-order (a node, then its children's subtrees in key
+ * order) and subtree sizes of the page's forest.  The children of each
+ * node are listed once, into parent, last and prev; the walk for the
+ * pre-order follows those.
+ */
 static void
 analyse(uint8_t *page, SplitState *ss)
 {
@@ -76,6 +66,7 @@ analyse(uint8_t *page, SplitState *ss)
 	int			i;
 
 	memset(ss->parent, 0, sizeof(ss->parent));
+	memset(ss->last, 0, sizeof(ss->last));
 	for (slot = 1; slot <= nslots; slot++)
 	{
 		uint8_t    *rec;
@@ -90,8 +81,13 @@ analyse(uint8_t *page, SplitState *ss)
 			continue;
 		art_node_decode(rec, &node);
 		n = art_node_children(&node, kids);
-		while (n > 0)
-			ss->parent[kids[--n]] = (uint16_t) slot;
+		for (i = 0; i < n; i++)
+		{
+			ss->parent[kids[i]] = (uint16_t) slot;
+			ss->prev[kids[i]] = i > 0 ? kids[i - 1] : 0;
+		}
+		if (n > 0)
+			ss->last[slot] = kids[n - 1];
 	}
 	ss->norder = 0;
 	for (slot = nslots; slot >= 1; slot--)
@@ -99,16 +95,25 @@ analyse(uint8_t *page, SplitState *ss)
 			ss->stack[sp++] = (uint16_t) slot;
 	while (sp > 0)
 	{
+		uint16_t	c;
+
 		slot = ss->stack[--sp];
+		ss->pos[slot] = (uint16_t) ss->norder;
 		ss->order[ss->norder++] = (uint16_t) slot;
 		ss->size[slot] = (uint32_t) art_rec_size(art_rec(page, slot)) + 2;
-		sp = push_children(page, slot, ss->stack, sp);
+		ss->nodes[slot] = 1;
+		/* largest key first, so that the smallest is taken next */
+		for (c = ss->last[slot]; c != 0; c = ss->prev[c])
+			ss->stack[sp++] = c;
 	}
 	for (i = ss->norder - 1; i >= 0; i--)
 	{
 		slot = ss->order[i];
 		if (ss->parent[slot])
+		{
 			ss->size[ss->parent[slot]] += ss->size[slot];
+			ss->nodes[ss->parent[slot]] += ss->nodes[slot];
+		}
 	}
 }
 
@@ -267,28 +272,23 @@ largest_subtree(uint8_t *page, SplitState *ss)
 	return best;
 }
 
-/* Copy the subtree at slot from page to newpage; frees it in page. */
+/*
+ * Copy the subtree at slot from page to newpage; frees it in page.  The
+ * subtree is the stretch of the forest's pre-order from its root on
+ * (analyse); the subtrees moved before it were others, so it is as
+ * analyse found it.
+ */
 static void
 move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 {
-	int			sp = 0;
-	int			n = 0;
+	const uint16_t *sub = &ss->order[ss->pos[root]];
 	int			i;
 	uint8_t		tmp[ART_MAX_RECORD];
 
-	/* collect the subtree in pre-order */
-	ss->stack[sp++] = (uint16_t) root;
-	while (sp > 0)
-	{
-		int			slot = ss->stack[--sp];
-
-		ss->sub[n++] = (uint16_t) slot;
-		sp = push_children(page, slot, ss->stack, sp);
-	}
 	/* children before parents: reverse pre-order */
-	for (i = n - 1; i >= 0; i--)
+	for (i = ss->nodes[root] - 1; i >= 0; i--)
 	{
-		int			slot = ss->sub[i];
+		int			slot = sub[i];
 		uint8_t    *rec = art_rec(page, slot);
 		size_t		size = art_rec_size(rec);
 
