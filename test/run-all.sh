@@ -24,6 +24,12 @@ set -u
 
 . "$(dirname "$0")/lib.sh"
 
+tap_max=${ARTRIE_TAP_JOBS:-2}
+if ! [[ "$tap_max" =~ ^[1-9][0-9]*$ ]]; then
+	echo "ARTRIE_TAP_JOBS must be a positive whole number, not '$tap_max'" >&2
+	exit 1
+fi
+
 passed=0
 failed=0
 failures=()
@@ -235,7 +241,7 @@ for f in "$ARTRIE_TMP"/test/t/*.pl; do
 		tap_reap
 		continue
 	fi
-	while [ ${#tap_jobs[@]} -ge "${ARTRIE_TAP_JOBS:-2}" ]; do tap_reap; done
+	while [ ${#tap_jobs[@]} -ge "$tap_max" ]; do tap_reap; done
 	tap_start "$f"
 done
 while [ ${#tap_jobs[@]} -gt 0 ]; do tap_reap; done

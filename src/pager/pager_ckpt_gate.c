@@ -43,9 +43,9 @@
  * failing image must not stop PostgreSQL's checkpoints).  The gate holds
  * nothing while the io worker is not running or not ready, in recovery
  * (the worker starts once recovery is over), nor once a hold reached
- * artrie.checkpoint_gate_timeout: it then says in a WARNING that the checkpoint went
- * on without artrie's images, and claims again only when the io worker
- * has caught up.  The io worker's pass waits for nothing the checkpointer
+ * artrie.checkpoint_gate_timeout: it then says in a WARNING that the
+ * checkpoint went on without artrie's images, and claims again only when
+ * the io worker has caught up.  The io worker's pass waits for nothing the checkpointer
  * does meanwhile (it sleeps, holding no lock), and at shutdown the
  * postmaster stops this worker before the shutdown checkpoint.
  *
