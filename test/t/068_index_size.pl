@@ -63,24 +63,25 @@ sub index_file
 
 # The directory pages (kind 4) that the file's newest meta page's
 # checkpoint wrote: those whose header carries its checkpoint number.
+# The server runs: a checkpoint its pool asked for may cut the file's
+# tail meanwhile, so the file is read in one go and only its whole pages
+# are looked at (the last checkpoint's pages are never the ones cut).
 sub directory_pages
 {
 	my ($path) = @_;
 	open(my $fh, '<:raw', $path) or die "open $path: $!";
-	my $size = -s $path;
+	my $data = do { local $/; <$fh> };
+	close $fh;
 	my (%kind, $ckpt);
-	for (my $off = 0; $off < $size; $off += 8192)
+	for (my $off = 0; $off + 8192 <= length($data); $off += 8192)
 	{
-		my $hdr;
-		sysseek($fh, $off, 0);
-		sysread($fh, $hdr, 32) == 32 or die "read: $!";
-		my $k = unpack('v', substr($hdr, 20, 2));
-		my ($lo, $hi) = unpack('VV', substr($hdr, 24, 8));
+		my $k = unpack('v', substr($data, $off + 20, 2));
+		my ($lo, $hi) = unpack('VV', substr($data, $off + 24, 8));
 		my $no = $hi * 4294967296 + $lo;
 		$ckpt = $no if $off < 2 * 8192 && $k == 3 && (!defined $ckpt || $no > $ckpt);
 		push @{ $kind{$k} }, $no;
 	}
-	close $fh;
+	die "no meta page in $path" unless defined $ckpt;
 	return scalar grep { $_ == $ckpt } @{ $kind{4} // [] };
 }
 
