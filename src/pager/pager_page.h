@@ -55,10 +55,12 @@ typedef struct PagerPageHeader
 #define PAGER_KIND_DIR		4
 
 /*
- * Format 3 (two-level page map) after the released 0.1.0's format 2,
- * whose files are refused with the REINDEX hint.
+ * Format 4 (trie nodes with 1-, 2-, 3- or 6-byte subtree counts, see
+ * src/trie/README.md) after format 3 (6-byte counts everywhere) and the
+ * released 0.1.0's format 2 (a one-level page map); files of an older
+ * format are refused with the REINDEX hint.
  */
-#define PAGER_FORMAT_VERSION	3
+#define PAGER_FORMAT_VERSION	4
 #define PAGER_META_MAGIC	((uint64_t) 0x41525452494D4554)	/* "ARTRIMET" */
 
 /* Physical pages 0 and 1 are the meta slots. */

@@ -63,6 +63,7 @@ struct BNode
 	uint16_t	n;
 	uint16_t	sizeclass;
 	bool		terminal;
+	bool		wide;			/* reaches another page: a 6-byte count */
 };
 
 /* A BNode's children, key bytes and prefix. */
@@ -163,6 +164,7 @@ bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 	b->slot = 0;
 	b->n = (uint16_t) n;
 	b->terminal = false;
+	b->wide = false;
 	if (plen)
 		memcpy(BNODE_PREFIX(b), prefix, plen);
 	return b;
@@ -180,25 +182,30 @@ bnode_free(ArtBulkLoader *l, BNode *b)
 static size_t
 bnode_rec_size(const BNode *b)
 {
-	ArtNodeBuild nb;
-
-	nb.plen = b->plen;
-	nb.n = b->n;
-	return art_build_size(&nb);
+	return art_node_size_for(b->plen, b->n,
+							 art_count_width(b->u.count, b->wide));
 }
 
-/* Recompute the pending size of b from its children. */
+/*
+ * Recompute the pending size of b from its children, and whether it is
+ * wide: a child written to a page already (a stub in b's page) or a wide
+ * child.
+ */
 static void
 bnode_size(BNode *b)
 {
 	BNode	  **kids = BNODE_KIDS(b);
-	size_t		size = bnode_rec_size(b) + 2;
+	size_t		size = 2;
 	int			i;
 
 	for (i = 0; i < b->n; i++)
-		size += kids[i]->page != ART_INVALID_PAGENO ?
-			ART_STUB_SIZE + 2 : kids[i]->size;
-	b->size = (uint32_t) size;
+	{
+		bool		placed = kids[i]->page != ART_INVALID_PAGENO;
+
+		size += placed ? ART_STUB_SIZE + 2 : kids[i]->size;
+		b->wide = b->wide || placed || kids[i]->wide;
+	}
+	b->size = (uint32_t) (size + bnode_rec_size(b));
 }
 
 /* Allocate a fresh page for the loader. */
@@ -278,6 +285,7 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		nb.plen = x->plen;
 		nb.prefix = BNODE_PREFIX(x);
 		nb.count = x->u.count;
+		nb.wide = x->wide;
 		nb.n = x->n;
 		for (i = 0; i < x->n; i++)
 		{
@@ -347,7 +355,8 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 	if (sel == NULL)
 		return ART_NO_MEMORY;
 	bin = (int *) (sel + (b->n ? b->n : 1));
-	base = b->size;
+	/* b's own record once wide, as it is when a child goes */
+	base = b->size + ART_COUNT_WIDE - art_count_width(b->u.count, b->wide);
 	for (i = 0; i < b->n; i++)
 		if (BNODE_KIDS(b)[i]->page == ART_INVALID_PAGENO)
 		{

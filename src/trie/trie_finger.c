@@ -190,6 +190,16 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	}
 
 	need = art_change_need(&node, len, &p);
+	for (i = 0; i < npath; i++)
+	{
+		ArtNode		anc;
+
+		/* the ancestors in other pages are wide: they grow in place */
+		if (f->path[i].pidx != ps->n - 1)
+			continue;
+		art_node_decode(art_rec(page, f->path[i].slot), &anc);
+		need += art_node_count_growth(&anc, 1, !p.inline_leaf);
+	}
 	if (need > art_page_free(page))
 	{
 		st = finger_packs(f, key, len) ?
@@ -205,7 +215,8 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 
 	/* From here on, no store call that can fail. */
 	for (i = 0; i < npath; i++)
-		art_count_one_more(ps->refs[f->path[i].pidx].data, f->path[i].slot);
+		art_node_count_add(ps->refs[f->path[i].pidx].data, f->path[i].slot, 1,
+						   !p.inline_leaf && f->path[i].pidx == ps->n - 1);
 	art_change_apply(page, slot, key, len, &p);
 	art_change_count_group(t, art_root_counts_groups(ps->refs[0].data),
 						   key, len, &p);

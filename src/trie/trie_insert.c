@@ -14,10 +14,13 @@
  * the first try) and starts over.  Otherwise it
  * first places any long new path in fresh pages, and only then changes
  * the page, counts of the page's own nodes on the path included, with no
- * fallible store call left.  The second pass adds one to the count of
- * every node on the path between that page and the root page (whose nodes
- * keep no counts), coupling exclusive from the first page below the root
- * page.  Between the passes those counts are one short;
+ * fallible store call left; the room it needs counts what those counts
+ * grow by (a short count may need a byte more, and a change that links a
+ * new page below them makes them wide: trie_internal.h).  The second pass
+ * adds one to the count of every node on the path between that page and
+ * the root page (whose nodes keep no counts), coupling exclusive from the
+ * first page below the root page; those nodes lie above another page, so
+ * their counts are 6 bytes and change in place.  Between the passes those counts are one short;
  * only verify, which keeps writers out, would notice, and structural
  * decisions never read counts.  The planning and change steps serve the
  * finger (trie_finger.c) too.
@@ -123,7 +126,9 @@ art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key,
 /*
  * How many free bytes a planned change needs in node's page: the new
  * records (allocated while the old node is still there), plus what the
- * node's own record grows by when it is rewritten.
+ * node's own record grows by when it is rewritten (its count one more,
+ * and wide if the change links a new page below it).  The growth of the
+ * counts of its ancestors in the page is art_path_growth's.
  */
 size_t
 art_change_need(const ArtNode *node, size_t len, ArtInsertPlan *p)
@@ -131,23 +136,26 @@ art_change_need(const ArtNode *node, size_t len, ArtInsertPlan *p)
 	uint8_t		tmp[ART_MAX_RECORD];
 	size_t		need = 0;
 	size_t		size;
+	bool		wide;
 
 	p->inline_leaf = !p->has_leaf || len - p->leafoff <= ART_MAX_PREFIX;
+	wide = !p->inline_leaf || node->cw == ART_COUNT_WIDE;
 	if (p->has_leaf)
 		need += (p->inline_leaf ? art_leaf_size(len - p->leafoff) :
 				 ART_STUB_SIZE) + 2;
 	if (p->op == ART_OP_FILL_ROOT)
 		size = art_leaf_size(len);
 	else if (p->op == ART_OP_ADD_CHILD)
-		size = art_node_size_for(node->plen, node->n + 1);
+		size = art_node_size_for(node->plen, node->n + 1,
+								 art_count_width(node->count + 1, wide));
 	else if (p->op == ART_OP_SPLIT_PREFIX)
 	{
 		/* the shortened old node, then the new one (at most two children) */
 		need += encode_tail(node, p->m + 1, tmp) + 2;
-		size = 3 + 7 + p->m + 6;
+		size = 3 + art_count_width(node->count + 1, wide) + 1 + p->m + 6;
 	}
 	else
-		size = node->size;
+		size = node->size + art_node_count_growth(node, 1, false);
 	if (size > node->size)
 		need += size - node->size;
 	return need;
@@ -208,12 +216,10 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 		case ART_OP_SET_TERMINAL:
 			rec = art_rec(page, slot);
 			rec[0] |= ART_FLAG_TERMINAL;
-			art_node_decode(rec, &node);
-			if (node.kind != ART_NODE_LEAF)
-				art_node_set_count(&node, node.count + 1);
+			art_node_count_add(page, slot, 1, false);
 			break;
 		case ART_OP_ADD_CHILD:
-			art_node_add_child(page, slot, key[p->d], lslot);
+			art_node_add_child(page, slot, key[p->d], lslot, !p->inline_leaf);
 			break;
 		case ART_OP_SPLIT_PREFIX:
 			{
@@ -229,6 +235,7 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 				b.plen = (uint32_t) p->m;
 				b.prefix = node.prefix;
 				b.count = node.count + 1;
+				b.wide = !p->inline_leaf || node.cw == ART_COUNT_WIDE;
 				b.n = 0;
 				art_build_add(&b, oldkey, oldslot);
 				if (p->has_leaf)
@@ -243,14 +250,25 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 	}
 }
 
-/* Add one to the count of the inner node in slot of page. */
-void
-art_count_one_more(uint8_t *page, uint16_t slot)
+/*
+ * Bytes the records of the nodes in slots path[0 .. npath) of page, the
+ * changed node's ancestors in its page, grow by when their counts go up
+ * by one (art_node_count_add) and, if wide (the change links a new page
+ * below them), they become wide.
+ */
+size_t
+art_path_growth(uint8_t *page, const uint16_t *path, int npath, bool wide)
 {
-	ArtNode		node;
+	size_t		growth = 0;
 
-	art_node_decode(art_rec(page, slot), &node);
-	art_node_set_count(&node, node.count + 1);
+	for (int i = 0; i < npath; i++)
+	{
+		ArtNode		node;
+
+		art_node_decode(art_rec(page, path[i]), &node);
+		growth += art_node_count_growth(&node, 1, wide);
+	}
+	return growth;
 }
 
 /*
@@ -453,6 +471,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	}
 
 	need = art_change_need(&node, len, &p);
+	need += art_path_growth(page, path, npath, !p.inline_leaf);
 	if (need > art_page_free(page))
 	{
 		if (*xfrom == ART_INVALID_PAGENO || (ps.n >= 2 && !parent_x))
@@ -488,7 +507,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 
 	/* From here on, no store call that can fail. */
 	for (i = 0; i < npath; i++)
-		art_count_one_more(page, path[i]);
+		art_node_count_add(page, path[i], 1, !p.inline_leaf);
 	art_change_apply(page, slot, key, len, &p);
 	art_change_count_group(t, counted, key, len, &p);
 	t->store.ops->version(t->store.store, true);
@@ -561,6 +580,12 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
 			memcmp(key + d, node.prefix, node.plen) != 0)
 			break;
+		if (node.cw != ART_COUNT_WIDE)
+		{
+			/* above another page, so wide: its count grows in place */
+			st = ART_CORRUPT;
+			break;
+		}
 		art_node_set_count(&node, node.count + 1);
 		d += node.plen;
 		slot = art_node_find(&node, key[d]);

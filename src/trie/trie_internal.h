@@ -45,11 +45,20 @@
 /*
  * Node records.  Byte 0: kind (bits 0-2), terminal flag (bit 3: the path
  * to the end of this node's prefix is itself an entry), long-prefix flag
- * (bit 4: the prefix length takes 2 bytes instead of 1).
+ * (bit 4: the prefix length takes 2 bytes instead of 1), and in an inner
+ * node the count's width (bits 5-6: 1, 2 or 3 bytes, 0 for 6 bytes).
  *
  *	 leaf:	 flags, plen, prefix							(n = 0)
- *	 inner:	 flags, plen, count (6 bytes), n - 1, prefix, body
+ *	 inner:	 flags, plen, count (1, 2, 3 or 6 bytes), n - 1, prefix, body
  *	 stub:	 flags, page (4 bytes), slot (2 bytes)
+ *
+ * A node whose subtree reaches another page (a stub child, or a child
+ * with a 6-byte count) is *wide*: it holds a 6-byte count, so that an
+ * insert's second pass, which adds to counts in pages above the changed
+ * one, changes them in place and never grows a record.  Other nodes hold
+ * a count as short as their count allows (or wider: a delete need not
+ * narrow it); they change only in the page an insert's first pass
+ * changes, where it made room for them to grow.
  *
  * Bodies: N4 and N16 hold n sorted key bytes then n child slots; N48 a
  * 256-byte index (0: no child, i: child i) then n child slots; N256 256
@@ -60,6 +69,11 @@
 #define ART_KIND_MASK		0x07
 #define ART_FLAG_TERMINAL	0x08
 #define ART_FLAG_LONGPLEN	0x10
+#define ART_CW_MASK			0x60
+#define ART_CW_SHIFT		5
+
+/* Bytes of a wide node's count (every count fits them). */
+#define ART_COUNT_WIDE		6
 
 #define ART_KIND_STUB		5
 #define ART_STUB_SIZE		7
@@ -80,6 +94,7 @@ typedef struct ArtNode
 	int			n;
 	uint8_t    *body;
 	uint8_t    *count_ptr;		/* NULL for a leaf */
+	int			cw;				/* bytes of the count, 0 for a leaf */
 	size_t		size;			/* record size */
 } ArtNode;
 
@@ -90,6 +105,7 @@ typedef struct ArtNodeBuild
 	uint32_t	plen;
 	const uint8_t *prefix;
 	uint64_t	count;
+	bool		wide;			/* a 6-byte count whatever its value */
 	int			n;
 	uint8_t		keys[256];
 	uint16_t	slots[256];
@@ -220,6 +236,15 @@ art_rec(uint8_t *page, int slot)
 	return page + art_slot_off(page, slot);
 }
 
+/* Bytes of the count of an inner node whose record has these flags. */
+static inline int
+art_count_bytes(uint8_t flags)
+{
+	int			code = (flags & ART_CW_MASK) >> ART_CW_SHIFT;
+
+	return code ? code : ART_COUNT_WIDE;
+}
+
 static inline bool
 art_is_stub(const uint8_t *rec)
 {
@@ -240,7 +265,8 @@ extern size_t art_page_free_for(const uint8_t *page, size_t size);
 extern void art_node_decode(uint8_t *rec, ArtNode *node);
 extern int	art_kind_for(int n);
 extern size_t art_build_size(const ArtNodeBuild *b);
-extern size_t art_node_size_for(size_t plen, int n);
+extern int	art_count_width(uint64_t count, bool wide);
+extern size_t art_node_size_for(size_t plen, int n, int cw);
 extern size_t art_build_encode(const ArtNodeBuild *b, uint8_t *out);
 extern void art_build_from_node(const ArtNode *node, ArtNodeBuild *b);
 extern void art_build_add(ArtNodeBuild *b, uint8_t key, uint16_t slot);
@@ -261,7 +287,11 @@ extern void art_node_remap_children(ArtNode *node, const uint16_t *map);
 extern void art_node_set_count(ArtNode *node, uint64_t count);
 extern void art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot);
 extern void art_node_add_child(uint8_t *page, int slot, uint8_t key,
-							   uint16_t child);
+							   uint16_t child, bool wide);
+extern void art_node_count_add(uint8_t *page, int slot, int64_t delta,
+							   bool wide);
+extern size_t art_node_count_growth(const ArtNode *node, int64_t delta,
+									bool wide);
 
 /* trie.c: pins and temporary memory */
 extern void *art_alloc(ArtTrie *t, size_t size);
@@ -417,7 +447,8 @@ extern ArtStatus art_change_place_tail(ArtTrie *t, const uint8_t *key,
 									   size_t len, ArtInsertPlan *p);
 extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 							 size_t len, const ArtInsertPlan *p);
-extern void art_count_one_more(uint8_t *page, uint16_t slot);
+extern size_t art_path_growth(uint8_t *page, const uint16_t *path, int npath,
+							   bool wide);
 extern void art_change_count_group(ArtTrie *t, bool counted,
 								   const uint8_t *key, size_t len,
 								   const ArtInsertPlan *p);

@@ -67,6 +67,71 @@ art_root_reset(uint8_t *page)
 											 rec));
 }
 
+/* The width code of a count of cw bytes, in the flags byte's bits. */
+static inline uint8_t
+art_count_code(int cw)
+{
+	return (uint8_t) ((cw == ART_COUNT_WIDE ? 0 : cw) << ART_CW_SHIFT);
+}
+
+/* Read a little-endian count of cw bytes. */
+static inline uint64_t
+get_count(const uint8_t *p, int cw)
+{
+	switch (cw)
+	{
+		case 1:
+			return p[0];
+		case 2:
+			return art_get16(p);
+		case 3:
+			return art_get16(p) | ((uint64_t) p[2] << 16);
+		default:
+			return art_get48(p);
+	}
+}
+
+/* Write a little-endian count of cw bytes (it must fit them). */
+static inline void
+put_count(uint8_t *p, int cw, uint64_t v)
+{
+	switch (cw)
+	{
+		case 1:
+			p[0] = (uint8_t) v;
+			break;
+		case 2:
+			art_put16(p, (uint16_t) v);
+			break;
+		case 3:
+			art_put16(p, (uint16_t) v);
+			p[2] = (uint8_t) (v >> 16);
+			break;
+		default:
+			art_put48(p, v);
+			break;
+	}
+}
+
+/*
+ * Bytes of the count of a node with this count: 6 for a wide node (whose
+ * subtree reaches another page), else the fewest of 1, 2 or 3 that hold
+ * it (6 past those).
+ */
+int
+art_count_width(uint64_t count, bool wide)
+{
+	if (wide)
+		return ART_COUNT_WIDE;
+	if (count < (UINT64_C(1) << 8))
+		return 1;
+	if (count < (UINT64_C(1) << 16))
+		return 2;
+	if (count < (UINT64_C(1) << 24))
+		return 3;
+	return ART_COUNT_WIDE;
+}
+
 /* Size in bytes of the record at rec. */
 size_t
 art_rec_size(const uint8_t *rec)
@@ -90,8 +155,9 @@ art_rec_size(const uint8_t *rec)
 	}
 	if (kind == ART_NODE_LEAF)
 		return hdr + plen;
-	n = rec[hdr + 6] + 1;
-	hdr += 7 + plen;
+	hdr += art_count_bytes(rec[0]);
+	n = rec[hdr] + 1;
+	hdr += 1 + plen;
 	switch (kind)
 	{
 		case ART_NODE_4:
@@ -297,15 +363,18 @@ art_node_decode(uint8_t *rec, ArtNode *node)
 		node->n = 0;
 		node->body = NULL;
 		node->count_ptr = NULL;
+		node->cw = 0;
 		node->size = hdr + node->plen;
 		return;
 	}
+	node->cw = art_count_bytes(rec[0]);
 	node->count_ptr = rec + hdr;
-	node->count = art_get48(rec + hdr);
-	node->n = rec[hdr + 6] + 1;
-	node->prefix = rec + hdr + 7;
-	node->body = rec + hdr + 7 + node->plen;
-	node->size = hdr + 7 + node->plen;
+	node->count = get_count(rec + hdr, node->cw);
+	hdr += node->cw;
+	node->n = rec[hdr] + 1;
+	node->prefix = rec + hdr + 1;
+	node->body = rec + hdr + 1 + node->plen;
+	node->size = hdr + 1 + node->plen;
 	if (node->kind <= ART_NODE_16)
 		node->size += 3 * (size_t) node->n;
 	else if (node->kind == ART_NODE_48)
@@ -336,23 +405,26 @@ art_leaf_size(size_t plen)
 	return (plen > 255 ? 3 : 2) + plen;
 }
 
-/* Size of the record of a node with a plen-byte prefix and n children. */
+/*
+ * Size of the record of a node with a plen-byte prefix, n children and a
+ * count of cw bytes (ignored for a leaf).
+ */
 size_t
-art_node_size_for(size_t plen, int n)
+art_node_size_for(size_t plen, int n, int cw)
 {
-	size_t		hdr = plen > 255 ? 3 : 2;
+	size_t		hdr = (plen > 255 ? 3 : 2) + 1 + (size_t) cw;
 
 	switch (art_kind_for(n))
 	{
 		case ART_NODE_LEAF:
-			return hdr + plen;
+			return (plen > 255 ? 3 : 2) + plen;
 		case ART_NODE_4:
 		case ART_NODE_16:
-			return hdr + 7 + plen + 3 * (size_t) n;
+			return hdr + plen + 3 * (size_t) n;
 		case ART_NODE_48:
-			return hdr + 7 + plen + 256 + 2 * (size_t) n;
+			return hdr + plen + 256 + 2 * (size_t) n;
 		default:
-			return hdr + 7 + plen + 512;
+			return hdr + plen + 512;
 	}
 }
 
@@ -360,7 +432,8 @@ art_node_size_for(size_t plen, int n)
 size_t
 art_build_size(const ArtNodeBuild *b)
 {
-	return art_node_size_for(b->plen, b->n);
+	return art_node_size_for(b->plen, b->n, art_count_width(b->count,
+															 b->wide));
 }
 
 /* Write the flags byte and prefix length; returns the header size. */
@@ -384,6 +457,7 @@ art_build_encode(const ArtNodeBuild *b, uint8_t *out)
 {
 	int			kind = art_kind_for(b->n);
 	size_t		pos = encode_head(kind, b->terminal, b->plen, out);
+	int			cw = art_count_width(b->count, b->wide);
 	uint8_t    *body;
 	int			i;
 
@@ -392,10 +466,12 @@ art_build_encode(const ArtNodeBuild *b, uint8_t *out)
 		memmove(out + pos, b->prefix, b->plen);
 		return pos + b->plen;
 	}
-	art_put48(out + pos, b->count);
-	out[pos + 6] = (uint8_t) (b->n - 1);
-	memmove(out + pos + 7, b->prefix, b->plen);
-	body = out + pos + 7 + b->plen;
+	out[0] |= art_count_code(cw);
+	put_count(out + pos, cw, b->count);
+	pos += cw;
+	out[pos] = (uint8_t) (b->n - 1);
+	memmove(out + pos + 1, b->prefix, b->plen);
+	body = out + pos + 1 + b->plen;
 	switch (kind)
 	{
 		case ART_NODE_4:
@@ -433,6 +509,7 @@ art_build_from_node(const ArtNode *node, ArtNodeBuild *b)
 	b->plen = node->plen;
 	b->prefix = node->prefix;
 	b->count = node->count;
+	b->wide = node->cw == ART_COUNT_WIDE;
 	b->n = 0;
 	if (node->kind == ART_NODE_4 || node->kind == ART_NODE_16)
 	{
@@ -637,25 +714,75 @@ art_node_prev(const ArtNode *node, int before, uint8_t *key, uint16_t *slot)
 	}
 }
 
-/* Overwrite an inner node's count in place. */
+/*
+ * Overwrite an inner node's count in place; it must fit the node's count
+ * bytes (art_node_count_add widens them).
+ */
 void
 art_node_set_count(ArtNode *node, uint64_t count)
 {
-	art_put48(node->count_ptr, count);
+	put_count(node->count_ptr, node->cw, count);
 	node->count = count;
 }
 
 /*
+ * Bytes the record of node grows by when delta is added to its count and,
+ * if wide, it becomes wide: what art_node_count_add needs free in its
+ * page.  0 for a leaf.
+ */
+size_t
+art_node_count_growth(const ArtNode *node, int64_t delta, bool wide)
+{
+	int			cw;
+
+	if (node->kind == ART_NODE_LEAF)
+		return 0;
+	cw = art_count_width(node->count + delta,
+						 wide || node->cw == ART_COUNT_WIDE);
+	return cw > node->cw ? (size_t) (cw - node->cw) : 0;
+}
+
+/*
+ * Add delta to the count of the node in slot of page (nothing for a leaf)
+ * and, if wide, make it wide.  In place while its count bytes hold the
+ * new count (a count that shrinks keeps them); else the record is written
+ * again with wider ones, which takes art_node_count_growth's bytes.
+ */
+void
+art_node_count_add(uint8_t *page, int slot, int64_t delta, bool wide)
+{
+	ArtNode		node;
+	ArtNodeBuild b;
+	uint8_t		tmp[ART_MAX_RECORD];
+
+	art_node_decode(art_rec(page, slot), &node);
+	if (node.kind == ART_NODE_LEAF)
+		return;
+	if (art_node_count_growth(&node, delta, wide) == 0)
+	{
+		art_node_set_count(&node, node.count + delta);
+		return;
+	}
+	art_build_from_node(&node, &b);
+	b.count = node.count + delta;
+	b.wide = b.wide || wide;
+	art_rec_replace(page, slot, tmp, art_build_encode(&b, tmp));
+}
+
+/*
  * Add the child key -> child to the node record in slot of page, and one
- * to its count; the key must be absent and the page must have room for
- * the larger record (art_node_size_for).  An N256 keeps its size and is
- * changed in place; a node that keeps its kind is copied once with the
- * child put in; only a node that changes kind is rebuilt.  An N48 takes
+ * to its count, making the node wide if wide (the child is a stub or
+ * wide); the key must be absent and the page must have room for the
+ * larger record (art_node_size_for, with art_count_width of the new
+ * count).  An N256 whose count bytes hold the new count keeps its size
+ * and is changed in place; a node that keeps its kind and count bytes is
+ * copied once with the child put in; any other is rebuilt.  An N48 takes
  * the new child at the end of its slot array (its index maps keys to
  * positions in any order).
  */
 void
-art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child)
+art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child,
+				   bool wide)
 {
 	uint8_t    *rec = art_rec(page, slot);
 	uint8_t		tmp[ART_MAX_RECORD];
@@ -668,26 +795,30 @@ art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child)
 
 	art_node_decode(rec, &node);
 	n = node.n;
-	if (node.kind == ART_NODE_256)
+	if (node.kind != ART_NODE_LEAF &&
+		art_node_count_growth(&node, 1, wide) == 0 &&
+		node.kind == ART_NODE_256)
 	{
 		art_put16(node.body + 2 * key, child);
-		node.count_ptr[6] = (uint8_t) n;
+		node.count_ptr[node.cw] = (uint8_t) n;
 		art_node_set_count(&node, node.count + 1);
 		return;
 	}
-	if (node.kind == ART_NODE_LEAF || art_kind_for(n + 1) != node.kind)
+	if (node.kind == ART_NODE_LEAF || art_kind_for(n + 1) != node.kind ||
+		art_node_count_growth(&node, 1, wide) > 0)
 	{
 		art_build_from_node(&node, &b);
 		art_build_add(&b, key, child);
 		b.count = node.count + 1;
+		b.wide = b.wide || wide;
 		size = art_build_encode(&b, tmp);
 		art_rec_replace(page, slot, tmp, size);
 		return;
 	}
 	head = node.body - rec;
 	memcpy(tmp, rec, head);
-	art_put48(tmp + (node.count_ptr - rec), node.count + 1);
-	tmp[node.count_ptr - rec + 6] = (uint8_t) n;
+	put_count(tmp + (node.count_ptr - rec), node.cw, node.count + 1);
+	tmp[node.count_ptr - rec + node.cw] = (uint8_t) n;
 	if (node.kind == ART_NODE_48)
 	{
 		memcpy(tmp + head, node.body, 256 + 2 * (size_t) n);

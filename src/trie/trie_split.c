@@ -17,7 +17,10 @@
  * that cannot free the room needed (a page made of many small page roots),
  * page roots go after all; and if one subtree larger than half the page
  * holds the room, the largest inner subtree that fits a new page goes
- * whole.  Each page stays convex: a path between two of its nodes never
+ * whole.  A stub left behind makes its ancestors in the page wide (6-byte
+ * counts, trie_internal.h): the room that takes is subtracted from what
+ * the split frees, and a subtree whose move would not pay for it stays.
+ * Each page stays convex: a path between two of its nodes never
  * leaves it, so the graph of pages is acyclic (a page can have several
  * parent pages, never an ancestor among its descendants), which is what
  * the lock order relies on.
@@ -46,6 +49,7 @@ typedef struct SplitState
 	uint8_t		selected[MAX_SLOTS];
 	uint8_t		covered[MAX_SLOTS];
 	uint8_t		before[MAX_SLOTS];	/* 1: ordered before the run's node */
+	uint8_t		widen[MAX_SLOTS];	/* 1: becomes wide (a stub below) */
 	uint64_t	counts[MAX_SLOTS];	/* root page: entries below each record */
 	bool		derive;			/* set the moved nodes' counts from counts */
 	int			norder;
@@ -200,6 +204,45 @@ holds_stub(uint8_t *page, SplitState *ss)
 }
 
 /*
+ * Bytes the records of slot's ancestors in the page grow by when slot's
+ * subtree moves out and leaves a stub: each that is not wide yet (nor
+ * marked in ss->widen already, unless alone) becomes wide.  The
+ * ancestors of a wide node are wide.  With mark, marks them in ss->widen.
+ */
+static size_t
+widen_cost(uint8_t *page, SplitState *ss, int slot, bool mark, bool alone)
+{
+	size_t		cost = 0;
+
+	for (int a = ss->parent[slot]; a != 0 && (alone || !ss->widen[a]);
+		 a = ss->parent[a])
+	{
+		ArtNode		node;
+
+		art_node_decode(art_rec(page, a), &node);
+		if (node.cw == ART_COUNT_WIDE)
+			break;
+		cost += (size_t) (ART_COUNT_WIDE - node.cw);
+		if (mark)
+			ss->widen[a] = 1;
+	}
+	return cost;
+}
+
+/*
+ * Whether moving slot's subtree out frees more record bytes than widening
+ * its ancestors costs: the slots of its records but the root's stay in
+ * the slot array (free), so only the records' bytes, less the stub left,
+ * make room for the wider counts.
+ */
+static bool
+frees_for_widening(SplitState *ss, int slot, size_t cost)
+{
+	return ss->size[slot] - 2 * (size_t) ss->nodes[slot] >
+		ART_STUB_SIZE + cost;
+}
+
+/*
  * Pick whole subtrees in pre-order, up to target bytes: page roots with
  * their stub in the parent page when roots is set, else inner subtrees;
  * only subtrees marked in ss->before when before_only is set.  Returns the
@@ -216,12 +259,14 @@ select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
 
 	memset(ss->selected, 0, sizeof(ss->selected));
 	memset(ss->covered, 0, sizeof(ss->covered));
+	memset(ss->widen, 0, sizeof(ss->widen));
 	for (i = 0; i < ss->norder; i++)
 	{
 		int			slot = ss->order[i];
 		int			par = ss->parent[slot];
 		bool		is_root = par == 0;
 		uint8_t    *rec = art_rec(page, slot);
+		size_t		cost;
 
 		if (par && (ss->covered[par] || ss->selected[par]))
 		{
@@ -234,7 +279,9 @@ select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
 			continue;
 		if (is_root_page && slot == ART_ROOT_SLOT)
 			continue;
-		if (ss->size[slot] <= ART_STUB_SIZE + 2)
+		cost = roots ? 0 : widen_cost(page, ss, slot, false, false);
+		if (ss->size[slot] <= ART_STUB_SIZE + 2 ||
+			(!roots && !frees_for_widening(ss, slot, cost)))
 			continue;
 		if (roots && find_stub(parent->data, pref->pageno,
 							   (uint16_t) slot) == 0)
@@ -243,7 +290,13 @@ select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
 			continue;
 		ss->selected[slot] = 1;
 		taken += ss->size[slot];
-		freed += ss->size[slot] - (roots ? 0 : ART_STUB_SIZE + 2);
+		if (roots)
+			freed += ss->size[slot];
+		else
+		{
+			widen_cost(page, ss, slot, true, false);
+			freed += ss->size[slot] - (ART_STUB_SIZE + 2) - cost;
+		}
 	}
 	return freed;
 }
@@ -344,13 +397,18 @@ select_half(ArtTrie *t, ArtPinStack *ps, size_t need, SplitState *ss,
 	if (freed < need)
 	{
 		int			big = largest_subtree(page->data, ss);
+		size_t		cost;
 
-		if (big != 0 && ss->size[big] - (ART_STUB_SIZE + 2) > freed)
+		cost = big != 0 ? widen_cost(page->data, ss, big, false, true) : 0;
+		if (big != 0 && frees_for_widening(ss, big, cost) &&
+			ss->size[big] - (ART_STUB_SIZE + 2) > freed + cost)
 		{
 			memset(ss->selected, 0, sizeof(ss->selected));
+			memset(ss->widen, 0, sizeof(ss->widen));
 			ss->selected[big] = 1;
 			*roots = false;
-			freed = ss->size[big] - (ART_STUB_SIZE + 2);
+			widen_cost(page->data, ss, big, true, false);
+			freed = ss->size[big] - (ART_STUB_SIZE + 2) - cost;
 		}
 	}
 	return freed;
@@ -414,6 +472,12 @@ split_move(ArtTrie *t, ArtPinStack *ps, SplitState *ss, bool roots)
 			art_rec_replace(page->data, slot, rec, ART_STUB_SIZE);
 		}
 	}
+
+	/* The ancestors of the stubs left behind become wide (select_subtrees) */
+	if (!roots)
+		for (i = 0; i < ss->norder; i++)
+			if (ss->widen[ss->order[i]])
+				art_node_count_add(page->data, ss->order[i], 0, true);
 	t->store.ops->mark_dirty(t->store.store, page);
 	if (roots)
 		t->store.ops->mark_dirty(t->store.store, parent);

@@ -16,8 +16,10 @@
  * reached (header, records inside the record area, no overlap, live
  * bytes), each stub (not to its own page, not to a free slot or another
  * stub), each node (kind for its fan-out, prefix length, sorted keys,
- * valid child slots), and below the root page each node's count against
- * its own entry and its children's counts, read in the same step.  What
+ * valid child slots, a 6-byte count in every node with a stub child or a
+ * child with a 6-byte count), and below the root page each node's count
+ * against its own entry and its children's counts, read in the same
+ * step.  What
  * spans steps (no record reached twice, every record of every page
  * reached, no page met again below itself) holds only if the trie did
  * not change meanwhile: those violations count only when the store's
@@ -210,14 +212,15 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 			return fail(v, pageno, s, "record offset %zu outside the record area [%u, %d)",
 						off, art_page_upper(page), ART_PAGE_SIZE);
 		kind = rec[0] & ART_KIND_MASK;
-		if (kind > ART_KIND_STUB || (rec[0] & 0xE0) != 0 ||
-			(kind == ART_KIND_STUB && rec[0] != ART_KIND_STUB))
+		if (kind > ART_KIND_STUB || (rec[0] & 0x80) != 0 ||
+			(kind == ART_KIND_STUB && rec[0] != ART_KIND_STUB) ||
+			(kind == ART_NODE_LEAF && (rec[0] & ART_CW_MASK) != 0))
 			return fail(v, pageno, s, "bad record flags 0x%02x", rec[0]);
 		hdr = (rec[0] & ART_FLAG_LONGPLEN) ? 3 : 2;
 		if (kind == ART_KIND_STUB)
 			hdr = ART_STUB_SIZE;
 		else if (kind != ART_NODE_LEAF)
-			hdr += 7;
+			hdr += 1 + (size_t) art_count_bytes(rec[0]);
 		if (off + hdr > ART_PAGE_SIZE)
 			return fail(v, pageno, s, "record header past the page end");
 		size = art_rec_size(rec);
@@ -511,18 +514,28 @@ walk_page_part(Verify *v, int it, const uint8_t *page)
 		sum = node.terminal ? 1 : 0;
 		while (node.kind != ART_NODE_LEAF && art_node_next(&node, key, &k, &child))
 		{
+			uint8_t    *crec;
+
 			key = k;
 			st = reach_slot(v, pageno, page, child, &fresh);
 			if (st != ART_OK)
 				return st;
-			if (art_is_stub(art_rec((uint8_t *) page, child)))
+			crec = art_rec((uint8_t *) page, child);
+			if (node.cw != ART_COUNT_WIDE &&
+				(art_is_stub(crec) ||
+				 ((crec[0] & ART_KIND_MASK) != ART_NODE_LEAF &&
+				  art_count_bytes(crec[0]) == ART_COUNT_WIDE)))
+				return fail(v, pageno, cur.slot,
+							"%d-byte count above another page (child %u)",
+							node.cw, (unsigned) child);
+			if (art_is_stub(crec))
 			{
 				st = follow_stub(v, it, page, child, cur.depth + 1, &sum);
 				if (st != ART_OK)
 					return st;
 				continue;
 			}
-			sum += record_count(art_rec((uint8_t *) page, child));
+			sum += record_count(crec);
 			if (fresh)
 			{
 				v->stack[sp].slot = child;

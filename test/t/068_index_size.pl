@@ -15,8 +15,9 @@
 #    inserts that fill an index to 2000 pages, fail with a clean ERROR
 #    (program_limit_exceeded) naming the index and the limit, and the full
 #    index still answers like a sequential scan and passes artrie_verify;
-#  - a file whose meta pages are of format 2 (the one-level map of the
-#    first 0.1.0 builds) is refused, saying so, with a hint to REINDEX (a
+#  - a file whose meta pages are of format 3 (the 6-byte subtree counts
+#    of the builds before the short counts) is refused, saying so, with a
+#    hint to REINDEX (a
 #    WARNING where the planner leaves the index out, an ERROR for an
 #    insert), and REINDEX makes the index work.
 # The limit's arithmetic at full fanout is unit-tested
@@ -164,7 +165,7 @@ for my $backend (backends())
 	$node->restart;
 	check_index($node, 'f', 'fi', 'the full index after a restart');
 
-	# A file of format 2.
+	# A file of format 3.
 	$node->safe_psql('postgres', q{
 		CREATE TABLE o (id int, k text COLLATE "C");
 		INSERT INTO o SELECT g, wkey(g) FROM generate_series(1, 3000) g;
@@ -174,23 +175,23 @@ for my $backend (backends())
 	my $path = $node->data_dir . '/' .
 	  $node->safe_psql('postgres', q{SELECT artrie_stats('oi')::json->>'file'});
 	$node->stop;
-	set_meta_format($path, 2);
+	set_meta_format($path, 3);
 	$node->start;
 	($ret, $out, $err) = $node->psql('postgres', q{
 		SET enable_seqscan = off;
 		SELECT count(*) FROM o WHERE k = wkey(17);
 	});
 	like($err,
-		qr/WARNING:  index "oi" cannot be used: file "[^"]*" has format version 2, this build reads version 3.*HINT:  REINDEX the index\./s,
-		'a file of format 2: the planner leaves the index out, saying why, with a hint to REINDEX');
-	is($out, '1', 'a file of format 2: the query answers without it');
+		qr/WARNING:  index "oi" cannot be used: file "[^"]*" has format version 3, this build reads version 4.*HINT:  REINDEX the index\./s,
+		'a file of format 3: the planner leaves the index out, saying why, with a hint to REINDEX');
+	is($out, '1', 'a file of format 3: the query answers without it');
 	($ret, $out, $err) = $node->psql('postgres',
 		q{INSERT INTO o VALUES (5000, wkey(5000))});
 	like($err,
-		qr/ERROR:  index "oi" cannot be used: file "[^"]*" has format version 2, this build reads version 3.*HINT:  REINDEX the index\./s,
-		'a file of format 2: an insert gets an ERROR that says so, with a hint to REINDEX');
+		qr/ERROR:  index "oi" cannot be used: file "[^"]*" has format version 3, this build reads version 4.*HINT:  REINDEX the index\./s,
+		'a file of format 3: an insert gets an ERROR that says so, with a hint to REINDEX');
 	$node->safe_psql('postgres', 'REINDEX INDEX oi');
-	check_index($node, 'o', 'oi', 'a format 2 index after REINDEX');
+	check_index($node, 'o', 'oi', 'a format 3 index after REINDEX');
 }
 
 done_testing();
