@@ -354,7 +354,10 @@ couple_down(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept, ArtPageNo pageno,
 {
 	ArtStatus	st = art_pin_push(t, ps, pageno, mode);
 
-	if (st != ART_OK || ps->n < 3)
+	if (st != ART_OK)
+		return st;
+	art_prefetch_page(ps->refs[ps->n - 1].data);
+	if (ps->n < 3)
 		return st;
 	return keep_bottom(t, ps, kept);
 }

@@ -245,6 +245,32 @@ art_count_bytes(uint8_t flags)
 	return code ? code : ART_COUNT_WIDE;
 }
 
+/*
+ * A hint to the CPU to start loading the cache line at p; nothing where the
+ * compiler has no such builtin.
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define ART_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define ART_PREFETCH(p) ((void) (p))
+#endif
+
+#define ART_CACHE_LINE 64
+
+/*
+ * Ask for a whole page at once, as a descent or a walk steps into it.
+ * Each node visited in a page costs two dependent loads (its slot, then its
+ * record), and the next node's follow only once the node is decoded, so a
+ * descent through a page that is not in the cache waits on its misses one
+ * after another; with the page's lines on their way at once, they overlap.
+ */
+static inline void
+art_prefetch_page(const uint8_t *page)
+{
+	for (size_t off = 0; off < ART_PAGE_SIZE; off += ART_CACHE_LINE)
+		ART_PREFETCH(page + off);
+}
+
 static inline bool
 art_is_stub(const uint8_t *rec)
 {

@@ -19,39 +19,6 @@
 #include "trie_internal.h"
 
 /*
- * Ask the CPU for a whole page at once.  An iterator stepping through a
- * page visits most of its records, in an order the hardware cannot
- * predict, each behind two dependent loads (slot, then record); loading
- * the page's lines in parallel first turns those into cache hits.
- */
-static inline void
-prefetch_page(const uint8_t *page)
-{
-#if defined(__GNUC__)
-	for (size_t off = 0; off < ART_PAGE_SIZE; off += 64)
-		__builtin_prefetch(page + off);
-#else
-	(void) page;
-#endif
-}
-
-/*
- * Ask the CPU for the record at a slot of a page: a node's children's,
- * when the iterator steps into the node (most are leaves, visited one
- * after another).
- */
-static inline void
-prefetch_rec(uint8_t *page, uint16_t slot)
-{
-#if defined(__GNUC__)
-	__builtin_prefetch(art_rec(page, slot));
-#else
-	(void) page;
-	(void) slot;
-#endif
-}
-
-/*
  * Push a frame for the node at slot of the top page (following a stub);
  * the node is decoded into the frame.
  */
@@ -70,8 +37,7 @@ push(ArtIter *it, uint16_t slot)
 		st = art_pin_push(it->t, &it->ps, pg, ART_LOCK_SHARE);
 		if (st != ART_OK)
 			return st;
-		if (it->stepping)
-			prefetch_page(it->ps.refs[it->ps.n - 1].data);
+		art_prefetch_page(it->ps.refs[it->ps.n - 1].data);
 		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
 	}
 	if (it->nframes >= it->cap)
@@ -89,7 +55,8 @@ push(ArtIter *it, uint16_t slot)
 		uint8_t    *page = it->ps.refs[it->ps.n - 1].data;
 
 		for (int i = 0; i < f->node.n; i++)
-			prefetch_rec(page, art_get16(f->node.body + f->node.n + 2 * i));
+			ART_PREFETCH(art_rec(page,
+								 art_get16(f->node.body + f->node.n + 2 * i)));
 	}
 	f->pidx = it->ps.n - 1;
 	f->lastkey = -1;
