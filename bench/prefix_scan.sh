@@ -17,6 +17,12 @@
 #	count_pfx3    SELECT count(*) ... WHERE k ^@ 'p'
 #	like_rows3    SELECT count(id) ... WHERE k LIKE 'p%'   (run.sh's like_rows_3)
 #	seek_limit10  SELECT count(*) FROM (SELECT k ... WHERE k >= s ORDER BY k LIMIT 10)
+#	lookup_join   run.sh's lookup_join: PFX_NLOOKUP keys (default 50,000,
+#	              as run.sh's probes: in md5 order, every tenth made a
+#	              miss; table lkp_DS) looked up in one query, twice a
+#	              measurement (ms per query)
+#
+# PFX_METRICS picks the queries (default: all but lookup_join).
 #
 # Each of ROUNDS rounds (default 3) installs each build in turn (the order
 # alternating between rounds), restarts the server, runs every query once
@@ -42,6 +48,7 @@ ROWS_SYNTH=${PFX_ROWS_SYNTH:-1000000}
 ROWS_PATHS=${PFX_ROWS_PATHS:-200000}
 BEFORE=${PFX_BEFORE:-main}
 NPROBE=5000
+NLOOKUP=${PFX_NLOOKUP:-50000}
 NPREF=10
 NSEEK=100
 
@@ -96,6 +103,18 @@ for ds in $DATASETS; do
 	q -c "CREATE INDEX ds_${ds}_artrie ON ds_$ds USING artrie (k)" || { last_err; exit 1; }
 done
 
+# lookup_join's keys, made for each dataset that lacks them.
+for ds in $DATASETS; do
+	[ "$(q -c "SELECT to_regclass('lkp_$ds') IS NOT NULL")" = t ] && continue
+	q <<SQL || { last_err; exit 1; }
+CREATE TABLE lkp_$ds AS
+	SELECT CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
+	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
+		FROM ds_$ds ORDER BY md5(k) LIMIT $NLOOKUP) s;
+VACUUM ANALYZE lkp_$ds;
+SQL
+done
+
 q <<'SQL' || { last_err; exit 1; }
 -- bench_multi's queries, timed by the clock and by the backend's own CPU
 -- time (the first field of /proc/self/schedstat, in ns): on a machine
@@ -132,6 +151,7 @@ query() {
 	count_pfx3) echo "SELECT count(*) FROM ds_$2 WHERE k ^@ %L|SELECT p FROM pref_$2, generate_series(1, $k) WHERE n = 3 ORDER BY ord" ;;
 	like_rows3) echo "SELECT count(id) FROM ds_$2 WHERE k LIKE %L|SELECT bench_like(p) FROM pref_$2, generate_series(1, $k) WHERE n = 3 ORDER BY ord" ;;
 	seek_limit10) echo "SELECT count(*) FROM (SELECT k FROM ds_$2 WHERE k >= %L ORDER BY k LIMIT 10) s|SELECT s FROM seek_$2, generate_series(1, $k)" ;;
+	lookup_join) echo "SELECT sum((SELECT count(t.id) FROM ds_$2 t WHERE t.k = p.k)) FROM lkp_$2 p WHERE %s|SELECT 'true' FROM generate_series(1, 2)" ;;
 	esac
 }
 
