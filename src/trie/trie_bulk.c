@@ -9,10 +9,12 @@
  * in-memory subtree not yet in any page.  A pending subtree grows as its
  * parent closes until it would not fit in a page; then the parent's
  * largest pending children are written out, packed first-fit into fresh
- * pages, and referenced by stubs.  So every page is filled with whole
- * subtrees, a subtree shares its parent's page while it fits, and each
- * page is written once.  At the end the root's subtree goes to the root
- * page.
+ * pages, and referenced by stubs.  A child too large to share a page with
+ * another is not packed whole: its children are packed in its place and
+ * it stays with the parent, so that pages are nearly full whatever the
+ * sizes of the subtrees.  So every page is filled with whole subtrees, a
+ * subtree shares its parent's page while it fits, and each page is
+ * written once.  At the end the root's subtree goes to the root page.
  *
  * Memory: the spine plus at most about a page of pending nodes per spine
  * level.  Prefixes longer than one node holds become chains of nodes.
@@ -34,6 +36,17 @@
 
 /* Fill pages up to this many bytes, leaving room for later inserts. */
 #define BULK_FILL	(ART_PAGE_USABLE - 160)
+
+/*
+ * flush_kids packs the children of a pending subtree larger than this
+ * (4,748 bytes), not the subtree whole (see gather).  Half a page would be
+ * the natural bound (two such never share a page), but with it md5-like
+ * subtrees of about 4.2-4.6 KB were packed by their children, and page
+ * merges after deletes in key order then left 91 pages where they leave
+ * 55 (the unit test merge_sweep; 64 with 4/7 of a page).  Synth's
+ * subtrees of ten users take 4.8-5.2 KB (1M-5M keys).
+ */
+#define BULK_OPEN	(ART_PAGE_USABLE * 7 / 12)
 
 /*
  * BNodes are allocated in size classes of BNODE_GRAIN bytes; the largest
@@ -109,6 +122,12 @@ struct ArtBulkLoader
 	uint64_t	groups;			/* groups of the entries added (trie.h) */
 	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
 	ArtPinStack pinned;
+	BNode	  **sel;			/* flush_kids' subtrees to write */
+	int			nsel;
+	int			selcap;
+	BNode	  **opened;			/* and the nodes it opened (gather) */
+	int			nopened;
+	int			openedcap;
 	ArtStatus	error;
 };
 
@@ -328,41 +347,112 @@ size_desc(const void *a, const void *b)
 }
 
 /*
- * Write out b's pending children so that b's pending size is at most
- * limit.  They are packed first-fit, largest first, into page-sized bins;
- * every bin becomes a fresh page, except the least full one, which stays
- * pending with b when b still fits.  So written pages are nearly full.
+ * Gather the subtrees of x that flush_kids packs: x's pending children,
+ * except that a child larger than BULK_OPEN bytes (two of which would not
+ * share a page) is opened: it stays pending and its own pending children
+ * are gathered in its place, recursively.  Only a node with several
+ * children, all pending, is opened: a chain node's one child would take
+ * its place alone, and a long key's chain (an insert's long tail, which
+ * keeps its pages pinned) would take twice the pages.  Opened nodes are
+ * listed after their descendants, so that their sizes can be recomputed
+ * in that order.
+ */
+static ArtStatus
+gather(ArtBulkLoader *l, BNode *x)
+{
+	ArtStatus	st = ART_OK;
+	int			i;
+
+	for (i = 0; i < x->n && st == ART_OK; i++)
+	{
+		BNode	   *k = BNODE_KIDS(x)[i];
+		int			j;
+		bool		open = false;
+
+		if (k->page != ART_INVALID_PAGENO)
+			continue;
+		if (k->size > BULK_OPEN && k->n > 1)
+		{
+			open = true;
+			for (j = 0; j < k->n && open; j++)
+				open = BNODE_KIDS(k)[j]->page == ART_INVALID_PAGENO;
+		}
+		if (open)
+		{
+			st = gather(l, k);
+			if (st == ART_OK)
+				st = art_grow(l->t, (void **) &l->opened, &l->openedcap,
+							  l->nopened + 1, sizeof(BNode *));
+			if (st == ART_OK)
+				l->opened[l->nopened++] = k;
+			continue;
+		}
+		st = art_grow(l->t, (void **) &l->sel, &l->selcap, l->nsel + 1,
+					  sizeof(BNode *));
+		if (st == ART_OK)
+			l->sel[l->nsel++] = k;
+	}
+	return st;
+}
+
+/*
+ * Write out b's pending subtrees (gather) so that b's pending size is at
+ * most limit.  They are packed first-fit, largest first, into page-sized
+ * bins; every bin becomes a fresh page, except the least full one, which
+ * stays pending with b when b still fits.  So written pages are nearly
+ * full, and every subtree in one hangs from b or a node that stays
+ * pending with b, so the page's page roots are referenced from the one
+ * page b goes to (page merges take only such pages).
  */
 static ArtStatus
 flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 {
 	ArtTrie    *t = l->t;
 	BNode	  **sel;
-	int		   *bin;
-	size_t		binsize[256];
-	int			bincount[256];
+	int		   *bin = NULL;
+	size_t	   *binsize = NULL;
+	int		   *bincount = NULL;
 	int			nbins = 0;
-	int			nsel = 0;
+	int			nsel;
 	int			keep = -1;
-	size_t		base;
+	int64_t		base;
 	ArtPinStack local = {0};
 	ArtPinStack *ps = l->keep_pinned ? &l->pinned : &local;
-	ArtStatus	st = ART_OK;
+	ArtStatus	st;
 	int			i;
 	int			k;
 
-	sel = art_alloc(t, (sizeof(BNode *) + sizeof(int)) * (b->n ? b->n : 1));
-	if (sel == NULL)
-		return ART_NO_MEMORY;
-	bin = (int *) (sel + (b->n ? b->n : 1));
-	/* b's own record once wide, as it is when a child goes */
-	base = b->size + ART_COUNT_WIDE - art_count_width(b->u.count, b->wide);
-	for (i = 0; i < b->n; i++)
-		if (BNODE_KIDS(b)[i]->page == ART_INVALID_PAGENO)
+	l->nsel = 0;
+	l->nopened = 0;
+	st = gather(l, b);
+	nsel = l->nsel;
+	sel = l->sel;
+	if (st == ART_OK && nsel > 0)
+	{
+		/* at most one bin per subtree */
+		binsize = art_alloc(t, (sizeof(size_t) + sizeof(int) * 2) *
+							(size_t) nsel);
+		if (binsize == NULL)
+			st = ART_NO_MEMORY;
+		else
 		{
-			sel[nsel++] = BNODE_KIDS(b)[i];
-			base -= BNODE_KIDS(b)[i]->size - (ART_STUB_SIZE + 2);
+			bin = (int *) (binsize + nsel);
+			bincount = bin + nsel;
 		}
+	}
+	if (st != ART_OK)
+		return st;
+	/*
+	 * b's size once every subtree gathered is a stub (a leaf may be less),
+	 * b and the nodes opened wide, as they are when a child goes
+	 */
+	base = (int64_t) b->size + ART_COUNT_WIDE -
+		art_count_width(b->u.count, b->wide);
+	for (i = 0; i < l->nopened; i++)
+		base += ART_COUNT_WIDE -
+			art_count_width(l->opened[i]->u.count, l->opened[i]->wide);
+	for (i = 0; i < nsel; i++)
+		base -= (int64_t) sel[i]->size - (ART_STUB_SIZE + 2);
 	qsort(sel, nsel, sizeof(BNode *), size_desc);
 	for (i = 0; i < nsel; i++)
 	{
@@ -379,7 +469,8 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 		bin[i] = k;
 	}
 	for (k = 0; k < nbins; k++)
-		if (base + binsize[k] - bincount[k] * (ART_STUB_SIZE + 2) <= limit &&
+		if (base + (int64_t) binsize[k] -
+			(int64_t) bincount[k] * (ART_STUB_SIZE + 2) <= (int64_t) limit &&
 			(keep < 0 || binsize[k] < binsize[keep]))
 			keep = k;
 	for (k = 0; k < nbins && st == ART_OK; k++)
@@ -391,8 +482,10 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 			if (bin[i] == k)
 				st = place(l, sel[i], &ps->refs[ps->n - 1], 0);
 	}
+	for (i = 0; i < l->nopened; i++)
+		bnode_size(l->opened[i]);
 	bnode_size(b);
-	art_free(t, sel);
+	art_free(t, binsize);
 	if (!l->keep_pinned)
 	{
 		for (i = 0; i < local.n; i++)
@@ -561,6 +654,8 @@ loader_free(ArtBulkLoader *l)
 	}
 	art_free(t, l->stack);
 	art_free(t, l->stacknext);
+	art_free(t, l->sel);
+	art_free(t, l->opened);
 	art_free(t, l->spine);
 	art_buf_free(t, &l->key);
 	art_pin_release_all(t, &l->pinned);

@@ -23,7 +23,7 @@ for my $backend (backends())
 	$node->safe_psql('postgres', q{
 		CREATE TABLE soak (id serial PRIMARY KEY, k text COLLATE "C");
 		INSERT INTO soak (k)
-			SELECT 'k' || g || '-' || md5(g::text) FROM generate_series(1, 40000) g;
+			SELECT 'k' || g || '-' || md5(g::text) FROM generate_series(1, 50000) g;
 		CREATE INDEX soak_k ON soak USING artrie (k);
 		CREATE INDEX soak_lower ON soak USING artrie (lower(k));
 	});
@@ -36,7 +36,7 @@ for my $backend (backends())
 	open(my $fh, '>', $script) or die $!;
 	print $fh <<'SQL';
 \set r random(1, 200)
-\set id random(1, 40000)
+\set id random(1, 50000)
 \if :r <= 70
 INSERT INTO soak (k) VALUES ('k' || :id || '-' || md5(:id::text) || repeat('z', :id % 300));
 \elif :r <= 95

@@ -367,6 +367,9 @@ test_long_keys(void)
 	CHECK(fixture_init(&f), "create");
 	memset(key, 'x', len);
 	CHECK(put(&f, key, len), "put 1 MiB");
+	/* an insert keeps its long tail's pages pinned: about 140 of them */
+	CHECK(art_memstore_pages(f.ms) <= 150, "1 MiB key in %llu pages",
+		  (unsigned long long) art_memstore_pages(f.ms));
 	CHECK(put(&f, key, len - 1), "put 1 MiB - 1");
 	key[MIB / 2] = 'y';
 	CHECK(put(&f, key, len), "put 1 MiB with a y");
@@ -1160,6 +1163,56 @@ md5_entry(int i, uint8_t *out)
 	out[32] = 0;
 	tid_of(i, out + 33);
 	return 39;
+}
+
+/*
+ * A bulk load of many subtrees of about 5 KB under one parent fills its
+ * pages.  Entries like bench/prefix_scan.sh's synth ones at 1M rows:
+ * 'user/<u>/item/<n>', a 0x00 and the TID; here 1,600 users of five
+ * digits with 25 items each, so that each 'user/<4 digits>' subtree (ten
+ * users) takes about 4.8 KB and two of them never share a page.  A loader
+ * that packed only whole subtrees filled 0.59 of its pages here (160
+ * pages); packing such a subtree's children instead fills 0.97 (99).
+ * The trie then takes inserts.
+ */
+static bool
+test_bulk_fill(void)
+{
+	Fixture		f;
+	ArtStats	s;
+	uint8_t		key[64];
+	double		fill;
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	for (i = 0; i < 40000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key),
+								   "user/%d/item/%d", 10000 + i % 1600,
+								   1000000 + i);
+
+		key[len] = 0;
+		tid_of(i, key + len + 1);
+		model_insert(&f.m, key, len + 7);
+	}
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	CHECK(check_content(&f.t, &f.m), "bulk content");
+	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
+	fill = (double) s.bytes_used / ((double) s.pages * ART_PAGE_SIZE);
+	printf("bulk_fill: %llu pages, %.3f full\n",
+		   (unsigned long long) s.pages, fill);
+	CHECK(fill >= 0.9, "bulk pages %.3f full (%llu pages), want >= 0.9",
+		  fill, (unsigned long long) s.pages);
+	for (i = 0; i < 2000; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key),
+								   "user/%d/item/x%d", 10000 + i % 2000, i);
+
+		CHECK(put(&f, key, len), "insert after bulk");
+	}
+	CHECK(check_content(&f.t, &f.m), "content after inserts");
+	fixture_done(&f);
+	return true;
 }
 
 /* Pages a bulk load of the model's entries takes. */
@@ -2107,9 +2160,11 @@ test_finger(void)
  * random inserts (keys of 16 hex digits, like md5 sums), each tenth entry
  * deleted again right after its insert: the model's content after each
  * run, and after the first run into an empty trie, pages filled like a
- * bulk load of the same entries (a split at the run's right edge moves
- * what comes before the insert, up to ART_RUN_SPLIT_FILL; halving splits
- * left every page half full, about twice a bulk load's pages).  The
+ * bulk load of the same entries, within 15% of its pages (a split at the
+ * run's right edge moves what comes before the insert, up to
+ * ART_RUN_SPLIT_FILL, where a bulk load fills pages nearly whole;
+ * halving splits left every page half full, about twice a bulk load's
+ * pages).  The
  * second run goes into the full trie, through the middle of its pages.
  */
 static bool
@@ -2165,7 +2220,7 @@ test_finger_run(void)
 		CHECK(load_bulk(&bulk.t, &f.m), "bulk");
 		CHECK(art_stats(&f.t, &a) == ART_OK &&
 			  art_stats(&bulk.t, &b) == ART_OK, "stats");
-		CHECK(a.pages * 100 <= b.pages * 110,
+		CHECK(a.pages * 100 <= b.pages * 115,
 			  "a sorted run fills pages like a bulk load: %llu pages, bulk %llu",
 			  (unsigned long long) a.pages, (unsigned long long) b.pages);
 		printf("finger_run: %llu pages, bulk load %llu\n",
@@ -2726,6 +2781,7 @@ main(int argc, char **argv)
 		{"cursors", test_cursors},
 		{"cursor_leaf_runs", test_cursor_leaf_runs},
 		{"bulk", test_bulk},
+		{"bulk_fill", test_bulk_fill},
 		{"groups", test_groups},
 		{"sort", test_sort},
 		{"long_after_bulk", test_long_after_bulk},
