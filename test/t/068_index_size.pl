@@ -17,9 +17,8 @@
 #    index still answers like a sequential scan and passes artrie_verify;
 #  - a file whose meta pages are of format 3 (the 6-byte subtree counts
 #    of the builds before the short counts) is refused, saying so, with a
-#    hint to REINDEX (a
-#    WARNING where the planner leaves the index out, an ERROR for an
-#    insert), and REINDEX makes the index work.
+#    hint to REINDEX (a WARNING where the planner leaves the index out, an
+#    ERROR for an insert), and REINDEX makes the index work.
 # The limit's arithmetic at full fanout is unit-tested
 # (test/unit/test_pagefmt.c).
 use strict;
