@@ -11,7 +11,13 @@
  * Unlike art_insert (trie_insert.c), it holds its whole path exclusive, so
  * it changes the node and bumps the counts of every node above it in one
  * pass; it plans and makes the change with art_insert's steps
- * (art_plan_node, art_change_need, art_change_apply).  Every node of the
+ * (art_plan_node, art_change_need, art_change_apply).  The nodes the next
+ * insert keeps on its path have their counts bumped in the finger, not in
+ * their records, until they leave the path (the next entry diverges above
+ * them), the path is dropped or a page splits, or a count needs wider
+ * bytes: consecutive entries share the upper part of their paths, whose
+ * records each insert would otherwise decode and write again; no reader
+ * looks at them meanwhile (see below).  Every node of the
  * kept path stays where it was through an insert (nodes never change
  * slot; the changed node keeps its slot and start), so the path stays
  * valid; a split, a delete or a failure drops it, and the next call
@@ -28,12 +34,20 @@
  */
 #include "trie_internal.h"
 
-/* A node on a finger's path: its page in the pin stack, slot, start depth. */
+/*
+ * A node on a finger's path: its page in the pin stack, slot, start depth,
+ * and its count: the record holds count - pending in cw bytes.  count and
+ * cw are known for the nodes the descent went through (every node of a
+ * path but its last, the one changed).
+ */
 typedef struct PathNode
 {
 	int			pidx;
 	uint16_t	slot;
 	size_t		depth;
+	uint64_t	count;
+	uint64_t	pending;
+	int			cw;
 } PathNode;
 
 /*
@@ -54,10 +68,35 @@ struct ArtFinger
 	bool		pack;			/* art_finger_pack */
 };
 
-/* Release the finger's path: the next call descends from the root. */
+/*
+ * Write the counts the finger has bumped for path[from .. to) into their
+ * records, in place: the finger bumps a count itself only while its bytes
+ * hold it (finger_attempt).  Their pages are held and marked dirty already.
+ */
+static void
+finger_write_counts(ArtFinger *f, int from, int to)
+{
+	for (int i = from; i < to; i++)
+	{
+		PathNode   *pn = &f->path[i];
+		ArtNode		node;
+
+		if (pn->pending == 0)
+			continue;
+		art_node_decode(art_rec(f->ps.refs[pn->pidx].data, pn->slot), &node);
+		art_node_set_count(&node, node.count + pn->pending);
+		pn->pending = 0;
+	}
+}
+
+/*
+ * Release the finger's path, its counts written first: the next call
+ * descends from the root.
+ */
 static void
 finger_drop(ArtFinger *f)
 {
+	finger_write_counts(f, 0, f->npath);
 	art_pin_release_all(f->t, &f->ps);
 	f->npath = 0;
 }
@@ -65,7 +104,9 @@ finger_drop(ArtFinger *f)
 /*
  * Keep the path of an insert that ended at the node at (the top page of
  * the pin stack, slot), at depth, in the finger; or drop it when memory
- * for it is short.  The finger already holds the pages and the path.
+ * for it is short.  The finger already holds the pages and the path.  The
+ * last node's count is not known: the next insert keeps only nodes above
+ * it with their counts, and descends through it again.
  */
 static void
 finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
@@ -75,6 +116,7 @@ finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
 				 sizeof(PathNode)) != ART_OK ||
 		art_buf_reserve(f->t, &f->last, len) != ART_OK)
 	{
+		f->npath = npath;
 		finger_drop(f);
 		f->has_last = false;
 		return;
@@ -82,6 +124,9 @@ finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
 	f->path[npath].pidx = f->ps.n - 1;
 	f->path[npath].slot = slot;
 	f->path[npath].depth = depth;
+	f->path[npath].count = 0;
+	f->path[npath].pending = 0;
+	f->path[npath].cw = 0;
 	f->npath = npath + 1;
 	if (len)
 		memcpy(f->last.data, key, len);
@@ -137,6 +182,8 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 		/* path[0] is the root, at depth 0 */
 		while (f->path[k].depth > c)
 			k--;
+		/* the descent decodes path[k] again: its count must be written */
+		finger_write_counts(f, k, f->npath);
 		while (ps->n - 1 > f->path[k].pidx)
 			art_pin_pop(t, ps);
 		npath = k;
@@ -180,6 +227,9 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 		f->path[npath].pidx = ps->n - 1;
 		f->path[npath].slot = slot;
 		f->path[npath].depth = dnode;
+		f->path[npath].count = node.count;
+		f->path[npath].pending = 0;
+		f->path[npath].cw = node.cw;
 		npath++;
 		slot = child;
 	}
@@ -192,16 +242,21 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	need = art_change_need(&node, len, &p);
 	for (i = 0; i < npath; i++)
 	{
-		ArtNode		anc;
+		const PathNode *pn = &f->path[i];
+		int			cw;
 
 		/* the ancestors in other pages are wide: they grow in place */
-		if (f->path[i].pidx != ps->n - 1)
+		if (pn->pidx != ps->n - 1)
 			continue;
-		art_node_decode(art_rec(page, f->path[i].slot), &anc);
-		need += art_node_count_growth(&anc, 1, !p.inline_leaf);
+		cw = art_count_width(pn->count + 1,
+							 !p.inline_leaf || pn->cw == ART_COUNT_WIDE);
+		if (cw > pn->cw)
+			need += (size_t) (cw - pn->cw);
 	}
 	if (need > art_page_free(page))
 	{
+		/* a split moves records: the counts go into them first */
+		finger_write_counts(f, 0, npath);
 		st = finger_packs(f, key, len) ?
 			art_split_page_before(t, ps, need, slot) :
 			art_split_page(t, ps, need);
@@ -213,10 +268,30 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	if (st != ART_OK)
 		goto out;
 
-	/* From here on, no store call that can fail. */
+	/*
+	 * From here on, no store call that can fail.  A count that its bytes
+	 * hold is bumped in the finger (finger_write_counts writes it later);
+	 * one that needs wider bytes, or a node that becomes wide, has its
+	 * record written again now with what the finger held back.
+	 */
 	for (i = 0; i < npath; i++)
-		art_node_count_add(ps->refs[f->path[i].pidx].data, f->path[i].slot, 1,
-						   !p.inline_leaf && f->path[i].pidx == ps->n - 1);
+	{
+		PathNode   *pn = &f->path[i];
+		bool		wide = !p.inline_leaf && pn->pidx == ps->n - 1;
+		int			cw;
+
+		pn->count++;
+		cw = art_count_width(pn->count, wide || pn->cw == ART_COUNT_WIDE);
+		if (cw > pn->cw)
+		{
+			art_node_count_add(ps->refs[pn->pidx].data, pn->slot,
+							   (int64_t) pn->pending + 1, wide);
+			pn->pending = 0;
+			pn->cw = cw;
+		}
+		else
+			pn->pending++;
+	}
 	art_change_apply(page, slot, key, len, &p);
 	art_change_count_group(t, art_root_counts_groups(ps->refs[0].data),
 						   key, len, &p);
@@ -228,7 +303,11 @@ out:
 	if ((st == ART_OK || st == ART_EXISTS) && !*retry)
 		finger_keep(f, npath, slot, dnode, key, len);
 	else
+	{
+		/* path[0 .. npath) is still held, with counts to write */
+		f->npath = npath;
 		finger_drop(f);
+	}
 	return st;
 }
 
