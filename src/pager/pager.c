@@ -110,7 +110,7 @@ pager_init(void)
 						  GUC_UNIT_KB);
 	io_define_startup_int("artrie.max_files",
 						  "Most artrie index files in the file table at once.",
-						  "An index's file takes a slot when it is created or first used after the server starts, and gives it back only when the file is removed (DROP INDEX, REINDEX, TRUNCATE, DROP DATABASE).",
+						  "An index's file takes a slot when it is created or opened, and gives it back when the file is removed (DROP INDEX, REINDEX, TRUNCATE, DROP DATABASE) or when the io worker closes it, unused, to make room for another file.",
 						  &pager_max_files,
 						  1024, 16, 1024 * 1024,
 						  0);
@@ -226,6 +226,7 @@ pager_shmem_startup(void)
 		pg_atomic_init_u32(&pager_shared->slots_wanted, 0);
 		pg_atomic_init_u32(&pager_shared->slots_round, 0);
 		pg_atomic_init_u32(&pager_shared->slots_closed, 0);
+		pg_atomic_init_u32(&pager_shared->slots_busy, 0);
 		pg_atomic_init_u32(&pager_shared->sweep_blocked, 0);
 		pg_atomic_init_u32(&pager_shared->sweep_db_unreadable, 0);
 		pg_atomic_init_u32(&pager_shared->sweep_db_missing, 0);

@@ -1069,15 +1069,17 @@ ckpt_allowed(void)
 /*
  * Close files that nobody holds, least recently used first, for processes
  * that found every file slot taken: a sixteenth of the slots, at least
- * one.  A file with changes is checkpointed first where checkpoints may
- * run.  Then tell the waiting processes how many slots were freed.
+ * one, trying every idle file until that many are closed (a file being
+ * checkpointed or written to is passed over).  A file with changes is
+ * checkpointed first where checkpoints may run.  Then tell the waiting
+ * processes how many slots were freed.
  */
 void
 pager_close_idle_files(void)
 {
 	int			want = Max(pager_shared->max_files / 16, 1);
-	int		   *slots = palloc(sizeof(int) * want * 2);
-	int			n = pager_idle_slots(slots, want * 2);
+	int		   *slots = palloc(sizeof(int) * pager_shared->max_files);
+	int			n = pager_idle_slots(slots, pager_shared->max_files);
 	int			closed = 0;
 
 	for (int i = 0; i < n && closed < want; i++)
@@ -1088,7 +1090,7 @@ pager_close_idle_files(void)
 			closed++;
 	}
 	pfree(slots);
-	pager_slots_closed(closed);
+	pager_slots_closed(closed, n - closed);
 }
 
 /*

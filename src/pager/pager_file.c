@@ -242,14 +242,16 @@ slots_worker(void)
 
 /*
  * Every slot is taken: ask the io worker to close files that nobody
- * holds, and wait for its answer.  ERROR if it closed none.  The io
- * worker itself (replaying WAL at start) closes unchanged files it finds
- * idle, and cannot wait for more.
+ * holds, and wait until it has closed one.  ERROR if every slot is held
+ * by a running transaction.  A round may close none because the idle
+ * files it tried were being checkpointed or written to: then ask again,
+ * for up to SLOTS_WAIT_ROUNDS x 100 ms in all.  The io worker itself
+ * (replaying WAL at start) closes unchanged files it finds idle, and
+ * cannot wait for more.
  */
 static void
 slots_wait(void)
 {
-	uint32		round;
 	Latch	   *worker = NULL;
 	int			waits = 0;
 
@@ -264,7 +266,6 @@ slots_wait(void)
 	}
 	else
 		worker = slots_worker();
-	round = pg_atomic_read_u32(&pager_shared->slots_round);
 	if (worker == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
@@ -272,22 +273,38 @@ slots_wait(void)
 				 errdetail("All %d slots of artrie.max_files are in use.",
 						   pager_shared->max_files),
 				 errhint("Raise artrie.max_files.")));
-	pg_atomic_write_u32(&pager_shared->slots_wanted, 1);
-	SetLatch(worker);
 	ConditionVariablePrepareToSleep(&pager_shared->slots_cv);
-	while (pg_atomic_read_u32(&pager_shared->slots_round) == round &&
-		   waits++ < SLOTS_WAIT_ROUNDS)
-		(void) ConditionVariableTimedSleep(&pager_shared->slots_cv, 100,
-										   PG_WAIT_EXTENSION);
+	while (waits < SLOTS_WAIT_ROUNDS)
+	{
+		uint32		round = pg_atomic_read_u32(&pager_shared->slots_round);
+
+		pg_atomic_write_u32(&pager_shared->slots_wanted, 1);
+		SetLatch(worker);
+		while (pg_atomic_read_u32(&pager_shared->slots_round) == round &&
+			   waits++ < SLOTS_WAIT_ROUNDS)
+			(void) ConditionVariableTimedSleep(&pager_shared->slots_cv, 100,
+											   PG_WAIT_EXTENSION);
+		if (pg_atomic_read_u32(&pager_shared->slots_round) == round)
+			break;
+		if (pg_atomic_read_u32(&pager_shared->slots_closed) > 0)
+		{
+			ConditionVariableCancelSleep();
+			return;
+		}
+		if (pg_atomic_read_u32(&pager_shared->slots_busy) == 0)
+			break;
+		/* Idle files were busy: give them a moment. */
+		if (waits++ < SLOTS_WAIT_ROUNDS)
+			(void) ConditionVariableTimedSleep(&pager_shared->slots_cv, 100,
+											   PG_WAIT_EXTENSION);
+	}
 	ConditionVariableCancelSleep();
-	if (pg_atomic_read_u32(&pager_shared->slots_round) == round ||
-		pg_atomic_read_u32(&pager_shared->slots_closed) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
-				 errmsg("too many artrie files are open"),
-				 errdetail("All %d slots of artrie.max_files are held by running transactions or have changes that cannot be checkpointed yet.",
-						   pager_shared->max_files),
-				 errhint("Raise artrie.max_files, or retry when fewer transactions use artrie indexes.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+			 errmsg("too many artrie files are open"),
+			 errdetail("All %d slots of artrie.max_files are held by running transactions or have changes that cannot be checkpointed yet.",
+					   pager_shared->max_files),
+			 errhint("Raise artrie.max_files, or retry when fewer transactions use artrie indexes.")));
 }
 
 /*
@@ -382,12 +399,14 @@ pager_slot_free(int slot)
 
 /*
  * After a round of closing files for processes that found no free slot:
- * tell them how many were closed.
+ * tell them how many were closed, and how many idle files it had to pass
+ * over (being checkpointed or written to: worth asking again).
  */
 void
-pager_slots_closed(int closed)
+pager_slots_closed(int closed, int busy)
 {
 	pg_atomic_write_u32(&pager_shared->slots_closed, (uint32) closed);
+	pg_atomic_write_u32(&pager_shared->slots_busy, (uint32) busy);
 	pg_atomic_fetch_add_u32(&pager_shared->slots_round, 1);
 	ConditionVariableBroadcast(&pager_shared->slots_cv);
 }
@@ -643,7 +662,10 @@ pager_unhold_files(void)
 /*
  * Hold a handle's slot until the end of the transaction (or until
  * pager_unhold_files), so that it is not closed meanwhile; false if the
- * slot no longer holds the file.
+ * slot no longer holds the file.  The handle's incarnation may have been
+ * read after the slot was closed and taken for another file (slot_open
+ * and local_file read it without a hold), so the file's identity is
+ * checked too.
  */
 static bool
 file_hold(PagerFile *file)
@@ -659,7 +681,7 @@ file_hold(PagerFile *file)
 		callbacks = true;
 	}
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
-	ok = fs->in_use && fs->loaded && !fs->closing &&
+	ok = slot_is(fs, &file->id) && fs->loaded &&
 		fs->incarnation == file->incarnation;
 	if (ok)
 	{

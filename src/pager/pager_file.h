@@ -29,7 +29,7 @@ extern PagerFile *pager_open_warranted(const ArtFileId *id,
 extern int	pager_idle_slots(int *slots, int max);
 extern bool pager_close_slot(int slot);
 extern void pager_slot_free(int slot);
-extern void pager_slots_closed(int closed);
+extern void pager_slots_closed(int closed, int busy);
 extern void pager_inuse_unmark(PagerFileSlot *fs);
 extern void pager_backend_ready(void);
 extern bool pager_parse_oid(const char *s, const char **end, Oid *value);

@@ -293,6 +293,7 @@ typedef struct PagerShared
 	pg_atomic_uint32 slots_wanted;	/* a process found no free file slot */
 	pg_atomic_uint32 slots_round;	/* bumped after each round of closing */
 	pg_atomic_uint32 slots_closed;	/* how many the last round closed */
+	pg_atomic_uint32 slots_busy;	/* idle files it found busy, not closed */
 	ConditionVariable slots_cv; /* broadcast after each round */
 	pg_atomic_uint64 use_clock;	/* orders file slots by last use */
 	pg_atomic_uint32 sweep_blocked;	/* the sweep said it cannot read a place */

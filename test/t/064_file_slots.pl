@@ -73,27 +73,16 @@ $node->safe_psql('postgres', join('', map {
 is(answers('index'), answers('seq'), 'after changes to every index, they all still answer right');
 
 # Four sessions at once, each writing to and reading from every index.
-# Each psql reads its script from a file, not from a scalar that
-# IPC::Run feeds only while that one handle is pumped: so the four run
-# at the same time, not one after the other.
-my $scripts = PostgreSQL::Test::Utils::tempdir;
-my @h;
-for my $c (1 .. 4)
-{
-	my $sql = join('', map {
+my ($clean, $errs) = sessions_run($node, map {
+	my $c = $_;
+	join('', map {
 		my $i = ($_ * 7 + $c * 11) % $nidx + 1;
 		"INSERT INTO s$i VALUES ($c * 100000 + $_, 's$i/c$c/$_');\n"
 		  . "$force SELECT count(*) FROM s$i WHERE k ^@ 's$i/c';\n"
-	} 1 .. 200);
-	PostgreSQL::Test::Utils::append_to_file("$scripts/c$c.sql", $sql);
-	push @h, IPC::Run::start(
-		[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', $node->host,
-		  '-p', $node->port, '-d', 'postgres', '-f', "$scripts/c$c.sql" ],
-		'>', \my $out, '2>', \my $err);
-}
-my $clean = 1;
-$clean &&= $_->finish for @h;
-ok($clean, 'four sessions wrote to and read from all indexes without an error');
+	} 1 .. 200)
+} 1 .. 4);
+ok($clean, 'four sessions wrote to and read from all indexes without an error')
+  or diag($errs);
 is(answers('index'), answers('seq'), 'after the concurrent sessions, every index answers right');
 my ($ret, $out, $err) = $node->psql('postgres',
 	join('', map { "SELECT artrie_verify('s${_}_k', true);\n" } 1 .. $nidx));
@@ -133,7 +122,8 @@ $node->safe_psql('postgres', join('', map {
 } 1 .. $nidx));
 my $want = answers('seq');
 crash_node($node);
-$node->start;
+start_ok($node, 'after a crash with changes to all forty files')
+  or BAIL_OUT('the server did not come back after the crash');
 is(answers('index'), $want, 'after a crash, redo through 16 slots left every index right');
 is($node->safe_psql('postgres', "SELECT artrie_stats('s1_k')->'wal'->>'replay_failures'"),
 	'0', 'no record failed to replay');

@@ -677,7 +677,30 @@ sub files_ok
 }
 
 push @EXPORT, qw(bg_session bg_run bg_end bg_start bg_wait_ended bg_still_running
-  writes_while_paused);
+  writes_while_paused sessions_run);
+
+# Run each SQL script of @scripts in a psql session of its own, all at
+# once (each reads its script from a file, not from a scalar that
+# IPC::Run feeds only while that one handle is pumped, so they do not run
+# one after the other), stopping a session at its first error.  Returns
+# whether every session ended without an error, and their stderr joined.
+sub sessions_run
+{
+	my ($node, @scripts) = @_;
+	my $dir = PostgreSQL::Test::Utils::tempdir;
+	my (@h, @err);
+	for my $c (0 .. $#scripts)
+	{
+		PostgreSQL::Test::Utils::append_to_file("$dir/s$c.sql", $scripts[$c]);
+		push @h, IPC::Run::start(
+			[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', $node->host,
+			  '-p', $node->port, '-d', 'postgres', '-f', "$dir/s$c.sql" ],
+			'>', \my $out, '2>', \$err[$c]);
+	}
+	my $clean = 1;
+	$clean &&= $_->finish for @h;
+	return ($clean, join("\n", grep { defined && $_ ne '' } @err));
+}
 
 # psql connected to $node's database postgres in the background, fed
 # statements with bg_run; its output and errors collect in $s->{out} and
