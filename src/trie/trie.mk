@@ -8,6 +8,8 @@
 #                           for n times more property-test operations)
 #   make unittest-sanitize  the same under clang ASan + UBSan
 #   make trie-bench         the microbenchmark (BENCH_ARGS passed through)
+#   make trie-dups          the trie's shape under repeated keys
+#                           (bench/trie_dups.c; DUPS_ARGS passed through)
 #
 # The fuzzers (the trie harness among them) are in test/fuzz/fuzz.mk.
 
@@ -26,7 +28,7 @@ TRIE_SAN_FLAGS = $(TRIE_STD) -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 CLANG ?= clang-14
 
-.PHONY: unittest unittest-sanitize trie-bench
+.PHONY: unittest unittest-sanitize trie-bench trie-dups
 
 $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
@@ -40,6 +42,11 @@ $(TRIE_BUILD)/trie_bench: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_be
 	@mkdir -p $(TRIE_BUILD)
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_bench.c
+
+$(TRIE_BUILD)/trie_dups: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_dups.c
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
+		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_dups.c
 
 $(TRIE_BUILD)/test_pagefmt: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c
 	@mkdir -p $(TRIE_BUILD)
@@ -73,3 +80,6 @@ unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san $(TR
 
 trie-bench: $(TRIE_BUILD)/trie_bench
 	$(TRIE_BUILD)/trie_bench $(BENCH_ARGS)
+
+trie-dups: $(TRIE_BUILD)/trie_dups
+	$(TRIE_BUILD)/trie_dups $(DUPS_ARGS)
