@@ -37,6 +37,9 @@
 #
 # PFX_BEFORE is the "before" revision (default main); PFX_DIR keeps the
 # cluster between runs (default: a temporary directory, removed at exit).
+# PFX_REINDEX=1 rebuilds each dataset's artrie index after each switch of
+# build (before its warm-up), so that each build reads pages it wrote
+# itself: for builds that lay out pages differently.
 set -u
 
 . "$(dirname "$0")/../test/lib.sh"
@@ -216,6 +219,11 @@ for r in $(seq "$ROUNDS"); do
 	if [ $((r % 2)) = 1 ]; then order="before after"; else order="after before"; fi
 	for b in $order; do
 		bench_use_version "$b"
+		if [ "${PFX_REINDEX:-0}" = 1 ]; then
+			for ds in $DATASETS; do
+				q -c "REINDEX INDEX ds_${ds}_artrie" || { last_err; exit 1; }
+			done
+		fi
 		measure "$b" "$r" | tee -a "$OUT"
 	done
 done

@@ -70,6 +70,8 @@ struct BNode
 		BNode	   *nextfree;	/* the free list of its size class */
 	}			u;
 	uint32_t	size;			/* bytes of the pending subtree, slots incl. */
+	uint32_t	nrec;			/* its records: nodes, and a stub for each
+								 * child in another page */
 	uint32_t	plen;
 	ArtPageNo	page;
 	uint16_t	slot;
@@ -117,8 +119,10 @@ struct ArtBulkLoader
 	BChunk	   *chunks;
 	BNode	  **stack;			/* place's traversal */
 	int		   *stacknext;
+	int		   *stackends;
 	int			stackcap;
 	int			stacknextcap;
+	int			stackendscap;
 	uint64_t	groups;			/* groups of the entries added (trie.h) */
 	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
 	ArtPinStack pinned;
@@ -206,9 +210,9 @@ bnode_rec_size(const BNode *b)
 }
 
 /*
- * Recompute the pending size of b from its children, and whether it is
- * wide: a child written to a page already (a stub in b's page) or a wide
- * child.
+ * Recompute the pending size and records of b from its children, and
+ * whether it is wide: a child written to a page already (a stub in b's
+ * page) or a wide child.
  */
 static void
 bnode_size(BNode *b)
@@ -217,11 +221,13 @@ bnode_size(BNode *b)
 	size_t		size = 2;
 	int			i;
 
+	b->nrec = 1;
 	for (i = 0; i < b->n; i++)
 	{
 		bool		placed = kids[i]->page != ART_INVALID_PAGENO;
 
 		size += placed ? ART_STUB_SIZE + 2 : kids[i]->size;
+		b->nrec += placed ? 1 : kids[i]->nrec;
 		b->wide = b->wide || placed || kids[i]->wide;
 	}
 	b->size = (uint32_t) (size + bnode_rec_size(b));
@@ -247,28 +253,77 @@ new_page(ArtBulkLoader *l, ArtPinStack *ps)
 }
 
 /*
- * Write the pending subtree at root into page q, children first; the
- * root goes to slot force_slot if it is not 0.  Frees the subtree's
- * nodes below the root.
+ * Room for n frames in place's traversal stacks: a node, its next child
+ * and two slot counters.
+ */
+static ArtStatus
+grow_stacks(ArtBulkLoader *l, int n)
+{
+	ArtStatus	st;
+
+	st = art_grow(l->t, (void **) &l->stack, &l->stackcap, n,
+				  sizeof(BNode *));
+	if (st == ART_OK)
+		st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap, n,
+					  sizeof(int));
+	if (st == ART_OK)
+		st = art_grow(l->t, (void **) &l->stackends, &l->stackendscap,
+					  2 * n, sizeof(int));
+	return st;
+}
+
+/* Children of x in another page (each gets a stub). */
+static int
+stubs_of(BNode *x)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < x->n; i++)
+		n += BNODE_KIDS(x)[i]->page != ART_INVALID_PAGENO;
+	return n;
+}
+
+/*
+ * Write the pending subtree at root into page q; the root goes to slot
+ * force_slot if it is not 0.  Frees the subtree's nodes below the root.
+ *
+ * The records are laid out in pre-order (parent, then children in key
+ * order, a child in another page by its stub), as a walk reads them: they
+ * are written in the reverse order, a node after its children, which go
+ * last child first, and a page fills from its end down.  Their slots are
+ * numbered in post-order, each node's stubs right before it (as when
+ * records were written in that order): page merges take the first child
+ * pages a page's stubs lead to in slot order, which is then key order.
+ * A node's subtree takes nrec slots: the node's own is the last of them,
+ * its stubs' the ones right before, and its children's subtrees' before
+ * those.  Each frame of the traversal
+ * keeps the next slot for a stub and for a child, counting down.
  */
 static ArtStatus
 place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 {
 	BNode	  **stack;
 	int		   *next;
+	int		   *ends;
 	int			sp = 0;
+	int			count;
 	ArtStatus	st;
 
-	st = art_grow(l->t, (void **) &l->stack, &l->stackcap, 1, sizeof(BNode *));
-	if (st == ART_OK)
-		st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap, 1,
-					  sizeof(int));
+	st = grow_stacks(l, 1);
 	if (st != ART_OK)
 		return st;
+	count = (int) root->nrec - (force_slot ? 1 : 0);
+	art_page_add_slots(q->data, count);
 	stack = l->stack;
 	next = l->stacknext;
+	ends = l->stackends;
 	stack[0] = root;
 	next[0] = 0;
+	/* the root's slot; force_slot's root counts as if it had the next */
+	root->slot = (uint16_t) (art_page_nslots(q->data) + (force_slot ? 1 : 0));
+	ends[0] = root->slot - 1;
+	ends[1] = root->slot - 1 - stubs_of(root);
 	sp = 1;
 	while (sp > 0)
 	{
@@ -276,26 +331,33 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		ArtNodeBuild nb;
 		uint8_t		tmp[ART_MAX_RECORD];
 		size_t		size;
-		int			slot;
 		int			i;
 
 		if (next[sp - 1] < x->n)
 		{
-			BNode	   *kid = BNODE_KIDS(x)[next[sp - 1]++];
+			BNode	   *kid = BNODE_KIDS(x)[x->n - 1 - next[sp - 1]++];
 
 			if (kid->page != ART_INVALID_PAGENO)
+			{
+				/* in another page: its stub takes its place here */
+				art_stub_encode(kid->page, kid->slot, tmp);
+				kid->page = q->pageno;
+				kid->slot = (uint16_t) ends[2 * (sp - 1)]--;
+				art_rec_put(q->data, kid->slot, tmp, ART_STUB_SIZE);
 				continue;
-			st = art_grow(l->t, (void **) &l->stack, &l->stackcap, sp + 1,
-						  sizeof(BNode *));
-			if (st == ART_OK)
-				st = art_grow(l->t, (void **) &l->stacknext, &l->stacknextcap,
-							  sp + 1, sizeof(int));
+			}
+			st = grow_stacks(l, sp + 1);
 			if (st != ART_OK)
 				return st;
 			stack = l->stack;
 			next = l->stacknext;
+			ends = l->stackends;
+			kid->slot = (uint16_t) ends[2 * (sp - 1) + 1];
+			ends[2 * (sp - 1) + 1] -= (int) kid->nrec;
 			stack[sp] = kid;
 			next[sp] = 0;
+			ends[2 * sp] = kid->slot - 1;
+			ends[2 * sp + 1] = kid->slot - 1 - stubs_of(kid);
 			sp++;
 			continue;
 		}
@@ -311,27 +373,19 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 			BNode	   *kid = BNODE_KIDS(x)[i];
 
 			nb.keys[i] = BNODE_KEYS(x)[i];
-			if (kid->page == q->pageno)
-				nb.slots[i] = kid->slot;
-			else
-			{
-				art_stub_encode(kid->page, kid->slot, tmp);
-				nb.slots[i] = (uint16_t) art_rec_alloc(q->data, tmp,
-													   ART_STUB_SIZE);
-			}
+			nb.slots[i] = kid->slot;
 			bnode_free(l, kid);
 		}
 		x->n = 0;
 		size = art_build_encode(&nb, tmp);
+		x->page = q->pageno;
 		if (x == root && force_slot)
 		{
 			art_rec_replace(q->data, force_slot, tmp, size);
-			slot = force_slot;
+			x->slot = (uint16_t) force_slot;
 		}
 		else
-			slot = art_rec_alloc(q->data, tmp, size);
-		x->page = q->pageno;
-		x->slot = (uint16_t) slot;
+			art_rec_put(q->data, x->slot, tmp, size);
 	}
 	return ART_OK;
 }
@@ -654,6 +708,7 @@ loader_free(ArtBulkLoader *l)
 	}
 	art_free(t, l->stack);
 	art_free(t, l->stacknext);
+	art_free(t, l->stackends);
 	art_free(t, l->sel);
 	art_free(t, l->opened);
 	art_free(t, l->spine);
@@ -781,6 +836,8 @@ art_bulk_finish(ArtBulkLoader *l)
 		{
 			art_root_reset(ref.data);
 			st = place(l, root, &ref, ART_ROOT_SLOT);
+			if (st == ART_OK)
+				art_page_compact(ref.data);
 			if (st == ART_OK && art_root_counts_groups(ref.data))
 				t->store.ops->groups_add(t->store.store, (int64_t) l->groups);
 			t->store.ops->mark_dirty(t->store.store, &ref);

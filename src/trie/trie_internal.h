@@ -282,10 +282,14 @@ extern void art_page_init(uint8_t *page);
 extern void art_root_reset(uint8_t *page);
 extern size_t art_rec_size(const uint8_t *rec);
 extern int	art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size);
+extern void art_page_add_slots(uint8_t *page, int count);
+extern void art_rec_put(uint8_t *page, int slot, const uint8_t *rec,
+						size_t size);
 extern void art_rec_free(uint8_t *page, int slot);
 extern void art_rec_replace(uint8_t *page, int slot, const uint8_t *rec,
 							size_t size);
 extern size_t art_page_free_for(const uint8_t *page, size_t size);
+extern void art_page_compact(uint8_t *page);
 
 /* trie_node.c: nodes */
 extern void art_node_decode(uint8_t *rec, ArtNode *node);

@@ -941,6 +941,193 @@ test_cursor_leaf_runs(void)
 	return true;
 }
 
+/* Where the pre-order check of a page stands. */
+typedef struct PreorderCheck
+{
+	uint8_t    *page;
+	uint8_t		placed[ART_PAGE_USABLE / 2 + 1];
+	size_t		pos;			/* where the next record must lie */
+} PreorderCheck;
+
+/*
+ * Whether the record in slot, and then its children's subtrees in key
+ * order, lie one after another from pc->pos on (recursively).
+ */
+static bool
+preorder_from(PreorderCheck *pc, int slot)
+{
+	uint8_t    *rec = art_rec(pc->page, slot);
+	uint16_t	kids[256];
+	ArtNode		node;
+	int			n;
+
+	if (pc->placed[slot] || art_slot_off(pc->page, slot) != pc->pos)
+		return false;
+	pc->placed[slot] = 1;
+	pc->pos += art_rec_size(rec);
+	if (art_is_stub(rec))
+		return true;
+	art_node_decode(rec, &node);
+	n = art_node_children(&node, kids);
+	for (int i = 0; i < n; i++)
+		if (!preorder_from(pc, kids[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Whether a (sound) page's records fill its record area without holes in
+ * pre-order: each of its page roots (the records no node of the page
+ * refers to, in any order) followed by its subtree in key order.
+ */
+static bool
+page_in_preorder(uint8_t *page)
+{
+	static PreorderCheck pc;
+	uint8_t		referenced[ART_PAGE_USABLE / 2 + 1] = {0};
+	uint16_t	kids[256];
+	int			nslots = art_page_nslots(page);
+
+	memset(pc.placed, 0, sizeof(pc.placed));
+	pc.page = page;
+	pc.pos = art_page_upper(page);
+	for (int s = 1; s <= nslots; s++)
+	{
+		ArtNode		node;
+		int			n;
+
+		if (art_slot_off(page, s) == 0 || art_is_stub(art_rec(page, s)))
+			continue;
+		art_node_decode(art_rec(page, s), &node);
+		n = art_node_children(&node, kids);
+		for (int i = 0; i < n; i++)
+			referenced[kids[i]] = 1;
+	}
+	while (pc.pos < ART_PAGE_SIZE)
+	{
+		int			s = 1;
+
+		while (s <= nslots && (art_slot_off(page, s) != pc.pos ||
+							   referenced[s]))
+			s++;
+		if (s > nslots || !preorder_from(&pc, s))
+			return false;
+	}
+	return pc.pos == ART_PAGE_SIZE &&
+		pc.pos - art_page_upper(page) == art_page_used(page);
+}
+
+/*
+ * Compact every page of f's trie (art_page_compact) and check each: the
+ * same slots hold the same bytes, the records fill the record area in
+ * pre-order, and the header's counts stay.  Returns the pages compacted.
+ */
+static long
+compact_all(Fixture *f)
+{
+	static uint8_t before[ART_PAGE_SIZE];
+	long		done = 0;
+
+	for (ArtPageNo p = 0; p < art_memstore_npages(f->ms); p++)
+	{
+		uint8_t    *page = art_memstore_page(f->ms, p);
+		int			nslots;
+
+		if (page == NULL)
+			continue;
+		memcpy(before, page, ART_PAGE_SIZE);
+		art_page_compact(page);
+		nslots = art_page_nslots(page);
+		if (nslots != art_page_nslots(before) ||
+			art_page_used(page) != art_page_used(before) ||
+			art_page_nfree(page) != art_page_nfree(before) ||
+			art_page_upper(page) != ART_PAGE_SIZE - art_page_used(page))
+			return -1;
+		for (int s = 1; s <= nslots; s++)
+		{
+			if ((art_slot_off(page, s) == 0) != (art_slot_off(before, s) == 0))
+				return -1;
+			if (art_slot_off(page, s) != 0 &&
+				memcmp(art_rec(page, s), art_rec(before, s),
+					   art_rec_size(art_rec(before, s))) != 0)
+				return -1;
+		}
+		if (!page_in_preorder(page))
+			return -1;
+		done++;
+	}
+	return done;
+}
+
+/*
+ * Pre-order compaction (art_page_compact), a property test over random
+ * tries: keys of random lengths over a small alphabet (deep in-page
+ * subtrees, every node kind), inserted and partly deleted (holes, free
+ * slots, split and merged pages).  Compacting every page keeps each
+ * slot's record byte for byte and lays the records out in pre-order; the
+ * trie then holds the same entries and counts (verify), and takes more
+ * inserts and deletes.  A bulk load writes its pages in pre-order.
+ */
+static bool
+test_compact(void)
+{
+	for (int round = 0; round < 6; round++)
+	{
+		Fixture		f;
+		Fixture		g;
+		Rng			r = {.s = 7001 + (uint64_t) round};
+		uint8_t		key[64];
+		int			alpha = 2 + round * 5;
+		long		pages;
+
+		CHECK(fixture_init(&f) && fixture_init(&g), "create");
+		for (int i = 0; i < 6000 + 3000 * round; i++)
+		{
+			int			len = 1 + (int) rng_below(&r, 24);
+
+			for (int j = 0; j < len; j++)
+				key[j] = (uint8_t) ('a' + rng_below(&r, (uint32_t) alpha));
+			if (rng_below(&r, 4) == 0 && f.m.n > 0)
+			{
+				const MKey *k = &f.m.keys[rng_below(&r, (uint32_t) f.m.n)];
+
+				memcpy(key, k->data, k->len);
+				CHECK(del(&f, key, k->len), "delete");
+			}
+			else
+				CHECK(put(&f, key, len), "insert");
+		}
+		pages = compact_all(&f);
+		CHECK(pages > 0, "round %d: a compacted page is not in pre-order "
+			  "or lost a record", round);
+		CHECK(fixture_sound(&f), "round %d: after compaction", round);
+		for (int i = 0; i < 2000; i++)
+		{
+			int			len = 1 + (int) rng_below(&r, 24);
+
+			for (int j = 0; j < len; j++)
+				key[j] = (uint8_t) ('a' + rng_below(&r, (uint32_t) alpha));
+			CHECK(i % 3 ? put(&f, key, len) : del(&f, key, len), "change");
+		}
+		CHECK(fixture_sound(&f), "round %d: changes after compaction", round);
+		for (size_t i = 0; i < f.m.n; i++)
+			model_insert(&g.m, f.m.keys[i].data, f.m.keys[i].len);
+		CHECK(load_bulk(&g.t, &g.m), "bulk");
+		for (ArtPageNo p = 0; p < art_memstore_npages(g.ms); p++)
+		{
+			uint8_t    *page = art_memstore_page(g.ms, p);
+
+			CHECK(page == NULL || page_in_preorder(page),
+				  "round %d: bulk-loaded page %u not in pre-order", round,
+				  (unsigned) p);
+		}
+		CHECK(fixture_sound(&g), "round %d: bulk", round);
+		fixture_done(&f);
+		fixture_done(&g);
+	}
+	return true;
+}
+
 /* Bulk load: same content as inserts, fewer pages. */
 static bool
 test_bulk(void)
@@ -2781,6 +2968,7 @@ main(int argc, char **argv)
 		{"cursors", test_cursors},
 		{"cursor_leaf_runs", test_cursor_leaf_runs},
 		{"bulk", test_bulk},
+		{"compact", test_compact},
 		{"bulk_fill", test_bulk_fill},
 		{"groups", test_groups},
 		{"sort", test_sort},
