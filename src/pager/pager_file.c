@@ -399,8 +399,9 @@ pager_slot_free(int slot)
 
 /*
  * After a round of closing files for processes that found no free slot:
- * tell them how many were closed, and how many idle files it had to pass
- * over (being checkpointed or written to: worth asking again).
+ * tell them how many were closed, and how many idle files were left open.
+ * A round that closed none left open only files it tried and found busy
+ * (being checkpointed or written to): worth asking again.
  */
 void
 pager_slots_closed(int closed, int busy)
