@@ -399,6 +399,16 @@ build_step_done(void *store)
 	b->pool.ops->step_done(b->pool.store);
 }
 
+/* ArtPageStoreOps.allocated: a page of the build, or the pool's answer. */
+static bool
+build_allocated(void *store, ArtPageNo pageno)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	return build_find(b, pageno) != NULL ||
+		b->pool.ops->allocated(b->pool.store, pageno);
+}
+
 /* ArtPageStoreOps.critical: the pool's. */
 static void
 build_critical(void *store, bool on)
@@ -452,6 +462,7 @@ static const ArtPageStoreOps build_store_ops = {
 	.passing = build_passing,
 	.passers = build_passers,
 	.step_done = build_step_done,
+	.allocated = build_allocated,
 	.critical = build_critical,
 	.version = build_version,
 	.groups_add = build_groups_add,

@@ -392,6 +392,18 @@ pager_step_done(void *store)
 }
 
 /*
+ * ArtPageStoreOps.allocated: the page map holds the logical page, written
+ * or not yet (pager_free marks it free).
+ */
+static bool
+pager_allocated(void *store, ArtPageNo pageno)
+{
+	PagerFile  *file = (PagerFile *) store;
+
+	return pager_map_get(pager_slot(file), pageno, NULL) != PAGER_PHYS_FREE;
+}
+
+/*
  * ArtPageStoreOps.critical: a critical section.  The trie pins there
  * only pages it keeps pinned, which are in the pool, so no read, free
  * frame or eviction write can fail in it; a page of a checkpoint's set
@@ -475,6 +487,7 @@ static const ArtPageStoreOps pager_store_ops = {
 	.passing = pager_passing,
 	.passers = pager_passers,
 	.step_done = pager_step_done,
+	.allocated = pager_allocated,
 	.critical = pager_critical,
 	.version = pager_version,
 	.groups_add = pager_groups_add,

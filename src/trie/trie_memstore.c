@@ -407,6 +407,15 @@ mem_critical(void *store, bool on)
 	ms->critical = on;
 }
 
+/* allocated: the page exists and is not on the free list. */
+static bool
+mem_allocated(void *store, ArtPageNo pageno)
+{
+	ArtMemStore *ms = store;
+
+	return pageno < ms->npages && ms->pages[pageno].allocated;
+}
+
 /* version: a plain counter. */
 static uint64_t
 mem_version(void *store, bool bump)
@@ -455,6 +464,7 @@ static const ArtPageStoreOps mem_ops = {
 	.passing = mem_passing,
 	.passers = mem_passers,
 	.step_done = mem_step_done,
+	.allocated = mem_allocated,
 	.critical = mem_critical,
 	.version = mem_version,
 	.groups_add = mem_groups_add,

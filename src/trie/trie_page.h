@@ -145,6 +145,15 @@ typedef struct ArtPageStoreOps
 	void		(*step_done) (void *store);
 
 	/*
+	 * Whether pageno is an allocated page of the store.  A walk in steps
+	 * asks before it pins a page it learned of in an earlier step, since
+	 * a change between the steps may have freed it; asked inside the
+	 * write section held exclusive, the answer holds until its end.
+	 * Cannot fail.
+	 */
+	bool		(*allocated) (void *store, ArtPageNo pageno);
+
+	/*
 	 * Begin (on) or end (off) a stretch in which the trie has changed pages
 	 * and must still pin others to finish the change: a store failure
 	 * there cannot be undone, so the store treats it as a crash (the pager

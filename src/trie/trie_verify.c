@@ -25,7 +25,9 @@
  * not change meanwhile: those violations count only when the store's
  * content version stayed the same from the first step to the last.  The
  * statistics are exact then too, and otherwise describe a trie changing
- * under the walk.
+ * under the walk.  A page learned of in one step may be gone in the next
+ * (a merge freed it): no step pins a page it has not found allocated, or
+ * reached through a stub read in the same step.
  *
  *-------------------------------------------------------------------------
  */
@@ -556,8 +558,10 @@ walk_page_part(Verify *v, int it, const uint8_t *page)
 /*
  * One step of the walk: item it, with every writer kept out.  The stub
  * that led to its subtree is looked at again first: if a change between
- * two steps moved the subtree (a split) or removed it, the step has
- * nothing to walk.
+ * two steps moved the subtree (a split or a merge) or removed it, the
+ * step has nothing to walk.  A merge may even have freed the page that
+ * held the stub: that page is pinned only while it is allocated, and a
+ * page a stub of an allocated page leads to is a page of the trie.
  */
 static ArtStatus
 walk_step(Verify *v, int it)
@@ -573,6 +577,8 @@ walk_step(Verify *v, int it)
 		uint16_t	ts;
 		bool		same = false;
 
+		if (!ops->allocated(v->t->store.store, v->items[item.up].pageno))
+			return ART_OK;
 		st = ops->pin(v->t->store.store, v->items[item.up].pageno,
 					  ART_LOCK_SHARE, &ref);
 		if (st != ART_OK)

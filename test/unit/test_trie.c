@@ -1469,6 +1469,72 @@ delete_in_key_order(Fixture *f, int from, int to, int keep)
 	return ok;
 }
 
+/* Between two steps of a walk: deletes with merges, as VACUUM does. */
+static void
+step_vacuum(void *arg)
+{
+	StepWriters *w = arg;
+	uint8_t		key[64];
+	int			i;
+
+	w->steps++;
+	for (i = 0; i < 8 && w->ok && w->f->m.n > 2000; i++)
+	{
+		const MKey *victim = &w->f->m.keys[rng_below(&w->r, (uint32_t) w->f->m.n)];
+
+		memcpy(key, victim->data, victim->len);
+		w->ok = del(w->f, key, victim->len);
+	}
+}
+
+/*
+ * verify and statistics while VACUUM merges pages between their steps:
+ * pages the walk has queued are freed (and reused) before it reaches
+ * them, and a sound trie is still never reported damaged.
+ */
+static bool
+test_verify_between_merges(void)
+{
+	Fixture		f;
+	StepWriters w;
+	char		msg[256];
+	uint8_t		key[64];
+	ArtStats	stats;
+	uint64_t	before;
+	uint64_t	freed = 0;
+	int			next = 0;
+	int			round;
+
+	CHECK(fixture_init(&f), "create");
+	memset(&w, 0, sizeof(w));
+	w.f = &f;
+	w.r.s = 991;
+	w.ok = true;
+	for (round = 0; round < 6; round++)
+	{
+		for (; f.m.n < 30000; next++)
+			CHECK(put(&f, key, md5_entry(next, key)), "put");
+		art_memstore_set_step_hook(f.ms, step_vacuum, &w);
+		before = art_memstore_pages(f.ms);
+		if (round % 2 == 0)
+			CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK,
+				  "verify between merges: %s", msg);
+		else
+			CHECK(art_stats(&f.t, &stats) == ART_OK, "stats between merges");
+		art_memstore_set_step_hook(f.ms, NULL, NULL);
+		CHECK(w.ok, "deletes");
+		freed += before - art_memstore_pages(f.ms);
+		CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+			  art_memstore_violation(f.ms));
+	}
+	printf("verify_between_merges: %llu pages freed during the walks\n",
+		   (unsigned long long) freed);
+	CHECK(freed > 100, "only %llu pages freed", (unsigned long long) freed);
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	return true;
+}
+
 /*
  * Merges after deletes in key order, as VACUUM makes them (TAP 028's
  * steps): 20,000 md5-like entries bulk loaded, three times all replaced
@@ -2965,6 +3031,7 @@ main(int argc, char **argv)
 		{"verify_detects", test_verify_detects},
 		{"verify_cycle", test_verify_page_cycle},
 		{"verify_between_writers", test_verify_between_writers},
+		{"verify_between_merges", test_verify_between_merges},
 		{"cursors", test_cursors},
 		{"cursor_leaf_runs", test_cursor_leaf_runs},
 		{"bulk", test_bulk},
