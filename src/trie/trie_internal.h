@@ -406,6 +406,8 @@ typedef struct ArtIterFrame
 								 * node's key list, or -1 when unknown */
 	size_t		outlen;			/* path length at the end of the prefix */
 	bool		below;			/* the path sorts below the stop bound */
+	bool		done;			/* no child left to enter in the direction:
+								 * node no longer read, its page unlocked */
 } ArtIterFrame;
 
 typedef struct ArtIter

@@ -12,11 +12,44 @@
  * node's own entry, then its children in key order; backward order the
  * reverse.
  * Pages are released as the iterator backs out of them; art_iter_end
- * releases the rest.  Every lock is taken top-down along the path.
+ * releases the rest.  Every lock is taken top-down along the path.  A page
+ * whose frames have no child left to enter in the direction is unlocked
+ * (still pinned) when the path goes on into another page: a path through
+ * many pages (keys of hundreds of kilobytes) locks only the pages it may
+ * still read, not every page down to its position.
  *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
+
+/*
+ * The path has just gone on from the page below the top one into the
+ * top one.  Mark done each frame on that page with no child left to enter
+ * in the direction (forward, a node's own entry comes before its
+ * children; backward, after them, and needs only the node's decoded
+ * terminal flag); if all of them are, nothing reads the page again
+ * before the iterator backs out of it, so unlock it.
+ */
+static void
+unlock_passed_page(ArtIter *it)
+{
+	int			p = it->ps.n - 2;
+	int			i;
+
+	for (i = it->nframes - 1; i >= 0 && it->frames[i].pidx == p; i--)
+	{
+		ArtIterFrame *f = &it->frames[i];
+		uint8_t		k;
+		uint16_t	slot;
+
+		if (!f->done)
+			f->done = it->fwd ? !art_node_next(&f->node, f->lastkey, &k, &slot) :
+				!art_node_prev(&f->node, f->lastkey, &k, &slot);
+		if (!f->done)
+			return;
+	}
+	it->t->store.ops->unlock(it->t->store.store, &it->ps.refs[p]);
+}
 
 /*
  * Push a frame for the node at slot of the top page (following a stub);
@@ -37,6 +70,7 @@ push(ArtIter *it, uint16_t slot)
 		st = art_pin_push(it->t, &it->ps, pg, ART_LOCK_SHARE);
 		if (st != ART_OK)
 			return st;
+		unlock_passed_page(it);
 		art_prefetch_page(it->ps.refs[it->ps.n - 1].data);
 		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
 	}
@@ -63,6 +97,7 @@ push(ArtIter *it, uint16_t slot)
 	f->lastidx = -1;
 	f->outlen = it->out->len;
 	f->below = false;
+	f->done = false;
 	return ART_OK;
 }
 
@@ -221,7 +256,18 @@ advance(ArtIter *it, bool *found)
 		uint8_t		k;
 		uint16_t	slot;
 
-		if (it->fwd && node->kind <= ART_NODE_16 && f->lastidx >= 0)
+		if (f->done)
+		{
+			/* its page is unlocked: only its own entry may be left */
+			if (!it->fwd && f->lastkey >= 0 && node->terminal)
+			{
+				f->lastkey = -1;
+				it->out->len = f->outlen;
+				*found = true;
+				return ART_OK;
+			}
+		}
+		else if (it->fwd && node->kind <= ART_NODE_16 && f->lastidx >= 0)
 		{
 			/* a sorted list whose position is known: the next one */
 			int			i = f->lastidx + 1;

@@ -30,6 +30,8 @@ struct ArtMemStore
 	uint32_t	nfree;
 	uint64_t	live;
 	int			pinned;
+	int			locked;			/* pins holding a lock */
+	int			max_locked;		/* most locked at once (art_memstore_max_locked) */
 	int			writers;		/* write sections held in share mode */
 	bool		writer_excl;	/* a write section held exclusive */
 	int			splitters;		/* split sections held (either mode) */
@@ -80,11 +82,21 @@ inject(ArtMemStore *ms)
 	return false;
 }
 
+/* Count a locked page. */
+static void
+count_lock(ArtMemStore *ms)
+{
+	ms->locked++;
+	if (ms->locked > ms->max_locked)
+		ms->max_locked = ms->locked;
+}
+
 /* Count a new pin and describe the page in ref. */
 static void
 fill_ref(ArtMemStore *ms, ArtPageNo pageno, ArtPageRef *ref)
 {
 	ms->pinned++;
+	count_lock(ms);
 	ref->pageno = pageno;
 	ref->data = ms->pages[pageno].data;
 	ref->handle = NULL;
@@ -145,6 +157,8 @@ mem_release(void *store, ArtPageRef *ref)
 		p->shared--;
 	else
 		violate(ms, "release of a page that is not pinned");
+	if (ref->handle != KEPT_HANDLE)
+		ms->locked--;
 	ms->pinned--;
 }
 
@@ -163,6 +177,7 @@ mem_unlock(void *store, ArtPageRef *ref)
 		p->shared--;
 	else
 		violate(ms, "unlock of a page that is not pinned");
+	ms->locked--;
 	p->kept++;
 	ref->handle = KEPT_HANDLE;
 }
@@ -186,6 +201,7 @@ mem_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 		p->exclusive = true;
 	else
 		p->shared++;
+	count_lock(ms);
 	ref->handle = NULL;
 }
 
@@ -266,6 +282,7 @@ mem_free_page(void *store, ArtPageRef *ref)
 	p->allocated = false;
 	ms->freelist[ms->nfree++] = ref->pageno;
 	ms->live--;
+	ms->locked--;
 	ms->pinned--;
 }
 
@@ -518,6 +535,16 @@ int
 art_memstore_pinned(const ArtMemStore *ms)
 {
 	return ms->pinned;
+}
+
+/* The most pages held locked at once since the last call. */
+int
+art_memstore_max_locked(ArtMemStore *ms)
+{
+	int			max = ms->max_locked;
+
+	ms->max_locked = ms->locked;
+	return max;
 }
 
 /* Arm (n >= 0) or disarm (n < 0) failure injection. */

@@ -35,6 +35,9 @@ extern uint64_t art_memstore_pages(const ArtMemStore *ms);
 /* Pins not yet released. */
 extern int	art_memstore_pinned(const ArtMemStore *ms);
 
+/* The most pages held locked at once since the last call. */
+extern int	art_memstore_max_locked(ArtMemStore *ms);
+
 /* How many times a split section was entered exclusive. */
 extern uint64_t art_memstore_split_sections(const ArtMemStore *ms);
 
