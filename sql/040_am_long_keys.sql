@@ -54,8 +54,8 @@ INSERT INTO lk VALUES (200, repeat('w', 1048576 + 100));
 CREATE INDEX lk_k ON lk USING artrie (k);
 
 -- Keys whose paths run through more pages than a process may hold
--- LWLocks (200): a 1 MiB run of 'x' branching every 4,000 bytes.  A
--- forward scan keeps locked only the pages it may still read.
+-- LWLocks (200): a 1 MiB run of 'x' branching every 4,000 bytes.  A scan
+-- keeps locked only the pages it may still read, and at most 64.
 TRUNCATE lk;
 CREATE INDEX lk_k ON lk USING artrie (k);
 INSERT INTO lk SELECT n, repeat('x', n * 4000) || 'd' FROM generate_series(1, 250) n;
@@ -64,6 +64,10 @@ SELECT (artrie_stats('lk_k', true)->'key_trie'->>'page_height')::int > 250 AS de
 SELECT count(*) FROM lk WHERE k ^@ 'xxx';
 SELECT id FROM lk WHERE k > repeat('x', 600000) ORDER BY k LIMIT 3;
 SELECT id FROM lk WHERE k = repeat('x', 200 * 4000) || 'd';
+SELECT id FROM lk WHERE k < repeat('x', 8001) ORDER BY k DESC;
+INSERT INTO lk SELECT n, repeat('x', n * 4000) || 'y' FROM generate_series(200, 250) n;
+SELECT count(*) FROM lk WHERE k ^@ repeat('x', 799000);
+SELECT id, right(k, 1) FROM lk WHERE k > repeat('x', 999000) ORDER BY k LIMIT 4;
 SELECT artrie_verify('lk_k', true);
 
 RESET enable_seqscan;

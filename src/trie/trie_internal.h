@@ -408,6 +408,8 @@ typedef struct ArtIterFrame
 	bool		below;			/* the path sorts below the stop bound */
 	bool		done;			/* no child left to enter in the direction:
 								 * node no longer read, its page unlocked */
+	bool		released;		/* its page unlocked with children left:
+								 * backing out into it seeks again */
 } ArtIterFrame;
 
 typedef struct ArtIter
@@ -428,7 +430,19 @@ typedef struct ArtIter
 	bool		atleaf;			/* the position is a leaf of the top frame's
 								 * page, entered under its lastkey, with no
 								 * frame of its own */
+	bool	   *unlocked;		/* per page of ps: unlocked, only pinned */
+	int			ucap;
+	int			nlocked;		/* pages of ps still locked */
+	ArtBuf		resume;			/* the key a seek past a released frame
+								 * starts from */
 } ArtIter;
+
+/*
+ * Most pages an iterator keeps locked at once (PostgreSQL lets a process
+ * hold 200 LWLocks): past it, the locked page nearest the root is
+ * unlocked, and backing out into it seeks again from the root.
+ */
+#define ART_ITER_MAX_LOCKED 64
 
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 							   bool inclusive, bool upper_inf, bool *found);

@@ -14,41 +14,113 @@
  * Pages are released as the iterator backs out of them; art_iter_end
  * releases the rest.  Every lock is taken top-down along the path.  A page
  * whose frames have no child left to enter in the direction is unlocked
- * (still pinned) when the path goes on into another page: a path through
- * many pages (keys of hundreds of kilobytes) locks only the pages it may
- * still read, not every page down to its position.
+ * (still pinned) when the path goes on into another page: nothing reads
+ * it again.  A path through many pages (keys of hundreds of kilobytes)
+ * may still keep more than ART_ITER_MAX_LOCKED pages locked; then the one
+ * nearest the root is unlocked too, and its frames with children left
+ * are released: backing out into one of them seeks again from the root,
+ * past every entry below the child it entered last (the trie may have
+ * changed there meanwhile).
  *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
 
+/* Pin and share-lock pageno on top of the iterator's pin stack. */
+static ArtStatus
+pin_page(ArtIter *it, ArtPageNo pageno)
+{
+	ArtStatus	st;
+
+	st = art_grow(it->t, (void **) &it->unlocked, &it->ucap, it->ps.n + 1,
+				  sizeof(bool));
+	if (st == ART_OK)
+		st = art_pin_push(it->t, &it->ps, pageno, ART_LOCK_SHARE);
+	if (st != ART_OK)
+		return st;
+	it->unlocked[it->ps.n - 1] = false;
+	it->nlocked++;
+	return ART_OK;
+}
+
+/* Release the top page of the iterator's pin stack. */
+static void
+unpin_top(ArtIter *it)
+{
+	if (!it->unlocked[it->ps.n - 1])
+		it->nlocked--;
+	art_pin_pop(it->t, &it->ps);
+}
+
+/* Unlock page p of the pin stack, keeping it pinned. */
+static void
+unlock_page(ArtIter *it, int p)
+{
+	it->t->store.ops->unlock(it->t->store.store, &it->ps.refs[p]);
+	it->unlocked[p] = true;
+	it->nlocked--;
+}
+
+/*
+ * Whether frame f (its page locked) has a child left to enter in the
+ * direction.  Forward, a node's own entry comes before its children;
+ * backward after them, and needs only the node's decoded terminal flag.
+ */
+static bool
+child_left(const ArtIter *it, const ArtIterFrame *f)
+{
+	uint8_t		k;
+	uint16_t	slot;
+
+	if (f->lastkey < 0 || f->lastkey > 255)
+		return false;
+	return it->fwd ? art_node_next(&f->node, f->lastkey, &k, &slot) :
+		art_node_prev(&f->node, f->lastkey, &k, &slot);
+}
+
 /*
  * The path has just gone on from the page below the top one into the
- * top one.  Mark done each frame on that page with no child left to enter
- * in the direction (forward, a node's own entry comes before its
- * children; backward, after them, and needs only the node's decoded
- * terminal flag); if all of them are, nothing reads the page again
- * before the iterator backs out of it, so unlock it.
+ * top one.  Mark done each frame on that page with no child left to
+ * enter; if all of them are, nothing reads the page again before the
+ * iterator backs out of it, so unlock it.  Then, if too many pages are
+ * locked, unlock the one nearest the root and release its frames that
+ * have children left.
  */
 static void
-unlock_passed_page(ArtIter *it)
+unlock_passed_pages(ArtIter *it)
 {
 	int			p = it->ps.n - 2;
 	int			i;
 
-	for (i = it->nframes - 1; i >= 0 && it->frames[i].pidx == p; i--)
+	if (!it->unlocked[p])
+	{
+		for (i = it->nframes - 1; i >= 0 && it->frames[i].pidx == p; i--)
+		{
+			ArtIterFrame *f = &it->frames[i];
+
+			if (!f->done)
+				f->done = !child_left(it, f);
+			if (!f->done)
+				break;
+		}
+		if (i < 0 || it->frames[i].pidx != p)
+			unlock_page(it, p);
+	}
+	if (it->nlocked <= ART_ITER_MAX_LOCKED)
+		return;
+	for (p = 0; it->unlocked[p]; p++)
+		;
+	for (i = 0; i < it->nframes; i++)
 	{
 		ArtIterFrame *f = &it->frames[i];
-		uint8_t		k;
-		uint16_t	slot;
 
-		if (!f->done)
-			f->done = it->fwd ? !art_node_next(&f->node, f->lastkey, &k, &slot) :
-				!art_node_prev(&f->node, f->lastkey, &k, &slot);
-		if (!f->done)
-			return;
+		if (f->pidx == p && !f->done)
+		{
+			f->done = !child_left(it, f);
+			f->released = !f->done;
+		}
 	}
-	it->t->store.ops->unlock(it->t->store.store, &it->ps.refs[p]);
+	unlock_page(it, p);
 }
 
 /*
@@ -67,10 +139,10 @@ push(ArtIter *it, uint16_t slot)
 		ArtPageNo	pg;
 
 		art_stub_target(rec, &pg, &slot);
-		st = art_pin_push(it->t, &it->ps, pg, ART_LOCK_SHARE);
+		st = pin_page(it, pg);
 		if (st != ART_OK)
 			return st;
-		unlock_passed_page(it);
+		unlock_passed_pages(it);
 		art_prefetch_page(it->ps.refs[it->ps.n - 1].data);
 		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
 	}
@@ -98,6 +170,7 @@ push(ArtIter *it, uint16_t slot)
 	f->outlen = it->out->len;
 	f->below = false;
 	f->done = false;
+	f->released = false;
 	return ART_OK;
 }
 
@@ -111,7 +184,7 @@ pop(ArtIter *it)
 		int			keep = it->frames[it->nframes - 1].pidx;
 
 		while (it->ps.n - 1 > keep)
-			art_pin_pop(it->t, &it->ps);
+			unpin_top(it);
 	}
 }
 
@@ -243,6 +316,8 @@ extreme(ArtIter *it, bool *found)
 	}
 }
 
+static ArtStatus resume(ArtIter *it, const ArtIterFrame *f, bool *found);
+
 /* Step from the current frames to the next position in the direction. */
 static ArtStatus
 advance(ArtIter *it, bool *found)
@@ -256,6 +331,8 @@ advance(ArtIter *it, bool *found)
 		uint8_t		k;
 		uint16_t	slot;
 
+		if (f->released)
+			return resume(it, f, found);
 		if (f->done)
 		{
 			/* its page is unlocked: only its own entry may be left */
@@ -316,8 +393,9 @@ advance(ArtIter *it, bool *found)
 /*
  * Position the iterator.  Forward: at the first entry >= key (> key unless
  * inclusive).  Backward: at the last entry <= key (< key unless
- * inclusive); with upper_inf, key stands for itself followed by endless
- * 0xFF bytes.  key NULL: the first or last entry.  *found false: none.
+ * inclusive).  With upper_inf, key stands for itself followed by endless
+ * 0xFF bytes (forward: past every entry beginning with key).  key NULL:
+ * the first or last entry.  *found false: none.
  */
 ArtStatus
 art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
@@ -332,7 +410,7 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 	it->out->len = 0;
 	st = art_buf_reserve(it->t, it->out, 1);
 	if (st == ART_OK)
-		st = art_pin_push(it->t, &it->ps, it->t->root, ART_LOCK_SHARE);
+		st = pin_page(it, it->t->root);
 	if (st != ART_OK)
 		return st;
 	for (;;)
@@ -377,13 +455,13 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 		d += node->plen;
 		if (d == len)
 		{
-			if (node->terminal && inclusive && !(upper_inf && !it->fwd))
+			if (node->terminal && inclusive && !upper_inf)
 			{
 				*found = true;
 				return ART_OK;
 			}
-			/* forward: the children; backward: all of it or nothing */
-			f->lastkey = it->fwd ? -1 : upper_inf ? 256 : -1;
+			/* the children, or past them (upper_inf); backward, all or none */
+			f->lastkey = upper_inf ? 256 : -1;
 			if (!it->fwd && !upper_inf)
 				pop(it);
 			return advance(it, found);
@@ -408,12 +486,36 @@ art_iter_next(ArtIter *it, bool *found)
 	return advance(it, found);
 }
 
+/*
+ * Back out into frame f, whose page was unlocked with children left: the
+ * trie may have changed there, so seek again from the root, past every
+ * entry beginning with the path to the child f entered last.
+ */
+static ArtStatus
+resume(ArtIter *it, const ArtIterFrame *f, bool *found)
+{
+	bool		stepping = it->stepping;
+	ArtStatus	st;
+
+	it->resume.len = 0;
+	st = art_buf_reserve(it->t, &it->resume, f->outlen + 1);
+	if (st != ART_OK)
+		return st;
+	art_copy(it->resume.data, it->out->data, f->outlen);
+	it->resume.data[f->outlen] = (uint8_t) f->lastkey;
+	it->resume.len = f->outlen + 1;
+	art_iter_end(it);
+	it->stepping = stepping;
+	return art_iter_seek(it, it->resume.data, it->resume.len, false, it->fwd,
+						 found);
+}
+
 /* Release every page; the iterator's memory stays for another seek. */
 void
 art_iter_end(ArtIter *it)
 {
 	while (it->ps.n > 0)
-		art_pin_pop(it->t, &it->ps);
+		unpin_top(it);
 	it->nframes = 0;
 	it->past = false;
 	it->stepping = false;
@@ -424,8 +526,13 @@ art_iter_end(ArtIter *it)
 void
 art_iter_free(ArtIter *it)
 {
+	art_iter_end(it);
 	art_pin_release_all(it->t, &it->ps);
 	art_free(it->t, it->frames);
 	it->frames = NULL;
 	it->nframes = it->cap = 0;
+	art_free(it->t, it->unlocked);
+	it->unlocked = NULL;
+	it->ucap = 0;
+	art_buf_free(it->t, &it->resume);
 }

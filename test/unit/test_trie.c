@@ -406,13 +406,38 @@ test_long_keys(void)
 }
 
 /*
- * A forward scan of keys whose paths run through hundreds of pages
- * (branches every 4,000 bytes of a 1 MiB run) locks only a few pages at
- * once: a page whose nodes have no child left to enter is unlocked when
- * the path goes on below it.  (It locked every page of the path, and
- * PostgreSQL allows a process 200 LWLocks: VACUUM and scans of such an
- * index failed with "too many LWLocks taken".)  Backward scans and seeks
- * into the middle return the same entries.
+ * Scan every entry of f's trie in direction dir; returns how many, and
+ * sets *locked to the most pages locked at once meanwhile.
+ */
+static size_t
+scan_locked(Fixture *f, ArtDirection dir, int *locked)
+{
+	ArtCursor  *c;
+	const uint8_t *e;
+	size_t		elen;
+	size_t		n = 0;
+
+	if (art_cursor_open(&f->t, &c) != ART_OK ||
+		art_cursor_seek(c, NULL, 0, true, dir) != ART_OK)
+		return 0;
+	art_memstore_max_locked(f->ms);
+	while (art_cursor_next(c, &e, &elen) == ART_OK)
+		n++;
+	*locked = art_memstore_max_locked(f->ms);
+	art_cursor_close(c);
+	return n;
+}
+
+/*
+ * Scans of keys whose paths run through hundreds of pages (a 1 MiB run
+ * of 'x' branching every 4,000 bytes, to a leaf below or above the run's
+ * next byte) lock only a bounded number of pages at once: a page whose
+ * nodes have no child left to enter is unlocked when the path goes on
+ * below it, and past ART_ITER_MAX_LOCKED the page nearest the root is
+ * unlocked and backing out into it seeks again.  (Scans locked every page
+ * of the path, and PostgreSQL allows a process 200 LWLocks: scans of such
+ * an index failed with "too many LWLocks taken".)  Both directions and a
+ * seek into the middle return every entry, in order.
  */
 static bool
 test_long_paths_locks(void)
@@ -424,42 +449,51 @@ test_long_paths_locks(void)
 	ArtCursor  *c;
 	const uint8_t *e;
 	size_t		elen;
-	size_t		n = 0;
+	ScanSpec	spec;
 	int			locked;
 	int			i;
 
-	CHECK(key != NULL && fixture_init(&f), "create");
-	memset(key, 'x', len);
-	CHECK(put(&f, key, len), "put 1 MiB");
-	for (i = 1; i <= 250; i++)
+	CHECK(key != NULL, "malloc");
+	for (int branch = 0; branch < 2; branch++)
 	{
-		uint8_t		save = key[i * 4000];
+		uint8_t		b = branch == 0 ? 'd' : 'y';
 
-		key[i * 4000] = 'd';
-		CHECK(put(&f, key, (size_t) i * 4000 + 1), "put branch %d", i);
-		key[i * 4000] = save;
+		CHECK(fixture_init(&f), "create");
+		memset(key, 'x', len);
+		CHECK(put(&f, key, len), "put 1 MiB");
+		for (i = 1; i <= 250; i++)
+		{
+			key[i * 4000] = b;
+			CHECK(put(&f, key, (size_t) i * 4000 + 1), "put branch %d", i);
+			key[i * 4000] = 'x';
+		}
+		CHECK(art_stats(&f.t, &stats) == ART_OK && stats.page_height > 250,
+			  "page height %llu", (unsigned long long) stats.page_height);
+		CHECK(scan_locked(&f, ART_FORWARD, &locked) == f.m.n,
+			  "forward scan of every entry");
+		CHECK(locked <= ART_ITER_MAX_LOCKED + 1,
+			  "forward scan locked %d pages at once", locked);
+		CHECK(scan_locked(&f, ART_BACKWARD, &locked) == f.m.n,
+			  "backward scan of every entry");
+		CHECK(locked <= ART_ITER_MAX_LOCKED + 1,
+			  "backward scan locked %d pages at once", locked);
+		key[200 * 4000] = b;
+		CHECK(art_cursor_open(&f.t, &c) == ART_OK &&
+			  art_cursor_seek(c, key, 200 * 4000 + 1, true, ART_FORWARD) == ART_OK &&
+			  art_cursor_next(c, &e, &elen) == ART_OK &&
+			  elen == 200 * 4000 + 1 && e[200 * 4000] == b,
+			  "seek to a deep branch");
+		art_cursor_close(c);
+		key[200 * 4000] = 'x';
+		CHECK(check_content(&f.t, &f.m), "content");
+		memset(&spec, 0, sizeof(spec));
+		spec.dir = ART_BACKWARD;
+		spec.limit = (int) f.m.n + 1;
+		CHECK(check_scan(&f.t, &f.m, &spec), "content backward");
+		CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+			  art_memstore_violation(f.ms));
+		fixture_done(&f);
 	}
-	CHECK(art_stats(&f.t, &stats) == ART_OK && stats.page_height > 250,
-		  "page height %llu", (unsigned long long) stats.page_height);
-	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open");
-	CHECK(art_cursor_seek(c, NULL, 0, true, ART_FORWARD) == ART_OK, "seek");
-	art_memstore_max_locked(f.ms);
-	while (art_cursor_next(c, &e, &elen) == ART_OK)
-		n++;
-	locked = art_memstore_max_locked(f.ms);
-	CHECK(n == f.m.n, "forward scan: %zu entries of %zu", n, f.m.n);
-	CHECK(locked <= 4, "forward scan locked %d pages at once", locked);
-	key[200 * 4000] = 'd';
-	CHECK(art_cursor_seek(c, key, 200 * 4000 + 1, true, ART_FORWARD) == ART_OK &&
-		  art_cursor_next(c, &e, &elen) == ART_OK &&
-		  elen == 200 * 4000 + 1, "seek to a deep branch");
-	locked = art_memstore_max_locked(f.ms);
-	CHECK(locked <= 4, "deep seek locked %d pages at once", locked);
-	art_cursor_close(c);
-	CHECK(check_content(&f.t, &f.m), "content");
-	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
-		  art_memstore_violation(f.ms));
-	fixture_done(&f);
 	free(key);
 	return true;
 }
