@@ -30,14 +30,14 @@
  * the new direction.
  *
  * The cursor returns whole batches (art_cursor_set_batched), as btree
- * returns the items it copied from a leaf page: each batch is the trie's
- * content of its range when it was read, under one set of page locks.
- * That gives an MVCC scan every entry it may need: an entry inserted
- * after the scan started belongs to a tuple its snapshot cannot see, and
- * an entry removed since the batch was read belongs to a tuple dead to
- * every snapshot, whose TID the heap can reuse only after VACUUM's bulk
- * delete returns; a tuple stored later at that TID is again invisible to
- * the snapshot.  Two kinds of scan need more, as btree keeps its leaf
+ * returns the items it copied from a leaf page: each batch holds the
+ * entries of its range present when it was read, but for entries inserted
+ * meanwhile.  That gives an MVCC scan every entry it may need: an entry
+ * inserted after the scan started belongs to a tuple its snapshot cannot
+ * see, and an entry removed since the batch was read belongs to a tuple
+ * dead to every snapshot, whose TID the heap can reuse only after
+ * VACUUM's bulk delete returns; a tuple stored later at that TID is again
+ * invisible to the snapshot.  Two kinds of scan need more, as btree keeps its leaf
  * page pinned for them: an index-only scan takes the key from the entry
  * and may skip the heap (the visibility map may call the page all-visible
  * once the TID is unused), and a scan under a non-MVCC snapshot may see a

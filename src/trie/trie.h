@@ -171,10 +171,10 @@ extern ArtStatus art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound,
 
 /*
  * With batched, the cursor returns the entries it fetched ahead (a batch,
- * read under one set of page locks) without checking, at each call, that
+ * read in one descent from the root) without checking, at each call, that
  * the trie is unchanged: every entry it returns was present when its batch
- * was read, and an entry inserted behind the position of the batch's read
- * is not returned.  Without (the default), every call returns exactly the
+ * was read, and an entry inserted while or after the batch was read may
+ * be missing from it (one inserted behind the read's position is).  Without (the default), every call returns exactly the
  * next entry of the trie as it is at that call.
  */
 extern void art_cursor_set_batched(ArtCursor *cursor, bool batched);
