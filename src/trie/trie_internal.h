@@ -426,7 +426,6 @@ typedef struct ArtIter
 	size_t		stoplen;
 	bool		stop_inclusive;
 	bool		past;			/* the rest lies past stop */
-	bool		stepping;		/* art_iter_next was called since the seek */
 	bool		atleaf;			/* the position is a leaf of the top frame's
 								 * page, entered under its lastkey, with no
 								 * frame of its own */

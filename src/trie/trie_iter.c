@@ -155,15 +155,6 @@ push(ArtIter *it, uint16_t slot)
 	}
 	f = &it->frames[it->nframes++];
 	art_node_decode(rec, &f->node);
-	if (it->stepping && f->node.kind <= ART_NODE_16)
-	{
-		/* the children's records, before the walk needs them */
-		uint8_t    *page = it->ps.refs[it->ps.n - 1].data;
-
-		for (int i = 0; i < f->node.n; i++)
-			ART_PREFETCH(art_rec(page,
-								 art_get16(f->node.body + f->node.n + 2 * i)));
-	}
 	f->pidx = it->ps.n - 1;
 	f->lastkey = -1;
 	f->lastidx = -1;
@@ -482,7 +473,6 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 ArtStatus
 art_iter_next(ArtIter *it, bool *found)
 {
-	it->stepping = true;
 	return advance(it, found);
 }
 
@@ -494,7 +484,6 @@ art_iter_next(ArtIter *it, bool *found)
 static ArtStatus
 resume(ArtIter *it, const ArtIterFrame *f, bool *found)
 {
-	bool		stepping = it->stepping;
 	ArtStatus	st;
 
 	it->resume.len = 0;
@@ -505,7 +494,6 @@ resume(ArtIter *it, const ArtIterFrame *f, bool *found)
 	it->resume.data[f->outlen] = (uint8_t) f->lastkey;
 	it->resume.len = f->outlen + 1;
 	art_iter_end(it);
-	it->stepping = stepping;
 	return art_iter_seek(it, it->resume.data, it->resume.len, false, it->fwd,
 						 found);
 }
@@ -518,7 +506,6 @@ art_iter_end(ArtIter *it)
 		unpin_top(it);
 	it->nframes = 0;
 	it->past = false;
-	it->stepping = false;
 	it->atleaf = false;
 }
 
