@@ -156,10 +156,13 @@ finger_packs(const ArtFinger *f, const uint8_t *key, size_t len)
  * with the entry.  The descent starts at the deepest node of the finger's
  * path that the entry shares with the last one; the path is kept at the
  * end (finger_keep), or dropped on a split or a failure.  Sets *retry when
- * it split a page and the insert must start over.
+ * it split a page and the insert must start over, and *deep (having
+ * dropped the path, changing nothing) when the path runs through more
+ * than ART_MAX_LOCKED_PAGES pages.
  */
 static ArtStatus
-finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
+finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
+			   bool *deep)
 {
 	ArtTrie    *t = f->t;
 	ArtPinStack *ps = &f->ps;
@@ -174,6 +177,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 	int			i;
 
 	*retry = false;
+	*deep = false;
 	if (f->npath > 0)
 	{
 		size_t		c = art_common_len(f->last.data, f->last.len, key, len);
@@ -209,6 +213,13 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry)
 		{
 			ArtPageNo	pg;
 
+			if (ps->n >= ART_MAX_LOCKED_PAGES)
+			{
+				*deep = true;
+				f->npath = npath;
+				finger_drop(f);
+				return ART_OK;
+			}
 			art_stub_target(rec, &pg, &slot);
 			st = art_pin_push(t, ps, pg, ART_LOCK_EXCLUSIVE);
 			if (st != ART_OK)
@@ -331,7 +342,11 @@ art_finger_begin(ArtTrie *t, ArtFinger **finger)
 	return ART_OK;
 }
 
-/* Insert an entry through a finger; as art_insert. */
+/*
+ * Insert an entry through a finger; as art_insert.  An entry whose path
+ * runs through more pages than the finger may hold locked is inserted by
+ * art_insert, whose write section nests in the finger's.
+ */
 ArtStatus
 art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 {
@@ -343,8 +358,14 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		bool		retry;
+		bool		deep;
 
-		st = finger_attempt(f, entry, len, &retry);
+		st = finger_attempt(f, entry, len, &retry, &deep);
+		if (deep)
+		{
+			f->has_last = false;
+			return art_insert(f->t, entry, len);
+		}
 		if (st != ART_OK || !retry)
 			break;
 		st = ART_CORRUPT;

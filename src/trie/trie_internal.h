@@ -437,11 +437,13 @@ typedef struct ArtIter
 } ArtIter;
 
 /*
- * Most pages an iterator keeps locked at once (PostgreSQL lets a process
- * hold 200 LWLocks): past it, the locked page nearest the root is
- * unlocked, and backing out into it seeks again from the root.
+ * Most pages of a path an iterator or a finger keeps locked at once
+ * (PostgreSQL lets a process hold 200 LWLocks).  Past it, an iterator
+ * unlocks the locked page nearest the root (backing out into it seeks
+ * again from the root), and a finger lets its path go and inserts with
+ * art_insert, which couples its locks.
  */
-#define ART_ITER_MAX_LOCKED 64
+#define ART_MAX_LOCKED_PAGES 64
 
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 							   bool inclusive, bool upper_inf, bool *found);

@@ -16,7 +16,7 @@
  * whose frames have no child left to enter in the direction is unlocked
  * (still pinned) when the path goes on into another page: nothing reads
  * it again.  A path through many pages (keys of hundreds of kilobytes)
- * may still keep more than ART_ITER_MAX_LOCKED pages locked; then the one
+ * may still keep more than ART_MAX_LOCKED_PAGES pages locked; then the one
  * nearest the root is unlocked too, and its frames with children left
  * are released: backing out into one of them seeks again from the root,
  * past every entry below the child it entered last (the trie may have
@@ -106,7 +106,7 @@ unlock_passed_pages(ArtIter *it)
 		if (i < 0 || it->frames[i].pidx != p)
 			unlock_page(it, p);
 	}
-	if (it->nlocked <= ART_ITER_MAX_LOCKED)
+	if (it->nlocked <= ART_MAX_LOCKED_PAGES)
 		return;
 	for (p = 0; it->unlocked[p]; p++)
 		;

@@ -433,11 +433,14 @@ scan_locked(Fixture *f, ArtDirection dir, int *locked)
  * of 'x' branching every 4,000 bytes, to a leaf below or above the run's
  * next byte) lock only a bounded number of pages at once: a page whose
  * nodes have no child left to enter is unlocked when the path goes on
- * below it, and past ART_ITER_MAX_LOCKED the page nearest the root is
+ * below it, and past ART_MAX_LOCKED_PAGES the page nearest the root is
  * unlocked and backing out into it seeks again.  (Scans locked every page
  * of the path, and PostgreSQL allows a process 200 LWLocks: scans of such
  * an index failed with "too many LWLocks taken".)  Both directions and a
- * seek into the middle return every entry, in order.
+ * seek into the middle return every entry, in order.  A finger (WAL redo)
+ * inserting the same entries keeps as few locked: past the bound it lets
+ * its path go and inserts with art_insert.  (It held its whole path
+ * exclusive, and crash recovery after such inserts failed.)
  */
 static bool
 test_long_paths_locks(void)
@@ -450,6 +453,7 @@ test_long_paths_locks(void)
 	const uint8_t *e;
 	size_t		elen;
 	ScanSpec	spec;
+	ArtFinger  *finger;
 	int			locked;
 	int			i;
 
@@ -471,11 +475,11 @@ test_long_paths_locks(void)
 			  "page height %llu", (unsigned long long) stats.page_height);
 		CHECK(scan_locked(&f, ART_FORWARD, &locked) == f.m.n,
 			  "forward scan of every entry");
-		CHECK(locked <= ART_ITER_MAX_LOCKED + 1,
+		CHECK(locked <= ART_MAX_LOCKED_PAGES + 1,
 			  "forward scan locked %d pages at once", locked);
 		CHECK(scan_locked(&f, ART_BACKWARD, &locked) == f.m.n,
 			  "backward scan of every entry");
-		CHECK(locked <= ART_ITER_MAX_LOCKED + 1,
+		CHECK(locked <= ART_MAX_LOCKED_PAGES + 1,
 			  "backward scan locked %d pages at once", locked);
 		key[200 * 4000] = b;
 		CHECK(art_cursor_open(&f.t, &c) == ART_OK &&
@@ -490,6 +494,31 @@ test_long_paths_locks(void)
 		spec.dir = ART_BACKWARD;
 		spec.limit = (int) f.m.n + 1;
 		CHECK(check_scan(&f.t, &f.m, &spec), "content backward");
+		CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+			  art_memstore_violation(f.ms));
+		fixture_done(&f);
+
+		CHECK(fixture_init(&f), "create for the finger");
+		CHECK(art_finger_begin(&f.t, &finger) == ART_OK, "finger");
+		memset(key, 'x', len);
+		/* its new pages are locked until it links them: ~140 */
+		CHECK(art_finger_insert(finger, key, len) == ART_OK &&
+			  model_insert(&f.m, key, len), "finger 1 MiB");
+		art_memstore_max_locked(f.ms);
+		for (i = 1; i <= 250; i++)
+		{
+			key[i * 4000] = b;
+			CHECK(art_finger_insert(finger, key, (size_t) i * 4000 + 1) == ART_OK &&
+				  model_insert(&f.m, key, (size_t) i * 4000 + 1),
+				  "finger branch %d", i);
+			key[i * 4000] = 'x';
+		}
+		CHECK(art_finger_insert(finger, key, len) == ART_EXISTS, "finger again");
+		art_finger_end(finger);
+		locked = art_memstore_max_locked(f.ms);
+		CHECK(locked <= ART_MAX_LOCKED_PAGES + 8,
+			  "finger locked %d pages at once", locked);
+		CHECK(check_content(&f.t, &f.m), "finger content");
 		CHECK(art_memstore_violation(f.ms) == NULL, "%s",
 			  art_memstore_violation(f.ms));
 		fixture_done(&f);

@@ -1,0 +1,92 @@
+# Keys whose paths run through hundreds of pages (a 1 MiB run of 'x' with
+# keys branching from it every 4,000 bytes), replayed on a hot standby and
+# after a crash.  WAL redo inserts through a finger that held every page
+# of its path exclusive: past PostgreSQL's 200 LWLocks a process, the
+# startup process failed ("too many LWLocks taken"), so a crashed primary
+# did not come back and a standby stopped replaying.  Now a finger lets a
+# path deeper than 64 pages go and inserts as a backend does, and scans
+# lock at most 64 pages at once: on the standby, after replay, and on the
+# primary after kill -9 and restart, the index answers forward and
+# backward scans as a sequential scan does, and artrie_verify passes.
+use strict;
+use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use ArtrieTest;
+
+my $primary = artrie_primary('deep', 'io_uring');
+my $standby = artrie_standby($primary, 'deep_standby');
+$primary->safe_psql('postgres', q{
+	CREATE TABLE d (id int, k text COLLATE "C");
+	ALTER TABLE d ALTER COLUMN k SET STORAGE EXTERNAL;
+	CREATE INDEX d_k ON d USING artrie (k);
+	INSERT INTO d VALUES (0, repeat('x', 1048576));
+	INSERT INTO d SELECT n, repeat('x', n * 4000) || 'd' FROM generate_series(1, 250) n;
+	INSERT INTO d SELECT 1000 + n, repeat('x', n * 4000) || 'y' FROM generate_series(150, 250) n;
+});
+
+# label => SQL returning one value
+my @queries = (
+	deep => q{SELECT (artrie_stats('d_k', true)->'key_trie'->>'page_height')::int > 200},
+	count => q{SELECT count(*) FROM d WHERE k ^@ 'xxx'},
+	tail => q{SELECT count(*) FROM d WHERE k ^@ repeat('x', 900000)},
+	forward => q{SELECT string_agg(id::text, ',') FROM
+		(SELECT id FROM d WHERE k > repeat('x', 980000) ORDER BY k) s},
+	backward => q{SELECT string_agg(id::text, ',') FROM
+		(SELECT id FROM d WHERE k < repeat('x', 20000) ORDER BY k DESC) s},
+	exact => q{SELECT id FROM d WHERE k = repeat('x', 800000) || 'y'},
+);
+
+# The answers of every query on node, through the index or by a
+# sequential scan (the scan's plan checked).
+sub answers
+{
+	my ($node, $index) = @_;
+	my $set = $index ?
+	  'SET enable_seqscan = off; SET enable_bitmapscan = off;' :
+	  'SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off;';
+	my @out;
+	for (my $i = 0; $i < @queries; $i += 2)
+	{
+		my ($label, $q) = @queries[ $i, $i + 1 ];
+		my ($ret, $out, $err) = $node->psql('postgres', "$set $q");
+		push @out, "$label=" . ($ret == 0 ? $out : "ERROR $err");
+	}
+	return join("\n", @out);
+}
+
+my $want = answers($primary, 0);
+like($want, qr/^deep=t$/m, 'the index is deeper than 200 pages');
+unlike($want, qr/ERROR/, 'the sequential scans answer');
+is(answers($primary, 1), $want, 'primary: the index answers as the table');
+
+wait_replayed($primary, $standby);
+is(answers($standby, 1), $want, 'standby: the index answers as the table after replay');
+my ($ret, $out, $err) = $standby->psql('postgres', "SELECT artrie_verify('d_k')");
+is($ret, 0, 'standby: artrie_verify passes') or diag($err);
+
+# The same inserts again, not yet checkpointed, then a crash: recovery
+# replays them.
+$primary->safe_psql('postgres', q{
+	CHECKPOINT;
+	SELECT artrie_checkpoint();
+	TRUNCATE d;
+	INSERT INTO d VALUES (0, repeat('x', 1048576));
+	INSERT INTO d SELECT n, repeat('x', n * 4000) || 'd' FROM generate_series(1, 250) n;
+	INSERT INTO d SELECT 1000 + n, repeat('x', n * 4000) || 'y' FROM generate_series(150, 250) n;
+});
+crash_node($primary);
+start_ok($primary, 'after the crash') or BAIL_OUT('the primary does not start');
+is(answers($primary, 1), $want, 'primary after the crash: the index answers as before');
+($ret, $out, $err) = $primary->psql('postgres', "SELECT artrie_verify('d_k', true)");
+is($ret, 0, 'primary after the crash: artrie_verify passes') or diag($err);
+
+wait_replayed($primary, $standby);
+is(answers($standby, 1), $want, 'standby: the index answers as the table after more replay');
+
+$standby->stop;
+$primary->stop;
+done_testing();
