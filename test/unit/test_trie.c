@@ -477,10 +477,13 @@ test_long_paths_locks(void)
 			  "forward scan of every entry");
 		CHECK(locked <= ART_MAX_LOCKED_PAGES + 1,
 			  "forward scan locked %d pages at once", locked);
+		printf("long_paths_locks: '%c' branches, %llu pages deep: forward scan %d pages locked at most",
+			   b, (unsigned long long) stats.page_height, locked);
 		CHECK(scan_locked(&f, ART_BACKWARD, &locked) == f.m.n,
 			  "backward scan of every entry");
 		CHECK(locked <= ART_MAX_LOCKED_PAGES + 1,
 			  "backward scan locked %d pages at once", locked);
+		printf(", backward %d", locked);
 		key[200 * 4000] = b;
 		CHECK(art_cursor_open(&f.t, &c) == ART_OK &&
 			  art_cursor_seek(c, key, 200 * 4000 + 1, true, ART_FORWARD) == ART_OK &&
@@ -516,6 +519,7 @@ test_long_paths_locks(void)
 		CHECK(art_finger_insert(finger, key, len) == ART_EXISTS, "finger again");
 		art_finger_end(finger);
 		locked = art_memstore_max_locked(f.ms);
+		printf(", finger %d\n", locked);
 		CHECK(locked <= ART_MAX_LOCKED_PAGES + 8,
 			  "finger locked %d pages at once", locked);
 		CHECK(check_content(&f.t, &f.m), "finger content");
