@@ -10,7 +10,8 @@
  * path that its entry shares with the last one and descends from there.
  * Unlike art_insert (trie_insert.c), it holds its whole path exclusive, so
  * it changes the node and bumps the counts of every node above it in one
- * pass; it plans and makes the change with art_insert's steps
+ * pass (an entry whose path runs through more than ART_MAX_LOCKED_PAGES
+ * pages goes through art_insert instead); it plans and makes the change with art_insert's steps
  * (art_plan_node, art_change_need, art_change_apply).  The nodes the next
  * insert keeps on its path have their counts bumped in the finger, not in
  * their records, until they leave the path (the next entry diverges above
