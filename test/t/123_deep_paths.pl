@@ -3,10 +3,10 @@
 # after a crash.  WAL redo inserts through a finger that held every page
 # of its path exclusive: past PostgreSQL's 200 LWLocks a process, the
 # startup process failed ("too many LWLocks taken"), so a crashed primary
-# did not come back and a standby stopped replaying.  Now a finger lets a
-# path deeper than 64 pages go and inserts as a backend does, and scans
-# lock at most 64 pages at once: on the standby, after replay, and on the
-# primary after kill -9 and restart, the index answers forward and
+# did not come back (a standby replays with the same code).  Now a finger
+# lets a path deeper than 64 pages go and inserts as a backend does, and
+# scans lock at most 64 pages at once: on the standby, after replay, and
+# on the primary after kill -9 and restart, the index answers forward and
 # backward scans as a sequential scan does, and artrie_verify passes.
 use strict;
 use warnings;
