@@ -79,6 +79,15 @@ extern uint64 wal_hold_release(const ArtFileId *id, WalHoldApply apply,
 extern int	wal_hold_files(ArtFileId *ids);
 extern int	wal_hold_count(void);
 
+/* wal_sort.c */
+typedef struct WalSortKey
+{
+	uint64		head;			/* 8 bytes of the entry, big-endian */
+	uint32		root;			/* the trie's */
+	uint32		idx;			/* the record's place in its batch */
+} WalSortKey;
+extern void wal_sort_keys(WalSortKey *keys, size_t n);
+
 /* wal_runs.c */
 typedef struct WalRun WalRun;
 extern WalRun *wal_run_create(void);

@@ -85,9 +85,12 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
 
 /*
  * Bytes of held-back entry records after which the batches are applied:
- * maintenance_work_mem (64 MB unless set otherwise).
+ * maintenance_work_mem (64 MB unless set otherwise), or less where a
+ * batch could otherwise hold more records than a WalSortKey can index.
  */
-#define WAL_BATCH_MEMORY	((Size) maintenance_work_mem * 1024)
+#define WAL_BATCH_MEMORY \
+	Min((Size) maintenance_work_mem * 1024, \
+		(Size) PG_UINT32_MAX * (sizeof(BatchItem) + sizeof(WalSortKey)))
 
 /*
  * The apply loop copies the entries of this many sorted records at a time
@@ -104,14 +107,15 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
  */
 #define BATCH_MAX_RUNS			8
 
-/* An entry record held back in a batch; its bytes are in the file's. */
+/*
+ * An entry record held back in a batch; its bytes are in the file's, its
+ * trie and head in its sort key (FileBatch.keys).
+ */
 typedef struct BatchItem
 {
-	uint64		head;			/* the entry's first 8 bytes, big-endian */
 	XLogRecPtr	lsn;
 	Size		off;			/* of the entry in FileBatch.bytes */
 	uint32		len;
-	uint32		root;
 	uint8		kind;			/* WAL_ARTRIE_INSERT or _DELETE */
 } BatchItem;
 
@@ -123,11 +127,15 @@ typedef struct BatchGather
 	const uint8 *entry[BATCH_GATHER_ITEMS];
 } BatchGather;
 
-/* The pending entry records of one file, in WAL order. */
+/*
+ * The pending entry records of one file, in WAL order; their keys are in
+ * WAL order too until batch_sort sorts them.
+ */
 typedef struct FileBatch
 {
 	ArtFileId	id;
 	BatchItem  *items;
+	WalSortKey *keys;			/* keys[i].idx is an index into items */
 	Size		nitems;
 	Size		maxitems;
 	uint8	   *bytes;
@@ -535,17 +543,24 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 }
 
 /*
- * An entry's first eight bytes as one big-endian number, padded with
- * zeros.
+ * The eight bytes of an entry from byte depth on as one big-endian
+ * number, padded with zeros.
  */
+static inline uint64
+batch_entry_chunk(const uint8 *entry, uint32 len, uint32 depth)
+{
+	uint64		chunk = 0;
+
+	for (uint32 i = depth; i < depth + 8; i++)
+		chunk = (chunk << 8) | (i < len ? entry[i] : 0);
+	return chunk;
+}
+
+/* An entry's first eight bytes as one number (its head). */
 static inline uint64
 batch_entry_head(const uint8 *entry, uint32 len)
 {
-	uint64		head = 0;
-
-	for (uint32 i = 0; i < 8; i++)
-		head = (head << 8) | (i < len ? entry[i] : 0);
-	return head;
+	return batch_entry_chunk(entry, len, 0);
 }
 
 /* Hold an entry record back in its file's batch. */
@@ -555,6 +570,7 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 {
 	FileBatch  *fb = NULL;
 	BatchItem  *item;
+	WalSortKey *key;
 
 	if (batch_cxt == NULL)
 		batch_cxt = AllocSetContextCreate(TopMemoryContext,
@@ -590,6 +606,9 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 		fb->items = fb->items == NULL ?
 			MemoryContextAllocHuge(batch_cxt, fb->maxitems * sizeof(BatchItem)) :
 			repalloc_huge(fb->items, fb->maxitems * sizeof(BatchItem));
+		fb->keys = fb->keys == NULL ?
+			MemoryContextAllocHuge(batch_cxt, fb->maxitems * sizeof(WalSortKey)) :
+			repalloc_huge(fb->keys, fb->maxitems * sizeof(WalSortKey));
 	}
 	if (fb->bytes == NULL || fb->used + rec->len > fb->size)
 	{
@@ -598,28 +617,32 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 			MemoryContextAllocHuge(batch_cxt, fb->size) :
 			repalloc_huge(fb->bytes, fb->size);
 	}
+	Assert(fb->nitems == 0 || fb->items[fb->nitems - 1].lsn < lsn);
 	memcpy(fb->bytes + fb->used, entry, rec->len);
+	key = &fb->keys[fb->nitems];
+	key->head = batch_entry_head(entry, rec->len);
+	key->root = rec->root;
+	key->idx = (uint32) fb->nitems;
 	item = &fb->items[fb->nitems++];
-	item->head = batch_entry_head(entry, rec->len);
 	item->lsn = lsn;
 	item->off = fb->used;
 	item->len = rec->len;
-	item->root = rec->root;
 	item->kind = kind;
 	fb->used += rec->len;
-	batch_memory += rec->len + sizeof(BatchItem);
+	batch_memory += rec->len + sizeof(BatchItem) + sizeof(WalSortKey);
 }
 
 /*
  * Order held-back records by trie, then entry bytes (the first eight
  * compared as one number, head; shorter entries are padded with zeros
- * there, the length decides after the bytes), then WAL position: the
+ * there, the length decides after the bytes), then WAL order (xpos and
+ * ypos: the records' WAL positions, or their places in one batch): the
  * records of one entry stay in WAL order.
  */
 static inline int
 batch_order(uint32 xroot, uint64 xhead, const uint8 *x, uint32 xlen,
-			XLogRecPtr xlsn, uint32 yroot, uint64 yhead, const uint8 *y,
-			uint32 ylen, XLogRecPtr ylsn)
+			uint64 xpos, uint32 yroot, uint64 yhead, const uint8 *y,
+			uint32 ylen, uint64 ypos)
 {
 	int			c;
 
@@ -632,17 +655,23 @@ batch_order(uint32 xroot, uint64 xhead, const uint8 *x, uint32 xlen,
 		return c;
 	if (xlen != ylen)
 		return xlen < ylen ? -1 : 1;
-	if (xlsn != ylsn)
-		return xlsn < ylsn ? -1 : 1;
+	if (xpos != ypos)
+		return xpos < ypos ? -1 : 1;
 	return 0;
 }
 
-/* batch_order of two items of a batch whose bytes are bytes. */
+/*
+ * batch_order of the records of two sort keys of batch fb, by their
+ * places in the batch: the items are in WAL order (batch_add).
+ */
 static inline int
-batch_item_cmp(const BatchItem *x, const BatchItem *y, const uint8 *bytes)
+batch_key_cmp(const WalSortKey *x, const WalSortKey *y, const FileBatch *fb)
 {
-	return batch_order(x->root, x->head, bytes + x->off, x->len, x->lsn,
-					   y->root, y->head, bytes + y->off, y->len, y->lsn);
+	const BatchItem *a = &fb->items[x->idx];
+	const BatchItem *b = &fb->items[y->idx];
+
+	return batch_order(x->root, x->head, fb->bytes + a->off, a->len, x->idx,
+					   y->root, y->head, fb->bytes + b->off, b->len, y->idx);
 }
 
 /* batch_order of two streams' next records. */
@@ -654,28 +683,93 @@ batch_head_cmp(const BatchHead *x, const BatchHead *y)
 }
 
 /*
- * batch_sort(items, n, bytes): PostgreSQL's quicksort with batch_item_cmp
- * inlined, rather than called through a pointer for each of the
- * n log n comparisons.
+ * batch_sort_equal(keys, n, fb): PostgreSQL's quicksort with batch_key_cmp
+ * inlined, for keys whose trie and head are equal.
  */
-#define ST_SORT batch_sort
-#define ST_ELEMENT_TYPE BatchItem
-#define ST_COMPARE(a, b, arg) batch_item_cmp(a, b, arg)
-#define ST_COMPARE_ARG_TYPE const uint8
+#define ST_SORT batch_sort_equal
+#define ST_ELEMENT_TYPE WalSortKey
+#define ST_COMPARE(a, b, arg) batch_key_cmp(a, b, arg)
+#define ST_COMPARE_ARG_TYPE const FileBatch
 #define ST_SCOPE static
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+static void batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n,
+						   uint32 depth);
+
 /*
- * Ask the CPU for the bytes of the i-th item's entry (if there is one)
- * ahead of the copy that reads them.
+ * Sort the n keys at keys of batch fb in batch_order, where their entries
+ * are equal (padded with zeros) before byte depth and their heads hold
+ * the eight bytes from there on: by trie, head and place in the batch
+ * without a branch on the comparisons (wal_sort_keys), then each run of
+ * keys with one trie and head on the next eight bytes (batch_sort_run).
+ */
+static void
+batch_sort_keys(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
+{
+	Size		start = 0;
+
+	wal_sort_keys(keys, n);
+	for (Size i = 1; i <= n; i++)
+	{
+		if (i == n || keys[i].head != keys[start].head ||
+			keys[i].root != keys[start].root)
+		{
+			if (i - start > 1)
+				batch_sort_run(fb, keys + start, i - start, depth + 8);
+			start = i;
+		}
+	}
+}
+
+/*
+ * Sort the n keys at keys of batch fb, of one trie, whose entries are
+ * equal (padded with zeros) before byte depth and which are in WAL order:
+ * by the eight bytes from there on (batch_sort_keys), or, where no entry
+ * has more bytes, by length (batch_order).
+ */
+static void
+batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
+{
+	uint32		minlen = PG_UINT32_MAX;
+	uint32		maxlen = 0;
+
+	check_stack_depth();
+	for (Size k = 0; k < n; k++)
+	{
+		const BatchItem *item = &fb->items[keys[k].idx];
+
+		keys[k].head = batch_entry_chunk(fb->bytes + item->off, item->len,
+										 depth);
+		minlen = Min(minlen, item->len);
+		maxlen = Max(maxlen, item->len);
+	}
+	if (maxlen > depth)
+		batch_sort_keys(fb, keys, n, depth);
+	else if (minlen != maxlen)
+		batch_sort_equal(keys, n, fb);
+}
+
+/*
+ * Sort a batch's keys in batch_order.  Their heads are the entries' first
+ * eight bytes; after the sort they hold other bytes of the entries.
+ */
+static void
+batch_sort(FileBatch *fb)
+{
+	batch_sort_keys(fb, fb->keys, fb->nitems, 0);
+}
+
+/*
+ * Ask the CPU for the item of the i-th sorted key (if there is one) ahead
+ * of batch_prefetch, which reads it.
  */
 static inline void
-batch_prefetch(const FileBatch *fb, Size i)
+batch_prefetch_item(const FileBatch *fb, Size i)
 {
 #if defined(__GNUC__)
 	if (i < fb->nitems)
-		__builtin_prefetch(fb->bytes + fb->items[i].off);
+		__builtin_prefetch(&fb->items[fb->keys[i].idx]);
 #else
 	(void) fb;
 	(void) i;
@@ -683,12 +777,29 @@ batch_prefetch(const FileBatch *fb, Size i)
 }
 
 /*
- * Copy the entries of the n items from the from-th on into g->buf, one
- * after another, and point g->entry[] at them.  The batch keeps the bytes
- * in WAL order and the sorted items visit them in entry order, so each
- * entry is a cache and TLB miss: taken by the descent of its insert, the
- * misses come one at a time; taken here, in a loop of independent copies
- * with prefetches ahead, they overlap.
+ * Ask the CPU for the bytes of the entry of the i-th sorted key (if there
+ * is one) ahead of the copy that reads them.
+ */
+static inline void
+batch_prefetch(const FileBatch *fb, Size i)
+{
+#if defined(__GNUC__)
+	if (i < fb->nitems)
+		__builtin_prefetch(fb->bytes + fb->items[fb->keys[i].idx].off);
+#else
+	(void) fb;
+	(void) i;
+#endif
+}
+
+/*
+ * Copy the entries of the n sorted keys from the from-th on into g->buf,
+ * one after another, and point g->entry[] at them.  The batch keeps its
+ * items and bytes in WAL order and the sorted keys visit them in entry
+ * order, so each item and entry is a cache and TLB miss: taken by the
+ * descent of its insert, the misses come one at a time; taken here, in a
+ * loop of independent copies with prefetches ahead (the items twice as
+ * far ahead as the entries, whose places they hold), they overlap.
  */
 static void
 batch_gather(const FileBatch *fb, Size from, Size n, BatchGather *g)
@@ -698,7 +809,10 @@ batch_gather(const FileBatch *fb, Size from, Size n, BatchGather *g)
 
 	Assert(n <= BATCH_GATHER_ITEMS);
 	for (Size k = 0; k < n; k++)
-		need += fb->items[from + k].len;
+	{
+		batch_prefetch_item(fb, from + k + BATCH_PREFETCH_AHEAD);
+		need += fb->items[fb->keys[from + k].idx].len;
+	}
 	if (need > g->size)
 	{
 		g->size = Max(Max(need, g->size * 2), (Size) 65536);
@@ -706,7 +820,7 @@ batch_gather(const FileBatch *fb, Size from, Size n, BatchGather *g)
 	}
 	for (Size k = 0; k < n; k++)
 	{
-		const BatchItem *item = &fb->items[from + k];
+		const BatchItem *item = &fb->items[fb->keys[from + k].idx];
 
 		batch_prefetch(fb, from + k + BATCH_PREFETCH_AHEAD);
 		memcpy(g->buf + pos, fb->bytes + item->off, item->len);
@@ -724,6 +838,7 @@ static void
 batch_items_head(const FileBatch *fb, Size *next, BatchGather *g,
 				 BatchHead *h)
 {
+	const WalSortKey *key;
 	const BatchItem *item;
 
 	h->valid = *next < fb->nitems;
@@ -732,12 +847,13 @@ batch_items_head(const FileBatch *fb, Size *next, BatchGather *g,
 	if (*next % BATCH_GATHER_ITEMS == 0)
 		batch_gather(fb, *next, Min(BATCH_GATHER_ITEMS, fb->nitems - *next),
 					 g);
-	item = &fb->items[*next];
-	h->head = item->head;
+	key = &fb->keys[*next];
+	item = &fb->items[key->idx];
 	h->lsn = item->lsn;
 	h->entry = g->entry[*next % BATCH_GATHER_ITEMS];
 	h->len = item->len;
-	h->root = item->root;
+	h->head = batch_entry_head(h->entry, h->len);
+	h->root = key->root;
 	h->kind = item->kind;
 	(*next)++;
 }
@@ -800,7 +916,7 @@ batch_apply(void *arg)
 	double		cpu_sorted;
 
 	INSTR_TIME_SET_CURRENT(start);
-	batch_sort(fb->items, fb->nitems, fb->bytes);
+	batch_sort(fb);
 	INSTR_TIME_SET_CURRENT(sorted);
 	cpu_sorted = redo_cpu_seconds();
 
@@ -883,13 +999,15 @@ batch_spill(void)
 
 		if (fb->nitems == 0)
 			continue;
-		batch_sort(fb->items, fb->nitems, fb->bytes);
+		batch_sort(fb);
 		run = wal_run_create();
 		for (Size k = 0; k < fb->nitems; k++)
 		{
-			const BatchItem *item = &fb->items[k];
+			const BatchItem *item = &fb->items[fb->keys[k].idx];
 
-			wal_run_write(run, item->kind, item->root, item->lsn,
+			batch_prefetch_item(fb, k + 2 * BATCH_PREFETCH_AHEAD);
+			batch_prefetch(fb, k + BATCH_PREFETCH_AHEAD);
+			wal_run_write(run, item->kind, fb->keys[k].root, item->lsn,
 						  fb->bytes + item->off, item->len);
 		}
 		wal_run_finish(run);
