@@ -84,7 +84,7 @@ typedef struct WalSortKey
 {
 	uint64		head;			/* 8 bytes of the entry, big-endian */
 	uint32		root;			/* the trie's */
-	uint32		idx;			/* the record's place in its batch */
+	uint32		pos;			/* the record's offset in its batch */
 } WalSortKey;
 extern void wal_sort_keys(WalSortKey *keys, size_t n);
 

@@ -59,6 +59,7 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "access/xlog.h"
@@ -85,12 +86,11 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
 
 /*
  * Bytes of held-back entry records after which the batches are applied:
- * maintenance_work_mem (64 MB unless set otherwise), or less where a
- * batch could otherwise hold more records than a WalSortKey can index.
+ * maintenance_work_mem (64 MB unless set otherwise), at most 2 GB, so
+ * that a record's offset in its batch's bytes fits a WalSortKey.
  */
 #define WAL_BATCH_MEMORY \
-	Min((Size) maintenance_work_mem * 1024, \
-		(Size) PG_UINT32_MAX * (sizeof(BatchItem) + sizeof(WalSortKey)))
+	Min((Size) maintenance_work_mem * 1024, (Size) PG_UINT32_MAX / 2)
 
 /*
  * The apply loop copies the entries of this many sorted records at a time
@@ -107,40 +107,51 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
  */
 #define BATCH_MAX_RUNS			8
 
+/* The huge page size that batch_advise_huge asks for (x86-64, arm64). */
+#define BATCH_HUGE_PAGE			(2 * 1024 * 1024)
+
 /*
- * An entry record held back in a batch; its bytes are in the file's, its
- * trie and head in its sort key (FileBatch.keys).
+ * The header of an entry record held back, in its batch's bytes right
+ * before the entry: BATCH_RECORD_HEADER bytes, unaligned (batch_record).
  */
-typedef struct BatchItem
+typedef struct BatchRecord
 {
 	XLogRecPtr	lsn;
-	Size		off;			/* of the entry in FileBatch.bytes */
-	uint32		len;
+	uint32		len;			/* of the entry */
 	uint8		kind;			/* WAL_ARTRIE_INSERT or _DELETE */
-} BatchItem;
+} BatchRecord;
 
-/* The entries of the next sorted records, copied out of a batch. */
+#define BATCH_RECORD_HEADER		(offsetof(BatchRecord, kind) + 1)
+
+/*
+ * The entries of the next sorted records, copied out of a batch, and
+ * their headers.
+ */
 typedef struct BatchGather
 {
 	uint8	   *buf;
 	Size		size;
 	const uint8 *entry[BATCH_GATHER_ITEMS];
+	BatchRecord rec[BATCH_GATHER_ITEMS];
 } BatchGather;
 
 /*
- * The pending entry records of one file, in WAL order; their keys are in
- * WAL order too until batch_sort sorts them.
+ * The pending entry records of one file: their headers and entries one
+ * after another in bytes, in WAL order, and a sort key for each, in WAL
+ * order too until batch_sort sorts them.  The arrays are allocated once,
+ * for maintenance_work_mem of records, and kept across cuts and flushes
+ * while the file has records (batch_add, batch_flush).
  */
 typedef struct FileBatch
 {
 	ArtFileId	id;
-	BatchItem  *items;
-	WalSortKey *keys;			/* keys[i].idx is an index into items */
+	WalSortKey *keys;			/* keys[i].pos: the record's offset in bytes */
 	Size		nitems;
 	Size		maxitems;
 	uint8	   *bytes;
 	Size		used;
 	Size		size;
+	bool		active;			/* it held records since the last flush */
 	WalRun	   *runs[BATCH_MAX_RUNS];	/* earlier records, sorted */
 	int			nruns;
 } FileBatch;
@@ -151,7 +162,7 @@ typedef struct FileBatch
  */
 typedef struct BatchHead
 {
-	uint64		head;			/* as BatchItem.head */
+	uint64		head;			/* the entry's first eight bytes */
 	XLogRecPtr	lsn;
 	const uint8 *entry;
 	uint32		len;
@@ -563,19 +574,98 @@ batch_entry_head(const uint8 *entry, uint32 len)
 	return batch_entry_chunk(entry, len, 0);
 }
 
+/* The header of the record at offset pos of a batch's bytes. */
+static inline BatchRecord
+batch_record(const FileBatch *fb, uint32 pos)
+{
+	BatchRecord header;
+
+	memcpy(&header, fb->bytes + pos, BATCH_RECORD_HEADER);
+	return header;
+}
+
+/* The entry of the record at offset pos of a batch's bytes. */
+static inline const uint8 *
+batch_record_entry(const FileBatch *fb, uint32 pos)
+{
+	return fb->bytes + pos + BATCH_RECORD_HEADER;
+}
+
+/*
+ * Ask the kernel to back the 2 MB-aligned part of the allocation p (size
+ * bytes) past its first 2 MB with transparent huge pages: a batch's arrays
+ * are written front to back, and in a VM the first touch of every 4 kB
+ * page is a costly fault (bench/README.md, "Crash recovery").  The first
+ * 2 MB stay in small pages, so that the batch of a file with few records
+ * takes little memory.  Without the advice, or with transparent huge
+ * pages off, the memory is the same in small pages.
+ */
+static void
+batch_advise_huge(void *p, Size size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t	start = TYPEALIGN(BATCH_HUGE_PAGE,
+								  (uintptr_t) p + BATCH_HUGE_PAGE);
+	uintptr_t	end = TYPEALIGN_DOWN(BATCH_HUGE_PAGE, (uintptr_t) p + size);
+
+	if (end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#endif
+}
+
+/*
+ * A new file's batch arrays, for as many records as WAL_BATCH_MEMORY
+ * holds: allocated once (only the pages written take memory), they are
+ * not copied as they grow nor faulted in again at each cut.  Where that
+ * much address space is refused, they start small and double.
+ */
+static void
+batch_alloc(FileBatch *fb)
+{
+	Size		bytes = WAL_BATCH_MEMORY;
+	Size		keys = bytes / (sizeof(WalSortKey) + BATCH_RECORD_HEADER) + 1;
+
+	fb->keys = MemoryContextAllocExtended(batch_cxt,
+										  keys * sizeof(WalSortKey),
+										  MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	fb->bytes = fb->keys == NULL ? NULL :
+		MemoryContextAllocExtended(batch_cxt, bytes,
+								   MCXT_ALLOC_HUGE | MCXT_ALLOC_NO_OOM);
+	if (fb->bytes == NULL)
+	{
+		if (fb->keys != NULL)
+			pfree(fb->keys);
+		keys = 1024;
+		bytes = 65536;
+		fb->keys = MemoryContextAllocHuge(batch_cxt, keys * sizeof(WalSortKey));
+		fb->bytes = MemoryContextAllocHuge(batch_cxt, bytes);
+	}
+	batch_advise_huge(fb->keys, keys * sizeof(WalSortKey));
+	batch_advise_huge(fb->bytes, bytes);
+	fb->maxitems = keys;
+	fb->size = bytes;
+}
+
 /* Hold an entry record back in its file's batch. */
 static void
 batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 		  XLogRecPtr lsn)
 {
 	FileBatch  *fb = NULL;
-	BatchItem  *item;
+	BatchRecord header;
 	WalSortKey *key;
+	Size		need = BATCH_RECORD_HEADER + rec->len;
 
 	if (batch_cxt == NULL)
 		batch_cxt = AllocSetContextCreate(TopMemoryContext,
 										  "artrie redo batch",
 										  ALLOCSET_DEFAULT_SIZES);
+	/* The first record held back: no checkpoint may claim it. */
+	if (XLogRecPtrIsInvalid(batch_from))
+	{
+		batch_from = lsn;
+		redo_hold_update();
+	}
 	for (int i = 0; i < nbatches && fb == NULL; i++)
 	{
 		if (memcmp(&batches[i].id, &rec->file, sizeof(ArtFileId)) == 0)
@@ -583,12 +673,6 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 	}
 	if (fb == NULL)
 	{
-		/* The first record held back: no checkpoint may claim it. */
-		if (nbatches == 0)
-		{
-			batch_from = lsn;
-			redo_hold_update();
-		}
 		if (nbatches == maxbatches)
 		{
 			maxbatches = Max(8, maxbatches * 2);
@@ -599,37 +683,32 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 		fb = &batches[nbatches++];
 		memset(fb, 0, sizeof(FileBatch));
 		fb->id = rec->file;
+		batch_alloc(fb);
 	}
+	fb->active = true;
 	if (fb->nitems == fb->maxitems)
 	{
-		fb->maxitems = Max((Size) 1024, fb->maxitems * 2);
-		fb->items = fb->items == NULL ?
-			MemoryContextAllocHuge(batch_cxt, fb->maxitems * sizeof(BatchItem)) :
-			repalloc_huge(fb->items, fb->maxitems * sizeof(BatchItem));
-		fb->keys = fb->keys == NULL ?
-			MemoryContextAllocHuge(batch_cxt, fb->maxitems * sizeof(WalSortKey)) :
-			repalloc_huge(fb->keys, fb->maxitems * sizeof(WalSortKey));
+		fb->maxitems *= 2;
+		fb->keys = repalloc_huge(fb->keys, fb->maxitems * sizeof(WalSortKey));
 	}
-	if (fb->bytes == NULL || fb->used + rec->len > fb->size)
+	if (fb->used + need > fb->size)
 	{
-		fb->size = Max(Max(fb->size * 2, fb->used + rec->len), 65536);
-		fb->bytes = fb->bytes == NULL ?
-			MemoryContextAllocHuge(batch_cxt, fb->size) :
-			repalloc_huge(fb->bytes, fb->size);
+		fb->size = Max(fb->size * 2, fb->used + need);
+		fb->bytes = repalloc_huge(fb->bytes, fb->size);
 	}
-	Assert(fb->nitems == 0 || fb->items[fb->nitems - 1].lsn < lsn);
-	memcpy(fb->bytes + fb->used, entry, rec->len);
-	key = &fb->keys[fb->nitems];
+	Assert(fb->nitems == 0 ||
+		   batch_record(fb, fb->keys[fb->nitems - 1].pos).lsn < lsn);
+	header.lsn = lsn;
+	header.len = rec->len;
+	header.kind = kind;
+	memcpy(fb->bytes + fb->used, &header, BATCH_RECORD_HEADER);
+	memcpy(fb->bytes + fb->used + BATCH_RECORD_HEADER, entry, rec->len);
+	key = &fb->keys[fb->nitems++];
 	key->head = batch_entry_head(entry, rec->len);
 	key->root = rec->root;
-	key->idx = (uint32) fb->nitems;
-	item = &fb->items[fb->nitems++];
-	item->lsn = lsn;
-	item->off = fb->used;
-	item->len = rec->len;
-	item->kind = kind;
-	fb->used += rec->len;
-	batch_memory += rec->len + sizeof(BatchItem) + sizeof(WalSortKey);
+	key->pos = (uint32) fb->used;
+	fb->used += need;
+	batch_memory += need + sizeof(WalSortKey);
 }
 
 /*
@@ -662,16 +741,15 @@ batch_order(uint32 xroot, uint64 xhead, const uint8 *x, uint32 xlen,
 
 /*
  * batch_order of the records of two sort keys of batch fb, by their
- * places in the batch: the items are in WAL order (batch_add).
+ * places in the batch: the records are in WAL order (batch_add).
  */
 static inline int
 batch_key_cmp(const WalSortKey *x, const WalSortKey *y, const FileBatch *fb)
 {
-	const BatchItem *a = &fb->items[x->idx];
-	const BatchItem *b = &fb->items[y->idx];
-
-	return batch_order(x->root, x->head, fb->bytes + a->off, a->len, x->idx,
-					   y->root, y->head, fb->bytes + b->off, b->len, y->idx);
+	return batch_order(x->root, x->head, batch_record_entry(fb, x->pos),
+					   batch_record(fb, x->pos).len, x->pos,
+					   y->root, y->head, batch_record_entry(fb, y->pos),
+					   batch_record(fb, y->pos).len, y->pos);
 }
 
 /* batch_order of two streams' next records. */
@@ -737,12 +815,12 @@ batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
 	check_stack_depth();
 	for (Size k = 0; k < n; k++)
 	{
-		const BatchItem *item = &fb->items[keys[k].idx];
+		uint32		len = batch_record(fb, keys[k].pos).len;
 
-		keys[k].head = batch_entry_chunk(fb->bytes + item->off, item->len,
-										 depth);
-		minlen = Min(minlen, item->len);
-		maxlen = Max(maxlen, item->len);
+		keys[k].head = batch_entry_chunk(batch_record_entry(fb, keys[k].pos),
+										 len, depth);
+		minlen = Min(minlen, len);
+		maxlen = Max(maxlen, len);
 	}
 	if (maxlen > depth)
 		batch_sort_keys(fb, keys, n, depth);
@@ -761,31 +839,21 @@ batch_sort(FileBatch *fb)
 }
 
 /*
- * Ask the CPU for the item of the i-th sorted key (if there is one) ahead
- * of batch_prefetch, which reads it.
- */
-static inline void
-batch_prefetch_item(const FileBatch *fb, Size i)
-{
-#if defined(__GNUC__)
-	if (i < fb->nitems)
-		__builtin_prefetch(&fb->items[fb->keys[i].idx]);
-#else
-	(void) fb;
-	(void) i;
-#endif
-}
-
-/*
- * Ask the CPU for the bytes of the entry of the i-th sorted key (if there
- * is one) ahead of the copy that reads them.
+ * Ask the CPU for the record of the i-th sorted key (if there is one), its
+ * header and entry (most span two cache lines), ahead of the copy that
+ * reads it.
  */
 static inline void
 batch_prefetch(const FileBatch *fb, Size i)
 {
 #if defined(__GNUC__)
 	if (i < fb->nitems)
-		__builtin_prefetch(fb->bytes + fb->items[fb->keys[i].idx].off);
+	{
+		const uint8 *p = fb->bytes + fb->keys[i].pos;
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + 63);
+	}
 #else
 	(void) fb;
 	(void) i;
@@ -793,53 +861,52 @@ batch_prefetch(const FileBatch *fb, Size i)
 }
 
 /*
- * Copy the entries of the n sorted keys from the from-th on into g->buf,
- * one after another, and point g->entry[] at them.  The batch keeps its
- * items and bytes in WAL order and the sorted keys visit them in entry
- * order, so each item and entry is a cache and TLB miss: taken by the
- * descent of its insert, the misses come one at a time; taken here, in a
- * loop of independent copies with prefetches ahead (the items twice as
- * far ahead as the entries, whose places they hold), they overlap.
+ * Copy the headers and entries of the n sorted keys from the from-th on
+ * into g, the entries into g->buf one after another.  The batch keeps its
+ * records in WAL order and the sorted keys visit them in entry order, so
+ * each record is a cache and TLB miss: taken by the descent of its insert,
+ * the misses come one at a time; taken here, in a loop of independent
+ * copies with prefetches ahead, they overlap.
  */
 static void
 batch_gather(const FileBatch *fb, Size from, Size n, BatchGather *g)
 {
-	Size		need = 0;
 	Size		pos = 0;
 
 	Assert(n <= BATCH_GATHER_ITEMS);
 	for (Size k = 0; k < n; k++)
 	{
-		batch_prefetch_item(fb, from + k + BATCH_PREFETCH_AHEAD);
-		need += fb->items[fb->keys[from + k].idx].len;
-	}
-	if (need > g->size)
-	{
-		g->size = Max(Max(need, g->size * 2), (Size) 65536);
-		g->buf = g->buf == NULL ? palloc(g->size) : repalloc(g->buf, g->size);
-	}
-	for (Size k = 0; k < n; k++)
-	{
-		const BatchItem *item = &fb->items[fb->keys[from + k].idx];
+		uint32		at = fb->keys[from + k].pos;
 
 		batch_prefetch(fb, from + k + BATCH_PREFETCH_AHEAD);
-		memcpy(g->buf + pos, fb->bytes + item->off, item->len);
+		g->rec[k] = batch_record(fb, at);
+		if (pos + g->rec[k].len > g->size)
+		{
+			g->size = Max(Max(pos + g->rec[k].len, g->size * 2), (Size) 65536);
+			g->buf = g->buf == NULL ? palloc(g->size) :
+				repalloc(g->buf, g->size);
+		}
+		memcpy(g->buf + pos, batch_record_entry(fb, at), g->rec[k].len);
+		pos += g->rec[k].len;
+	}
+	pos = 0;
+	for (Size k = 0; k < n; k++)
+	{
 		g->entry[k] = g->buf + pos;
-		pos += item->len;
+		pos += g->rec[k].len;
 	}
 }
 
 /*
- * Set h to the batch's next sorted item (the *next-th), gathering the
- * entries of the items from there on when it starts another group
- * (batch_gather); invalid after the last item.
+ * Set h to the batch's next sorted record (the *next-th), gathering the
+ * records from there on when it starts another group (batch_gather);
+ * invalid after the last record.
  */
 static void
 batch_items_head(const FileBatch *fb, Size *next, BatchGather *g,
 				 BatchHead *h)
 {
-	const WalSortKey *key;
-	const BatchItem *item;
+	const BatchRecord *rec;
 
 	h->valid = *next < fb->nitems;
 	if (!h->valid)
@@ -847,14 +914,13 @@ batch_items_head(const FileBatch *fb, Size *next, BatchGather *g,
 	if (*next % BATCH_GATHER_ITEMS == 0)
 		batch_gather(fb, *next, Min(BATCH_GATHER_ITEMS, fb->nitems - *next),
 					 g);
-	key = &fb->keys[*next];
-	item = &fb->items[key->idx];
-	h->lsn = item->lsn;
+	rec = &g->rec[*next % BATCH_GATHER_ITEMS];
+	h->lsn = rec->lsn;
 	h->entry = g->entry[*next % BATCH_GATHER_ITEMS];
-	h->len = item->len;
+	h->len = rec->len;
 	h->head = batch_entry_head(h->entry, h->len);
-	h->root = key->root;
-	h->kind = item->kind;
+	h->root = fb->keys[*next].root;
+	h->kind = rec->kind;
 	(*next)++;
 }
 
@@ -1003,12 +1069,11 @@ batch_spill(void)
 		run = wal_run_create();
 		for (Size k = 0; k < fb->nitems; k++)
 		{
-			const BatchItem *item = &fb->items[fb->keys[k].idx];
+			BatchRecord rec = batch_record(fb, fb->keys[k].pos);
 
-			batch_prefetch_item(fb, k + 2 * BATCH_PREFETCH_AHEAD);
 			batch_prefetch(fb, k + BATCH_PREFETCH_AHEAD);
-			wal_run_write(run, item->kind, fb->keys[k].root, item->lsn,
-						  fb->bytes + item->off, item->len);
+			wal_run_write(run, rec.kind, fb->keys[k].root, rec.lsn,
+						  batch_record_entry(fb, fb->keys[k].pos), rec.len);
 		}
 		wal_run_finish(run);
 		fb->runs[fb->nruns++] = run;
@@ -1274,25 +1339,47 @@ redo_guarded(void (*work) (void *arg), void *arg, const ArtFileId *id,
  * damaged file's records).  Then checkpoints may claim them.  last: no
  * batch of the same records is expected after this one (it is not
  * maintenance_work_mem that ends it), so the fingers pack the pages they
- * split (batch_pack).
+ * split (batch_pack).  The files that held records keep their arrays for
+ * the next ones; those of a file that held none since the last flush are
+ * freed.
  */
 static void
 batch_flush(bool last)
 {
-	if (nbatches == 0)
-		return;
+	bool		held = !XLogRecPtrIsInvalid(batch_from);
+	int			kept = 0;
+
 	batch_pack = last;
 	for (int i = 0; i < nbatches; i++)
-		redo_guarded(batch_apply, &batches[i], &batches[i].id, false);
+	{
+		if (batches[i].active)
+			redo_guarded(batch_apply, &batches[i], &batches[i].id, false);
+	}
 	for (int i = 0; i < nbatches; i++)
-		batch_close_runs(&batches[i]);
-	batches = NULL;
-	nbatches = 0;
-	maxbatches = 0;
+	{
+		FileBatch  *fb = &batches[i];
+
+		batch_close_runs(fb);
+		if (fb->active)
+		{
+			fb->nitems = 0;
+			fb->used = 0;
+			fb->active = false;
+			batches[kept++] = *fb;
+		}
+		else
+		{
+			pfree(fb->keys);
+			pfree(fb->bytes);
+		}
+	}
+	nbatches = kept;
 	batch_memory = 0;
-	MemoryContextReset(batch_cxt);
-	batch_from = InvalidXLogRecPtr;
-	redo_hold_update();
+	if (held)
+	{
+		batch_from = InvalidXLogRecPtr;
+		redo_hold_update();
+	}
 }
 
 /*
@@ -1525,7 +1612,8 @@ redo_holds_end(void)
 
 /*
  * rm_cleanup: redo is over; the records held back are applied (and the
- * time that took logged), the cached file handle goes.
+ * time that took logged), the batches' arrays are freed, the cached file
+ * handle goes.
  */
 static void
 artrie_rm_cleanup(void)
@@ -1533,6 +1621,12 @@ artrie_rm_cleanup(void)
 	redo_holds_end();
 	wal_batch_flush();
 	wal_batch_report();
+	if (batch_cxt != NULL)
+		MemoryContextDelete(batch_cxt);
+	batch_cxt = NULL;
+	batches = NULL;
+	nbatches = 0;
+	maxbatches = 0;
 	wal_redo_forget();
 }
 

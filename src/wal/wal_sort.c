@@ -5,15 +5,15 @@
  *	  whose partitions do not branch on the comparisons.
  *
  * Redo sorts each file's batch of entry records (wal_redo.c) by trie,
- * then the first eight bytes of the entry (head), then the record's place
- * in the batch, which is WAL order.  The keys of unrelated entries are as
- * good as random, so a quicksort that branches on each comparison
- * mispredicts about every other one.  This one sorts 16-byte keys (the
- * record's index into the batch beside its head and trie) and partitions
+ * then the first eight bytes of the entry (head), then the record's
+ * offset in the batch, which grows in WAL order.  The keys of unrelated
+ * entries are as good as random, so a quicksort that branches on each
+ * comparison mispredicts about every other one.  This one sorts 16-byte keys (the
+ * record's offset in the batch beside its head and trie) and partitions
  * in blocks: it first notes, without a branch, the offsets of the keys
  * that sit on the wrong side of the pivot in a block from the left and
  * one from the right, then swaps them in pairs (Edelkamp and Weiss,
- * "BlockQuicksort", 2016).  The index makes every key distinct, so equal
+ * "BlockQuicksort", 2016).  The offset makes every key distinct, so equal
  * heads keep WAL order and no partition degenerates on repeated keys.
  * Keys already in order take one pass; ranges of a few keys take an
  * insertion sort; a range that recursed too deep for its size (bad
@@ -47,9 +47,9 @@ key_less(const WalSortKey *a, const WalSortKey *b)
 	int			root_eq = a->root == b->root;
 	int			head_lt = a->head < b->head;
 	int			head_eq = a->head == b->head;
-	int			idx_lt = a->idx < b->idx;
+	int			pos_lt = a->pos < b->pos;
 
-	return (root_lt | (root_eq & (head_lt | (head_eq & idx_lt)))) != 0;
+	return (root_lt | (root_eq & (head_lt | (head_eq & pos_lt)))) != 0;
 }
 
 /* Exchange two keys. */
@@ -246,8 +246,8 @@ sort_range(WalSortKey *v, size_t n, int depth)
 }
 
 /*
- * Sort the n keys at keys by trie, head and index (all distinct: the
- * indexes are).
+ * Sort the n keys at keys by trie, head and offset (all distinct: the
+ * offsets are).
  */
 void
 wal_sort_keys(WalSortKey *keys, size_t n)
