@@ -9,17 +9,22 @@
  * underfull (below MERGE_LOW), it moves the page's whole content into its
  * parent page, or into another page hanging from that parent page, when
  * the result stays at or below MERGE_HIGH, and frees the emptied page.
- * The gap between MERGE_LOW and MERGE_HIGH, and between MERGE_HIGH and a
- * full page, is the hysteresis: halves of a split are not underfull, and
- * a merged page has room before it splits again.  An underfull page that
+ * The gap between MERGE_HIGH and a full page is the hysteresis: a merged
+ * page has room before it splits again.  MERGE_LOW lies above a split's
+ * halves (random inserts alone leave pages about 69% full, as in a
+ * B-tree), so a page that deletes empty goes as soon as the pages around
+ * it have the room: most tries then fail, and each costs the pins and
+ * decoding of a few sibling pages under the split section.  An underfull
+ * page that
  * holds stubs (such a page never moves) takes in one of its child pages
  * instead, with the same bound: deletes in key order, as VACUUM's are,
  * often empty a page above only after its child pages' last deletes.  An
  * underfull page holding no stub that no single page takes whole spills:
- * its page roots spread over the pages next to it in key order (the
- * stubs of the parent page beside its own), each staying at or below
- * MERGE_HIGH, so the room that random inserts leave in the halves of
- * splits is used again.
+ * its page roots spread over the pages near it in key order (those that
+ * the stubs of the parent page up to SPILL_REACH runs of stubs away on
+ * either side of its own lead to), each staying at or below MERGE_HIGH,
+ * so the room that random inserts leave in the halves of splits is used
+ * again.
  *
  * Only pages whose every page root is referenced from the parent page
  * take part (a page may have several parent pages).  Then neither page is
@@ -50,13 +55,15 @@
 #define PAGE_LOAD(p)	(ART_PAGE_USABLE - art_page_free(p))
 
 /* A page loaded below this is underfull. */
-#define MERGE_LOW		(ART_PAGE_USABLE * 9 / 20)
+#define MERGE_LOW		(ART_PAGE_USABLE * 7 / 10)
 /* A merge leaves no page loaded above this. */
 #define MERGE_HIGH		(ART_PAGE_USABLE * 9 / 10)
 /* Sibling pages a merge looks at, at most. */
 #define MERGE_TRIES		4
 /* Sibling pages a spill spreads a page over, at most. */
 #define SPILL_TRIES		8
+/* How far in key order (runs of stubs) a spill looks on either side. */
+#define SPILL_REACH		2
 
 #define MAX_SLOTS	(ART_PAGE_USABLE / 2 + 1)
 
@@ -353,6 +360,8 @@ typedef struct KeyWalk
 {
 	uint8_t		inner[MAX_SLOTS];	/* the record has a parent in its page */
 	uint16_t	stack[MAX_SLOTS];
+	ArtPageNo	seq[MAX_SLOTS];		/* the pages the stubs lead to, in key
+									 * order, a run into one page once */
 } KeyWalk;
 
 /* Add pg to pages (at most SPILL_TRIES, no repeats); returns the count. */
@@ -368,14 +377,14 @@ add_page(ArtPageNo *pages, int n, ArtPageNo pg)
 }
 
 /*
- * The pages, other than skip, that the stubs next to skip's stubs in key
- * order lead to (the stubs of parent right before and right after each
- * run of stubs to skip, walking each tree of parent in key order), at
- * most SPILL_TRIES, into pages; returns how many.  Spilling into them
- * keeps each page a range of neighbouring keys, as a btree's leaves are:
- * subtrees from all over the parent page gathered in one page would give
- * it two parent pages once the parent page splits, and merges pass over
- * such pages.
+ * The pages, other than skip, that the stubs of parent lead to, nearest
+ * to skip's stubs in key order first (walking each tree of parent in key
+ * order, a run of stubs into one page counting once), at most
+ * SPILL_REACH runs away on either side and SPILL_TRIES in all, into
+ * pages; returns how many.  Spilling into them keeps each page close to a
+ * range of neighbouring keys, as a btree's leaves are: subtrees from all
+ * over the parent page gathered in one page would give it two parent
+ * pages once the parent page splits, and merges pass over such pages.
  */
 static int
 neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
@@ -384,8 +393,7 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 	int			np = art_page_nslots(parent);
 	int			n = 0;
 	int			sp = 0;
-	bool		after = false;
-	ArtPageNo	prev = ART_INVALID_PAGENO;
+	int			nseq = 0;
 
 	memset(kw->inner, 0, np + 1);
 	for (int s = 1; s <= np; s++)
@@ -420,19 +428,8 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 		if (art_is_stub(rec))
 		{
 			art_stub_target(rec, &pg, &sl);
-			if (pg == skip)
-			{
-				if (prev != ART_INVALID_PAGENO)
-					n = add_page(pages, n, prev);
-				after = true;
-			}
-			else
-			{
-				if (after)
-					n = add_page(pages, n, pg);
-				after = false;
-				prev = pg;
-			}
+			if (nseq == 0 || kw->seq[nseq - 1] != pg)
+				kw->seq[nseq++] = pg;
 			continue;
 		}
 		art_node_decode(rec, &node);
@@ -442,6 +439,16 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 			key = k;
 		}
 	}
+	for (int d = 1; d <= SPILL_REACH && n < SPILL_TRIES; d++)
+		for (int i = 0; i < nseq; i++)
+		{
+			if (kw->seq[i] != skip)
+				continue;
+			if (i - d >= 0 && kw->seq[i - d] != skip)
+				n = add_page(pages, n, kw->seq[i - d]);
+			if (i + d < nseq && kw->seq[i + d] != skip)
+				n = add_page(pages, n, kw->seq[i + d]);
+		}
 	return n;
 }
 

@@ -1707,9 +1707,11 @@ test_merge_sweep(void)
  * bulk loaded, then five times the table's size in operations, a third
  * each inserting a new row, updating a random row's key and deleting a
  * random row; the entries of updated and deleted rows go in key order
- * after each fifth of the table, as VACUUM removes them.  Underfull
- * pages spread over their siblings when none takes them whole, so the
- * pages stay within 1.36 times a fresh build's (1.41x without it).
+ * after each fifth of the table, as VACUUM removes them.  Pages filled
+ * below 70% spread over their siblings up to two runs of stubs away in
+ * key order when none takes them whole, so the pages stay within 1.36
+ * times a fresh build's (1.32x; 1.41x when only pages below 45% spread,
+ * and only over the siblings next to them).
  */
 static bool
 test_merge_churn(void)
@@ -1761,7 +1763,7 @@ test_merge_churn(void)
 	fresh = fresh_pages(&f.m);
 	printf("merge_churn: %llu pages, fresh %llu\n",
 		   (unsigned long long) pages, (unsigned long long) fresh);
-	CHECK(pages * 100 <= fresh * 142, "%llu pages for %llu fresh",
+	CHECK(pages * 100 <= fresh * 136, "%llu pages for %llu fresh",
 		  (unsigned long long) pages, (unsigned long long) fresh);
 	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
