@@ -70,6 +70,21 @@ SELECT count(*) FROM lk WHERE k ^@ repeat('x', 799000);
 SELECT id, right(k, 1) FROM lk WHERE k > repeat('x', 999000) ORDER BY k LIMIT 4;
 SELECT artrie_verify('lk_k', true);
 
+-- VACUUM of such entries, deepest first: a delete whose path is longer
+-- than 64 pages changes it page by page.
+DELETE FROM lk WHERE id % 3 = 0 OR id = 0;
+VACUUM lk;
+SELECT count(*) FROM lk WHERE k ^@ 'xxx';
+SELECT count(*), min(id), max(id) FROM lk WHERE k ^@ repeat('x', 799000);
+SELECT id FROM lk WHERE k = repeat('x', 249 * 4000) || 'y';
+SELECT id FROM lk WHERE k = repeat('x', 1048576);
+SELECT artrie_verify('lk_k', true);
+DELETE FROM lk;
+VACUUM lk;
+SELECT count(*) FROM lk WHERE k ^@ 'x';
+SELECT (artrie_stats('lk_k', true)->'key_trie'->>'pages')::int AS pages_left;
+SELECT artrie_verify('lk_k', true);
+
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 DROP TABLE lk;

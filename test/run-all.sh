@@ -84,6 +84,7 @@ say "trie core unit tests and fuzzers (no server), in the background"
 	failures=()
 	run_test "unit: trie core" make -C "$ARTRIE_SRC" -s unittest
 	run_test "unit: trie core under ASan+UBSan" make -C "$ARTRIE_SRC" -s unittest-sanitize
+	run_test "unit: trie core, two pages locked at most" make -C "$ARTRIE_SRC" -s unittest-shallow
 	run_test "unit: fuzz regression inputs" make -C "$ARTRIE_SRC" -s fuzz-regress
 	run_test "unit: fuzz run (trie, page, wal: ${FUZZ_SECONDS:-20} s each)" make -C "$ARTRIE_SRC" -s fuzz-run FUZZ_SECONDS="${FUZZ_SECONDS:-20}"
 	printf '%s\n' "$passed" "$failed" "${failures[@]}" >"$ARTRIE_TMP/unit.tally"

@@ -7,6 +7,9 @@
 #                           test_pagefmt), then run them (ART_TEST_SCALE=n
 #                           for n times more property-test operations)
 #   make unittest-sanitize  the same under clang ASan + UBSan
+#   make unittest-shallow   the unit tests with ART_MAX_LOCKED_PAGES at 2,
+#                           so that every path past two pages takes the
+#                           ways around holding a long path locked
 #   make trie-bench         the microbenchmark (BENCH_ARGS passed through)
 #   make trie-dups          the trie's shape under repeated keys
 #                           (bench/trie_dups.c; DUPS_ARGS passed through)
@@ -28,11 +31,15 @@ TRIE_SAN_FLAGS = $(TRIE_STD) -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 CLANG ?= clang-14
 
-.PHONY: unittest unittest-sanitize trie-bench trie-dups
+.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups
 
 $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
 	gcc $(TRIE_GCC_FLAGS) $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(TRIE_TEST_SRCS)
+
+$(TRIE_BUILD)/test_trie_shallow: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_GCC_FLAGS) -DART_MAX_LOCKED_PAGES=2 $(TRIE_INC) -o $@ $(TRIE_CORE_SRCS) $(TRIE_TEST_SRCS)
 
 $(TRIE_BUILD)/test_trie_san: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
@@ -77,6 +84,11 @@ unittest-sanitize: $(TRIE_BUILD)/test_trie_san $(TRIE_BUILD)/test_fuzzy_san $(TR
 	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ASAN_OPTIONS=detect_leaks=1 \
 		$(TRIE_BUILD)/test_fuzzy_san
 	ASAN_OPTIONS=detect_leaks=1 $(TRIE_BUILD)/test_pagefmt_san
+
+# Fewer property-test operations: the property tests run in unittest too.
+unittest-shallow: $(TRIE_BUILD)/test_trie_shallow
+	ART_TEST_SEEDS=$${ART_TEST_SEEDS:-2} ART_TEST_OPS=$${ART_TEST_OPS:-250000} \
+		$(TRIE_BUILD)/test_trie_shallow
 
 trie-bench: $(TRIE_BUILD)/trie_bench
 	$(TRIE_BUILD)/trie_bench $(BENCH_ARGS)

@@ -4,12 +4,15 @@
  *	  Deleting an entry, and truncating a trie.
  *
  * A delete descends from the root taking exclusive locks on every page of
- * its path and keeping them.  Once it has found the entry every page it
- * will touch is pinned, and the rest cannot fail: it removes the leaf (and
+ * its path and keeping them, in the split section's share mode beside
+ * concurrent inserts.  Once it has found the entry every page it will
+ * touch is pinned, and the rest cannot fail: it removes the leaf (and
  * every node left with no entry below it), shrinks the parent node's kind,
  * merges a node left with one child and no entry into that child when both
  * sit in the same page, decrements the counts on the path, and frees pages
- * left empty.
+ * left empty.  A path longer than ART_MAX_LOCKED_PAGES pages is found
+ * again holding the split section exclusive, as the trie's only writer,
+ * with lock coupling, and changed one page at a time (delete_entry).
  *
  *-------------------------------------------------------------------------
  */
@@ -24,7 +27,21 @@ typedef struct DelLevel
 	uint16_t	stub_slot;
 	uint8_t		key;			/* key byte under the parent */
 	size_t		end;			/* key depth past the node's prefix */
+	int			n;				/* the node's children */
+	bool		terminal;
 } DelLevel;
+
+/* A delete's path, and the deepest node on it that keeps an entry. */
+typedef struct DelPath
+{
+	ArtPinStack ps;
+	DelLevel   *lv;
+	int			nlev;
+	int			cap;
+	int			brk;			/* that node's level */
+	size_t		shared;			/* bytes the entries left share with key */
+	bool		counted;		/* the root page counts groups */
+} DelPath;
 
 /*
  * Merge a node with no entry and one child into that child, if the child
@@ -83,197 +100,293 @@ decrement(uint8_t *page, uint16_t slot)
 		art_node_set_count(&node, node.count - 1);
 }
 
-/* Remove a node's record, and the stub that points at it. */
-static void
-remove_node(ArtPinStack *ps, const DelLevel *lv)
-{
-	art_rec_free(ps->refs[lv->pidx].data, lv->slot);
-	if (lv->stub_pidx >= 0)
-		art_rec_free(ps->refs[lv->stub_pidx].data, lv->stub_slot);
-}
-
 /*
- * Apply a delete whose path is pinned; cannot fail.  Returns how many
- * bytes of the entry the entries left share with it at most.
- */
-static size_t
-delete_found(ArtPinStack *ps, DelLevel *lv, int nlev)
-{
-	int			j = nlev - 1;
-	uint8_t    *page = ps->refs[lv[j].pidx].data;
-	ArtNode		node;
-	int			i;
-	size_t		shared = lv[j].end;
-
-	art_node_decode(art_rec(page, lv[j].slot), &node);
-	if (node.n > 0)
-	{
-		art_rec(page, lv[j].slot)[0] &= (uint8_t) ~ART_FLAG_TERMINAL;
-		art_node_set_count(&node, node.count - 1);
-		try_merge(page, lv[j].slot);
-	}
-	else if (j == 0)
-	{
-		uint8_t		tmp[4];
-		size_t		size = art_leaf_encode((const uint8_t *) "", 0, false, tmp);
-
-		/* the root held the only entry */
-		art_rec_replace(page, lv[0].slot, tmp, size);
-		shared = 0;
-	}
-	else
-	{
-		remove_node(ps, &lv[j]);
-		for (j = j - 1;; j--)
-		{
-			ArtNodeBuild b;
-			uint8_t		tmp[ART_MAX_RECORD];
-			size_t		size;
-
-			page = ps->refs[lv[j].pidx].data;
-			art_node_decode(art_rec(page, lv[j].slot), &node);
-			art_build_from_node(&node, &b);
-			art_build_remove(&b, lv[j + 1].key);
-			b.count--;
-			if (b.n == 0 && !b.terminal && j > 0)
-			{
-				remove_node(ps, &lv[j]);
-				continue;
-			}
-			/* the entries left below this node share its path */
-			shared = lv[j].end;
-			if (b.n == 0 && !b.terminal)
-			{
-				b.plen = 0;
-				shared = 0;
-			}
-			size = art_build_encode(&b, tmp);
-			art_rec_replace(page, lv[j].slot, tmp, size);
-			try_merge(page, lv[j].slot);
-			break;
-		}
-	}
-	for (i = 0; i < j; i++)
-		decrement(ps->refs[lv[i].pidx].data, lv[i].slot);
-	return shared;
-}
-
-/*
- * Delete an entry, holding its whole path.  The counts on the path are
- * exact for this change only; other writers' inserts between their passes
- * may still be missing from them, which is why the structural steps look
- * at children and terminal flags, never at counts.
+ * Find key's path from the root with locks in mode: each page pinned in
+ * dp->ps, each node in dp->lv.  With hold, every page stays locked, and a
+ * path that goes on below ART_MAX_LOCKED_PAGES pages stops with *deep set;
+ * without, a page is unlocked (still pinned) once the next one is locked,
+ * and the last one at the end.
  */
 static ArtStatus
-delete_locked(ArtTrie *t, const uint8_t *key, size_t len)
+find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
+		  bool hold, DelPath *dp, bool *deep)
 {
-	ArtPinStack ps = {0};
-	DelLevel   *lv = NULL;
-	int			nlev = 0;
-	int			cap = 0;
+	ArtPinStack *ps = &dp->ps;
+	DelLevel   *cur;
 	ArtStatus	st;
 	size_t		d = 0;
-	size_t		shared;
 
-	st = art_pin_push(t, &ps, t->root, ART_LOCK_EXCLUSIVE);
+	*deep = false;
+	st = art_pin_push(t, ps, t->root, mode);
+	if (st == ART_OK)
+		st = art_grow(t, (void **) &dp->lv, &dp->cap, 1, sizeof(DelLevel));
 	if (st != ART_OK)
-		goto out;
-	st = art_grow(t, (void **) &lv, &cap, 1, sizeof(DelLevel));
-	if (st != ART_OK)
-		goto out;
-	lv[0].pidx = 0;
-	lv[0].slot = ART_ROOT_SLOT;
-	lv[0].stub_pidx = -1;
-	lv[0].stub_slot = 0;
-	lv[0].key = 0;
-	nlev = 1;
+		return st;
+	dp->counted = art_root_counts_groups(ps->refs[0].data);
+	memset(&dp->lv[0], 0, sizeof(DelLevel));
+	dp->lv[0].slot = ART_ROOT_SLOT;
+	dp->lv[0].stub_pidx = -1;
+	dp->nlev = 1;
 	for (;;)
 	{
-		uint8_t    *page = ps.refs[lv[nlev - 1].pidx].data;
+		uint8_t    *page;
 		ArtNode		node;
 		uint16_t	child;
-		DelLevel	next;
+		DelLevel	next = {0};
 
-		art_node_decode(art_rec(page, lv[nlev - 1].slot), &node);
+		cur = &dp->lv[dp->nlev - 1];
+		page = ps->refs[cur->pidx].data;
+		art_node_decode(art_rec(page, cur->slot), &node);
 		if (len - d < node.plen || memcmp(key + d, node.prefix, node.plen) != 0)
-		{
-			st = ART_NOT_FOUND;
-			goto out;
-		}
+			return ART_NOT_FOUND;
 		d += node.plen;
-		lv[nlev - 1].end = d;
+		cur->end = d;
+		cur->n = node.n;
+		cur->terminal = node.terminal;
 		if (d == len)
-		{
-			if (!node.terminal)
-			{
-				st = ART_NOT_FOUND;
-				goto out;
-			}
 			break;
-		}
 		child = art_node_find(&node, key[d]);
 		if (child == 0)
-		{
-			st = ART_NOT_FOUND;
-			goto out;
-		}
+			return ART_NOT_FOUND;
 		next.key = key[d];
 		next.stub_pidx = -1;
-		next.stub_slot = 0;
-		next.pidx = lv[nlev - 1].pidx;
+		next.pidx = cur->pidx;
 		next.slot = child;
 		if (art_is_stub(art_rec(page, child)))
 		{
 			ArtPageNo	pg;
 
+			if (hold && ps->n >= ART_MAX_LOCKED_PAGES)
+			{
+				*deep = true;
+				return ART_OK;
+			}
 			next.stub_pidx = next.pidx;
 			next.stub_slot = child;
 			art_stub_target(art_rec(page, child), &pg, &next.slot);
-			st = art_pin_push(t, &ps, pg, ART_LOCK_EXCLUSIVE);
+			st = art_pin_push(t, ps, pg, mode);
 			if (st != ART_OK)
-				goto out;
-			next.pidx = ps.n - 1;
+				return st;
+			if (!hold)
+				t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 2]);
+			next.pidx = ps->n - 1;
 		}
-		st = art_grow(t, (void **) &lv, &cap, nlev + 1, sizeof(DelLevel));
+		st = art_grow(t, (void **) &dp->lv, &dp->cap, dp->nlev + 1,
+					  sizeof(DelLevel));
 		if (st != ART_OK)
-			goto out;
-		lv[nlev++] = next;
+			return st;
+		dp->lv[dp->nlev++] = next;
 		d++;
 	}
+	if (!cur->terminal)
+		return ART_NOT_FOUND;
+	if (!hold)
+		t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 1]);
+	return ART_OK;
+}
 
-	/* Everything is pinned: from here on nothing can fail. */
-	shared = delete_found(&ps, lv, nlev);
-	if (art_root_counts_groups(ps.refs[0].data) &&
-		art_group_change(key, len, shared))
-		t->store.ops->groups_add(t->store.store, -1);
-	t->store.ops->version(t->store.store, true);
-	while (ps.n > 0)
+/*
+ * Find the deepest node on the path that keeps an entry once key's is
+ * gone (the root, or one with another child or an entry of its own):
+ * every node below it holds key's entry only and goes.  Also how many
+ * bytes of key the entries left share with it at most.
+ */
+static void
+find_break(DelPath *dp)
+{
+	const DelLevel *lv = dp->lv;
+	int			j = dp->nlev - 1;
+
+	if (lv[j].n > 0 || j == 0)
 	{
-		ArtPageRef *ref = &ps.refs[ps.n - 1];
+		/* the node keeps its children: only its own entry goes */
+		dp->brk = j;
+		dp->shared = lv[j].n > 0 ? lv[j].end : 0;
+		return;
+	}
+	for (j--; j > 0 && lv[j].n == 1 && !lv[j].terminal; j--)
+		;
+	dp->brk = j;
+	/* the root left with nothing below it loses its prefix */
+	dp->shared = lv[j].n == 1 && !lv[j].terminal ? 0 : lv[j].end;
+}
 
-		if (ps.n > 1 && art_page_nslots(ref->data) == 0)
+/* Change the node at the break level of a delete. */
+static void
+change_break(uint8_t *page, const DelPath *dp)
+{
+	const DelLevel *lv = &dp->lv[dp->brk];
+	ArtNode		node;
+	ArtNodeBuild b;
+	uint8_t		tmp[ART_MAX_RECORD];
+	size_t		size;
+
+	art_node_decode(art_rec(page, lv->slot), &node);
+	if (dp->brk == dp->nlev - 1)
+	{
+		if (node.n > 0)
 		{
-			t->store.ops->free(t->store.store, ref);
-			ps.n--;
+			art_rec(page, lv->slot)[0] &= (uint8_t) ~ART_FLAG_TERMINAL;
+			art_node_set_count(&node, node.count - 1);
+			try_merge(page, lv->slot);
 		}
 		else
 		{
-			t->store.ops->mark_dirty(t->store.store, ref);
-			art_pin_pop(t, &ps);
+			/* the root held the only entry */
+			size = art_leaf_encode((const uint8_t *) "", 0, false, tmp);
+			art_rec_replace(page, lv->slot, tmp, size);
 		}
+		return;
 	}
+	art_build_from_node(&node, &b);
+	art_build_remove(&b, lv[1].key);
+	b.count--;
+	if (b.n == 0 && !b.terminal)
+		b.plen = 0;
+	size = art_build_encode(&b, tmp);
+	art_rec_replace(page, lv->slot, tmp, size);
+	try_merge(page, lv->slot);
+}
 
-out:
-	art_pin_release_all(t, &ps);
-	art_free(t, lv);
+/*
+ * Make the delete's change to page k of its path, held exclusive: free the
+ * records of the nodes below the break level and the stubs that lead to
+ * them, change the node at the break level, decrement the counts of the
+ * nodes above it.  Cannot fail.
+ */
+static void
+change_page(DelPath *dp, int k)
+{
+	uint8_t    *page = dp->ps.refs[k].data;
+	const DelLevel *lv = dp->lv;
+	int			j;
+
+	for (j = dp->brk + 1; j < dp->nlev; j++)
+	{
+		if (lv[j].pidx == k)
+			art_rec_free(page, lv[j].slot);
+		if (lv[j].stub_pidx == k)
+			art_rec_free(page, lv[j].stub_slot);
+	}
+	if (lv[dp->brk].pidx == k)
+		change_break(page, dp);
+	for (j = 0; j < dp->brk; j++)
+		if (lv[j].pidx == k)
+			decrement(page, lv[j].slot);
+}
+
+/*
+ * Make a delete's change, page by page, to a path that find_path left
+ * pinned; relock: its pages are unlocked, and each is locked exclusive
+ * only while it changes.  First the page of the break level, which cuts
+ * what goes off the trie, then the pages below it, whose records go (and
+ * the pages left empty), then the counts above.  Cannot fail.
+ */
+static void
+change_path(ArtTrie *t, DelPath *dp, bool relock)
+{
+	ArtPinStack *ps = &dp->ps;
+	int			first = dp->lv[dp->brk].pidx;
+	int			k;
+
+	for (k = first; k < ps->n; k++)
+	{
+		ArtPageRef *ref = &ps->refs[k];
+
+		if (relock)
+			t->store.ops->relock(t->store.store, ref, ART_LOCK_EXCLUSIVE);
+		change_page(dp, k);
+		t->store.ops->version(t->store.store, true);
+		if (k > 0 && art_page_nslots(ref->data) == 0)
+		{
+			t->store.ops->free(t->store.store, ref);
+			ref->data = NULL;
+			continue;
+		}
+		t->store.ops->mark_dirty(t->store.store, ref);
+		if (relock)
+			t->store.ops->unlock(t->store.store, ref);
+	}
+	for (k = first - 1; k >= 0; k--)
+	{
+		if (relock)
+			t->store.ops->relock(t->store.store, &ps->refs[k],
+								 ART_LOCK_EXCLUSIVE);
+		change_page(dp, k);
+		t->store.ops->mark_dirty(t->store.store, &ps->refs[k]);
+		if (relock)
+			t->store.ops->unlock(t->store.store, &ps->refs[k]);
+	}
+}
+
+/* Release the pages of a delete's path that it did not free, and its memory. */
+static void
+release_path(ArtTrie *t, DelPath *dp)
+{
+	ArtPinStack *ps = &dp->ps;
+
+	while (ps->n > 0)
+	{
+		ps->n--;
+		if (ps->refs[ps->n].data != NULL)
+			t->store.ops->release(t->store.store, &ps->refs[ps->n]);
+	}
+	art_pin_release_all(t, ps);
+	art_free(t, dp->lv);
+}
+
+/*
+ * Delete an entry, inside the trie's write section.  The counts on the
+ * path are exact for this change only; other writers' inserts between
+ * their passes may still be missing from them, which is why the
+ * structural steps look at children and terminal flags, never at counts.
+ *
+ * A path of up to ART_MAX_LOCKED_PAGES pages is held exclusive from the
+ * root down to the end of the change, beside concurrent inserts in the
+ * split section's share mode.  A longer one (PostgreSQL lets a process
+ * hold 200 LWLocks) is found again in the split section's exclusive
+ * mode, which waits for every insert and keeps new ones out: the delete is
+ * then the trie's only writer, so the path it found with lock coupling
+ * stays as it was, and it changes one page at a time, kept pinned so that
+ * locking them again cannot fail.  Readers may see the change half made
+ * (a count above still one too high, as between an insert's passes), but
+ * never what it frees: the page of the break level goes first.
+ */
+static ArtStatus
+delete_entry(ArtTrie *t, const uint8_t *key, size_t len)
+{
+	DelPath		dp = {0};
+	ArtLockMode split = ART_LOCK_SHARE;
+	bool		deep;
+	ArtStatus	st;
+
+	t->store.ops->split_begin(t->store.store, split);
+	st = find_path(t, key, len, ART_LOCK_EXCLUSIVE, true, &dp, &deep);
+	if (st == ART_OK && deep)
+	{
+		release_path(t, &dp);
+		memset(&dp, 0, sizeof(dp));
+		t->store.ops->split_end(t->store.store, split);
+		split = ART_LOCK_EXCLUSIVE;
+		t->store.ops->split_begin(t->store.store, split);
+		st = find_path(t, key, len, ART_LOCK_SHARE, false, &dp, &deep);
+	}
+	if (st == ART_OK)
+	{
+		/* Everything is pinned: from here on nothing can fail. */
+		find_break(&dp);
+		change_path(t, &dp, split == ART_LOCK_EXCLUSIVE);
+		if (dp.counted && art_group_change(key, len, dp.shared))
+			t->store.ops->groups_add(t->store.store, -1);
+	}
+	release_path(t, &dp);
+	t->store.ops->split_end(t->store.store, split);
 	return st;
 }
 
 /*
  * Delete an entry; ART_NOT_FOUND if it is not there.  Deletes come from
- * VACUUM, one process per table, so unlike inserts they keep the simple
- * protocol: exclusive locks on the whole path, held to the end, inside
- * the write section beside concurrent inserts.
+ * VACUUM, one process per table, and from WAL redo.
  */
 ArtStatus
 art_delete(ArtTrie *t, const uint8_t *key, size_t len)
@@ -283,7 +396,7 @@ art_delete(ArtTrie *t, const uint8_t *key, size_t len)
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_NOT_FOUND;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
-	st = delete_locked(t, key, len);
+	st = delete_entry(t, key, len);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }

@@ -443,7 +443,9 @@ typedef struct ArtIter
  * again from the root), and a finger lets its path go and inserts with
  * art_insert, which couples its locks.
  */
+#ifndef ART_MAX_LOCKED_PAGES
 #define ART_MAX_LOCKED_PAGES 64
+#endif
 
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 							   bool inclusive, bool upper_inf, bool *found);

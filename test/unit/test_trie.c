@@ -497,6 +497,27 @@ test_long_paths_locks(void)
 		spec.dir = ART_BACKWARD;
 		spec.limit = (int) f.m.n + 1;
 		CHECK(check_scan(&f.t, &f.m, &spec), "content backward");
+
+		/* VACUUM's deletes: every other branch, deepest first, then all */
+		art_memstore_max_locked(f.ms);
+		for (int round = 0; round < 2; round++)
+			for (i = 250 - round; i >= 1; i -= 2)
+			{
+				key[i * 4000] = b;
+				CHECK(del(&f, key, (size_t) i * 4000 + 1), "delete branch %d", i);
+				key[i * 4000] = 'x';
+			}
+		CHECK(fixture_sound(&f) && check_content(&f.t, &f.m),
+			  "content after the deletes");
+		CHECK(del(&f, key, len), "delete 1 MiB");
+		locked = art_memstore_max_locked(f.ms);
+		printf(", deletes %d", locked);
+		CHECK(locked <= ART_MAX_LOCKED_PAGES,
+			  "deletes locked %d pages at once", locked);
+		CHECK(art_stats(&f.t, &stats) == ART_OK && stats.entries == 0 &&
+			  stats.pages == 1, "%llu entries in %llu pages left",
+			  (unsigned long long) stats.entries,
+			  (unsigned long long) stats.pages);
 		CHECK(art_memstore_violation(f.ms) == NULL, "%s",
 			  art_memstore_violation(f.ms));
 		fixture_done(&f);
@@ -517,6 +538,14 @@ test_long_paths_locks(void)
 			key[i * 4000] = 'x';
 		}
 		CHECK(art_finger_insert(finger, key, len) == ART_EXISTS, "finger again");
+		for (i = 250; i >= 1; i -= 3)
+		{
+			key[i * 4000] = b;
+			CHECK(art_finger_delete(finger, key, (size_t) i * 4000 + 1) == ART_OK &&
+				  model_delete(&f.m, key, (size_t) i * 4000 + 1),
+				  "finger delete %d", i);
+			key[i * 4000] = 'x';
+		}
 		art_finger_end(finger);
 		locked = art_memstore_max_locked(f.ms);
 		printf(", finger %d\n", locked);
@@ -2020,6 +2049,7 @@ test_interleaved_passes(void)
 		int			k;
 		int			nlater = 0;
 		bool		later_merge[12];
+		bool		later_delete[12];
 		size_t		later_len[12];
 		uint8_t		later[12][2048];
 
@@ -2038,6 +2068,7 @@ test_interleaved_passes(void)
 		{
 			size_t		olen = branch_key(key, len, &r, other);
 			uint64_t	refused = art_memstore_refused(f.ms);
+			bool		deleted = true;
 
 			if (k % 4 == 3)
 			{
@@ -2048,9 +2079,13 @@ test_interleaved_passes(void)
 				olen = victim->len;
 				memcpy(other, victim->data, olen);
 				st = art_delete(&f.t, other, olen);
-				CHECK(st == ART_OK && model_delete(&f.m, other, olen),
-					  "delete between passes: %s", art_status_string(st));
-				st = art_merge(&f.t, other, olen);
+				deleted = art_memstore_refused(f.ms) == refused;
+				if (deleted)
+				{
+					CHECK(st == ART_OK && model_delete(&f.m, other, olen),
+						  "delete between passes: %s", art_status_string(st));
+					st = art_merge(&f.t, other, olen);
+				}
 			}
 			else
 			{
@@ -2067,6 +2102,7 @@ test_interleaved_passes(void)
 			{
 				CHECK(st != ART_OK, "refused, yet %s", art_status_string(st));
 				later_merge[nlater] = k % 4 == 3;
+				later_delete[nlater] = k % 4 == 3 && !deleted;
 				later_len[nlater] = olen;
 				memcpy(later[nlater++], other, olen);
 			}
@@ -2079,7 +2115,10 @@ test_interleaved_passes(void)
 		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
 		for (k = 0; k < nlater; k++)
 		{
-			if (later_merge[k])
+			if (later_delete[k])
+				CHECK(del(&f, later[k], later_len[k]),
+					  "delete after the second pass");
+			else if (later_merge[k])
 				CHECK(art_merge(&f.t, later[k], later_len[k]) == ART_OK,
 					  "merge after the second pass");
 			else
