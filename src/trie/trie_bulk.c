@@ -26,7 +26,9 @@
  *
  * The same machinery places the long tail of a new entry for an insert
  * (art_bulk_place_leaf): it only writes fresh pages, which it keeps
- * pinned and frees again if it fails.
+ * pinned and frees again if it fails.  It unlocks each page once written
+ * (nobody can reach one before the insert links the tail), so that a long
+ * tail holds few locks: a 1 MiB key's takes about 140 pages.
  *
  *-------------------------------------------------------------------------
  */
@@ -126,6 +128,7 @@ struct ArtBulkLoader
 	uint64_t	groups;			/* groups of the entries added (trie.h) */
 	bool		keep_pinned;	/* keep written pages pinned (for inserts) */
 	ArtPinStack pinned;
+	int			nunlocked;		/* pinned's first pages, written and unlocked */
 	BNode	  **sel;			/* flush_kids' subtrees to write */
 	int			nsel;
 	int			selcap;
@@ -535,6 +538,13 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 		for (i = 0; i < nsel && st == ART_OK; i++)
 			if (bin[i] == k)
 				st = place(l, sel[i], &ps->refs[ps->n - 1], 0);
+		if (st == ART_OK && l->keep_pinned)
+		{
+			/* written: only relocked to be freed again */
+			t->store.ops->mark_dirty(t->store.store, &ps->refs[ps->n - 1]);
+			t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 1]);
+			l->nunlocked = ps->n;
+		}
 	}
 	for (i = 0; i < l->nopened; i++)
 		bnode_size(l->opened[i]);
@@ -861,7 +871,8 @@ art_bulk_abort(ArtBulkLoader *l)
  * Write a new path (one entry's long tail: a chain of nodes ending in a
  * leaf) into fresh pages, for an insert.  On success the pages are
  * written and released and (page, slot) is the top node; on failure the
- * pages are freed again and nothing in the trie changed.
+ * pages are freed again and nothing in the trie changed.  Only the page
+ * being written is locked.
  */
 ArtStatus
 art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix, size_t len,
@@ -884,11 +895,14 @@ art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix, size_t len,
 	{
 		*page = top->page;
 		*slot = top->slot;
-		for (i = 0; i < l->pinned.n; i++)
+		for (i = l->nunlocked; i < l->pinned.n; i++)
 			t->store.ops->mark_dirty(t->store.store, &l->pinned.refs[i]);
 	}
 	else
 	{
+		for (i = 0; i < l->nunlocked; i++)
+			t->store.ops->relock(t->store.store, &l->pinned.refs[i],
+								 ART_LOCK_EXCLUSIVE);
 		while (l->pinned.n > 0)
 			t->store.ops->free(t->store.store, &l->pinned.refs[--l->pinned.n]);
 	}
