@@ -91,12 +91,37 @@ is(answers($standby, 1), $want, 'standby: the index answers as the table after m
 # VACUUM's deletes of such entries, deepest first (the index's order),
 # replayed on the standby and, not yet checkpointed, after a crash.  A
 # delete held its whole path exclusive: VACUUM failed with "too many
-# LWLocks taken".
+# LWLocks taken".  A delete of a path longer than 64 pages now changes it
+# a page at a time, so queries on the standby run through the replay of
+# each: every one of them must find the rows VACUUM keeps, in key order.
+my $keep = 'id % 3 <> 0 AND id <> 0';
+my $kept_count = $primary->safe_psql('postgres',
+	"SELECT count(*) FROM d WHERE $keep");
+my $kept_order = $primary->safe_psql('postgres',
+	"SELECT string_agg(id::text, ',' ORDER BY k) FROM d WHERE k > repeat('x', 980000) AND $keep");
+my $dir = PostgreSQL::Test::Utils::tempdir();
+my $loop = start_sql_loop($standby, $dir, qq{
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+DO \$\$
+DECLARE
+	n bigint;
+	o text;
+BEGIN
+	SELECT count(*) INTO n FROM d WHERE k ^@ 'xxx' AND $keep;
+	SELECT string_agg(id::text, ',') INTO o FROM
+		(SELECT id FROM d WHERE k > repeat('x', 980000) AND $keep ORDER BY k) s;
+	IF n <> $kept_count OR o IS DISTINCT FROM '$kept_order' THEN
+		RAISE EXCEPTION 'standby: % rows, in order %', n, o;
+	END IF;
+	RAISE LOG 'deep paths: a check passed';
+END \$\$;
+}, 100000);
 $primary->safe_psql('postgres', q{
 	CHECKPOINT;
 	SELECT artrie_checkpoint();
 	DELETE FROM d WHERE id % 3 = 0 OR id = 0;
 });
+my $logpos = -s $standby->logfile;
 ($ret, $out, $err) = $primary->psql('postgres', 'VACUUM d');
 is($ret, 0, 'VACUUM removes the deep entries') or diag($err);
 my $vacuumed = answers($primary, 0);
@@ -104,6 +129,13 @@ isnt($vacuumed, $want, 'the deletes change the answers');
 like($vacuumed, qr/^deep=t$/m, 'the index is still deeper than 200 pages');
 is(answers($primary, 1), $vacuumed, 'primary: the index answers as the table after VACUUM');
 wait_replayed($primary, $standby);
+ok($loop->pumpable, 'standby: the queries ran through the whole replay of VACUUM');
+my $checks = () = slurp_file($standby->logfile, $logpos) =~ /deep paths: a check passed/g;
+cmp_ok($checks, '>=', 2, 'standby: queries ended between the start of VACUUM and the end of its replay');
+$loop->kill_kill;
+$loop->finish;
+is(slurp_file("$dir/loop.err"), '',
+	'standby: every query during the replay found the rows VACUUM keeps, in order');
 is(answers($standby, 1), $vacuumed, 'standby: the index answers as the table after replaying VACUUM');
 crash_node($primary);
 start_ok($primary, 'after a crash that follows VACUUM') or BAIL_OUT('the primary does not start');
