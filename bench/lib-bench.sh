@@ -400,8 +400,9 @@ sub cell {
 	my $v = $val{$ds}{$k}{$m};
 	return skipref($s) if defined $s && !defined $v;
 	return '' unless defined $v;
-	# artrie on mmap's writes are compared with btree-C's measured again
-	# in the same phase, after the restart: the disk's sync latency drifts.
+	# artrie on mmap is compared with btree-C measured again in the same
+	# phase, after the restart, wherever phase B measured it: the machine's
+	# load and the disk's sync latency drift between the phases.
 	$base = $val{$ds}{'btree-C-mmap-phase'}{$m}
 		if $k eq 'artrie-mmap' && defined $val{$ds}{'btree-C-mmap-phase'}{$m};
 	my $out;
@@ -423,7 +424,7 @@ print $o "$_  \n" for @head;
 print $o "\nHeadline: each cell is the index's value divided by btree on a `COLLATE \"C\"` column in the same run ",
 	"(the btree-C column shows its absolute value). For 'lower' metrics below 1.00x is better, for 'higher' metrics above 1.00x is better. ",
 	"prefix_fn_N is `artrie_prefix_count()` against btree-C's `count(*)` for the same prefixes. ",
-	"artrie-mmap runs after a restart (phase B); its write metrics are divided by btree-C-mmap-phase, btree-C's writes measured again in that phase, whose own column shows the drift from phase A. ",
+	"artrie-mmap runs after a restart (phase B); its metrics are divided by btree-C-mmap-phase, btree-C measured again in that phase (every metric phase B measures for both), whose own column shows the drift from phase A. ",
 	"A cell marked (plan: ...) did not use the intended index; skip notes are at the end. ",
 	"Absolute figures are from this machine only (see the header); bench/README.md explains each metric.\n";
 # The headline: the metrics the targets name, every dataset, ratios.
