@@ -43,6 +43,9 @@ struct ArtMemStore
 	uint64_t	refused;		/* split sections that would have waited */
 	void		(*step_hook) (void *arg);
 	void	   *step_arg;
+	void		(*unlock_hook) (void *arg);
+	void	   *unlock_arg;
+	bool		in_unlock_hook;
 	uint64_t	version;		/* the tries' content version */
 	uint64_t	groups;			/* the group count (groups_add) */
 	long		budget;			/* calls left before failing; -1: never */
@@ -100,6 +103,23 @@ fill_ref(ArtMemStore *ms, ArtPageNo pageno, ArtPageRef *ref)
 	ref->pageno = pageno;
 	ref->data = ms->pages[pageno].data;
 	ref->handle = NULL;
+}
+
+/*
+ * A writer let go of a page it held exclusive (unlocked, still pinned, or
+ * freed): if it now holds none, inside its write section, run the hook a
+ * test set (art_memstore_set_unlock_hook), as readers in other sessions
+ * would run then.
+ */
+static void
+writer_between(ArtMemStore *ms)
+{
+	if (ms->unlock_hook == NULL || ms->in_unlock_hook || ms->locked > 0 ||
+		(ms->writers == 0 && !ms->writer_excl))
+		return;
+	ms->in_unlock_hook = true;
+	ms->unlock_hook(ms->unlock_arg);
+	ms->in_unlock_hook = false;
 }
 
 /*
@@ -169,6 +189,8 @@ mem_unlock(void *store, ArtPageRef *ref)
 	ArtMemStore *ms = store;
 	MemPage    *p = &ms->pages[ref->pageno];
 
+	bool		exclusive = p->exclusive;
+
 	if (ref->handle == KEPT_HANDLE)
 		violate(ms, "unlock of a page not locked");
 	else if (p->exclusive)
@@ -180,6 +202,8 @@ mem_unlock(void *store, ArtPageRef *ref)
 	ms->locked--;
 	p->kept++;
 	ref->handle = KEPT_HANDLE;
+	if (exclusive)
+		writer_between(ms);
 }
 
 /* relock: lock a reference unlock left pinned only. */
@@ -284,6 +308,7 @@ mem_free_page(void *store, ArtPageRef *ref)
 	ms->live--;
 	ms->locked--;
 	ms->pinned--;
+	writer_between(ms);
 }
 
 /* mem_alloc: malloc, unless a failure is injected. */
@@ -648,6 +673,17 @@ void
 art_memstore_strict(ArtMemStore *ms, bool on)
 {
 	ms->strict = on;
+}
+
+/*
+ * Run fn(arg) each time a writer lets go of the last page it held locked
+ * inside its write section (NULL: nothing).
+ */
+void
+art_memstore_set_unlock_hook(ArtMemStore *ms, void (*fn) (void *arg), void *arg)
+{
+	ms->unlock_hook = fn;
+	ms->unlock_arg = arg;
 }
 
 /* Run fn(arg) at every step_done (NULL: nothing). */

@@ -76,6 +76,15 @@ extern void art_memstore_strict(ArtMemStore *ms, bool on);
 extern void art_memstore_set_step_hook(ArtMemStore *ms,
 									   void (*fn) (void *arg), void *arg);
 
+/*
+ * Run fn(arg) each time a writer, inside its write section, lets go of the
+ * last page it held locked (unlocks it, keeping it pinned, or frees it), as
+ * readers in other sessions would run while it goes on to its next page
+ * (not again from inside fn).
+ */
+extern void art_memstore_set_unlock_hook(ArtMemStore *ms,
+										 void (*fn) (void *arg), void *arg);
+
 /* The first locking-rule violation seen, or NULL. */
 extern const char *art_memstore_violation(const ArtMemStore *ms);
 

@@ -568,6 +568,94 @@ test_long_paths_locks(void)
 	return true;
 }
 
+/* What readers look up while a delete goes from page to page. */
+typedef struct DeleteWatch
+{
+	ArtTrie    *t;
+	const uint8_t *gone;		/* the entry being deleted */
+	size_t		gonelen;
+	const uint8_t *stays;		/* an entry that stays */
+	size_t		stayslen;
+	int			calls;
+	int			bad;
+} DeleteWatch;
+
+/* A reader between two pages of a delete: its entry whole or gone. */
+static void
+watch_delete(void *arg)
+{
+	DeleteWatch *w = arg;
+	ArtStatus	st = art_lookup(w->t, w->gone, w->gonelen);
+
+	if (st != ART_OK && st != ART_NOT_FOUND)
+		w->bad++;
+	if (art_lookup(w->t, w->stays, w->stayslen) != ART_OK)
+		w->bad++;
+	w->calls++;
+}
+
+/* Key j of test_deep_delete_readers: a branch off the 1 MiB run of 'x'. */
+static size_t
+deep_branch(uint8_t *key, int j)
+{
+	size_t		at = (size_t) j * 100000;
+
+	memset(key, 'x', at);
+	key[at] = 'c';
+	memset(key + at + 1, 'z', 30000);
+	return at + 1 + 30000;
+}
+
+/*
+ * Deletes of entries more than 64 pages deep whose own tails fill several
+ * pages change their paths a page at a time, with no page locked in
+ * between: readers then look up the entry and one that stays.  The page
+ * where the entry's tail is cut off changes first, so they find the entry
+ * whole or not at all, and never reach a page the delete freed.
+ */
+static bool
+test_deep_delete_readers(void)
+{
+	Fixture		f;
+	uint8_t    *key = malloc(MIB);
+	uint8_t    *gone = malloc(MIB);
+	DeleteWatch w = {0};
+	size_t		glen;
+	int			j;
+
+	CHECK(key != NULL && gone != NULL, "malloc");
+	CHECK(fixture_init(&f), "create");
+	memset(key, 'x', MIB);
+	CHECK(put(&f, key, MIB), "put 1 MiB");
+	for (j = 6; j <= 10; j++)
+	{
+		glen = deep_branch(gone, j);
+		CHECK(put(&f, gone, glen), "put branch %d", j);
+	}
+	w.t = &f.t;
+	w.stays = key;
+	w.stayslen = MIB;
+	w.gone = gone;
+	art_memstore_set_unlock_hook(f.ms, watch_delete, &w);
+	for (j = 10; j >= 6; j--)
+	{
+		glen = deep_branch(gone, j);
+		w.gonelen = glen;
+		CHECK(art_delete(&f.t, gone, glen) == ART_OK &&
+			  model_delete(&f.m, gone, glen), "delete branch %d", j);
+		CHECK(art_lookup(&f.t, gone, glen) == ART_NOT_FOUND, "branch %d gone", j);
+	}
+	art_memstore_set_unlock_hook(f.ms, NULL, NULL);
+	printf("deep_delete_readers: %d lookups between pages\n", w.calls);
+	CHECK(w.calls >= 5 * 64, "only %d lookups between pages", w.calls);
+	CHECK(w.bad == 0, "%d lookups failed", w.bad);
+	CHECK(fixture_sound(&f), "sound");
+	fixture_done(&f);
+	free(key);
+	free(gone);
+	return true;
+}
+
 /*
  * An SQL-layer entry: key, 0x00, a 6-byte TID; returns its length.  Keys
  * of kind 3 are long (their tails go to pages of their own).
@@ -3204,6 +3292,7 @@ main(int argc, char **argv)
 		{"many", test_many},
 		{"long_keys", test_long_keys},
 		{"long_paths_locks", test_long_paths_locks},
+		{"deep_delete_readers", test_deep_delete_readers},
 		{"verify_detects", test_verify_detects},
 		{"verify_cycle", test_verify_page_cycle},
 		{"verify_between_writers", test_verify_between_writers},
