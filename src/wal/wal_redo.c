@@ -772,18 +772,29 @@ batch_head_cmp(const BatchHead *x, const BatchHead *y)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/*
+ * How many times a run of keys equal on eight bytes is sorted again on the
+ * next eight inside another (batch_sort_keys and batch_sort_run call each
+ * other); a run deeper than that is sorted by whole entries, so that the
+ * stack stays short whatever the keys (entries of up to 1 MiB may share
+ * all but their last bytes).
+ */
+#define BATCH_SORT_LEVELS 32
+
 static void batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n,
-						   uint32 depth);
+						   uint32 depth, int level);
 
 /*
  * Sort the n keys at keys of batch fb in batch_order, where their entries
  * are equal (padded with zeros) before byte depth and their heads hold
  * the eight bytes from there on: by trie, head and place in the batch
  * without a branch on the comparisons (wal_sort_keys), then each run of
- * keys with one trie and head on the next eight bytes (batch_sort_run).
+ * keys with one trie and head on the next eight bytes (batch_sort_run),
+ * level runs deep.
  */
 static void
-batch_sort_keys(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
+batch_sort_keys(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth,
+				int level)
 {
 	Size		start = 0;
 
@@ -794,7 +805,8 @@ batch_sort_keys(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
 			keys[i].root != keys[start].root)
 		{
 			if (i - start > 1)
-				batch_sort_run(fb, keys + start, i - start, depth + 8);
+				batch_sort_run(fb, keys + start, i - start, depth + 8,
+							   level + 1);
 			start = i;
 		}
 	}
@@ -803,29 +815,47 @@ batch_sort_keys(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
 /*
  * Sort the n keys at keys of batch fb, of one trie, whose entries are
  * equal (padded with zeros) before byte depth and which are in WAL order:
- * by the eight bytes from there on (batch_sort_keys), or, where no entry
- * has more bytes, by length (batch_order).
+ * by the first eight bytes from there on where they differ
+ * (batch_sort_keys), or, where no entry has more bytes, by length
+ * (batch_order).  Past BATCH_SORT_LEVELS runs inside runs, by whole
+ * entries (batch_order).
  */
 static void
-batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
+batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth,
+			   int level)
 {
-	uint32		minlen = PG_UINT32_MAX;
-	uint32		maxlen = 0;
-
 	check_stack_depth();
-	for (Size k = 0; k < n; k++)
+	for (;;)
 	{
-		uint32		len = batch_record(fb, keys[k].pos).len;
+		uint32		minlen = PG_UINT32_MAX;
+		uint32		maxlen = 0;
+		bool		same = true;
 
-		keys[k].head = batch_entry_chunk(batch_record_entry(fb, keys[k].pos),
-										 len, depth);
-		minlen = Min(minlen, len);
-		maxlen = Max(maxlen, len);
+		for (Size k = 0; k < n; k++)
+		{
+			uint32		len = batch_record(fb, keys[k].pos).len;
+
+			keys[k].head = batch_entry_chunk(batch_record_entry(fb, keys[k].pos),
+											 len, depth);
+			same &= keys[k].head == keys[0].head;
+			minlen = Min(minlen, len);
+			maxlen = Max(maxlen, len);
+		}
+		if (maxlen <= depth)
+		{
+			if (minlen != maxlen)
+				batch_sort_equal(keys, n, fb);
+			return;
+		}
+		if (!same)
+			break;
+		/* still in WAL order: on to the next eight bytes */
+		depth += 8;
 	}
-	if (maxlen > depth)
-		batch_sort_keys(fb, keys, n, depth);
-	else if (minlen != maxlen)
+	if (level >= BATCH_SORT_LEVELS)
 		batch_sort_equal(keys, n, fb);
+	else
+		batch_sort_keys(fb, keys, n, depth, level);
 }
 
 /*
@@ -835,7 +865,7 @@ batch_sort_run(const FileBatch *fb, WalSortKey *keys, Size n, uint32 depth)
 static void
 batch_sort(FileBatch *fb)
 {
-	batch_sort_keys(fb, fb->keys, fb->nitems, 0);
+	batch_sort_keys(fb, fb->keys, fb->nitems, 0, 0);
 }
 
 /*
