@@ -188,7 +188,6 @@ mem_unlock(void *store, ArtPageRef *ref)
 {
 	ArtMemStore *ms = store;
 	MemPage    *p = &ms->pages[ref->pageno];
-
 	bool		exclusive = p->exclusive;
 
 	if (ref->handle == KEPT_HANDLE)
