@@ -26,8 +26,6 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
-
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
@@ -59,9 +57,6 @@
  */
 #define ARTRIE_ARENA_BLOCK		(1024 * 1024)
 #define ARTRIE_ARENA_BLOCK_MAX	(32 * 1024 * 1024)
-
-/* The huge page size that am_build_advise_huge asks for (x86-64, arm64). */
-#define ARTRIE_HUGE_PAGE		(2 * 1024 * 1024)
 
 typedef struct ArtrieBuildState
 {
@@ -220,26 +215,6 @@ am_build_spill(ArtrieBuildState *bs)
 }
 
 /*
- * Ask the kernel to back the 2 MB-aligned part of the allocation p (size
- * bytes) with transparent huge pages.  The arena and the item array are
- * written once each, front to back, and every first touch of a 4 kB page
- * is a page fault: in this machine's VM those took a tenth of the words
- * build's CPU (bench/README.md, "Build time").  Without the advice (or
- * with transparent huge pages off) the memory is the same, in small pages.
- */
-static void
-am_build_advise_huge(void *p, Size size)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t	start = TYPEALIGN(ARTRIE_HUGE_PAGE, (uintptr_t) p);
-	uintptr_t	end = TYPEALIGN_DOWN(ARTRIE_HUGE_PAGE, (uintptr_t) p + size);
-
-	if (end > start)
-		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-#endif
-}
-
-/*
  * Room for a value of len bytes: in the arena, or NULL once (or when this
  * value makes) the values outgrow maintenance_work_mem.
  */
@@ -263,7 +238,7 @@ am_build_reserve(ArtrieBuildState *bs, Size len)
 		bs->items = bs->items == NULL ?
 			MemoryContextAllocHuge(bs->arenaCxt, newmax * sizeof(ArtSortItem)) :
 			repalloc_huge(bs->items, newmax * sizeof(ArtSortItem));
-		am_build_advise_huge(bs->items, newmax * sizeof(ArtSortItem));
+		pager_advise_huge(bs->items, newmax * sizeof(ArtSortItem), 0);
 		bs->maxitems = newmax;
 	}
 	if (len > bs->blockFree)
@@ -280,7 +255,7 @@ am_build_reserve(ArtrieBuildState *bs, Size len)
 		}
 		bs->memUsed += size;
 		bs->block = MemoryContextAllocHuge(bs->arenaCxt, size);
-		am_build_advise_huge(bs->block, size);
+		pager_advise_huge(bs->block, size, 0);
 		bs->blockFree = size;
 		bs->blockSize = size;
 	}

@@ -189,4 +189,12 @@ extern int	pager_hold_max_blockers(void);
 extern int	pager_hold_blockers(const ArtFileId *file, uint64 epoch,
 								VirtualTransactionId *vxids);
 
+/*
+ * Transparent huge pages for private arrays written front to back: the
+ * build's arena and items, redo's batches (pager.c).
+ */
+#define PAGER_HUGE_PAGE		(2 * 1024 * 1024)
+
+extern void pager_advise_huge(void *p, Size size, Size small);
+
 #endif							/* ARTRIE_PAGER_REDO_H */

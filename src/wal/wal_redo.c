@@ -59,7 +59,6 @@
  */
 #include "postgres.h"
 
-#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include "access/xlog.h"
@@ -106,9 +105,6 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
  * temporary files, merged this many at a time.
  */
 #define BATCH_MAX_RUNS			8
-
-/* The huge page size that batch_advise_huge asks for (x86-64, arm64). */
-#define BATCH_HUGE_PAGE			(2 * 1024 * 1024)
 
 /*
  * The header of an entry record held back, in its batch's bytes right
@@ -592,28 +588,6 @@ batch_record_entry(const FileBatch *fb, uint32 pos)
 }
 
 /*
- * Ask the kernel to back the 2 MB-aligned part of the allocation p (size
- * bytes) past its first 2 MB with transparent huge pages: a batch's arrays
- * are written front to back, and in a VM the first touch of every 4 kB
- * page is a costly fault (bench/README.md, "Crash recovery").  The first
- * 2 MB stay in small pages, so that the batch of a file with few records
- * takes little memory.  Without the advice, or with transparent huge
- * pages off, the memory is the same in small pages.
- */
-static void
-batch_advise_huge(void *p, Size size)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t	start = TYPEALIGN(BATCH_HUGE_PAGE,
-								  (uintptr_t) p + BATCH_HUGE_PAGE);
-	uintptr_t	end = TYPEALIGN_DOWN(BATCH_HUGE_PAGE, (uintptr_t) p + size);
-
-	if (end > start)
-		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
-#endif
-}
-
-/*
  * A new file's batch arrays, for as many records as WAL_BATCH_MEMORY
  * holds: allocated once (only the pages written take memory), they are
  * not copied as they grow nor faulted in again at each cut.  Where that
@@ -640,8 +614,9 @@ batch_alloc(FileBatch *fb)
 		fb->keys = MemoryContextAllocHuge(batch_cxt, keys * sizeof(WalSortKey));
 		fb->bytes = MemoryContextAllocHuge(batch_cxt, bytes);
 	}
-	batch_advise_huge(fb->keys, keys * sizeof(WalSortKey));
-	batch_advise_huge(fb->bytes, bytes);
+	/* Small pages for the first 2 MB: a file with few records needs no more. */
+	pager_advise_huge(fb->keys, keys * sizeof(WalSortKey), PAGER_HUGE_PAGE);
+	pager_advise_huge(fb->bytes, bytes, PAGER_HUGE_PAGE);
 	fb->maxitems = keys;
 	fb->size = bytes;
 }
