@@ -57,21 +57,23 @@ static int
 path_pages(ArtMemStore *ms, ArtPageNo root, const uint8_t *e, size_t len)
 {
 	uint8_t    *page = art_memstore_page(ms, root);
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	at = art_child_of_slot(page, ART_ROOT_SLOT);
 	size_t		d = 0;
 	int			np = 1;
 
 	for (;;)
 	{
-		uint8_t    *rec = art_rec(page, slot);
+		uint8_t    *rec = art_child_rec(page, at);
 		ArtNode		node;
 
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
+			uint16_t	slot;
 
 			art_stub_target(rec, &pg, &slot);
 			page = art_memstore_page(ms, pg);
+			at = art_child_of_slot(page, slot);
 			np++;
 			continue;
 		}
@@ -81,8 +83,8 @@ path_pages(ArtMemStore *ms, ArtPageNo root, const uint8_t *e, size_t len)
 		d += node.plen;
 		if (d == len)
 			return np;
-		slot = art_node_find(&node, e[d]);
-		if (slot == 0)
+		at = art_node_find(&node, e[d]);
+		if (art_child_none(at))
 			return np;
 		d++;
 	}

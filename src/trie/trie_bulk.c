@@ -376,7 +376,7 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 			BNode	   *kid = BNODE_KIDS(x)[i];
 
 			nb.keys[i] = BNODE_KEYS(x)[i];
-			nb.slots[i] = kid->slot;
+			nb.children[i] = art_child_of_slot(q->data, kid->slot);
 			bnode_free(l, kid);
 		}
 		x->n = 0;

@@ -22,9 +22,9 @@
 typedef struct DelLevel
 {
 	int			pidx;			/* page of the node in the pin stack */
-	uint16_t	slot;
-	int			stub_pidx;		/* -1 if the parent's child slot is the node */
-	uint16_t	stub_slot;
+	ArtChild	node;			/* the node in that page */
+	int			stub_pidx;		/* -1 if the parent's child is the node */
+	ArtChild	stub;
 	uint8_t		key;			/* key byte under the parent */
 	size_t		end;			/* key depth past the node's prefix */
 	int			n;				/* the node's children */
@@ -48,23 +48,23 @@ typedef struct DelPath
  * is in the same page and the joined prefix fits in one node.
  */
 static void
-try_merge(uint8_t *page, uint16_t slot)
+try_merge(uint8_t *page, ArtChild at)
 {
 	ArtNode		node;
 	ArtNode		child;
 	uint8_t		key;
-	uint16_t	cslot;
+	ArtChild	c;
 	uint8_t    *crec;
 	uint8_t		prefix[ART_MAX_PREFIX];
 	uint8_t		tmp[ART_MAX_RECORD];
 	size_t		plen;
 	size_t		size;
 
-	art_node_decode(art_rec(page, slot), &node);
+	art_node_decode(art_child_rec(page, at), &node);
 	if (node.n != 1 || node.terminal)
 		return;
-	art_node_next(&node, -1, &key, &cslot);
-	crec = art_rec(page, cslot);
+	art_node_next(&node, -1, &key, &c);
+	crec = art_child_rec(page, c);
 	if (art_is_stub(crec))
 		return;
 	art_node_decode(crec, &child);
@@ -85,17 +85,17 @@ try_merge(uint8_t *page, uint16_t slot)
 		b.plen = (uint32_t) plen;
 		size = art_build_encode(&b, tmp);
 	}
-	art_rec_free(page, cslot);
-	art_rec_replace(page, slot, tmp, size);
+	art_rec_free(page, art_child_slot(page, c));
+	art_rec_replace(page, art_child_slot(page, at), tmp, size);
 }
 
 /* Decrement the count of an inner node in place. */
 static void
-decrement(uint8_t *page, uint16_t slot)
+decrement(uint8_t *page, ArtChild at)
 {
 	ArtNode		node;
 
-	art_node_decode(art_rec(page, slot), &node);
+	art_node_decode(art_child_rec(page, at), &node);
 	if (node.kind != ART_NODE_LEAF)
 		art_node_set_count(&node, node.count - 1);
 }
@@ -124,19 +124,19 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 		return st;
 	dp->counted = art_root_counts_groups(ps->refs[0].data);
 	memset(&dp->lv[0], 0, sizeof(DelLevel));
-	dp->lv[0].slot = ART_ROOT_SLOT;
+	dp->lv[0].node = art_child_of_slot(ps->refs[0].data, ART_ROOT_SLOT);
 	dp->lv[0].stub_pidx = -1;
 	dp->nlev = 1;
 	for (;;)
 	{
 		uint8_t    *page;
 		ArtNode		node;
-		uint16_t	child;
+		ArtChild	child;
 		DelLevel	next = {0};
 
 		cur = &dp->lv[dp->nlev - 1];
 		page = ps->refs[cur->pidx].data;
-		art_node_decode(art_rec(page, cur->slot), &node);
+		art_node_decode(art_child_rec(page, cur->node), &node);
 		if (len - d < node.plen || memcmp(key + d, node.prefix, node.plen) != 0)
 			return ART_NOT_FOUND;
 		d += node.plen;
@@ -146,15 +146,16 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 		if (d == len)
 			break;
 		child = art_node_find(&node, key[d]);
-		if (child == 0)
+		if (art_child_none(child))
 			return ART_NOT_FOUND;
 		next.key = key[d];
 		next.stub_pidx = -1;
 		next.pidx = cur->pidx;
-		next.slot = child;
-		if (art_is_stub(art_rec(page, child)))
+		next.node = child;
+		if (art_is_stub(art_child_rec(page, child)))
 		{
 			ArtPageNo	pg;
+			uint16_t	slot;
 
 			if (hold && ps->n >= ART_MAX_LOCKED_PAGES)
 			{
@@ -162,11 +163,12 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 				return ART_OK;
 			}
 			next.stub_pidx = next.pidx;
-			next.stub_slot = child;
-			art_stub_target(art_rec(page, child), &pg, &next.slot);
+			next.stub = child;
+			art_stub_target(art_child_rec(page, child), &pg, &slot);
 			st = art_pin_push(t, ps, pg, mode);
 			if (st != ART_OK)
 				return st;
+			next.node = art_child_of_slot(ps->refs[ps->n - 1].data, slot);
 			if (!hold)
 				t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 2]);
 			next.pidx = ps->n - 1;
@@ -221,20 +223,20 @@ change_break(uint8_t *page, const DelPath *dp)
 	uint8_t		tmp[ART_MAX_RECORD];
 	size_t		size;
 
-	art_node_decode(art_rec(page, lv->slot), &node);
+	art_node_decode(art_child_rec(page, lv->node), &node);
 	if (dp->brk == dp->nlev - 1)
 	{
 		if (node.n > 0)
 		{
-			art_rec(page, lv->slot)[0] &= (uint8_t) ~ART_FLAG_TERMINAL;
+			art_child_rec(page, lv->node)[0] &= (uint8_t) ~ART_FLAG_TERMINAL;
 			art_node_set_count(&node, node.count - 1);
-			try_merge(page, lv->slot);
+			try_merge(page, lv->node);
 		}
 		else
 		{
 			/* the root held the only entry */
 			size = art_leaf_encode((const uint8_t *) "", 0, false, tmp);
-			art_rec_replace(page, lv->slot, tmp, size);
+			art_rec_replace(page, art_child_slot(page, lv->node), tmp, size);
 		}
 		return;
 	}
@@ -244,8 +246,8 @@ change_break(uint8_t *page, const DelPath *dp)
 	if (b.n == 0 && !b.terminal)
 		b.plen = 0;
 	size = art_build_encode(&b, tmp);
-	art_rec_replace(page, lv->slot, tmp, size);
-	try_merge(page, lv->slot);
+	art_rec_replace(page, art_child_slot(page, lv->node), tmp, size);
+	try_merge(page, lv->node);
 }
 
 /*
@@ -264,15 +266,15 @@ change_page(DelPath *dp, int k)
 	for (j = dp->brk + 1; j < dp->nlev; j++)
 	{
 		if (lv[j].pidx == k)
-			art_rec_free(page, lv[j].slot);
+			art_rec_free(page, art_child_slot(page, lv[j].node));
 		if (lv[j].stub_pidx == k)
-			art_rec_free(page, lv[j].stub_slot);
+			art_rec_free(page, art_child_slot(page, lv[j].stub));
 	}
 	if (lv[dp->brk].pidx == k)
 		change_break(page, dp);
 	for (j = 0; j < dp->brk; j++)
 		if (lv[j].pidx == k)
-			decrement(page, lv[j].slot);
+			decrement(page, lv[j].node);
 }
 
 /*

@@ -36,7 +36,8 @@
 #include "trie_internal.h"
 
 /*
- * A node on a finger's path: its page in the pin stack, slot, start depth,
+ * A node on a finger's path: its page in the pin stack, the node there,
+ * its start depth,
  * and its count: the record holds count - pending in cw bytes.  count and
  * cw are known for the nodes the descent went through (every node of a
  * path but its last, the one changed).
@@ -44,7 +45,7 @@
 typedef struct PathNode
 {
 	int			pidx;
-	uint16_t	slot;
+	ArtChild	node;
 	size_t		depth;
 	uint64_t	count;
 	uint64_t	pending;
@@ -84,7 +85,8 @@ finger_write_counts(ArtFinger *f, int from, int to)
 
 		if (pn->pending == 0)
 			continue;
-		art_node_decode(art_rec(f->ps.refs[pn->pidx].data, pn->slot), &node);
+		art_node_decode(art_child_rec(f->ps.refs[pn->pidx].data, pn->node),
+						&node);
 		art_node_set_count(&node, node.count + pn->pending);
 		pn->pending = 0;
 	}
@@ -103,14 +105,14 @@ finger_drop(ArtFinger *f)
 }
 
 /*
- * Keep the path of an insert that ended at the node at (the top page of
- * the pin stack, slot), at depth, in the finger; or drop it when memory
+ * Keep the path of an insert that ended at the node at (in the top page of
+ * the pin stack), at depth, in the finger; or drop it when memory
  * for it is short.  The finger already holds the pages and the path.  The
  * last node's count is not known: the next insert keeps only nodes above
  * it with their counts, and descends through it again.
  */
 static void
-finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
+finger_keep(ArtFinger *f, int npath, ArtChild at, size_t depth,
 			const uint8_t *key, size_t len)
 {
 	if (art_grow(f->t, (void **) &f->path, &f->pathcap, npath + 1,
@@ -123,7 +125,7 @@ finger_keep(ArtFinger *f, int npath, uint16_t slot, size_t depth,
 		return;
 	}
 	f->path[npath].pidx = f->ps.n - 1;
-	f->path[npath].slot = slot;
+	f->path[npath].node = at;
 	f->path[npath].depth = depth;
 	f->path[npath].count = 0;
 	f->path[npath].pending = 0;
@@ -169,7 +171,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 	ArtPinStack *ps = &f->ps;
 	int			npath = 0;
 	ArtStatus	st = ART_OK;
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	at;
 	size_t		dnode = 0;
 	uint8_t    *page;
 	ArtNode		node;
@@ -192,7 +194,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		while (ps->n - 1 > f->path[k].pidx)
 			art_pin_pop(t, ps);
 		npath = k;
-		slot = f->path[k].slot;
+		at = f->path[k].node;
 		p.d = f->path[k].depth;
 		f->npath = 0;
 	}
@@ -201,18 +203,20 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		st = art_pin_push(t, ps, t->root, ART_LOCK_EXCLUSIVE);
 		if (st != ART_OK)
 			goto out;
+		at = art_child_of_slot(ps->refs[0].data, ART_ROOT_SLOT);
 	}
 
 	for (;;)
 	{
 		uint8_t    *rec;
-		uint16_t	child;
+		ArtChild	child;
 
 		page = ps->refs[ps->n - 1].data;
-		rec = art_rec(page, slot);
+		rec = art_child_rec(page, at);
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
+			uint16_t	slot;
 
 			if (ps->n >= ART_MAX_LOCKED_PAGES)
 			{
@@ -225,11 +229,12 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 			st = art_pin_push(t, ps, pg, ART_LOCK_EXCLUSIVE);
 			if (st != ART_OK)
 				goto out;
+			at = art_child_of_slot(ps->refs[ps->n - 1].data, slot);
 			continue;
 		}
 		dnode = p.d;
 		art_node_decode(rec, &node);
-		if (art_plan_node(&node, ps->n == 1 && slot == ART_ROOT_SLOT, key,
+		if (art_plan_node(&node, ps->n == 1 && npath == 0, key,
 						  len, &p, &child) != ART_OP_DESCEND)
 			break;
 		st = art_grow(t, (void **) &f->path, &f->pathcap, npath + 1,
@@ -237,13 +242,13 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		if (st != ART_OK)
 			goto out;
 		f->path[npath].pidx = ps->n - 1;
-		f->path[npath].slot = slot;
+		f->path[npath].node = at;
 		f->path[npath].depth = dnode;
 		f->path[npath].count = node.count;
 		f->path[npath].pending = 0;
 		f->path[npath].cw = node.cw;
 		npath++;
-		slot = child;
+		at = child;
 	}
 	if (p.op == ART_OP_EXISTS)
 	{
@@ -270,7 +275,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		/* a split moves records: the counts go into them first */
 		finger_write_counts(f, 0, npath);
 		st = finger_packs(f, key, len) ?
-			art_split_page_before(t, ps, need, slot) :
+			art_split_page_before(t, ps, need, art_child_slot(page, at)) :
 			art_split_page(t, ps, need);
 		if (st == ART_OK)
 			*retry = true;
@@ -296,7 +301,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		cw = art_count_width(pn->count, wide || pn->cw == ART_COUNT_WIDE);
 		if (cw > pn->cw)
 		{
-			art_node_count_add(ps->refs[pn->pidx].data, pn->slot,
+			art_node_count_add(ps->refs[pn->pidx].data, pn->node,
 							   (int64_t) pn->pending + 1, wide);
 			pn->pending = 0;
 			pn->cw = cw;
@@ -304,7 +309,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		else
 			pn->pending++;
 	}
-	art_change_apply(page, slot, key, len, &p);
+	art_change_apply(page, at, key, len, &p);
 	art_change_count_group(t, art_root_counts_groups(ps->refs[0].data),
 						   key, len, &p);
 	t->store.ops->version(t->store.store, true);
@@ -313,7 +318,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 
 out:
 	if ((st == ART_OK || st == ART_EXISTS) && !*retry)
-		finger_keep(f, npath, slot, dnode, key, len);
+		finger_keep(f, npath, at, dnode, key, len);
 	else
 	{
 		/* path[0 .. npath) is still held, with counts to write */

@@ -90,7 +90,7 @@ encode_tail(const ArtNode *node, size_t skip, uint8_t *out)
  */
 ArtInsertOp
 art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key,
-			  size_t len, ArtInsertPlan *p, uint16_t *child)
+			  size_t len, ArtInsertPlan *p, ArtChild *child)
 {
 	size_t		d = p->d;
 
@@ -113,7 +113,7 @@ art_plan_node(const ArtNode *node, bool at_root, const uint8_t *key,
 	if (d == len)
 		return p->op = node->terminal ? ART_OP_EXISTS : ART_OP_SET_TERMINAL;
 	*child = art_node_find(node, key[d]);
-	if (*child == 0)
+	if (art_child_none(*child))
 	{
 		p->has_leaf = true;
 		p->leafoff = d + 1;
@@ -177,15 +177,16 @@ art_change_place_tail(ArtTrie *t, const uint8_t *key, size_t len,
 }
 
 /*
- * Make a planned change at the node in slot of page, which has the room
+ * Make a planned change at the node at in page, which has the room
  * art_change_need asked for; a long new tail is already placed
  * (art_change_place_tail).  Cannot fail.  The counts of the node's
  * ancestors are the caller's.
  */
 void
-art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
+art_change_apply(uint8_t *page, ArtChild at, const uint8_t *key,
 				 size_t len, const ArtInsertPlan *p)
 {
+	uint16_t	slot = art_child_slot(page, at);
 	uint16_t	lslot = 0;
 	ArtNode		node;
 	ArtNodeBuild b;
@@ -214,12 +215,14 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 			art_rec_replace(page, slot, tmp1, size1);
 			break;
 		case ART_OP_SET_TERMINAL:
-			rec = art_rec(page, slot);
+			rec = art_child_rec(page, at);
 			rec[0] |= ART_FLAG_TERMINAL;
-			art_node_count_add(page, slot, 1, false);
+			art_node_count_add(page, at, 1, false);
 			break;
 		case ART_OP_ADD_CHILD:
-			art_node_add_child(page, slot, key[p->d], lslot, !p->inline_leaf);
+			art_node_add_child(page, at, key[p->d],
+							   art_child_of_slot(page, lslot),
+							   !p->inline_leaf);
 			break;
 		case ART_OP_SPLIT_PREFIX:
 			{
@@ -237,9 +240,10 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 				b.count = node.count + 1;
 				b.wide = !p->inline_leaf || node.cw == ART_COUNT_WIDE;
 				b.n = 0;
-				art_build_add(&b, oldkey, oldslot);
+				art_build_add(&b, oldkey, art_child_of_slot(page, oldslot));
 				if (p->has_leaf)
-					art_build_add(&b, key[p->leafoff - 1], lslot);
+					art_build_add(&b, key[p->leafoff - 1],
+								  art_child_of_slot(page, lslot));
 				size2 = art_build_encode(&b, tmp2);
 				art_rec_replace(page, slot, tmp2, size2);
 			}
@@ -251,13 +255,13 @@ art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
 }
 
 /*
- * Bytes the records of the nodes in slots path[0 .. npath) of page, the
+ * Bytes the records of the nodes path[0 .. npath) of page, the
  * changed node's ancestors in its page, grow by when their counts go up
  * by one (art_node_count_add) and, if wide (the change links a new page
  * below them), they become wide.
  */
 size_t
-art_path_growth(uint8_t *page, const uint16_t *path, int npath, bool wide)
+art_path_growth(uint8_t *page, const ArtChild *path, int npath, bool wide)
 {
 	size_t		growth = 0;
 
@@ -265,7 +269,7 @@ art_path_growth(uint8_t *page, const uint16_t *path, int npath, bool wide)
 	{
 		ArtNode		node;
 
-		art_node_decode(art_rec(page, path[i]), &node);
+		art_node_decode(art_child_rec(page, path[i]), &node);
 		growth += art_node_count_growth(&node, 1, wide);
 	}
 	return growth;
@@ -385,15 +389,15 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 {
 	ArtPinStack *kept = &hold->kept;
 	ArtPinStack ps = {0};
-	uint16_t   *path = NULL;
+	ArtChild   *path = NULL;
 	int			npath = 0;
 	int			pathcap = 0;
 	ArtStatus	st;
 	ArtLockMode mode = t->root == *xfrom ? ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
 	bool		cur_x = mode == ART_LOCK_EXCLUSIVE;
 	bool		parent_x = false;
-	uint16_t	pageslot = ART_ROOT_SLOT;
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	pagetop;
+	ArtChild	at;
 	uint8_t    *page;
 	ArtNode		node;
 	ArtInsertPlan p = {0};
@@ -407,17 +411,20 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	if (st != ART_OK)
 		goto out;
 	counted = art_root_counts_groups(ps.refs[0].data);
+	at = art_child_of_slot(ps.refs[0].data, ART_ROOT_SLOT);
+	pagetop = at;
 
 	for (;;)
 	{
 		uint8_t    *rec;
-		uint16_t	child;
+		ArtChild	child;
 
 		page = ps.refs[ps.n - 1].data;
-		rec = art_rec(page, slot);
+		rec = art_child_rec(page, at);
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
+			uint16_t	slot;
 
 			art_stub_target(rec, &pg, &slot);
 			if (ps.refs[ps.n - 1].pageno == t->root)
@@ -434,12 +441,13 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			cur_x = mode == ART_LOCK_EXCLUSIVE;
 			npath = 0;
 			*pagedepth = p.d;
-			pageslot = slot;
+			at = art_child_of_slot(ps.refs[ps.n - 1].data, slot);
+			pagetop = at;
 			continue;
 		}
 		art_node_decode(rec, &node);
 		if (art_plan_node(&node, ps.refs[ps.n - 1].pageno == t->root &&
-						  slot == ART_ROOT_SLOT, key, len, &p,
+						  npath == 0, key, len, &p,
 						  &child) != ART_OP_DESCEND)
 		{
 			if (p.op == ART_OP_EXISTS)
@@ -460,17 +468,17 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 								 ART_LOCK_EXCLUSIVE);
 			mode = ART_LOCK_EXCLUSIVE;
 			cur_x = true;
-			slot = pageslot;
+			at = pagetop;
 			p.d = *pagedepth;
 			npath = 0;
 			continue;
 		}
 		st = art_grow(t, (void **) &path, &pathcap, npath + 1,
-					  sizeof(uint16_t));
+					  sizeof(ArtChild));
 		if (st != ART_OK)
 			goto out;
-		path[npath++] = slot;
-		slot = child;
+		path[npath++] = at;
+		at = child;
 	}
 
 	need = art_change_need(&node, len, &p);
@@ -511,7 +519,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	/* From here on, no store call that can fail. */
 	for (i = 0; i < npath; i++)
 		art_node_count_add(page, path[i], 1, !p.inline_leaf);
-	art_change_apply(page, slot, key, len, &p);
+	art_change_apply(page, at, key, len, &p);
 	art_change_count_group(t, counted, key, len, &p);
 	t->store.ops->version(t->store.store, true);
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
@@ -549,7 +557,7 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 {
 	ArtPinStack *kept = &hold->kept;
 	ArtStatus	st = ART_OK;
-	uint16_t	slot = hold->entry_slot;
+	ArtChild	at;
 	size_t		d = hold->entry_depth;
 	int			i = 0;
 
@@ -557,14 +565,16 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 		return ART_OK;
 	t->store.ops->critical(t->store.store, true);
 	t->store.ops->relock(t->store.store, &kept->refs[0], ART_LOCK_EXCLUSIVE);
+	at = art_child_of_slot(kept->refs[0].data, hold->entry_slot);
 	while (d < upto)
 	{
-		uint8_t    *rec = art_rec(kept->refs[i].data, slot);
+		uint8_t    *rec = art_child_rec(kept->refs[i].data, at);
 		ArtNode		node;
 
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
+			uint16_t	slot;
 
 			art_stub_target(rec, &pg, &slot);
 			if (i + 1 >= kept->n || kept->refs[i + 1].pageno != pg)
@@ -577,6 +587,7 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 			t->store.ops->mark_dirty(t->store.store, &kept->refs[i]);
 			t->store.ops->unlock(t->store.store, &kept->refs[i]);
 			i++;
+			at = art_child_of_slot(kept->refs[i].data, slot);
 			continue;
 		}
 		art_node_decode(rec, &node);
@@ -591,8 +602,8 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 		}
 		art_node_set_count(&node, node.count + 1);
 		d += node.plen;
-		slot = art_node_find(&node, key[d]);
-		if (slot == 0)
+		at = art_node_find(&node, key[d]);
+		if (art_child_none(at))
 			break;
 		d++;
 	}

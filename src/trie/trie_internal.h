@@ -83,6 +83,20 @@
 /* Largest record: an N256 with the longest prefix. */
 #define ART_MAX_RECORD		(1 + 2 + 6 + 1 + ART_MAX_PREFIX + 512)
 
+/*
+ * A child reference, as an inner node's body holds it: the 2-byte slot
+ * number of the child's record (a node or a stub) in the node's own page;
+ * 0 in an N256 for no child.  A struct, so that the compiler tells a child
+ * reference from a slot number: each use as a slot goes through
+ * art_child_slot and each reference made from one through
+ * art_child_of_slot.  Readers hold their position in a page as a child
+ * reference (art_child_rec), whether a node's body or a stub led there.
+ */
+typedef struct ArtChild
+{
+	uint16_t	v;
+} ArtChild;
+
 /* A decoded node record; pointers point into the pinned page. */
 typedef struct ArtNode
 {
@@ -108,7 +122,7 @@ typedef struct ArtNodeBuild
 	bool		wide;			/* a 6-byte count whatever its value */
 	int			n;
 	uint8_t		keys[256];
-	uint16_t	slots[256];
+	ArtChild	children[256];
 } ArtNodeBuild;
 
 /* A growable stack of pinned pages. */
@@ -236,6 +250,55 @@ art_rec(uint8_t *page, int slot)
 	return page + art_slot_off(page, slot);
 }
 
+/* The child reference to the record in slot of page (live or 0). */
+static inline ArtChild
+art_child_of_slot(const uint8_t *page, uint16_t slot)
+{
+	ArtChild	c;
+
+	(void) page;
+	c.v = slot;
+	return c;
+}
+
+/* The slot of the record a child reference of a node of page refers to. */
+static inline uint16_t
+art_child_slot(const uint8_t *page, ArtChild c)
+{
+	(void) page;
+	return c.v;
+}
+
+/* Whether a child reference refers to no record (an N256's empty key). */
+static inline bool
+art_child_none(ArtChild c)
+{
+	return c.v == 0;
+}
+
+/* The record a child reference of a node of page refers to. */
+static inline uint8_t *
+art_child_rec(uint8_t *page, ArtChild c)
+{
+	return art_rec(page, art_child_slot(page, c));
+}
+
+/* Read and write a child reference in a node's body. */
+static inline ArtChild
+art_get_child(const uint8_t *p)
+{
+	ArtChild	c;
+
+	c.v = art_get16(p);
+	return c;
+}
+
+static inline void
+art_put_child(uint8_t *p, ArtChild c)
+{
+	art_put16(p, c.v);
+}
+
 /* Bytes of the count of an inner node whose record has these flags. */
 static inline int
 art_count_bytes(uint8_t flags)
@@ -299,7 +362,7 @@ extern int	art_count_width(uint64_t count, bool wide);
 extern size_t art_node_size_for(size_t plen, int n, int cw);
 extern size_t art_build_encode(const ArtNodeBuild *b, uint8_t *out);
 extern void art_build_from_node(const ArtNode *node, ArtNodeBuild *b);
-extern void art_build_add(ArtNodeBuild *b, uint8_t key, uint16_t slot);
+extern void art_build_add(ArtNodeBuild *b, uint8_t key, ArtChild child);
 extern void art_build_remove(ArtNodeBuild *b, uint8_t key);
 extern size_t art_leaf_size(size_t plen);
 extern size_t art_leaf_encode(const uint8_t *prefix, size_t plen,
@@ -307,18 +370,18 @@ extern size_t art_leaf_encode(const uint8_t *prefix, size_t plen,
 extern void art_stub_encode(ArtPageNo page, uint16_t slot, uint8_t *out);
 extern void art_stub_target(const uint8_t *rec, ArtPageNo *page,
 							uint16_t *slot);
-extern uint16_t art_node_find(const ArtNode *node, uint8_t key);
+extern ArtChild art_node_find(const ArtNode *node, uint8_t key);
 extern bool art_node_next(const ArtNode *node, int after, uint8_t *key,
-						  uint16_t *slot);
+						  ArtChild *child);
 extern bool art_node_prev(const ArtNode *node, int before, uint8_t *key,
-						  uint16_t *slot);
-extern int	art_node_children(const ArtNode *node, uint16_t *slots);
+						  ArtChild *child);
+extern int	art_node_children(const ArtNode *node, ArtChild *children);
 extern void art_node_remap_children(ArtNode *node, const uint16_t *map);
 extern void art_node_set_count(ArtNode *node, uint64_t count);
-extern void art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot);
-extern void art_node_add_child(uint8_t *page, int slot, uint8_t key,
-							   uint16_t child, bool wide);
-extern void art_node_count_add(uint8_t *page, int slot, int64_t delta,
+extern void art_node_set_child(ArtNode *node, uint8_t key, ArtChild child);
+extern void art_node_add_child(uint8_t *page, ArtChild at, uint8_t key,
+							   ArtChild child, bool wide);
+extern void art_node_count_add(uint8_t *page, ArtChild at, int64_t delta,
 							   bool wide);
 extern size_t art_node_count_growth(const ArtNode *node, int64_t delta,
 									bool wide);
@@ -456,7 +519,7 @@ extern void art_iter_free(ArtIter *it);
 /* trie_read.c: counts the root page does not keep */
 extern ArtStatus art_stub_count(ArtTrie *t, const uint8_t *stub,
 								uint64_t *count);
-extern ArtStatus art_root_count(ArtTrie *t, uint8_t *page, uint16_t slot,
+extern ArtStatus art_root_count(ArtTrie *t, uint8_t *page, ArtChild at,
 								uint64_t *count);
 
 /* What an insert does at a node it has reached. */
@@ -489,14 +552,14 @@ extern size_t art_common_len(const uint8_t *a, size_t alen, const uint8_t *b,
 							 size_t blen);
 extern ArtInsertOp art_plan_node(const ArtNode *node, bool at_root,
 								 const uint8_t *key, size_t len,
-								 ArtInsertPlan *p, uint16_t *child);
+								 ArtInsertPlan *p, ArtChild *child);
 extern size_t art_change_need(const ArtNode *node, size_t len,
 							  ArtInsertPlan *p);
 extern ArtStatus art_change_place_tail(ArtTrie *t, const uint8_t *key,
 									   size_t len, ArtInsertPlan *p);
-extern void art_change_apply(uint8_t *page, uint16_t slot, const uint8_t *key,
+extern void art_change_apply(uint8_t *page, ArtChild at, const uint8_t *key,
 							 size_t len, const ArtInsertPlan *p);
-extern size_t art_path_growth(uint8_t *page, const uint16_t *path, int npath,
+extern size_t art_path_growth(uint8_t *page, const ArtChild *path, int npath,
 							   bool wide);
 extern void art_change_count_group(ArtTrie *t, bool counted,
 								   const uint8_t *key, size_t len,

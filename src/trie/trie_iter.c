@@ -70,12 +70,12 @@ static bool
 child_left(const ArtIter *it, const ArtIterFrame *f)
 {
 	uint8_t		k;
-	uint16_t	slot;
+	ArtChild	c;
 
 	if (f->lastkey < 0 || f->lastkey > 255)
 		return false;
-	return it->fwd ? art_node_next(&f->node, f->lastkey, &k, &slot) :
-		art_node_prev(&f->node, f->lastkey, &k, &slot);
+	return it->fwd ? art_node_next(&f->node, f->lastkey, &k, &c) :
+		art_node_prev(&f->node, f->lastkey, &k, &c);
 }
 
 /*
@@ -124,27 +124,30 @@ unlock_passed_pages(ArtIter *it)
 }
 
 /*
- * Push a frame for the node at slot of the top page (following a stub);
- * the node is decoded into the frame.
+ * Push a frame for the node c refers to in the top page (following a
+ * stub); the node is decoded into the frame.
  */
 static ArtStatus
-push(ArtIter *it, uint16_t slot)
+push(ArtIter *it, ArtChild c)
 {
-	uint8_t    *rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
+	uint8_t    *rec = art_child_rec(it->ps.refs[it->ps.n - 1].data, c);
 	ArtStatus	st;
 	ArtIterFrame *f;
 
 	if (art_is_stub(rec))
 	{
 		ArtPageNo	pg;
+		uint16_t	slot;
+		uint8_t    *page;
 
 		art_stub_target(rec, &pg, &slot);
 		st = pin_page(it, pg);
 		if (st != ART_OK)
 			return st;
 		unlock_passed_pages(it);
-		art_prefetch_page(it->ps.refs[it->ps.n - 1].data);
-		rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
+		page = it->ps.refs[it->ps.n - 1].data;
+		art_prefetch_page(page);
+		rec = art_child_rec(page, art_child_of_slot(page, slot));
 	}
 	if (it->nframes >= it->cap)
 	{
@@ -200,12 +203,12 @@ stop_cmp(const ArtIter *it)
 }
 
 /*
- * Enter child slot under key byte k of the top frame; with a stop bound,
+ * Enter child c under key byte k of the top frame; with a stop bound,
  * only if something there may lie before it (else it->past is set and no
  * frame is pushed).
  */
 static ArtStatus
-enter(ArtIter *it, uint8_t k, uint16_t slot)
+enter(ArtIter *it, uint8_t k, ArtChild c)
 {
 	ArtIterFrame *f = &it->frames[it->nframes - 1];
 	ArtStatus	st;
@@ -225,7 +228,7 @@ enter(ArtIter *it, uint8_t k, uint16_t slot)
 		it->past = true;
 		return ART_OK;
 	}
-	rec = art_rec(it->ps.refs[it->ps.n - 1].data, slot);
+	rec = art_child_rec(it->ps.refs[it->ps.n - 1].data, c);
 	if ((rec[0] & (ART_KIND_MASK | ART_FLAG_TERMINAL)) ==
 		(ART_NODE_LEAF | ART_FLAG_TERMINAL))
 	{
@@ -241,7 +244,7 @@ enter(ArtIter *it, uint8_t k, uint16_t slot)
 		it->atleaf = true;
 		return ART_OK;
 	}
-	st = push(it, slot);
+	st = push(it, c);
 	if (st != ART_OK)
 		return st;
 	f = &it->frames[it->nframes - 1];
@@ -269,7 +272,7 @@ extreme(ArtIter *it, bool *found)
 		ArtIterFrame *f = &it->frames[it->nframes - 1];
 		const ArtNode *node = &f->node;
 		uint8_t		k;
-		uint16_t	slot;
+		ArtChild	c;
 		ArtStatus	st;
 
 		if (it->past)
@@ -290,18 +293,18 @@ extreme(ArtIter *it, bool *found)
 		if (it->fwd && node->kind <= ART_NODE_16 && node->n > 0)
 		{
 			k = node->body[0];
-			slot = art_get16(node->body + node->n);
+			c = art_get_child(node->body + node->n);
 			f->lastidx = 0;
 		}
-		else if (it->fwd ? !art_node_next(node, -1, &k, &slot) :
-				 !art_node_prev(node, 256, &k, &slot))
+		else if (it->fwd ? !art_node_next(node, -1, &k, &c) :
+				 !art_node_prev(node, 256, &k, &c))
 		{
 			/* a leaf; childless and not an entry only as the empty root */
 			f->lastkey = -1;
 			*found = node->terminal;
 			return ART_OK;
 		}
-		st = enter(it, k, slot);
+		st = enter(it, k, c);
 		if (st != ART_OK)
 			return st;
 	}
@@ -320,7 +323,7 @@ advance(ArtIter *it, bool *found)
 		ArtIterFrame *f = &it->frames[it->nframes - 1];
 		const ArtNode *node = &f->node;
 		uint8_t		k;
-		uint16_t	slot;
+		ArtChild	c;
 
 		if (f->released)
 			return resume(it, f, found);
@@ -345,26 +348,26 @@ advance(ArtIter *it, bool *found)
 				ArtStatus	st;
 
 				k = node->body[i];
-				slot = art_get16(node->body + node->n + 2 * i);
+				c = art_get_child(node->body + node->n + 2 * i);
 				f->lastidx = i;
-				st = enter(it, k, slot);
+				st = enter(it, k, c);
 				return st != ART_OK ? st : extreme(it, found);
 			}
 		}
 		else if (it->fwd)
 		{
-			if (art_node_next(node, f->lastkey, &k, &slot))
+			if (art_node_next(node, f->lastkey, &k, &c))
 			{
-				ArtStatus	st = enter(it, k, slot);
+				ArtStatus	st = enter(it, k, c);
 
 				return st != ART_OK ? st : extreme(it, found);
 			}
 		}
 		else if (f->lastkey >= 0)
 		{
-			if (art_node_prev(node, f->lastkey, &k, &slot))
+			if (art_node_prev(node, f->lastkey, &k, &c))
 			{
-				ArtStatus	st = enter(it, k, slot);
+				ArtStatus	st = enter(it, k, c);
 
 				return st != ART_OK ? st : extreme(it, found);
 			}
@@ -394,7 +397,7 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 {
 	ArtStatus	st;
 	size_t		d = 0;
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	c;
 
 	*found = false;
 	it->atleaf = false;
@@ -404,14 +407,14 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 		st = pin_page(it, it->t->root);
 	if (st != ART_OK)
 		return st;
+	c = art_child_of_slot(it->ps.refs[it->ps.n - 1].data, ART_ROOT_SLOT);
 	for (;;)
 	{
 		const ArtNode *node;
 		ArtIterFrame *f;
 		size_t		m = 0;
-		uint16_t	child;
 
-		st = push(it, slot);
+		st = push(it, c);
 		if (st != ART_OK)
 			return st;
 		f = &it->frames[it->nframes - 1];
@@ -458,14 +461,13 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 			return advance(it, found);
 		}
 		f->lastkey = key[d];
-		child = art_node_find(node, key[d]);
-		if (child == 0)
+		c = art_node_find(node, key[d]);
+		if (art_child_none(c))
 			return advance(it, found);
 		st = art_buf_append(it->t, it->out, &key[d], 1);
 		if (st != ART_OK)
 			return st;
 		d++;
-		slot = child;
 	}
 }
 

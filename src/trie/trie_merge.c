@@ -109,23 +109,25 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 		MergePath *mp)
 {
 	ArtStatus	st;
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	at;
 	size_t		d = 0;
 
 	st = t->store.ops->pin(t->store.store, t->root, mode, &mp->refs[0]);
 	if (st != ART_OK)
 		return st;
 	mp->n = 1;
+	at = art_child_of_slot(mp->refs[0].data, ART_ROOT_SLOT);
 	for (;;)
 	{
 		uint8_t    *page = mp->refs[mp->n - 1].data;
-		uint8_t    *rec = art_rec(page, slot);
+		uint8_t    *rec = art_child_rec(page, at);
 		ArtNode		node;
 
 		if (art_is_stub(rec))
 		{
 			ArtPageNo	pg;
 			ArtPageRef	next;
+			uint16_t	slot;
 
 			art_stub_target(rec, &pg, &slot);
 			st = t->store.ops->pin(t->store.store, pg, mode, &next);
@@ -138,6 +140,7 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 				mp->n = 1;
 			}
 			mp->refs[mp->n++] = next;
+			at = art_child_of_slot(next.data, slot);
 			continue;
 		}
 		art_node_decode(rec, &node);
@@ -147,8 +150,8 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 		d += node.plen;
 		if (d == len)
 			return ART_OK;
-		slot = art_node_find(&node, key[d]);
-		if (slot == 0)
+		at = art_node_find(&node, key[d]);
+		if (art_child_none(at))
 			return ART_OK;
 		d++;
 	}
@@ -176,7 +179,7 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 		ArtNode		node;
 		int			key = -1;
 		uint8_t		k;
-		uint16_t	c;
+		ArtChild	c;
 
 		if (art_slot_off(page, s) == 0)
 			continue;
@@ -190,8 +193,8 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 		art_node_decode(rec, &node);
 		while (art_node_next(&node, key, &k, &c))
 		{
-			if (c <= nslots)
-				ms->up[c] = (uint16_t) s;
+			if (art_child_slot(page, c) <= nslots)
+				ms->up[art_child_slot(page, c)] = (uint16_t) s;
 			key = k;
 		}
 	}
@@ -261,7 +264,7 @@ move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
 		ArtNode		node;
 		int			key = -1;
 		uint8_t		k;
-		uint16_t	c;
+		ArtChild	c;
 
 		if (!moves(page, ms, s, which))
 			continue;
@@ -271,7 +274,9 @@ move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
 		art_node_decode(rec, &node);
 		while (art_node_next(&node, key, &k, &c))
 		{
-			art_node_set_child(&node, k, ms->map[c]);
+			art_node_set_child(&node, k,
+							   art_child_of_slot(dst->data,
+												 ms->map[art_child_slot(page, c)]));
 			key = k;
 		}
 	}
@@ -401,14 +406,14 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 		ArtNode		node;
 		int			key = -1;
 		uint8_t		k;
-		uint16_t	c;
+		ArtChild	c;
 
 		if (art_slot_off(parent, s) == 0 || art_is_stub(art_rec(parent, s)))
 			continue;
 		art_node_decode(art_rec(parent, s), &node);
 		while (art_node_next(&node, key, &k, &c))
 		{
-			kw->inner[c] = 1;
+			kw->inner[art_child_slot(parent, c)] = 1;
 			key = k;
 		}
 	}
@@ -421,7 +426,7 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 		ArtNode		node;
 		int			key = 256;
 		uint8_t		k;
-		uint16_t	c;
+		ArtChild	c;
 		ArtPageNo	pg;
 		uint16_t	sl;
 
@@ -435,7 +440,7 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 		art_node_decode(rec, &node);
 		while (art_node_prev(&node, key, &k, &c))
 		{
-			kw->stack[sp++] = c;
+			kw->stack[sp++] = art_child_slot(parent, c);
 			key = k;
 		}
 	}

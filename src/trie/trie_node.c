@@ -223,7 +223,7 @@ art_page_compact(uint8_t *page)
 	uint8_t		seen[ART_PAGE_USABLE / 2 + 1];
 	uint16_t	first[ART_PAGE_USABLE / 2 + 2];
 	uint16_t	size[ART_PAGE_USABLE / 2 + 1];
-	uint16_t	kids[ART_PAGE_USABLE / 2 + 256];
+	ArtChild	kids[ART_PAGE_USABLE / 2 + 256];
 	uint16_t	stack[ART_PAGE_USABLE / 2];
 	int			nslots = art_page_nslots(page);
 	int			nkids = 0;
@@ -262,8 +262,8 @@ art_page_compact(uint8_t *page)
 		pos -= node.size;
 		n = art_node_children(&node, kids + nkids);
 		for (i = 0; i < n; i++)
-			if (kids[nkids + i] <= nslots)
-				seen[kids[nkids + i]] = 1;
+			if (art_child_slot(tmp, kids[nkids + i]) <= nslots)
+				seen[art_child_slot(tmp, kids[nkids + i])] = 1;
 		nkids += n;
 	}
 	first[nslots + 1] = (uint16_t) nkids;
@@ -292,7 +292,7 @@ art_page_compact(uint8_t *page)
 				pos += size[s];
 				for (i = first[s + 1] - 1; i >= first[s]; i--)
 				{
-					uint16_t	k = kids[i];
+					uint16_t	k = art_child_slot(tmp, kids[i]);
 
 					if (k == 0 || k > nslots || seen[k] == 2 ||
 						art_slot_off(tmp, k) == 0)
@@ -617,20 +617,20 @@ art_build_encode(const ArtNodeBuild *b, uint8_t *out)
 		case ART_NODE_16:
 			memcpy(body, b->keys, b->n);
 			for (i = 0; i < b->n; i++)
-				art_put16(body + b->n + 2 * i, b->slots[i]);
+				art_put_child(body + b->n + 2 * i, b->children[i]);
 			break;
 		case ART_NODE_48:
 			memset(body, 0, 256);
 			for (i = 0; i < b->n; i++)
 			{
 				body[b->keys[i]] = (uint8_t) (i + 1);
-				art_put16(body + 256 + 2 * i, b->slots[i]);
+				art_put_child(body + 256 + 2 * i, b->children[i]);
 			}
 			break;
 		default:
 			memset(body, 0, 512);
 			for (i = 0; i < b->n; i++)
-				art_put16(body + 2 * b->keys[i], b->slots[i]);
+				art_put_child(body + 2 * b->keys[i], b->children[i]);
 			break;
 	}
 	return art_build_size(b);
@@ -642,7 +642,7 @@ art_build_from_node(const ArtNode *node, ArtNodeBuild *b)
 {
 	int			key = -1;
 	uint8_t		k;
-	uint16_t	s;
+	ArtChild	c;
 
 	b->terminal = node->terminal;
 	b->plen = node->plen;
@@ -657,15 +657,15 @@ art_build_from_node(const ArtNode *node, ArtNodeBuild *b)
 		for (i = 0; i < node->n; i++)
 		{
 			b->keys[i] = node->body[i];
-			b->slots[i] = art_get16(node->body + node->n + 2 * i);
+			b->children[i] = art_get_child(node->body + node->n + 2 * i);
 		}
 		b->n = node->n;
 		return;
 	}
-	while (art_node_next(node, key, &k, &s))
+	while (art_node_next(node, key, &k, &c))
 	{
 		b->keys[b->n] = k;
-		b->slots[b->n] = s;
+		b->children[b->n] = c;
 		b->n++;
 		key = k;
 	}
@@ -673,18 +673,18 @@ art_build_from_node(const ArtNode *node, ArtNodeBuild *b)
 
 /* Add a child to b, keeping keys sorted; the key must be absent. */
 void
-art_build_add(ArtNodeBuild *b, uint8_t key, uint16_t slot)
+art_build_add(ArtNodeBuild *b, uint8_t key, ArtChild child)
 {
 	int			i = b->n;
 
 	while (i > 0 && b->keys[i - 1] > key)
 	{
 		b->keys[i] = b->keys[i - 1];
-		b->slots[i] = b->slots[i - 1];
+		b->children[i] = b->children[i - 1];
 		i--;
 	}
 	b->keys[i] = key;
-	b->slots[i] = slot;
+	b->children[i] = child;
 	b->n++;
 }
 
@@ -700,7 +700,7 @@ art_build_remove(ArtNodeBuild *b, uint8_t key)
 	for (; i + 1 < b->n; i++)
 	{
 		b->keys[i] = b->keys[i + 1];
-		b->slots[i] = b->slots[i + 1];
+		b->children[i] = b->children[i + 1];
 	}
 	b->n--;
 }
@@ -733,12 +733,13 @@ art_stub_target(const uint8_t *rec, ArtPageNo *page, uint16_t *slot)
 	*slot = art_get16(rec + 5);
 }
 
-/* The child slot under key, or 0. */
-uint16_t
+/* The child under key, or none (art_child_none). */
+ArtChild
 art_node_find(const ArtNode *node, uint8_t key)
 {
 	const uint8_t *keys;
 	int			i;
+	ArtChild	none = {0};
 
 	switch (node->kind)
 	{
@@ -748,24 +749,24 @@ art_node_find(const ArtNode *node, uint8_t key)
 			for (i = 0; i < node->n; i++)
 			{
 				if (keys[i] == key)
-					return art_get16(node->body + node->n + 2 * i);
+					return art_get_child(node->body + node->n + 2 * i);
 				if (keys[i] > key)
 					break;
 			}
-			return 0;
+			return none;
 		case ART_NODE_48:
 			i = node->body[key];
-			return i ? art_get16(node->body + 256 + 2 * (i - 1)) : 0;
+			return i ? art_get_child(node->body + 256 + 2 * (i - 1)) : none;
 		case ART_NODE_256:
-			return art_get16(node->body + 2 * key);
+			return art_get_child(node->body + 2 * key);
 		default:
-			return 0;
+			return none;
 	}
 }
 
 /* The child with the smallest key > after (after may be -1). */
 bool
-art_node_next(const ArtNode *node, int after, uint8_t *key, uint16_t *slot)
+art_node_next(const ArtNode *node, int after, uint8_t *key, ArtChild *child)
 {
 	int			i;
 
@@ -777,7 +778,7 @@ art_node_next(const ArtNode *node, int after, uint8_t *key, uint16_t *slot)
 				if (node->body[i] > after)
 				{
 					*key = node->body[i];
-					*slot = art_get16(node->body + node->n + 2 * i);
+					*child = art_get_child(node->body + node->n + 2 * i);
 					return true;
 				}
 			return false;
@@ -786,19 +787,20 @@ art_node_next(const ArtNode *node, int after, uint8_t *key, uint16_t *slot)
 				if (node->body[i])
 				{
 					*key = (uint8_t) i;
-					*slot = art_get16(node->body + 256 + 2 * (node->body[i] - 1));
+					*child = art_get_child(node->body + 256 +
+										   2 * (node->body[i] - 1));
 					return true;
 				}
 			return false;
 		case ART_NODE_256:
 			for (i = after + 1; i < 256; i++)
 			{
-				uint16_t	s = art_get16(node->body + 2 * i);
+				ArtChild	c = art_get_child(node->body + 2 * i);
 
-				if (s)
+				if (!art_child_none(c))
 				{
 					*key = (uint8_t) i;
-					*slot = s;
+					*child = c;
 					return true;
 				}
 			}
@@ -810,7 +812,7 @@ art_node_next(const ArtNode *node, int after, uint8_t *key, uint16_t *slot)
 
 /* The child with the largest key < before (before may be 256). */
 bool
-art_node_prev(const ArtNode *node, int before, uint8_t *key, uint16_t *slot)
+art_node_prev(const ArtNode *node, int before, uint8_t *key, ArtChild *child)
 {
 	int			i;
 
@@ -822,7 +824,7 @@ art_node_prev(const ArtNode *node, int before, uint8_t *key, uint16_t *slot)
 				if (node->body[i] < before)
 				{
 					*key = node->body[i];
-					*slot = art_get16(node->body + node->n + 2 * i);
+					*child = art_get_child(node->body + node->n + 2 * i);
 					return true;
 				}
 			return false;
@@ -831,19 +833,20 @@ art_node_prev(const ArtNode *node, int before, uint8_t *key, uint16_t *slot)
 				if (node->body[i])
 				{
 					*key = (uint8_t) i;
-					*slot = art_get16(node->body + 256 + 2 * (node->body[i] - 1));
+					*child = art_get_child(node->body + 256 +
+										   2 * (node->body[i] - 1));
 					return true;
 				}
 			return false;
 		case ART_NODE_256:
 			for (i = before - 1; i >= 0; i--)
 			{
-				uint16_t	s = art_get16(node->body + 2 * i);
+				ArtChild	c = art_get_child(node->body + 2 * i);
 
-				if (s)
+				if (!art_child_none(c))
 				{
 					*key = (uint8_t) i;
-					*slot = s;
+					*child = c;
 					return true;
 				}
 			}
@@ -882,19 +885,19 @@ art_node_count_growth(const ArtNode *node, int64_t delta, bool wide)
 }
 
 /*
- * Add delta to the count of the node in slot of page (nothing for a leaf)
+ * Add delta to the count of the node at in page (nothing for a leaf)
  * and, if wide, make it wide.  In place while its count bytes hold the
  * new count (a count that shrinks keeps them); else the record is written
  * again with wider ones, which takes art_node_count_growth's bytes.
  */
 void
-art_node_count_add(uint8_t *page, int slot, int64_t delta, bool wide)
+art_node_count_add(uint8_t *page, ArtChild at, int64_t delta, bool wide)
 {
 	ArtNode		node;
 	ArtNodeBuild b;
 	uint8_t		tmp[ART_MAX_RECORD];
 
-	art_node_decode(art_rec(page, slot), &node);
+	art_node_decode(art_child_rec(page, at), &node);
 	if (node.kind == ART_NODE_LEAF)
 		return;
 	if (art_node_count_growth(&node, delta, wide) == 0)
@@ -905,11 +908,11 @@ art_node_count_add(uint8_t *page, int slot, int64_t delta, bool wide)
 	art_build_from_node(&node, &b);
 	b.count = node.count + delta;
 	b.wide = b.wide || wide;
-	art_rec_replace(page, slot, tmp, art_build_encode(&b, tmp));
+	art_rec_replace(page, art_child_slot(page, at), tmp, art_build_encode(&b, tmp));
 }
 
 /*
- * Add the child key -> child to the node record in slot of page, and one
+ * Add the child key -> child to the node record at in page, and one
  * to its count, making the node wide if wide (the child is a stub or
  * wide); the key must be absent and the page must have room for the
  * larger record (art_node_size_for, with art_count_width of the new
@@ -920,10 +923,10 @@ art_node_count_add(uint8_t *page, int slot, int64_t delta, bool wide)
  * positions in any order).
  */
 void
-art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child,
+art_node_add_child(uint8_t *page, ArtChild at, uint8_t key, ArtChild child,
 				   bool wide)
 {
-	uint8_t    *rec = art_rec(page, slot);
+	uint8_t    *rec = art_child_rec(page, at);
 	uint8_t		tmp[ART_MAX_RECORD];
 	ArtNode		node;
 	ArtNodeBuild b;
@@ -938,7 +941,7 @@ art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child,
 		art_node_count_growth(&node, 1, wide) == 0 &&
 		node.kind == ART_NODE_256)
 	{
-		art_put16(node.body + 2 * key, child);
+		art_put_child(node.body + 2 * key, child);
 		node.count_ptr[node.cw] = (uint8_t) n;
 		art_node_set_count(&node, node.count + 1);
 		return;
@@ -951,7 +954,7 @@ art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child,
 		b.count = node.count + 1;
 		b.wide = b.wide || wide;
 		size = art_build_encode(&b, tmp);
-		art_rec_replace(page, slot, tmp, size);
+		art_rec_replace(page, art_child_slot(page, at), tmp, size);
 		return;
 	}
 	head = node.body - rec;
@@ -962,7 +965,7 @@ art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child,
 	{
 		memcpy(tmp + head, node.body, 256 + 2 * (size_t) n);
 		tmp[head + key] = (uint8_t) (n + 1);
-		art_put16(tmp + head + 256 + 2 * n, child);
+		art_put_child(tmp + head + 256 + 2 * n, child);
 		size = head + 256 + 2 * (size_t) (n + 1);
 	}
 	else
@@ -976,16 +979,16 @@ art_node_add_child(uint8_t *page, int slot, uint8_t key, uint16_t child,
 		keys[i] = key;
 		memcpy(keys + i + 1, node.body + i, n - i);
 		memcpy(slots, node.body + n, 2 * (size_t) i);
-		art_put16(slots + 2 * i, child);
+		art_put_child(slots + 2 * i, child);
 		memcpy(slots + 2 * (i + 1), node.body + n + 2 * i, 2 * (size_t) (n - i));
 		size = head + 3 * (size_t) (n + 1);
 	}
-	art_rec_replace(page, slot, tmp, size);
+	art_rec_replace(page, art_child_slot(page, at), tmp, size);
 }
 
-/* Overwrite the slot of an existing child in place. */
+/* Overwrite the reference of an existing child in place. */
 void
-art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot)
+art_node_set_child(ArtNode *node, uint8_t key, ArtChild child)
 {
 	int			i;
 
@@ -995,13 +998,13 @@ art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot)
 		case ART_NODE_16:
 			for (i = 0; i < node->n; i++)
 				if (node->body[i] == key)
-					art_put16(node->body + node->n + 2 * i, slot);
+					art_put_child(node->body + node->n + 2 * i, child);
 			break;
 		case ART_NODE_48:
-			art_put16(node->body + 256 + 2 * (node->body[key] - 1), slot);
+			art_put_child(node->body + 256 + 2 * (node->body[key] - 1), child);
 			break;
 		case ART_NODE_256:
-			art_put16(node->body + 2 * key, slot);
+			art_put_child(node->body + 2 * key, child);
 			break;
 		default:
 			break;
@@ -1009,12 +1012,12 @@ art_node_set_child(ArtNode *node, uint8_t key, uint16_t slot)
 }
 
 /*
- * The child slots of an inner node in key order, into slots (room for
+ * The children of an inner node in key order, into children (room for
  * 256); returns how many.  One pass over the body, where art_node_next
  * would start again for each child.
  */
 int
-art_node_children(const ArtNode *node, uint16_t *slots)
+art_node_children(const ArtNode *node, ArtChild *children)
 {
 	int			n = 0;
 	int			i;
@@ -1024,21 +1027,21 @@ art_node_children(const ArtNode *node, uint16_t *slots)
 		case ART_NODE_4:
 		case ART_NODE_16:
 			for (i = 0; i < node->n; i++)
-				slots[n++] = art_get16(node->body + node->n + 2 * i);
+				children[n++] = art_get_child(node->body + node->n + 2 * i);
 			break;
 		case ART_NODE_48:
 			for (i = 0; i < 256; i++)
 				if (node->body[i])
-					slots[n++] = art_get16(node->body + 256 +
-										   2 * (node->body[i] - 1));
+					children[n++] = art_get_child(node->body + 256 +
+												  2 * (node->body[i] - 1));
 			break;
 		case ART_NODE_256:
 			for (i = 0; i < 256; i++)
 			{
-				uint16_t	s = art_get16(node->body + 2 * i);
+				ArtChild	c = art_get_child(node->body + 2 * i);
 
-				if (s)
-					slots[n++] = s;
+				if (!art_child_none(c))
+					children[n++] = c;
 			}
 			break;
 		default:
@@ -1047,7 +1050,10 @@ art_node_children(const ArtNode *node, uint16_t *slots)
 	return n;
 }
 
-/* Replace each child slot s of an inner node by map[s], in place. */
+/*
+ * Replace each child of an inner node, in slot s, by the child in slot
+ * map[s], in place.
+ */
 void
 art_node_remap_children(ArtNode *node, const uint16_t *map)
 {

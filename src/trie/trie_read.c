@@ -12,26 +12,29 @@
 #include "trie_internal.h"
 
 /*
- * If slot holds a stub, lock-couple to the page it points to, asking for
- * that page's lines at once (art_prefetch_page).
+ * If *at refers to a stub, lock-couple to the page it points to, asking
+ * for that page's lines at once (art_prefetch_page), and make *at refer to
+ * the stub's target there.
  */
 static ArtStatus
-couple(ArtTrie *t, ArtPageRef *cur, uint16_t *slot)
+couple(ArtTrie *t, ArtPageRef *cur, ArtChild *at)
 {
-	uint8_t    *rec = art_rec(cur->data, *slot);
+	uint8_t    *rec = art_child_rec(cur->data, *at);
 	ArtPageNo	pg;
+	uint16_t	slot;
 	ArtPageRef	next;
 	ArtStatus	st;
 
 	if (!art_is_stub(rec))
 		return ART_OK;
-	art_stub_target(rec, &pg, slot);
+	art_stub_target(rec, &pg, &slot);
 	st = t->store.ops->pin(t->store.store, pg, ART_LOCK_SHARE, &next);
 	if (st != ART_OK)
 		return st;
 	art_prefetch_page(next.data);
 	t->store.ops->release(t->store.store, cur);
 	*cur = next;
+	*at = art_child_of_slot(cur->data, slot);
 	return ART_OK;
 }
 
@@ -39,14 +42,14 @@ couple(ArtTrie *t, ArtPageRef *cur, uint16_t *slot)
  * Follow key from the root with lock coupling as far as it matches.  Stops
  * at the node where key ends (inside or at the end of the node's prefix;
  * *at is the length of key before that prefix) with *matched set, or at a
- * mismatch or a missing child.  The node's page stays pinned in *cur, its
- * slot in *nodeslot.
+ * mismatch or a missing child.  The node's page stays pinned in *cur, a
+ * reference to the node in *noderef.
  */
 static ArtStatus
 descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
-		ArtNode *node, size_t *at, bool *matched, uint16_t *nodeslot)
+		ArtNode *node, size_t *at, bool *matched, ArtChild *noderef)
 {
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	c;
 	size_t		d = 0;
 	ArtStatus	st;
 
@@ -54,16 +57,17 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, cur);
 	if (st != ART_OK)
 		return st;
+	c = art_child_of_slot(cur->data, ART_ROOT_SLOT);
 	for (;;)
 	{
-		st = couple(t, cur, &slot);
+		st = couple(t, cur, &c);
 		if (st != ART_OK)
 		{
 			t->store.ops->release(t->store.store, cur);
 			return st;
 		}
-		art_node_decode(art_rec(cur->data, slot), node);
-		*nodeslot = slot;
+		art_node_decode(art_child_rec(cur->data, c), node);
+		*noderef = c;
 		*at = d;
 		if (len - d <= node->plen)
 		{
@@ -73,8 +77,8 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 		if (memcmp(key + d, node->prefix, node->plen) != 0)
 			return ART_OK;
 		d += node->plen;
-		slot = art_node_find(node, key[d]);
-		if (slot == 0)
+		c = art_node_find(node, key[d]);
+		if (art_child_none(c))
 			return ART_OK;
 		d++;
 	}
@@ -88,8 +92,8 @@ art_lookup(ArtTrie *t, const uint8_t *key, size_t len)
 	ArtNode		node;
 	size_t		at;
 	bool		matched;
-	uint16_t	slot;
-	ArtStatus	st = descend(t, key, len, &cur, &node, &at, &matched, &slot);
+	ArtChild	ref;
+	ArtStatus	st = descend(t, key, len, &cur, &node, &at, &matched, &ref);
 
 	if (st != ART_OK)
 		return st;
@@ -123,30 +127,30 @@ art_stub_count(ArtTrie *t, const uint8_t *stub, uint64_t *count)
 }
 
 /*
- * The number of entries below the node in slot of the root page, which
- * the caller holds.  The root page's node counts are not kept (every
+ * The number of entries below the node of the root page at, which the
+ * caller holds.  The root page's node counts are not kept (every
  * insert would have to lock the root page exclusive to keep them): sum
  * the entries of the node's subtree in the root page and the counts of
  * the nodes its stubs lead to, each of those pages locked share in turn.
  */
 ArtStatus
-art_root_count(ArtTrie *t, uint8_t *page, uint16_t slot, uint64_t *count)
+art_root_count(ArtTrie *t, uint8_t *page, ArtChild at, uint64_t *count)
 {
-	uint16_t   *stack = art_alloc(t, sizeof(uint16_t) * ART_PAGE_SIZE / 2);
+	ArtChild   *stack = art_alloc(t, sizeof(ArtChild) * ART_PAGE_SIZE / 2);
 	int			sp = 0;
 	ArtStatus	st = ART_OK;
 
 	*count = 0;
 	if (stack == NULL)
 		return ART_NO_MEMORY;
-	stack[sp++] = slot;
+	stack[sp++] = at;
 	while (sp > 0 && st == ART_OK)
 	{
-		uint8_t    *rec = art_rec(page, stack[--sp]);
+		uint8_t    *rec = art_child_rec(page, stack[--sp]);
 		ArtNode		node;
 		int			key = -1;
 		uint8_t		k;
-		uint16_t	s;
+		ArtChild	s;
 		uint64_t	c;
 
 		if (art_is_stub(rec))
@@ -176,15 +180,15 @@ art_count_prefix(ArtTrie *t, const uint8_t *prefix, size_t len,
 	ArtNode		node;
 	size_t		at;
 	bool		matched;
-	uint16_t	slot;
+	ArtChild	ref;
 	ArtStatus	st = descend(t, prefix, len, &cur, &node, &at, &matched,
-							 &slot);
+							 &ref);
 
 	*count = 0;
 	if (st != ART_OK)
 		return st;
 	if (matched && cur.pageno == t->root)
-		st = art_root_count(t, cur.data, slot, count);
+		st = art_root_count(t, cur.data, ref, count);
 	else if (matched)
 		*count = node.count;
 	t->store.ops->release(t->store.store, &cur);
@@ -212,7 +216,7 @@ art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len, int terminator,
 				ArtPrefixCallback cb, void *arg)
 {
 	ArtPageRef	cur;
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	c;
 	size_t		d = 0;
 	ArtStatus	st;
 	size_t	   *lens = NULL;
@@ -223,19 +227,20 @@ art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len, int terminator,
 	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &cur);
 	if (st != ART_OK)
 		return st;
+	c = art_child_of_slot(cur.data, ART_ROOT_SLOT);
 	for (;;)
 	{
 		ArtNode		node;
 		size_t		k;
 
-		st = couple(t, &cur, &slot);
+		st = couple(t, &cur, &c);
 		if (st != ART_OK)
 		{
 			t->store.ops->release(t->store.store, &cur);
 			art_free(t, lens);
 			return st;
 		}
-		art_node_decode(art_rec(cur.data, slot), &node);
+		art_node_decode(art_child_rec(cur.data, c), &node);
 		if (node.n == 0 && !node.terminal)
 			break;
 		for (k = 0; k < node.plen; k++)
@@ -250,12 +255,13 @@ art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len, int terminator,
 		d += node.plen;
 		if (terminator < 0 && node.terminal)
 			st = note_len(t, &lens, &n, &cap, d);
-		else if (terminator >= 0 && art_node_find(&node, (uint8_t) terminator))
+		else if (terminator >= 0 &&
+				 !art_child_none(art_node_find(&node, (uint8_t) terminator)))
 			st = note_len(t, &lens, &n, &cap, d);
 		if (st != ART_OK || d == len)
 			break;
-		slot = art_node_find(&node, value[d]);
-		if (slot == 0)
+		c = art_node_find(&node, value[d]);
+		if (art_child_none(c))
 			break;
 		d++;
 	}

@@ -75,7 +75,7 @@ analyse(uint8_t *page, SplitState *ss)
 	{
 		uint8_t    *rec;
 		ArtNode		node;
-		uint16_t	kids[256];
+		ArtChild	kids[256];
 		int			n;
 
 		if (art_slot_off(page, slot) == 0)
@@ -87,11 +87,13 @@ analyse(uint8_t *page, SplitState *ss)
 		n = art_node_children(&node, kids);
 		for (i = 0; i < n; i++)
 		{
-			ss->parent[kids[i]] = (uint16_t) slot;
-			ss->prev[kids[i]] = i > 0 ? kids[i - 1] : 0;
+			uint16_t	k = art_child_slot(page, kids[i]);
+
+			ss->parent[k] = (uint16_t) slot;
+			ss->prev[k] = i > 0 ? art_child_slot(page, kids[i - 1]) : 0;
 		}
 		if (n > 0)
-			ss->last[slot] = kids[n - 1];
+			ss->last[slot] = art_child_slot(page, kids[n - 1]);
 	}
 	ss->norder = 0;
 	for (slot = nslots; slot >= 1; slot--)
@@ -477,7 +479,10 @@ split_move(ArtTrie *t, ArtPinStack *ps, SplitState *ss, bool roots)
 	if (!roots)
 		for (i = 0; i < ss->norder; i++)
 			if (ss->widen[ss->order[i]])
-				art_node_count_add(page->data, ss->order[i], 0, true);
+				art_node_count_add(page->data,
+								   art_child_of_slot(page->data,
+													 ss->order[i]),
+								   0, true);
 	t->store.ops->mark_dirty(t->store.store, page);
 	if (roots)
 		t->store.ops->mark_dirty(t->store.store, parent);

@@ -493,7 +493,7 @@ walk_page_part(Verify *v, int it, const uint8_t *page)
 		ArtNode		node;
 		int			key = -1;
 		uint8_t		k;
-		uint16_t	child;
+		ArtChild	c;
 		uint64_t	sum;
 
 		if (art_is_stub(rec))
@@ -514,8 +514,9 @@ walk_page_part(Verify *v, int it, const uint8_t *page)
 				v->stats->page_height = v->items[it].pdepth;
 		}
 		sum = node.terminal ? 1 : 0;
-		while (node.kind != ART_NODE_LEAF && art_node_next(&node, key, &k, &child))
+		while (node.kind != ART_NODE_LEAF && art_node_next(&node, key, &k, &c))
 		{
+			uint16_t	child = art_child_slot(page, c);
 			uint8_t    *crec;
 
 			key = k;

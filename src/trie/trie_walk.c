@@ -14,7 +14,7 @@
 typedef struct WalkFrame
 {
 	int			pidx;			/* page of the node in the pin stack */
-	uint16_t	slot;
+	ArtChild	node;			/* the node, in its page */
 	int			lastkey;		/* last child visited, -1 before the first */
 	size_t		n;				/* bytes descended into this node */
 } WalkFrame;
@@ -30,22 +30,26 @@ typedef struct Walk
 	const ArtWalkVisitor *v;
 } Walk;
 
-/* Make slot (in the top page) a node, following a stub. */
+/* Make the record *c (in the top page) a node, following a stub. */
 static ArtStatus
-walk_resolve(Walk *w, uint16_t *slot, ArtNode *node)
+walk_resolve(Walk *w, ArtChild *c, ArtNode *node)
 {
-	uint8_t    *rec = art_rec(w->ps.refs[w->ps.n - 1].data, *slot);
+	uint8_t    *rec = art_child_rec(w->ps.refs[w->ps.n - 1].data, *c);
 
 	if (art_is_stub(rec))
 	{
 		ArtPageNo	pg;
+		uint16_t	slot;
 		ArtStatus	st;
+		uint8_t    *page;
 
-		art_stub_target(rec, &pg, slot);
+		art_stub_target(rec, &pg, &slot);
 		st = art_pin_push(w->t, &w->ps, pg, ART_LOCK_SHARE);
 		if (st != ART_OK)
 			return st;
-		rec = art_rec(w->ps.refs[w->ps.n - 1].data, *slot);
+		page = w->ps.refs[w->ps.n - 1].data;
+		*c = art_child_of_slot(page, slot);
+		rec = art_child_rec(page, *c);
 	}
 	art_node_decode(rec, node);
 	return ART_OK;
@@ -56,7 +60,7 @@ walk_resolve(Walk *w, uint16_t *slot, ArtNode *node)
  * report its entry.  Returns false if the visitor ended the walk.
  */
 static bool
-walk_enter(Walk *w, uint16_t slot, const ArtNode *node, size_t n,
+walk_enter(Walk *w, ArtChild c, const ArtNode *node, size_t n,
 		   ArtStatus *st)
 {
 	*st = art_grow(w->t, (void **) &w->frames, &w->cap, w->nframes + 1,
@@ -64,7 +68,7 @@ walk_enter(Walk *w, uint16_t slot, const ArtNode *node, size_t n,
 	if (*st != ART_OK)
 		return false;
 	w->frames[w->nframes].pidx = w->ps.n - 1;
-	w->frames[w->nframes].slot = slot;
+	w->frames[w->nframes].node = c;
 	w->frames[w->nframes].lastkey = -1;
 	w->frames[w->nframes].n = n;
 	w->nframes++;
@@ -80,7 +84,7 @@ art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
 {
 	Walk		w;
 	ArtStatus	st;
-	uint16_t	slot = ART_ROOT_SLOT;
+	ArtChild	c;
 	size_t		d = 0;
 	ArtNode		node;
 	size_t		skip;
@@ -91,11 +95,12 @@ art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
 	st = art_pin_push(t, &w.ps, t->root, ART_LOCK_SHARE);
 	if (st != ART_OK)
 		goto done;
+	c = art_child_of_slot(w.ps.refs[0].data, ART_ROOT_SLOT);
 
 	/* Find the node where the prefix ends. */
 	for (;;)
 	{
-		st = walk_resolve(&w, &slot, &node);
+		st = walk_resolve(&w, &c, &node);
 		if (st != ART_OK)
 			goto done;
 		if (node.n == 0 && !node.terminal)
@@ -110,8 +115,8 @@ art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
 		if (memcmp(prefix + d, node.prefix, node.plen) != 0)
 			goto done;
 		d += node.plen;
-		slot = art_node_find(&node, prefix[d]);
-		if (slot == 0)
+		c = art_node_find(&node, prefix[d]);
+		if (art_child_none(c))
 			goto done;
 		d++;
 	}
@@ -129,19 +134,20 @@ art_walk(ArtTrie *t, const uint8_t *prefix, size_t len,
 	if (node.plen > skip &&
 		!visitor->descend(visitor->arg, node.prefix + skip, node.plen - skip))
 		goto done;
-	if (!walk_enter(&w, slot, &node, node.plen - skip, &st))
+	if (!walk_enter(&w, c, &node, node.plen - skip, &st))
 		goto unwind;
 
 	while (w.nframes > 0)
 	{
 		WalkFrame  *f = &w.frames[w.nframes - 1];
 		uint8_t		k;
-		uint16_t	child;
+		ArtChild	child;
 		ArtNode		cnode;
 
 		while (w.ps.n - 1 > f->pidx)
 			art_pin_pop(t, &w.ps);
-		art_node_decode(art_rec(w.ps.refs[f->pidx].data, f->slot), &node);
+		art_node_decode(art_child_rec(w.ps.refs[f->pidx].data, f->node),
+						&node);
 		if (!art_node_next(&node, f->lastkey, &k, &child))
 		{
 			if (f->n > 0)

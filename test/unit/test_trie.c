@@ -37,6 +37,16 @@ static long checks = 0;
 		} \
 	} while (0)
 
+/* A child reference holding v, for the node format tests. */
+static ArtChild
+raw_child(uint16_t v)
+{
+	ArtChild	c;
+
+	c.v = v;
+	return c;
+}
+
 /* A trie on a fresh in-memory store. */
 typedef struct Fixture
 {
@@ -155,7 +165,7 @@ test_node_growth(void)
 	uint8_t		rec[ART_MAX_RECORD];
 	uint8_t		order[256];
 	bool		added[256];
-	uint16_t	kids[256];
+	ArtChild	kids[256];
 	static uint16_t map[1256];
 	ArtNode		node;
 	int			slot;
@@ -182,11 +192,11 @@ test_node_growth(void)
 	{
 		int			after = -1;
 		uint8_t		key;
-		uint16_t	child;
+		ArtChild	child;
 		int			seen = 0;
 
-		art_node_add_child(page, slot, order[i], (uint16_t) (1000 + order[i]),
-						   false);
+		art_node_add_child(page, art_child_of_slot(page, (uint16_t) slot),
+						   order[i], raw_child(1000 + order[i]), false);
 		added[order[i]] = true;
 		art_node_decode(art_rec(page, slot), &node);
 		CHECK(node.n == i + 1 && node.kind == art_kind_for(i + 1),
@@ -201,11 +211,11 @@ test_node_growth(void)
 			  node.plen == 6 && memcmp(node.prefix, "prefix", 6) == 0,
 			  "count, terminal flag or prefix after %d adds", i + 1);
 		for (k = 0; k < 256; k++)
-			CHECK(art_node_find(&node, (uint8_t) k) ==
+			CHECK(art_node_find(&node, (uint8_t) k).v ==
 				  (added[k] ? 1000 + k : 0), "find %d after %d adds", k, i + 1);
 		while (art_node_next(&node, after, &key, &child))
 		{
-			CHECK(key > after && added[key] && child == 1000 + key,
+			CHECK(key > after && added[key] && child.v == 1000 + key,
 				  "next after %d", after);
 			after = key;
 			seen++;
@@ -216,14 +226,14 @@ test_node_growth(void)
 		seen = 0;
 		for (k = 0; k < 256; k++)
 			if (added[k])
-				CHECK(kids[seen++] == 1000 + k,
+				CHECK(kids[seen++].v == 1000 + k,
 					  "child %d of %d listed in key order", k, i + 1);
 	}
 	for (k = 0; k < (int) (sizeof(map) / sizeof(map[0])); k++)
 		map[k] = (uint16_t) (k + 7);
 	art_node_remap_children(&node, map);
 	for (k = 0; k < 256; k++)
-		CHECK(art_node_find(&node, (uint8_t) k) == 1007 + k,
+		CHECK(art_node_find(&node, (uint8_t) k).v == 1007 + k,
 			  "child %d remapped", k);
 	return true;
 }
@@ -898,7 +908,7 @@ one_child_node(uint8_t key, uint16_t slot, uint8_t *rec)
 	b.prefix = (const uint8_t *) "";
 	b.count = 1;
 	b.wide = true;
-	art_build_add(&b, key, slot);
+	art_build_add(&b, key, raw_child(slot));
 	return art_build_encode(&b, rec);
 }
 
@@ -1208,7 +1218,7 @@ static bool
 preorder_from(PreorderCheck *pc, int slot)
 {
 	uint8_t    *rec = art_rec(pc->page, slot);
-	uint16_t	kids[256];
+	ArtChild	kids[256];
 	ArtNode		node;
 	int			n;
 
@@ -1221,7 +1231,7 @@ preorder_from(PreorderCheck *pc, int slot)
 	art_node_decode(rec, &node);
 	n = art_node_children(&node, kids);
 	for (int i = 0; i < n; i++)
-		if (!preorder_from(pc, kids[i]))
+		if (!preorder_from(pc, art_child_slot(pc->page, kids[i])))
 			return false;
 	return true;
 }
@@ -1236,7 +1246,7 @@ page_in_preorder(uint8_t *page)
 {
 	static PreorderCheck pc;
 	uint8_t		referenced[ART_PAGE_USABLE / 2 + 1] = {0};
-	uint16_t	kids[256];
+	ArtChild	kids[256];
 	int			nslots = art_page_nslots(page);
 
 	memset(pc.placed, 0, sizeof(pc.placed));
@@ -1252,7 +1262,7 @@ page_in_preorder(uint8_t *page)
 		art_node_decode(art_rec(page, s), &node);
 		n = art_node_children(&node, kids);
 		for (int i = 0; i < n; i++)
-			referenced[kids[i]] = 1;
+			referenced[art_child_slot(page, kids[i])] = 1;
 	}
 	while (pc.pos < ART_PAGE_SIZE)
 	{
