@@ -3292,6 +3292,27 @@ typedef struct Test
 	bool		(*fn) (void);
 } Test;
 
+/*
+ * Whether name is one of the words (separated by spaces or commas) of
+ * list: ART_TEST_ONLY's tests.
+ */
+static bool
+listed(const char *list, const char *name)
+{
+	size_t		n = strlen(name);
+
+	for (const char *p = list; *p != '\0';)
+	{
+		size_t		w = strcspn(p, " ,");
+
+		if (w == n && strncmp(p, name, n) == 0)
+			return true;
+		p += w;
+		p += strspn(p, " ,");
+	}
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -3331,6 +3352,7 @@ main(int argc, char **argv)
 	const char *env = getenv("ART_TEST_SCALE");
 	const char *senv = getenv("ART_TEST_SEEDS");
 	const char *oenv = getenv("ART_TEST_OPS");
+	const char *only = getenv("ART_TEST_ONLY");
 	long		scale = argc > 1 ? atol(argv[1]) : env ? atol(env) : 1;
 	int			nseeds = senv ? atoi(senv) : 4;
 	long		total_ops = 0;
@@ -3339,10 +3361,16 @@ main(int argc, char **argv)
 
 	if (scale < 1)
 		scale = 1;
+	if (only != NULL && !listed(only, "property"))
+		nseeds = 0;
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++)
 	{
 		clock_t		c0 = clock();
-		bool		ok = tests[i].fn();
+		bool		ok;
+
+		if (only != NULL && !listed(only, tests[i].name))
+			continue;
+		ok = tests[i].fn();
 
 		printf("%-16s %s (%.1fs)\n", tests[i].name, ok ? "ok" : "FAILED",
 			   (double) (clock() - c0) / CLOCKS_PER_SEC);
