@@ -29,19 +29,28 @@ emit() {
 # KIND for the two kinds alternately (A B, B A, A B, ...), ROUNDS times
 # each, and records for every numeric row the median of its rounds (with
 # a note row listing them), for every other row (plans, checks, skips) the
-# first round's.  ROUND is the round's number while FUNCTION runs.
+# first round's.  Each round records the 1-minute load average as it
+# starts (metric load_1min).  ROUND is the round's number while FUNCTION runs.
 interleave() {
 	local rounds=$1 fn=$2 ds=$3 a=$4 b=$5 kind
 	ROUND_FILE=$ARTRIE_TMP/rounds.tsv
 	: >"$ROUND_FILE"
 	for ROUND in $(seq 1 "$rounds"); do
 		for kind in $([ $((ROUND % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
+			emit "$ds" "$kind" load_1min "$(cut -d' ' -f1 /proc/loadavg)" load
 			"$fn" "$ds" "$kind"
 		done
 	done
 	ROUND=
-	ROUND_FILE=
-	awk -F'\t' -v rounds="$rounds" '
+	rounds_collapse "interleaved runs"
+}
+
+# rounds_collapse WHAT: appends to $TSV the rows collected in $ROUND_FILE,
+# each numeric row as the median of its values with a note row listing
+# them ("median of N WHAT: ..."), every other row as first recorded, and
+# stops collecting.
+rounds_collapse() {
+	awk -F'\t' -v what="$1" '
 		function num(v) { return v ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 		{
 			key = $1 FS $2 FS $3 FS $5
@@ -62,11 +71,12 @@ interleave() {
 				if (c > 1) {
 					list = vals[key, 1]
 					for (j = 2; j <= c; j++) list = list " " vals[key, j]
-					print f[1] FS f[2] FS f[3] FS "median of " c " interleaved runs: " list FS "note"
+					print f[1] FS f[2] FS f[3] FS "median of " c " " what ": " list FS "note"
 				}
 			}
-		}' "$ARTRIE_TMP/rounds.tsv" >>"$TSV"
-	rm -f "$ARTRIE_TMP/rounds.tsv"
+		}' "$ROUND_FILE" >>"$TSV"
+	rm -f "$ROUND_FILE"
+	ROUND_FILE=
 }
 
 # skip DATASET INDEX METRIC REASON
@@ -163,6 +173,51 @@ BEGIN
 	RETURN NEXT;
 END $$;
 
+-- The time this backend has waited for a CPU (ns): the second field of
+-- /proc/self/schedstat (the kernel's run_delay).
+CREATE OR REPLACE FUNCTION bench_run_delay() RETURNS bigint LANGUAGE sql AS $$
+	SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 2)::bigint
+$$;
+
+-- bench_multi's pass again and again, until at least min_passes passes
+-- took min_ms together, or max_ms has gone by.  Each pass is timed by the
+-- clock less the time the backend waited for a CPU meanwhile (other
+-- processes' turns on a loaded machine).  Returns the median pass (ms per
+-- query), the first pass by the clock alone (what bench_multi gives), the
+-- fastest and slowest pass, how many passes ran and the median pass by
+-- the clock alone.
+CREATE OR REPLACE FUNCTION bench_passes(template text, vals text[], min_passes int,
+	min_ms double precision, max_ms double precision)
+RETURNS TABLE (ms double precision, result text, first_ms double precision,
+	min_ms_pass double precision, max_ms_pass double precision, passes int,
+	clock_ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE ts double precision[] := '{}'; cs double precision[] := '{}';
+	total double precision := 0; p record; t0 timestamptz; w0 bigint; w1 bigint;
+	ms1 double precision; n int := greatest(cardinality(vals), 1);
+BEGIN
+	LOOP
+		-- the waits are read inside the clock's interval, so that none
+		-- outside it is taken off
+		t0 := clock_timestamp();
+		w0 := bench_run_delay();
+		SELECT * INTO p FROM bench_multi(template, vals);
+		w1 := bench_run_delay();
+		ms1 := extract(epoch FROM clock_timestamp() - t0) * 1000;
+		ts := ts || ((ms1 - (w1 - w0) / 1e6) / n);
+		cs := cs || p.ms;
+		total := total + ms1;
+		EXIT WHEN (cardinality(ts) >= min_passes AND total >= min_ms) OR total >= max_ms;
+	END LOOP;
+	SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x), min(x), max(x)
+		INTO ms, min_ms_pass, max_ms_pass FROM unnest(ts) x;
+	SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x) INTO clock_ms FROM unnest(cs) x;
+	result := p.result;
+	first_ms := cs[1];
+	passes := cardinality(ts);
+	RETURN NEXT;
+END $$;
+
 -- The scan nodes of a query's plan: "Node Type:index or relation", so a
 -- plan that does not use the intended index is visible in the output.
 CREATE OR REPLACE FUNCTION bench_plan(qry text)
@@ -223,8 +278,15 @@ time_sql() {
 
 # multi_sql DATASET INDEX METRIC TEMPLATE VALUES_SQL
 #   TEMPLATE has one %L (or %s) placeholder; VALUES_SQL yields the values.
-#   Records ms per query (after one warm-up pass), the plan for the first
-#   value, and the summed results as a check row.
+#   Records ms per query: after one warm-up pass, the median of passes
+#   timed until MULTI_MIN_PASSES passes took MULTI_MIN_MS together (or
+#   MULTI_MAX_MS went by), each by the clock less the backend's wait for
+#   a CPU (bench_passes), with a note row giving the passes and their
+#   median by the clock alone; the plan for the first value, and the
+#   summed results as a check row.  With BENCH_COMPARE set, also the
+#   first timed pass alone by the clock (as bench_multi measured it) as
+#   metric METRIC@1pass, and the median by the clock as METRIC@clock.
+MULTI_MIN_PASSES=${MULTI_MIN_PASSES:-3} MULTI_MIN_MS=${MULTI_MIN_MS:-100} MULTI_MAX_MS=${MULTI_MAX_MS:-1000}
 multi_sql() {
 	local ds=$1 idx=$2 metric=$3 tmpl=$4 vals=$5 lit first plan
 	lit=$(printf '%s' "$tmpl" | sed "s/'/''/g")
@@ -236,9 +298,16 @@ multi_sql() {
 	plan=$(q -c "SELECT bench_plan('$first')") || plan="(explain failed: $(last_err))"
 	emit "$ds" "$idx" "$metric" "$plan" plan
 	warm_then_time "$ds" "$idx" "$metric" "SELECT bench_multi('$lit', ARRAY($vals))" \
-		"SELECT ms, result FROM bench_multi('$lit', ARRAY($vals))" || return 0
-	emit "$ds" "$idx" "$metric" "$(printf '%.3f' "${SQL_OUT%%$'\t'*}")" ms/query
-	emit "$ds" "$idx" "$metric" "${SQL_OUT#*$'\t'}" check
+		"SELECT ms, result, first_ms, min_ms_pass, max_ms_pass, passes, clock_ms FROM bench_passes('$lit', ARRAY($vals), $MULTI_MIN_PASSES, $MULTI_MIN_MS, $MULTI_MAX_MS)" || return 0
+	local f
+	IFS=$'\t' read -r -a f <<<"$SQL_OUT"
+	emit "$ds" "$idx" "$metric" "$(printf '%.3f' "${f[0]}")" ms/query
+	emit "$ds" "$idx" "$metric" "$(printf 'median of %s passes less their waits for a CPU (%.3f-%.3f ms/query; by the clock alone %.3f)' "${f[5]}" "${f[3]}" "${f[4]}" "${f[6]}")" note
+	if [ -n "${BENCH_COMPARE:-}" ]; then
+		emit "$ds" "$idx" "$metric@1pass" "$(printf '%.3f' "${f[2]}")" ms/query
+		emit "$ds" "$idx" "$metric@clock" "$(printf '%.3f' "${f[6]}")" ms/query
+	fi
+	emit "$ds" "$idx" "$metric" "${f[1]}" check
 }
 
 # bench_load_dataset DS FILE: table ds_DS (id, k COLLATE "C") from FILE (COPY
@@ -283,20 +352,48 @@ SQL
 	chmod a+r "$ARTRIE_TMP/lookup_$ds.sql"
 }
 
+# server_child_cpu: CPU time in ms that the server's exited processes
+# (backends) used, from the postmaster's cutime and cstime (clock ticks),
+# once no more children than CHILDREN_BEFORE are left to reap.
+server_child_cpu() {
+	local pm i
+	pm=$(head -1 "$PGDATA/postmaster.pid")
+	for i in $(seq 1 40); do
+		[ "$(pgrep -c -P "$pm")" -le "${CHILDREN_BEFORE:-0}" ] && break
+		sleep 0.05
+	done
+	sed 's/^.*) //' "/proc/$pm/stat" | awk -v hz="$(getconf CLK_TCK)" '{ printf "%.0f", ($14 + $15) * 1000 / hz }'
+}
+
 # run_pgbench DATASET INDEX METRIC CLIENTS DURATION SCRIPT_ARGS...
+#   Records the TPS; with PGBENCH_CPU_METRIC set also, as that metric, the
+#   server's CPU time per transaction (us) that pgbench's backends used
+#   (server_child_cpu before and after).
 run_pgbench() {
-	local ds=$1 idx=$2 metric=$3 c=$4 dur=$5 out tps fail j
+	local ds=$1 idx=$2 metric=$3 c=$4 dur=$5 out tps fail j cpu0 cpu1 ntx
 	shift 5
 	j=$((c < 2 ? c : 2))
-	out=$(as_pg "$PG_BIN/pgbench" -n -M prepared -c "$c" -j "$j" -T "$dur" "$@" "$BENCH_DB" 2>&1) || {
+	if [ -n "${PGBENCH_CPU_METRIC:-}" ]; then
+		CHILDREN_BEFORE=$(pgrep -c -P "$(head -1 "$PGDATA/postmaster.pid")")
+		cpu0=$(server_child_cpu)
+	fi
+	out=$(as_pg "$PG_BIN/pgbench" -n -M prepared -c "$c" -j "$j" -T "$dur" ${BENCH_PGBENCH_PROGRESS:+-P 1} "$@" "$BENCH_DB" 2>&1) || {
 		skip "$ds" "$idx" "$metric" "pgbench: $(printf '%s\n' "$out" | grep -m1 -iE 'error|fatal|abort' | cut -c1-200)"
 		server_ensure
 		return 0
 	}
+	[ -n "${BENCH_PGBENCH_PROGRESS:-}" ] &&
+		printf '== %s %s %s round %s load %s\n%s\n' "$ds" "$idx" "$metric" "${ROUND:-}" "$(cat /proc/loadavg)" "$out" >>"$ARTRIE_TMP/pgbench.log"
 	tps=$(printf '%s\n' "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)
 	fail=$(printf '%s\n' "$out" | sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p')
 	emit "$ds" "$idx" "$metric" "${tps:-?}" tps
 	[ -n "$fail" ] && [ "$fail" != 0 ] && emit "$ds" "$idx" "$metric" "$fail" "failed transactions"
+	if [ -n "${PGBENCH_CPU_METRIC:-}" ]; then
+		cpu1=$(server_child_cpu)
+		ntx=$(printf '%s\n' "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+		[ "${ntx:-0}" -gt 0 ] &&
+			emit "$ds" "$idx" "$PGBENCH_CPU_METRIC" "$(awk -v a="$cpu0" -v b="$cpu1" -v n="$ntx" 'BEGIN { printf "%.2f", (b - a) * 1000 / n }')" us/tx
+	fi
 	return 0
 }
 
@@ -348,7 +445,7 @@ use strict;
 use warnings;
 my ($tsv, $md, $plots, $run) = @ARGV;
 my @kinds = qw(btree-C artrie-io_uring artrie-mmap btree-C-mmap-phase btree-pattern spgist hash trgm-gin levenshtein-scan prefix-gist);
-my (@head, %val, %unit, %plan, %skip, %check, @dsorder, %seen);
+my (@head, %val, %unit, %plan, %skip, %check, %pratio, @dsorder, %seen);
 open my $in, '<', $tsv or die "$tsv: $!";
 while (<$in>) {
 	chomp;
@@ -361,6 +458,8 @@ while (<$in>) {
 	if ($u eq 'plan') { $plan{$ds}{$ix}{$m} = $v; next; }
 	if ($u =~ /^check/) { $check{$ds}{$ix}{$m} = $v if $u eq 'check' || $u eq 'check (of 1000)'; next; }
 	next if $u eq 'note' || $u eq 'setting';
+	# the median of paired runs' ratios to the baseline (tps_pairs)
+	if ($u =~ /^ratio/) { $pratio{$ds}{$ix}{$m} = $v; next; }
 	$val{$ds}{$ix}{$m} = $v;
 	$unit{$ds}{$m} = $u;
 }
@@ -370,6 +469,7 @@ close $in;
 my @metrics = (
 	[build => 'lower'], [size => 'lower'], [size_per_key => 'lower'],
 	[lookup_join => 'lower'], [lookup_tps_c1 => 'higher'], [lookup_tps_c2 => 'higher'],
+	[lookup_cpu_c1 => 'lower'], [lookup_cpu_c2 => 'lower'],
 	(map { ["prefix_count_$_" => 'lower'] } 1, 2, 3, 5, 8),
 	(map { ["prefix_fn_$_" => 'lower', "prefix_count_$_"] } 1, 2, 3, 5, 8),
 	(map { ["like_rows_$_" => 'lower'] } 1, 2, 3, 5, 8),
@@ -406,7 +506,9 @@ sub cell {
 	$base = $val{$ds}{'btree-C-mmap-phase'}{$m}
 		if $k eq 'artrie-mmap' && defined $val{$ds}{'btree-C-mmap-phase'}{$m};
 	my $out;
-	if ($ratio && defined $base && $base =~ /^[0-9.]+$/ && $base > 0 && $k ne $bkind{$m}) {
+	if ($ratio && defined $pratio{$ds}{$k}{$m}) {
+		$out = sprintf('%.2fx', $pratio{$ds}{$k}{$m});
+	} elsif ($ratio && defined $base && $base =~ /^[0-9.]+$/ && $base > 0 && $k ne $bkind{$m}) {
 		$out = sprintf('%.2fx', $v / $base);
 	} else {
 		$out = fmt($v);
@@ -424,6 +526,7 @@ print $o "$_  \n" for @head;
 print $o "\nHeadline: each cell is the index's value divided by btree on a `COLLATE \"C\"` column in the same run ",
 	"(the btree-C column shows its absolute value). For 'lower' metrics below 1.00x is better, for 'higher' metrics above 1.00x is better. ",
 	"prefix_fn_N is `artrie_prefix_count()` against btree-C's `count(*)` for the same prefixes. ",
+	"artrie's lookup_tps_cN and lookup_cpu_cN cells are the medians of the ratios of pgbench runs paired with btree-C's, side by side (tps_pairs in bench/run.sh), where the run made them. ",
 	"artrie-mmap runs after a restart (phase B); its metrics are divided by btree-C-mmap-phase, btree-C measured again in that phase (every metric phase B measures for both), whose own column shows the drift from phase A. ",
 	"A cell marked (plan: ...) did not use the intended index; skip notes are at the end. ",
 	"Absolute figures are from this machine only (see the header); bench/README.md explains each metric.\n";

@@ -15,6 +15,12 @@
 # btree-C and artrie are measured in ARTRIE_BENCH_ROUNDS rounds (full: 3,
 # quick: 1), alternating, and their rows are the medians (interleave in
 # lib-bench.sh).
+# Only some rows: ARTRIE_BENCH_DATASETS (a subset of "words bulgarian paths
+# synth") loads and measures those datasets alone; ARTRIE_BENCH_METRICS (an
+# extended regular expression matched against whole metric names, such as
+# 'lookup_tps_c2|like_rows_3') measures those metrics of btree-C and artrie
+# alone (builds included; no other index kind, no writes, no fio, no SQL
+# function baselines); ARTRIE_BENCH_PHASES="A" leaves phase B (mmap) out.
 set -u
 
 MODE=${1:-quick}
@@ -32,6 +38,8 @@ esac
 
 BENCH_OUT_DIR=${ARTRIE_BENCH_OUT:-$ARTRIE_SRC}
 RUN=$(date -u +%Y%m%d-%H%M)-$MODE
+# (a run of only some rows is named so)
+[ -n "${ARTRIE_BENCH_METRICS:-}${ARTRIE_BENCH_DATASETS:-}" ] && RUN+=-rows
 mkdir -p "$BENCH_OUT_DIR/bench/results" "$BENCH_OUT_DIR/docs"
 TSV=$BENCH_OUT_DIR/bench/results/$RUN.tsv
 MD=$BENCH_OUT_DIR/bench/results/$RUN.md
@@ -44,16 +52,21 @@ LOAD_START=$(uptime)
 if [ "$MODE" = quick ]; then
 	ROWS_WORDS=150000 ROWS_BG=150000 ROWS_PATHS=200000 ROWS_SYNTH=300000
 	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000 NFUZZ=5 NPOF=200
-	SB_WARM=$((1024 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-1}
+	SB_WARM=$((1024 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-1} TPS_PAIRS=${ARTRIE_BENCH_TPS_PAIRS:-1} TPS_DUR=2
 else
 	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=1000000 ROWS_SYNTH=5000000 # 0: all
 	NPROBE=50000 NPREF=20 NSEEK=500 DUR=5 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
-	SB_WARM=$((4096 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-3}
+	SB_WARM=$((4096 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-3} TPS_PAIRS=${ARTRIE_BENCH_TPS_PAIRS:-5} TPS_DUR=3
 fi
 SB_COLD=$((16 * 1048576))
-DATASETS="words bulgarian paths synth"
+DATASETS=${ARTRIE_BENCH_DATASETS:-words bulgarian paths synth}
+METRICS=${ARTRIE_BENCH_METRICS:-}
+PHASES=${ARTRIE_BENCH_PHASES:-A B}
 COLD_DS=synth
 KINDS_A="btree-C artrie-io_uring btree-pattern spgist hash trgm-gin"
+[ -n "$METRICS" ] && KINDS_A="btree-C artrie-io_uring"
+# want METRIC: is METRIC among those this run measures?
+want() { [ -z "$METRICS" ] || [[ $1 =~ ^($METRICS)$ ]]; }
 
 # ---------------------------------------------------------------- setup
 ARTRIE_PACKAGES="$ARTRIE_PACKAGES gnuplot-nox fio linux-perf postgresql-$PG_MAJOR-prefix bc apt-file"
@@ -187,13 +200,14 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
 	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
 	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), btree-C and artrie in $ROUNDS alternating rounds (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
+	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
 	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = $PATHS_SRC (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; a dataset larger than its scale's row count is sampled evenly"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
 	echo "dataset	index	metric	value	unit"
 } >>"$TSV"
 
 # ---------------------------------------------------------------- fio
-say "fio on the disk under $ARTRIE_TMP (the physical limit)"
+[ -z "$METRICS" ] && say "fio on the disk under $ARTRIE_TMP (the physical limit)"
 fio_run() { # METRIC UNIT PERL-EXPRESSION-ON-$w FIO-ARGS...
 	local metric=$1 unit=$2 expr=$3 out
 	shift 3
@@ -206,10 +220,12 @@ fio_run() { # METRIC UNIT PERL-EXPRESSION-ON-$w FIO-ARGS...
 		skip disk fio "$metric" "fio failed"
 	fi
 }
-fio_run seqwrite_direct_bw MiB/s '$w->{write}{bw} / 1024' --rw=write --bs=1M --direct=1 --ioengine=libaio --iodepth=8
-fio_run randread_qd1_8k_lat us '$w->{read}{clat_ns}{mean} / 1000' --rw=randread --bs=8k --direct=1 --ioengine=psync
-fio_run fdatasync_8k_lat us '$w->{sync}{lat_ns}{mean} / 1000' --rw=write --bs=8k --fdatasync=1 --ioengine=sync
-rm -f "$ARTRIE_TMP"/b.*
+if [ -z "$METRICS" ]; then
+	fio_run seqwrite_direct_bw MiB/s '$w->{write}{bw} / 1024' --rw=write --bs=1M --direct=1 --ioengine=libaio --iodepth=8
+	fio_run randread_qd1_8k_lat us '$w->{read}{clat_ns}{mean} / 1000' --rw=randread --bs=8k --direct=1 --ioengine=psync
+	fio_run fdatasync_8k_lat us '$w->{sync}{lat_ns}{mean} / 1000' --rw=write --bs=8k --fdatasync=1 --ioengine=sync
+	rm -f "$ARTRIE_TMP"/b.*
+fi
 
 # ---------------------------------------------------------------- load
 say "loading the datasets"
@@ -227,22 +243,24 @@ NOSEQ="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off"
 # fuzzy search by brute force (fuzzystrmatch over every word), and
 # "which stored keys are prefixes of this value" with the prefix
 # extension's GiST index (keys with [ or ] left out: its input syntax).
-say "baselines of the SQL functions"
 FUZZ_TERMS="SELECT k FROM probe_words WHERE pid <= $NFUZZ ORDER BY pid"
 FUZZ_SUM=()
-for d in 1 2; do
-	SQL_OUT=
-	multi_sql words levenshtein-scan "fuzzy_d$d" "SELECT count(*) FROM ds_words WHERE levenshtein_less_equal(k, %L, $d) <= $d" "$FUZZ_TERMS"
-	FUZZ_SUM[$d]=${SQL_OUT#*$'\t'}
-done
 POF_VALUES="SELECT k || '/zz' FROM probe_paths WHERE k !~ '[][]' AND pid <= $NPOF ORDER BY pid"
-if q -c "CREATE EXTENSION prefix" && q <<'SQL'; then
+if [ -z "$METRICS" ]; then
+	say "baselines of the SQL functions"
+	for d in 1 2; do
+		SQL_OUT=
+		multi_sql words levenshtein-scan "fuzzy_d$d" "SELECT count(*) FROM ds_words WHERE levenshtein_less_equal(k, %L, $d) <= $d" "$FUZZ_TERMS"
+		FUZZ_SUM[$d]=${SQL_OUT#*$'\t'}
+	done
+fi
+if [ -z "$METRICS" ] && q -c "CREATE EXTENSION prefix" && q <<'SQL'; then
 CREATE TABLE pfx_paths AS SELECT k::prefix_range AS p FROM ds_paths WHERE k !~ '[][]';
 CREATE INDEX pfx_paths_gist ON pfx_paths USING gist (p);
 VACUUM ANALYZE pfx_paths;
 SQL
 	PGOPTIONS="$NOSEQ" multi_sql paths prefix-gist prefixes_of "SELECT count(*) FROM pfx_paths WHERE p @> %L::prefix_range" "$POF_VALUES"
-else
+elif [ -z "$METRICS" ]; then
 	skip paths prefix-gist prefixes_of "$(last_err)"
 fi
 
@@ -281,29 +299,39 @@ measure_index() {
 	# slower: 200 probes, once, keep the run's time bounded.
 	local np=$NPROBE reps=$REPS
 	[ "$kind" = trgm-gin ] && np=200 reps=1
-	time_sql "$ds" "$kind" lookup_join us/probe "$np" "$reps" \
+	want lookup_join && time_sql "$ds" "$kind" lookup_join us/probe "$np" "$reps" \
 		"SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p WHERE pid <= $np"
-	if { [ "$ds" = words ] || [ "$ds" = paths ]; } && [ "${ROUND:-1}" = 1 ]; then
+	if { [ "$ds" = words ] || [ "$ds" = paths ]; } && [ "${ROUND:-1}" = 1 ] && [ -z "$METRICS" ]; then
 		case "$kind" in btree-C | artrie-*)
 			perf_profile "$ds" "$kind" lookup_join "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p"
 			;;
 		esac
 	fi
 	emit "$ds" "$kind" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
-	run_pgbench "$ds" "$kind" lookup_tps_c1 1 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
-	run_pgbench "$ds" "$kind" lookup_tps_c2 2 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
+	# In rounds that tps_pairs follows (TPS_PAIRED set) the TPS rows are
+	# its; with BENCH_COMPARE they are also measured here, as METRIC@rounds.
+	local sfx=
+	if [ -n "${TPS_PAIRED:-}" ]; then
+		sfx=@rounds
+		[ -n "${BENCH_COMPARE:-}" ] || sfx=none
+	fi
+	if [ "$sfx" != none ]; then
+		want lookup_tps_c1 && run_pgbench "$ds" "$kind" "lookup_tps_c1$sfx" 1 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
+		want lookup_tps_c2 && run_pgbench "$ds" "$kind" "lookup_tps_c2$sfx" 2 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
+	fi
 	if kind_prefix "$kind"; then
 		for n in 1 2 3 5 8; do
-			multi_sql "$ds" "$kind" "prefix_count_$n" "SELECT count(*) FROM ds_$ds WHERE k LIKE %L" \
+			want "prefix_count_$n" && multi_sql "$ds" "$kind" "prefix_count_$n" "SELECT count(*) FROM ds_$ds WHERE k LIKE %L" \
 				"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
-			multi_sql "$ds" "$kind" "like_rows_$n" "SELECT count(id) FROM ds_$ds WHERE k LIKE %L" \
+			want "like_rows_$n" && multi_sql "$ds" "$kind" "like_rows_$n" "SELECT count(id) FROM ds_$ds WHERE k LIKE %L" \
 				"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
-			if [ "${kind%%-*}" = artrie ] && [ -n "$HAVE_PCOUNT" ]; then
+			if [ "${kind%%-*}" = artrie ] && [ -n "$HAVE_PCOUNT" ] && want "prefix_fn_$n"; then
 				multi_sql "$ds" "$kind" "prefix_fn_$n" "SELECT artrie_prefix_count('$name', %L)" \
 					"SELECT p FROM pref_$ds WHERE n = $n ORDER BY ord"
 			fi
 		done
 		for n in 1 3; do
+			want "complete10_$n" || continue
 			if [ "${kind%%-*}" = artrie ] && [ -n "$HAVE_COMPLETE" ]; then
 				multi_sql "$ds" "$kind" "complete10_$n" "SELECT count(*) FROM artrie_complete('$name', %L, 10)" \
 					"SELECT p FROM pref_$ds WHERE n = $n ORDER BY ord"
@@ -313,19 +341,107 @@ measure_index() {
 			fi
 		done
 	fi
-	measure_functions "$ds" "$kind" "$name"
-	if kind_order "$kind"; then
+	[ -z "$METRICS" ] && measure_functions "$ds" "$kind" "$name"
+	if kind_order "$kind" && want seek_limit10; then
 		multi_sql "$ds" "$kind" seek_limit10 "SELECT count(*) FROM (SELECT k FROM ds_$ds WHERE k >= %L ORDER BY k LIMIT 10) s" \
 			"SELECT s FROM seek_$ds"
 	fi
-	if ! kind_order "$kind"; then
+	if ! kind_order "$kind" && want seek_limit10; then
 		skip "$ds" "$kind" seek_limit10 "not run: $kind has no ordered scan in COLLATE \"C\" order (each query would scan and sort the table)"
 	fi
-	if [ "$ds" = "$COLD_DS" ] && [ "$kind" != trgm-gin ] && [ "$kind" != btree-pattern ]; then
+	if [ "$ds" = "$COLD_DS" ] && [ "$kind" != trgm-gin ] && [ "$kind" != btree-pattern ] && want lookup_cold; then
 		measure_cold "$ds" "$kind" "$name"
 	fi
 	unset PGOPTIONS
 	q -c "DROP INDEX IF EXISTS $name" || { skip "$ds" "$kind" drop "$(last_err)"; server_ensure; }
+}
+
+# tps_pairs DATASET KIND_A KIND_B: the exact-lookup TPS rows
+# (lookup_tps_c1, lookup_tps_c2) of two index kinds side by side: KIND_A's
+# index on ds_DATASET, KIND_B's on twin_DATASET (a copy: the same rows in
+# the same order, vacuumed and analyzed; made once and kept for the next
+# phase), both built first and warmed up by lookup_join's query (every
+# probe looked up once on each side); then for each
+# client count TPS_PAIRS pairs of TPS_DUR-second pgbench runs, the two
+# alternating (A B, B A, ...), so that the two runs of a pair see the same
+# load.  Each run also records the backends' CPU time per transaction
+# (lookup_cpu_c1, lookup_cpu_c2; run_pgbench).  Each kind's row is the
+# median of its runs (with a note listing them); KIND_B's ratio rows are
+# the medians of the pairs' ratios B / A.
+tps_pairs() {
+	local ds=$1 a=$2 b=$3 c p kind na nb script
+	want lookup_tps_c1 || want lookup_tps_c2 || return 0
+	if [ -n "$ARTRIE_SKIP" ]; then
+		skip "$ds" "$b" lookup_tps_c2 "$ARTRIE_SKIP"
+		return 0
+	fi
+	say "$ds: exact-lookup TPS, $a and $b side by side ($TPS_PAIRS pairs of ${TPS_DUR}s runs)"
+	na=$(printf '%s_%s' "$ds" "$a" | tr 'A-Z-' 'a-z_')
+	nb=$(printf '%s_%s' "$ds" "$b" | tr 'A-Z-' 'a-z_')
+	sed "s/\bds_$ds\b/twin_$ds/" "$ARTRIE_TMP/lookup_$ds.sql" >"$ARTRIE_TMP/lookup_twin_$ds.sql"
+	chmod a+r "$ARTRIE_TMP/lookup_twin_$ds.sql"
+	if ! q <<SQL; then
+CREATE TABLE IF NOT EXISTS twin_$ds AS SELECT * FROM ds_$ds ORDER BY id;
+VACUUM ANALYZE twin_$ds;
+DROP INDEX IF EXISTS $na;
+DROP INDEX IF EXISTS $nb;
+$(index_ddl "$a" "$na" "ds_$ds");
+$(index_ddl "$b" "$nb" "twin_$ds");
+SQL
+		skip "$ds" "$b" lookup_tps_c2 "$(last_err)"
+		server_ensure
+		q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || true
+		return 0
+	fi
+	export PGOPTIONS="$NOSEQ"
+	q -c "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p" \
+		-c "SELECT sum((SELECT count(t.id) FROM twin_$ds t WHERE t.k = p.k)) FROM probe_$ds p" >/dev/null ||
+		{ skip "$ds" "$b" lookup_tps_c2 "warm-up: $(last_err)"; server_ensure; }
+	emit "$ds" "$a" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
+	emit "$ds" "$b" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM twin_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
+	ROUND_FILE=$ARTRIE_TMP/pairs.tsv
+	: >"$ROUND_FILE"
+	for c in 1 2; do
+		want "lookup_tps_c$c" || continue
+		for p in $(seq 1 "$TPS_PAIRS"); do
+			emit "$ds" "$a" load_1min "$(cut -d' ' -f1 /proc/loadavg)" load
+			for kind in $([ $((p % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
+				script=$ARTRIE_TMP/lookup_$ds.sql
+				[ "$kind" = "$b" ] && script=$ARTRIE_TMP/lookup_twin_$ds.sql
+				PGBENCH_CPU_METRIC=lookup_cpu_c$c run_pgbench "$ds" "$kind" "lookup_tps_c$c" "$c" "$TPS_DUR" -f "$script"
+			done
+		done
+		pair_ratios "$ds" "$a" "$b" "lookup_tps_c$c" tps
+		pair_ratios "$ds" "$a" "$b" "lookup_cpu_c$c" us/tx
+	done
+	rounds_collapse "alternating ${TPS_DUR}s runs"
+	unset PGOPTIONS
+	q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || { skip "$ds" "$b" drop "$(last_err)"; server_ensure; }
+}
+
+# rounds_and_pairs DATASET KIND_A KIND_B: the two kinds' interleaved
+# rounds, then (TPS_PAIRS above 0) their TPS side by side (tps_pairs).
+rounds_and_pairs() {
+	if [ "$TPS_PAIRS" -gt 0 ]; then
+		TPS_PAIRED=1 interleave "$ROUNDS" measure_index "$@"
+		tps_pairs "$@"
+	else
+		interleave "$ROUNDS" measure_index "$@"
+	fi
+}
+
+# pair_ratios DATASET KIND_A KIND_B METRIC UNIT: from the runs in
+# $ROUND_FILE, KIND_B's row of METRIC in unit "ratio (...)": the median of
+# the ratios B / A of the runs taken in pairs, in order, listed in the unit.
+pair_ratios() {
+	local ratios
+	ratios=$(awk -F'\t' -v ds="$1" -v a="$2" -v b="$3" -v m="$4" -v u="$5" '
+		$1 == ds && $3 == m && $5 == u { if ($2 == a) va[++na] = $4; else if ($2 == b) vb[++nb] = $4 }
+		END { for (i = 1; i <= na && i <= nb; i++) if (va[i] > 0) printf "%s%.3f", (i > 1 ? " " : ""), vb[i] / va[i] }' "$ROUND_FILE")
+	[ -n "$ratios" ] || return 0
+	emit "$1" "$3" "$4" "$(echo "$ratios" | tr ' ' '\n' | sort -g |
+		awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
+		"ratio (median of the pairs: $ratios)"
 }
 
 # The SQL functions against their baselines: fuzzy search (words) with
@@ -460,13 +576,14 @@ PHASE_BACKEND=io_uring
 for ds in $DATASETS; do
 	for kind in $KINDS_A; do
 		case "$kind" in
-		btree-C) interleave "$ROUNDS" measure_index "$ds" btree-C artrie-io_uring ;;
+		btree-C) rounds_and_pairs "$ds" btree-C artrie-io_uring ;;
 		artrie-io_uring) ;;
 		*) measure_index "$ds" "$kind" ;;
 		esac
 	done
 done
-for kind in $KINDS_A; do
+[ -n "$METRICS" ] && KINDS_W= || KINDS_W=$KINDS_A
+for kind in $KINDS_W; do
 	case "$kind" in
 	btree-C) interleave "$ROUNDS" writes_of - btree-C artrie-io_uring ;;
 	artrie-io_uring) ;;
@@ -476,7 +593,9 @@ done
 
 say "phase B: artrie on mmap (after a restart)"
 PHASE_BACKEND=mmap
-if [ -n "$ARTRIE_SKIP" ]; then
+if [[ " $PHASES " != *" B "* ]]; then
+	say "phase B left out (ARTRIE_BENCH_PHASES=$PHASES)"
+elif [ -n "$ARTRIE_SKIP" ]; then
 	skip - artrie-mmap all "$ARTRIE_SKIP"
 elif [ -z "$HAVE_BACKEND_GUC" ]; then
 	skip - artrie-mmap all "artrie.io_backend does not exist yet"
@@ -485,12 +604,12 @@ else
 	emit - artrie-mmap io_backend "$(q -c 'SHOW artrie.io_backend')" setting
 	for ds in $DATASETS; do
 		if [ "$ROUNDS" -gt 1 ]; then
-			interleave "$ROUNDS" measure_index "$ds" btree-C-mmap-phase artrie-mmap
+			rounds_and_pairs "$ds" btree-C-mmap-phase artrie-mmap
 		else
 			measure_index "$ds" artrie-mmap
 		fi
 	done
-	interleave "$ROUNDS" writes_of - artrie-mmap btree-C-mmap-phase
+	[ -z "$METRICS" ] && interleave "$ROUNDS" writes_of - artrie-mmap btree-C-mmap-phase
 fi
 
 emit - - elapsed "$(awk -v m="$(ms_since "$START_NS")" 'BEGIN { printf "%.0f", m / 1000 }')" s
