@@ -458,7 +458,7 @@ while (<$in>) {
 	if ($u eq 'plan') { $plan{$ds}{$ix}{$m} = $v; next; }
 	if ($u =~ /^check/) { $check{$ds}{$ix}{$m} = $v if $u eq 'check' || $u eq 'check (of 1000)'; next; }
 	next if $u eq 'note' || $u eq 'setting';
-	# the median of paired runs' ratios to the baseline (tps_pairs)
+	# the median of paired runs' ratios to the baseline (side_by_side in run.sh)
 	if ($u =~ /^ratio/) { $pratio{$ds}{$ix}{$m} = $v; next; }
 	$val{$ds}{$ix}{$m} = $v;
 	$unit{$ds}{$m} = $u;
@@ -526,7 +526,7 @@ print $o "$_  \n" for @head;
 print $o "\nHeadline: each cell is the index's value divided by btree on a `COLLATE \"C\"` column in the same run ",
 	"(the btree-C column shows its absolute value). For 'lower' metrics below 1.00x is better, for 'higher' metrics above 1.00x is better. ",
 	"prefix_fn_N is `artrie_prefix_count()` against btree-C's `count(*)` for the same prefixes. ",
-	"artrie's lookup_tps_cN and lookup_cpu_cN cells are the medians of the ratios of pgbench runs paired with btree-C's, side by side (tps_pairs in bench/run.sh), where the run made them. ",
+	"artrie's lookup_tps_cN, lookup_cpu_cN, prefix_count_N, like_rows_N and seek_limit10 cells are the medians of the ratios of measurements paired with btree-C's, side by side (side_by_side in bench/run.sh), where the run made them. ",
 	"artrie-mmap runs after a restart (phase B); its metrics are divided by btree-C-mmap-phase, btree-C measured again in that phase (every metric phase B measures for both), whose own column shows the drift from phase A. ",
 	"A cell marked (plan: ...) did not use the intended index; skip notes are at the end. ",
 	"Absolute figures are from this machine only (see the header); bench/README.md explains each metric.\n";

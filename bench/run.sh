@@ -14,7 +14,9 @@
 # repository.  bench/README.md says what each metric means.
 # btree-C and artrie are measured in ARTRIE_BENCH_ROUNDS rounds (full: 3,
 # quick: 1), alternating, and their rows are the medians (interleave in
-# lib-bench.sh).
+# lib-bench.sh); their exact-lookup TPS, prefix scans and seeks are then
+# measured side by side (ARTRIE_BENCH_TPS_PAIRS, ARTRIE_BENCH_SCAN_PAIRS
+# pairs; side_by_side below).
 # Only some rows: ARTRIE_BENCH_DATASETS (a subset of "words bulgarian paths
 # synth") loads and measures those datasets alone; ARTRIE_BENCH_METRICS (an
 # extended regular expression matched against whole metric names, such as
@@ -53,10 +55,12 @@ if [ "$MODE" = quick ]; then
 	ROWS_WORDS=150000 ROWS_BG=150000 ROWS_PATHS=200000 ROWS_SYNTH=300000
 	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000 NFUZZ=5 NPOF=200
 	SB_WARM=$((1024 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-1} TPS_PAIRS=${ARTRIE_BENCH_TPS_PAIRS:-1} TPS_DUR=2
+	SCAN_PAIRS=${ARTRIE_BENCH_SCAN_PAIRS:-1}
 else
 	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=1000000 ROWS_SYNTH=5000000 # 0: all
 	NPROBE=50000 NPREF=20 NSEEK=500 DUR=5 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
 	SB_WARM=$((4096 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-3} TPS_PAIRS=${ARTRIE_BENCH_TPS_PAIRS:-5} TPS_DUR=3
+	SCAN_PAIRS=${ARTRIE_BENCH_SCAN_PAIRS:-3}
 fi
 SB_COLD=$((16 * 1048576))
 DATASETS=${ARTRIE_BENCH_DATASETS:-words bulgarian paths synth}
@@ -200,7 +204,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
 	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
 	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), btree-C and artrie in $ROUNDS alternating rounds (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
-	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
+	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side, their prefix scans and seeks: ${SCAN_PAIRS} pairs side by side (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
 	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = $PATHS_SRC (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; a dataset larger than its scale's row count is sampled evenly"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
 	echo "dataset	index	metric	value	unit"
@@ -267,7 +271,7 @@ fi
 # ---------------------------------------------------------------- measure
 # measure_index DATASET KIND: build, size, lookups, prefixes, seeks, cold.
 measure_index() {
-	local ds=$1 kind=$2 name t0 bytes rows n
+	local ds=$1 kind=$2 name t0 bytes rows n m
 	name=$(printf '%s_%s' "$ds" "$kind" | tr 'A-Z-' 'a-z_')
 	if [ "${kind%%-*}" = artrie ] && [ -n "$ARTRIE_SKIP" ]; then
 		skip "$ds" "$kind" all "$ARTRIE_SKIP"
@@ -308,23 +312,22 @@ measure_index() {
 		esac
 	fi
 	emit "$ds" "$kind" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
-	# In rounds that tps_pairs follows (TPS_PAIRED set) the TPS rows are
-	# its; with BENCH_COMPARE they are also measured here, as METRIC@rounds.
-	local sfx=
-	if [ -n "${TPS_PAIRED:-}" ]; then
-		sfx=@rounds
-		[ -n "${BENCH_COMPARE:-}" ] || sfx=none
-	fi
+	# In rounds that side_by_side follows (PAIRED set) the TPS rows (and
+	# the prefix-scan and seek rows) are its; with BENCH_COMPARE they are
+	# also measured here, as METRIC@rounds.
+	local sfx= ssfx=
+	[ -n "${PAIRED:-}" ] && [ "$TPS_PAIRS" -gt 0 ] && sfx=$(paired_suffix)
+	[ -n "${PAIRED:-}" ] && [ "$SCAN_PAIRS" -gt 0 ] && ssfx=$(paired_suffix)
 	if [ "$sfx" != none ]; then
 		want lookup_tps_c1 && run_pgbench "$ds" "$kind" "lookup_tps_c1$sfx" 1 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
 		want lookup_tps_c2 && run_pgbench "$ds" "$kind" "lookup_tps_c2$sfx" 2 "$DUR" -f "$ARTRIE_TMP/lookup_$ds.sql"
 	fi
 	if kind_prefix "$kind"; then
 		for n in 1 2 3 5 8; do
-			want "prefix_count_$n" && multi_sql "$ds" "$kind" "prefix_count_$n" "SELECT count(*) FROM ds_$ds WHERE k LIKE %L" \
-				"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
-			want "like_rows_$n" && multi_sql "$ds" "$kind" "like_rows_$n" "SELECT count(id) FROM ds_$ds WHERE k LIKE %L" \
-				"SELECT bench_like(p) FROM pref_$ds WHERE n = $n ORDER BY ord"
+			for m in "prefix_count_$n" "like_rows_$n"; do
+				[ "$ssfx" != none ] && want "$m" && scan_query "$ds" "$m" &&
+					multi_sql "$ds" "$kind" "$m$ssfx" "$SCAN_TMPL" "$SCAN_VALS"
+			done
 			if [ "${kind%%-*}" = artrie ] && [ -n "$HAVE_PCOUNT" ] && want "prefix_fn_$n"; then
 				multi_sql "$ds" "$kind" "prefix_fn_$n" "SELECT artrie_prefix_count('$name', %L)" \
 					"SELECT p FROM pref_$ds WHERE n = $n ORDER BY ord"
@@ -342,9 +345,8 @@ measure_index() {
 		done
 	fi
 	[ -z "$METRICS" ] && measure_functions "$ds" "$kind" "$name"
-	if kind_order "$kind" && want seek_limit10; then
-		multi_sql "$ds" "$kind" seek_limit10 "SELECT count(*) FROM (SELECT k FROM ds_$ds WHERE k >= %L ORDER BY k LIMIT 10) s" \
-			"SELECT s FROM seek_$ds"
+	if kind_order "$kind" && want seek_limit10 && [ "$ssfx" != none ] && scan_query "$ds" seek_limit10; then
+		multi_sql "$ds" "$kind" "seek_limit10$ssfx" "$SCAN_TMPL" "$SCAN_VALS"
 	fi
 	if ! kind_order "$kind" && want seek_limit10; then
 		skip "$ds" "$kind" seek_limit10 "not run: $kind has no ordered scan in COLLATE \"C\" order (each query would scan and sort the table)"
@@ -356,26 +358,59 @@ measure_index() {
 	q -c "DROP INDEX IF EXISTS $name" || { skip "$ds" "$kind" drop "$(last_err)"; server_ensure; }
 }
 
-# tps_pairs DATASET KIND_A KIND_B: the exact-lookup TPS rows
-# (lookup_tps_c1, lookup_tps_c2) of two index kinds side by side: KIND_A's
-# index on ds_DATASET, KIND_B's on twin_DATASET (a copy: the same rows in
-# the same order, vacuumed and analyzed; made once and kept for the next
-# phase), both built first and warmed up by lookup_join's query (every
-# probe looked up once on each side); then for each
-# client count TPS_PAIRS pairs of TPS_DUR-second pgbench runs, the two
-# alternating (A B, B A, ...), so that the two runs of a pair see the same
-# load.  Each run also records the backends' CPU time per transaction
-# (lookup_cpu_c1, lookup_cpu_c2; run_pgbench).  Each kind's row is the
-# median of its runs (with a note listing them); KIND_B's ratio rows are
-# the medians of the pairs' ratios B / A.
-tps_pairs() {
-	local ds=$1 a=$2 b=$3 c p kind na nb script
-	want lookup_tps_c1 || want lookup_tps_c2 || return 0
+# paired_suffix: what measure_index appends to the name of a row that
+# side_by_side measures: "none" (leave it out), or with BENCH_COMPARE
+# "@rounds" (measure it in the rounds too, under that name).
+paired_suffix() {
+	if [ -n "${BENCH_COMPARE:-}" ]; then echo @rounds; else echo none; fi
+}
+
+# scan_query DATASET METRIC: the query template (SCAN_TMPL, for
+# multi_sql, on table ds_DATASET) and the query that yields its values
+# (SCAN_VALS) of a prefix-scan or seek row; returns 1 for another metric.
+scan_query() {
+	local ds=$1 m=$2
+	case "$m" in
+	prefix_count_*) SCAN_TMPL="SELECT count(*) FROM ds_$ds WHERE k LIKE %L" ;;
+	like_rows_*) SCAN_TMPL="SELECT count(id) FROM ds_$ds WHERE k LIKE %L" ;;
+	seek_limit10)
+		SCAN_TMPL="SELECT count(*) FROM (SELECT k FROM ds_$ds WHERE k >= %L ORDER BY k LIMIT 10) s"
+		SCAN_VALS="SELECT s FROM seek_$ds"
+		return 0
+		;;
+	*) return 1 ;;
+	esac
+	SCAN_VALS="SELECT bench_like(p) FROM pref_$ds WHERE n = ${m##*_} ORDER BY ord"
+}
+
+# side_by_side DATASET KIND_A KIND_B: rows of two index kinds measured
+# side by side, KIND_A's index on ds_DATASET, KIND_B's on twin_DATASET (a
+# copy: the same rows in the same order, vacuumed and analyzed; made once
+# and kept for the next phase), both built first and warmed up by
+# lookup_join's query (every probe looked up once on each side).  The
+# exact-lookup TPS (lookup_tps_c1, lookup_tps_c2): for each client count
+# TPS_PAIRS pairs of TPS_DUR-second pgbench runs, the two alternating (A
+# B, B A, ...), so that the two runs of a pair see the same load; each
+# run also records the backends' CPU time per transaction (lookup_cpu_c1,
+# lookup_cpu_c2; run_pgbench).  The prefix-scan and seek rows: SCAN_PAIRS
+# pairs of multi_sql's measurements (each the median of its passes), the
+# two alternating the same way, seconds apart, so that a slow spell of
+# the machine falls on both of a pair rather than on one index's round.
+# Each kind's row is the median of its runs (with a note listing them);
+# KIND_B's ratio rows are the medians of the pairs' ratios B / A.
+side_by_side() {
+	local ds=$1 a=$2 b=$3 c p kind na nb script m n
+	local tps=0 scans=0
+	[ "$TPS_PAIRS" -gt 0 ] && { want lookup_tps_c1 || want lookup_tps_c2; } && tps=1
+	[ "$SCAN_PAIRS" -gt 0 ] && for m in prefix_count_{1,2,3,5,8} like_rows_{1,2,3,5,8} seek_limit10; do
+		want "$m" && scans=1
+	done
+	[ "$tps$scans" != 00 ] || return 0
 	if [ -n "$ARTRIE_SKIP" ]; then
-		skip "$ds" "$b" lookup_tps_c2 "$ARTRIE_SKIP"
+		skip "$ds" "$b" side_by_side "$ARTRIE_SKIP"
 		return 0
 	fi
-	say "$ds: exact-lookup TPS, $a and $b side by side ($TPS_PAIRS pairs of ${TPS_DUR}s runs)"
+	say "$ds: $a and $b side by side ($TPS_PAIRS pairs of ${TPS_DUR}s pgbench runs, $SCAN_PAIRS pairs of scans)"
 	na=$(printf '%s_%s' "$ds" "$a" | tr 'A-Z-' 'a-z_')
 	nb=$(printf '%s_%s' "$ds" "$b" | tr 'A-Z-' 'a-z_')
 	sed "s/\bds_$ds\b/twin_$ds/" "$ARTRIE_TMP/lookup_$ds.sql" >"$ARTRIE_TMP/lookup_twin_$ds.sql"
@@ -388,7 +423,7 @@ DROP INDEX IF EXISTS $nb;
 $(index_ddl "$a" "$na" "ds_$ds");
 $(index_ddl "$b" "$nb" "twin_$ds");
 SQL
-		skip "$ds" "$b" lookup_tps_c2 "$(last_err)"
+		skip "$ds" "$b" side_by_side "$(last_err)"
 		server_ensure
 		q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || true
 		return 0
@@ -396,13 +431,15 @@ SQL
 	export PGOPTIONS="$NOSEQ"
 	q -c "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p" \
 		-c "SELECT sum((SELECT count(t.id) FROM twin_$ds t WHERE t.k = p.k)) FROM probe_$ds p" >/dev/null ||
-		{ skip "$ds" "$b" lookup_tps_c2 "warm-up: $(last_err)"; server_ensure; }
-	emit "$ds" "$a" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
-	emit "$ds" "$b" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM twin_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
+		{ skip "$ds" "$b" side_by_side "warm-up: $(last_err)"; server_ensure; }
 	ROUND_FILE=$ARTRIE_TMP/pairs.tsv
 	: >"$ROUND_FILE"
+	if [ "$tps" = 1 ]; then
+		emit "$ds" "$a" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM ds_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
+		emit "$ds" "$b" lookup_tps "$(q -c "SELECT bench_plan('SELECT id FROM twin_$ds WHERE k = (SELECT k FROM pb_$ds WHERE pid = 1)')")" plan
+	fi
 	for c in 1 2; do
-		want "lookup_tps_c$c" || continue
+		[ "$tps" = 1 ] && want "lookup_tps_c$c" || continue
 		for p in $(seq 1 "$TPS_PAIRS"); do
 			emit "$ds" "$a" load_1min "$(cut -d' ' -f1 /proc/loadavg)" load
 			for kind in $([ $((p % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
@@ -414,17 +451,32 @@ SQL
 		pair_ratios "$ds" "$a" "$b" "lookup_tps_c$c" tps
 		pair_ratios "$ds" "$a" "$b" "lookup_cpu_c$c" us/tx
 	done
-	rounds_collapse "alternating ${TPS_DUR}s runs"
+	for m in prefix_count_{1,2,3,5,8} like_rows_{1,2,3,5,8} seek_limit10; do
+		[ "$scans" = 1 ] && want "$m" && scan_query "$ds" "$m" || continue
+		[ "$m" = seek_limit10 ] && { kind_order "$a" && kind_order "$b" || continue; }
+		for p in $(seq 1 "$SCAN_PAIRS"); do
+			for kind in $([ $((p % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
+				if [ "$kind" = "$b" ]; then
+					multi_sql "$ds" "$kind" "$m" "${SCAN_TMPL//ds_$ds/twin_$ds}" "$SCAN_VALS"
+				else
+					multi_sql "$ds" "$kind" "$m" "$SCAN_TMPL" "$SCAN_VALS"
+				fi
+			done
+		done
+		pair_ratios "$ds" "$a" "$b" "$m" ms/query
+	done
+	rounds_collapse "runs side by side"
 	unset PGOPTIONS
 	q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || { skip "$ds" "$b" drop "$(last_err)"; server_ensure; }
 }
 
 # rounds_and_pairs DATASET KIND_A KIND_B: the two kinds' interleaved
-# rounds, then (TPS_PAIRS above 0) their TPS side by side (tps_pairs).
+# rounds, then (TPS_PAIRS or SCAN_PAIRS above 0) the rows they measure
+# side by side (side_by_side).
 rounds_and_pairs() {
-	if [ "$TPS_PAIRS" -gt 0 ]; then
-		TPS_PAIRED=1 interleave "$ROUNDS" measure_index "$@"
-		tps_pairs "$@"
+	if [ "$TPS_PAIRS" -gt 0 ] || [ "$SCAN_PAIRS" -gt 0 ]; then
+		PAIRED=1 interleave "$ROUNDS" measure_index "$@"
+		side_by_side "$@"
 	else
 		interleave "$ROUNDS" measure_index "$@"
 	fi
