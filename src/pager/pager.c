@@ -43,6 +43,7 @@ int			pager_checkpoint_gate_timeout = 60000;
 int			pager_checkpoint_dirty_percent = 50;
 int			pager_test_map_fanout = 0;
 bool		pager_test_checkpoint_pause = false;
+bool		pager_test_walk_pause = false;
 
 PagerShared *pager_shared = NULL;
 HTAB	   *pager_table = NULL;
@@ -153,6 +154,14 @@ pager_init(void)
 							 "For tests only: a checkpoint this session runs pauses in its write phase.",
 							 "Each changed file's checkpoint logs that it pauses, after it took its snapshot and before it writes its pages, and waits while the file artrie_checkpoint_pause exists in the data directory (at most 10 minutes).",
 							 &pager_test_checkpoint_pause,
+							 false,
+							 PGC_SUSET,
+							 GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("artrie.test_walk_pause",
+							 "For tests only: the walk of artrie_verify() and artrie_stats(walk => true) in this session pauses between two steps.",
+							 "Between two steps of the walk, holding no lock, it logs that it pauses and waits while the file artrie_walk_pause exists in the data directory (a cancel ends the wait).",
+							 &pager_test_walk_pause,
 							 false,
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,

@@ -352,6 +352,7 @@ extern int	pager_checkpoint_gate_timeout;
 extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
 extern bool pager_test_checkpoint_pause;
+extern bool pager_test_walk_pause;
 
 /*
  * The pager's positions in the WAL (pager_timeline.c): where a checkpoint

@@ -24,8 +24,12 @@
 #include "pager/pager_pool.h"
 #include "pager/pager_space.h"
 
+#include <sys/stat.h>
+
 #include "miscadmin.h"
+#include "storage/latch.h"
 #include "utils/hsearch.h"
+#include "utils/wait_event.h"
 
 /*
  * A page reference's handle: frame + 1, and whether it is exclusive, or
@@ -384,11 +388,30 @@ pager_passers(void *store, ArtPageRef *ref)
 /*
  * ArtPageStoreOps.step_done: between two steps of a walk no lock is held,
  * so a cancel, a recovery conflict or a shutdown ends the walk here.
+ * Under artrie.test_walk_pause the walk also logs that it pauses, and
+ * waits while the file artrie_walk_pause exists in the data directory.
  */
 static void
 pager_step_done(void *store)
 {
+	struct stat st;
+
 	CHECK_FOR_INTERRUPTS();
+	if (!pager_test_walk_pause || stat("artrie_walk_pause", &st) != 0)
+		return;
+	ereport(LOG,
+			(errmsg("artrie walk of file \"%s\" pauses between two steps",
+					pager_slot((PagerFile *) store)->path)));
+	while (stat("artrie_walk_pause", &st) == 0)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	ereport(LOG,
+			(errmsg("artrie walk of file \"%s\" resumes",
+					pager_slot((PagerFile *) store)->path)));
 }
 
 /*

@@ -5,9 +5,14 @@
 # interrupt check: writers and, on a standby, replay waited for the whole
 # walk, and neither pg_cancel_backend() nor a recovery conflict could end
 # it.  Checked here, by what happens and not by how long it takes (the
-# suite runs on loaded machines): inserts commit while verify walks, a
-# cancel ends stats before its walk has pinned half the pages a whole
-# walk pins, and a standby replays inserts while stats walks there.
+# suite runs on loaded machines): with the walk paused between two steps
+# (artrie.test_walk_pause and the file artrie_walk_pause), INSERTs commit
+# and, on a standby, are replayed before the walk goes on, and the walk
+# then ends without an error; a cancel ends stats before its walk has
+# pinned half the pages a whole walk pins.  A count of inserts that commit
+# while the call runs could not tell a walk holding the lock throughout
+# from one that lets writers in: the calls' scans of all entries, which
+# hold nothing, take most of their time.
 use strict;
 use warnings;
 use FindBin;
@@ -92,22 +97,72 @@ my $vwalk = time - $t0;
 note sprintf('artrie_stats(): %.2f s, %d pins; artrie_verify(): %.2f s',
 	$walk, $walk_pins, $vwalk);
 
-# Writers keep going while artrie_verify() walks: each insert waits at
-# most for one step, not for the walk.
-my $s = start_bg($primary, "SELECT artrie_verify('t_k')", 'verify021');
-my ($worst, $during) = (0, 0);
-for my $i (1 .. 20)
+# Start $sql, a call of artrie_verify() or of artrie_stats(walk => true)
+# ($what), in a background session of $node with artrie.test_walk_pause
+# on and the file artrie_walk_pause in the data directory, and wait until
+# the log says its walk pauses between two steps; returns the session.
+sub paused_walk
 {
-	my $t = time;
-	$primary->safe_psql('postgres', "INSERT INTO t VALUES (-$i, 'writer/$i')");
-	$t = time - $t;
-	$worst = $t if $t > $worst;
-	last unless running($primary, 'verify021');
-	$during++;
+	my ($node, $sql, $what) = @_;
+	return bg_paused($node, 'artrie_walk_pause',
+		"SET artrie.test_walk_pause = on; $sql",
+		qr/artrie walk of file "[^"]+" pauses between two steps/,
+		"$what pauses between two steps of its walk");
 }
-is(finish_bg($s), '', 'artrie_verify() found nothing wrong while writers inserted');
-note sprintf('%d inserts while verify ran, the slowest %.3f s', $during, $worst);
-cmp_ok($during, '>=', 3, 'inserts committed while artrie_verify() was walking');
+
+# Remove $node's pause file and wait for the walk of session $s to end;
+# its errors.
+sub resume_walk
+{
+	my ($node, $s) = @_;
+	unlink($node->data_dir . '/artrie_walk_pause');
+	my $ended = bg_wait_ended($s);
+	my $err = $s->{err};
+	bg_end($s);
+	return $ended ? $err : 'it did not end';
+}
+
+# While the walk of session $walker ($what) is paused, INSERTs into t in
+# another session, each its own transaction: ten rows keyed "$tag/<i>",
+# then 1000 rows whose keys spread over the whole index.  Under a
+# statement_timeout, so that an insert that waits for the walk fails
+# instead of hanging.  They must all commit while the walk is still
+# paused: an insert waits for one step of the walk at most, and no step
+# runs while it is paused.  Then the walk goes on and ends; the rows must
+# be in the index afterwards.  Returns the walk's errors.
+sub inserts_while_paused
+{
+	my ($walker, $tag, $what) = @_;
+	my $w = bg_session($primary);
+	bg_start($w, "SET statement_timeout = '60s';\n"
+		  . join('', map { "INSERT INTO t VALUES (-$_, '$tag/$_');\n" } 1 .. 10)
+		  . "INSERT INTO t SELECT -g, 'k' || md5('$tag' || g) FROM generate_series(11, 1010) g");
+	ok(bg_wait_ended($w), "INSERTs commit while $what is paused in its walk");
+	ok(bg_still_running($walker, 1), "$what was still paused when they had committed");
+	is($w->{err}, '', "the INSERTs made while $what was paused report no error");
+	bg_end($w);
+	my $err = resume_walk($primary, $walker);
+	is($primary->safe_psql('postgres', qq{
+		SET enable_seqscan = off;
+		SELECT count(*) FROM t WHERE k ^@ '$tag/'}),
+		10, "the index finds the ten rows inserted while $what was paused");
+	is($primary->safe_psql('postgres', qq{
+		SET enable_seqscan = off; SET enable_hashjoin = off; SET enable_mergejoin = off;
+		SELECT count(*) FROM generate_series(11, 1010) g
+		JOIN t ON t.k = 'k' || md5('$tag' || g)}),
+		1000, "the index finds the 1000 rows inserted while $what was paused");
+	return $err;
+}
+
+# Writers go on while artrie_verify() and artrie_stats() walk: paused
+# between two steps of the walk, neither holds anything writers wait for.
+my $s = paused_walk($primary, "SELECT artrie_verify('t_k')", 'artrie_verify()');
+is(inserts_while_paused($s, 'verify021', 'artrie_verify()'), '',
+	'artrie_verify() found nothing wrong after the INSERTs made while it paused');
+$s = paused_walk($primary, "SELECT artrie_stats('t_k', walk => true)",
+	'artrie_stats(walk => true)');
+is(inserts_while_paused($s, 'stats021', 'artrie_stats(walk => true)'), '',
+	'artrie_stats(walk => true) ended without an error after the INSERTs made while it paused');
 
 # pg_cancel_backend() ends artrie_stats() at its next step.
 $p0 = pins();
@@ -131,28 +186,15 @@ $t0 = time;
 $standby->safe_psql('postgres', "SELECT artrie_verify('t_k')");
 my $swalk = time - $t0;
 note sprintf('artrie_verify() on the standby: %.2f s', $swalk);
-$s = start_bg($standby, "SELECT artrie_stats('t_k', walk => true)", 'standby021');
-($worst, $during) = (0, 0);
-my $replayed = 0;
-for my $i (1 .. 10)
-{
-	$replayed++;
-	$primary->safe_psql('postgres', "INSERT INTO t VALUES (-100 - $i, 'replayed/$i')");
-	my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
-	my $t = time;
-	usleep(5_000)
-	  until $standby->safe_psql('postgres',
-		"SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn") eq 't'
-	  || time - $t > 60;
-	$t = time - $t;
-	$worst = $t if $t > $worst;
-	last unless running($standby, 'standby021');
-	$during++;
-}
-is(finish_bg($s), '', 'artrie_stats() on the standby ended without an error');
-note sprintf('%d inserts replayed while stats ran on the standby, the slowest %.3f s',
-	$during, $worst);
-cmp_ok($during, '>=', 2, 'the standby replayed inserts while artrie_stats() walked there');
+$s = paused_walk($standby, "SELECT artrie_stats('t_k', walk => true)",
+	'artrie_stats(walk => true) on the standby');
+my $replayed = 10;
+$primary->safe_psql('postgres',
+	join('', map { "INSERT INTO t VALUES (-100 - $_, 'replayed/$_');\n" } 1 .. $replayed));
+wait_replayed($primary, $standby);
+ok(bg_still_running($s, 1),
+	'the standby replayed the INSERTs while artrie_stats() was paused in its walk there');
+is(resume_walk($standby, $s), '', 'artrie_stats() on the standby ended without an error');
 is($standby->safe_psql('postgres',
 		q{SET enable_seqscan = off; SELECT count(*) FROM t WHERE k ^@ 'replayed/'}),
 	$replayed, 'the standby answers with every replayed row');

@@ -34,15 +34,10 @@ use ArtrieTest;
 sub paused_checkpoint
 {
 	my ($node, $label) = @_;
-	my $pause = $node->data_dir . '/artrie_checkpoint_pause';
-	open(my $fh, '>', $pause) or die "cannot create $pause: $!";
-	close($fh);
-	my $offset = -s $node->logfile;
-	my $s = bg_session($node);
-	bg_start($s, 'SET artrie.test_checkpoint_pause = on; SELECT artrie_checkpoint()');
-	ok($node->wait_for_log(qr/artrie checkpoint of file "[^"]+" pauses in its write phase/, $offset),
+	return bg_paused($node, 'artrie_checkpoint_pause',
+		'SET artrie.test_checkpoint_pause = on; SELECT artrie_checkpoint()',
+		qr/artrie checkpoint of file "[^"]+" pauses in its write phase/,
 		"$label: artrie_checkpoint() pauses in a file's write phase");
-	return $s;
 }
 
 for my $backend (backends())

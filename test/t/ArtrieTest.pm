@@ -676,7 +676,7 @@ sub files_ok
 	return;
 }
 
-push @EXPORT, qw(bg_session bg_run bg_end bg_start bg_wait_ended bg_still_running
+push @EXPORT, qw(bg_session bg_run bg_end bg_start bg_wait_ended bg_still_running bg_paused
   writes_while_paused sessions_run);
 
 # Run each SQL script of @scripts in a psql session of its own, all at
@@ -766,6 +766,23 @@ sub bg_still_running
 		select(undef, undef, undef, 0.1);
 	}
 	return 1;
+}
+
+# Create the file $file in $node's data directory, start $sql in a
+# background session (bg_start) and wait until $node's log says, after
+# that, what $re matches: a pause the file holds (artrie.test_checkpoint_pause,
+# artrie.test_walk_pause); as the assertion $label.  Returns the session.
+sub bg_paused
+{
+	my ($node, $file, $sql, $re, $label) = @_;
+	my $pause = $node->data_dir . "/$file";
+	open(my $fh, '>', $pause) or die "cannot create $pause: $!";
+	close($fh);
+	my $offset = -s $node->logfile;
+	my $s = bg_session($node);
+	bg_start($s, $sql);
+	Test::More::ok($node->wait_for_log($re, $offset), $label);
+	return $s;
 }
 
 # INSERTs into table t (rows $from + 1 .. $from + 4000, then 2000 rows
