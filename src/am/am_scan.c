@@ -89,7 +89,9 @@ typedef struct ArtrieScanOpaqueData
 {
 	ArtrieIndex ai;
 	MemoryContext scanCxt;		/* lives as long as the scan */
-	MemoryContext keyCxt;		/* segments; reset at each rescan */
+	MemoryContext keyCxt;		/* segments after the first rescan (reset at
+								 * each), or NULL */
+	bool		rescanned;		/* amrescan has run once */
 	HeapTuple	tup;			/* the index-only tuple, reused */
 	HeapTuple	nullTup;		/* the index-only tuple of a NULL */
 	MemoryContext tupCxt;		/* a multicolumn index-only tuple, or NULL */
@@ -951,9 +953,6 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
 
 	am_open(index, &so->ai);
 	so->scanCxt = CurrentMemoryContext;
-	so->keyCxt = AllocSetContextCreate(CurrentMemoryContext,
-									   "artrie scan keys",
-									   ALLOCSET_SMALL_SIZES);
 	so->hold = -1;
 	so->ncols = IndexRelationGetNumberOfKeyAttributes(index);
 	so->desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
@@ -963,7 +962,10 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
 }
 
 /*
- * amrescan: take new scan keys and start over.
+ * amrescan: take new scan keys and start over.  The first rescan's
+ * segments live in the scan's memory (most scans, such as every prepared
+ * exact lookup, have one); a scan rescanned again (the inner side of a
+ * nested loop) makes a context for them, reset at each rescan.
  */
 void
 artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
@@ -976,8 +978,13 @@ artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 	if (keys && scan->numberOfKeys > 0)
 		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
 
-	MemoryContextReset(so->keyCxt);
-	oldcxt = MemoryContextSwitchTo(so->keyCxt);
+	if (so->keyCxt != NULL)
+		MemoryContextReset(so->keyCxt);
+	else if (so->rescanned)
+		so->keyCxt = AllocSetContextCreate(so->scanCxt, "artrie scan keys",
+										   ALLOCSET_SMALL_SIZES);
+	so->rescanned = true;
+	oldcxt = MemoryContextSwitchTo(so->keyCxt ? so->keyCxt : so->scanCxt);
 	if (so->ncols > 1)
 		am_scan_prepare_cols(scan);
 	else
@@ -1074,7 +1081,8 @@ artrie_endscan(IndexScanDesc scan)
 			art_cursor_close(so->spare[i]);
 	if (so->hold >= 0)
 		pager_hold_drop(so->hold);
-	MemoryContextDelete(so->keyCxt);
+	if (so->keyCxt)
+		MemoryContextDelete(so->keyCxt);
 	if (so->last)
 		pfree(so->last);
 	if (so->tup)

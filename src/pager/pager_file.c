@@ -65,8 +65,14 @@ typedef struct LocalFile
 
 static HTAB *local_files = NULL;
 
-/* How many of this process's handles hold their slot. */
+/*
+ * The handles of this process that hold their slot (local_nheld of them,
+ * in an array of local_heldcap places), so that the end of a transaction
+ * lets go of them without a pass over local_files.
+ */
+static PagerFile **local_held = NULL;
 static int	local_nheld = 0;
+static int	local_heldcap = 0;
 
 static void file_unhold(PagerFile *file);
 
@@ -616,19 +622,10 @@ slot_unhold(PagerFile *file)
 static void
 files_unhold_all(void)
 {
-	HASH_SEQ_STATUS seq;
-	LocalFile  *lf;
-
-	if (local_nheld == 0 || local_files == NULL)
-		return;
-	hash_seq_init(&seq, local_files);
-	while ((lf = hash_seq_search(&seq)) != NULL)
+	for (int i = 0; i < local_nheld; i++)
 	{
-		if (lf->file.held)
-		{
-			slot_unhold(&lf->file);
-			lf->file.held = false;
-		}
+		slot_unhold(local_held[i]);
+		local_held[i]->held = false;
 	}
 	local_nheld = 0;
 }
@@ -681,6 +678,15 @@ file_hold(PagerFile *file)
 		before_shmem_exit(files_proc_exit, 0);
 		callbacks = true;
 	}
+	if (local_nheld == local_heldcap)
+	{
+		int			cap = Max(16, 2 * local_heldcap);
+
+		local_held = local_held ?
+			repalloc(local_held, sizeof(PagerFile *) * cap) :
+			MemoryContextAlloc(TopMemoryContext, sizeof(PagerFile *) * cap);
+		local_heldcap = cap;
+	}
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
 	ok = slot_is(fs, &file->id) && fs->loaded &&
 		fs->incarnation == file->incarnation;
@@ -694,7 +700,7 @@ file_hold(PagerFile *file)
 	if (ok)
 	{
 		file->held = true;
-		local_nheld++;
+		local_held[local_nheld++] = file;
 	}
 	return ok;
 }
@@ -705,11 +711,15 @@ file_hold(PagerFile *file)
 static void
 file_unhold(PagerFile *file)
 {
+	int			i;
+
 	if (!file->held)
 		return;
 	slot_unhold(file);
 	file->held = false;
-	local_nheld--;
+	for (i = 0; local_held[i] != file; i++)
+		Assert(i + 1 < local_nheld);
+	local_held[i] = local_held[--local_nheld];
 }
 
 /*
@@ -921,7 +931,7 @@ pager_open_warranted(const ArtFileId *id, const char *relname,
 		{
 			PagerFileSlot *fs = &pager_shared->files[lf->file.slot];
 
-			if (relname)
+			if (relname && strcmp(lf->file.relname, relname) != 0)
 				strlcpy(lf->file.relname, relname, NAMEDATALEN);
 			if (fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
 				(relname == NULL || strcmp(fs->relname, relname) == 0))
