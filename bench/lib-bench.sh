@@ -315,6 +315,19 @@ multi_sql() {
 # pb_DS with a primary key), prefixes (pref_DS), seek points (seek_DS) and
 # the pgbench lookup script lookup_DS.sql.  Uses ROWS_SYNTH, NPROBE, NPREF,
 # NSEEK.  Exits on an error.
+# bench_probe_sql TABLE SOURCE N: the SQL that makes TABLE (pid, k) from N
+# keys of table SOURCE in md5 order, every tenth made a miss (a '#'
+# appended): the probes of the lookup rows.
+bench_probe_sql() {
+	cat <<SQL
+CREATE TABLE $1 AS
+	SELECT row_number() OVER ()::int AS pid,
+		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
+	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
+		FROM $2 ORDER BY md5(k) LIMIT $3) s;
+SQL
+}
+
 bench_load_dataset() {
 	local ds=$1 file=$2
 	q -c "CREATE TABLE ds_$ds (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
@@ -326,11 +339,7 @@ bench_load_dataset() {
 	q <<SQL || { last_err; exit 1; }
 VACUUM ANALYZE ds_$ds;
 -- Probes: NPROBE keys in a hash order, 10% of them changed into misses.
-CREATE TABLE probe_$ds AS
-	SELECT row_number() OVER ()::int AS pid,
-		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
-	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
-		FROM ds_$ds ORDER BY md5(k) LIMIT $NPROBE) s;
+$(bench_probe_sql "probe_$ds" "ds_$ds" "$NPROBE")
 -- The same probes with a primary key, for pgbench's lookups by number (the
 -- probe table itself has no index, so that every join plan is the same).
 CREATE TABLE pb_$ds AS SELECT * FROM probe_$ds;

@@ -103,16 +103,8 @@ INSERT INTO ds_a (k) SELECT k FROM ds_b ORDER BY id;
 CREATE INDEX ON ds_b USING btree (k);
 CREATE INDEX ON ds_a USING artrie (k);
 VACUUM ANALYZE ds_b, ds_a;
-CREATE TABLE probe AS
-	SELECT row_number() OVER ()::int AS pid,
-		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
-	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
-		FROM ds_b ORDER BY md5(k) LIMIT $NCOLD) s;
-CREATE TABLE pb AS
-	SELECT row_number() OVER ()::int AS pid,
-		CASE WHEN ord % 10 = 0 THEN k || '#' ELSE k END COLLATE "C" AS k
-	FROM (SELECT k, row_number() OVER (ORDER BY md5(k)) AS ord
-		FROM ds_b ORDER BY md5(k) LIMIT $NPROBE) s;
+$(bench_probe_sql probe ds_b "$NCOLD")
+$(bench_probe_sql pb ds_b "$NPROBE")
 ALTER TABLE pb ADD PRIMARY KEY (pid);
 VACUUM ANALYZE probe, pb;
 CHECKPOINT;

@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# Prepared exact lookups, for two builds of artrie (before: a git revision,
+# after: this working tree) in one cluster, each against btree on a twin
+# table: what a single lookup costs beyond the descent (the scan's setup,
+# the file, pins, memory), measured build against build.
+#
+#   bash bench/lookup_builds.sh [REPS [SECONDS]]     (as root)
+#
+# Loads bench/run.sh's words (LKB_DATASET=words, the default: the american
+# and british insane word lists, deduplicated) or synth (LKB_DATASET=synth,
+# LKB_ROWS keys, default 1,000,000) twice: ds_a with an artrie index, ds_b
+# (the same rows in the same order) with a btree, and run.sh's 50,000
+# probes with a primary key (pb).  The statement is run.sh's lookup_tps:
+#
+#   SELECT id FROM <table> WHERE k = (SELECT k FROM pb WHERE pid = :n)
+#
+# Each of REPS repetitions (default 5) installs each build in turn (the
+# order alternating between repetitions), restarts the server, warms both
+# indexes up (every probe looked up once), then for each client count in
+# LKB_CLIENTS (default "1 2") runs pgbench -M prepared for SECONDS
+# (default 5) on each table, artrie and btree alternating.  Each run gives
+# its TPS and the CPU time per transaction of the server's processes that
+# exited meanwhile (the postmaster's children's time: pgbench's backends),
+# in us.  artrie.io_backend is LKB_BACKEND (default io_uring); pools of
+# 128 MB.
+#
+# Prints every run ("rep build clients index tps cpu_us load"), then per
+# build and client count the medians and the median of the pairs'
+# artrie / btree ratios, and artrie's and btree's CPU per transaction
+# after / before (medians of the repetitions' ratios: btree's code is the
+# same in both builds, so its ratio is the machine's drift).
+#
+# LKB_CALLGRIND=1: afterwards, per build, the instructions a transaction
+# costs the backend, for each index: the server restarted under valgrind's
+# callgrind (artrie.io_backend = mmap; valgrind does not know io_uring),
+# the pools warmed up as above, then two pgbench -M prepared -c 1 runs of
+# LKB_CG_N1 and LKB_CG_N2 transactions (default 200 and 1200), each its own
+# backend; the difference of the two backends' instructions divided by
+# the difference in transactions leaves out the connection's own.  The
+# output files stay in the scratch directory's cg/ with ARTRIE_KEEP=1.
+#
+# LKB_PERF=<dir>: afterwards, per build and index, a perf profile (perf
+# record -g at 2999 Hz) of the backend of a 1-client pgbench run of
+# SECONDS, as <dir>/<build>-<index>.txt (self time by symbol, then the
+# callers of the scan's entry points).  LKB_BEFORE is the "before"
+# revision (default main).  The two builds must share the on-disk format
+# and the extension's SQL.
+set -u
+
+. "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
+
+REPS=${1:-5}
+DUR=${2:-5}
+BEFORE=${LKB_BEFORE:-main}
+DATASET=${LKB_DATASET:-words}
+ROWS=${LKB_ROWS:-1000000}
+CLIENTS=${LKB_CLIENTS:-1 2}
+BACKEND=${LKB_BACKEND:-io_uring}
+PERF_OUT=${LKB_PERF:-}
+NPROBE=50000
+
+[ "$(id -u)" = 0 ] || {
+	echo "$0: run as root (the builds are swapped in the private installation)" >&2
+	exit 2
+}
+bench_scratch ""
+bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+{ bench_build_version after && bench_build_version before "$BEFORE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
+	{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
+	"jit = off" "max_parallel_workers_per_gather = 0" "shared_buffers = 128MB" \
+	"artrie.buffer_pool_size = 128MB" "artrie.io_backend = $BACKEND"
+as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+q -c "CREATE EXTENSION artrie" || { last_err; exit 1; }
+q -c "CREATE TABLE ds_b (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
+case "$DATASET" in
+synth)
+	q -c "INSERT INTO ds_b (k) SELECT 'user/' || ((g::bigint * 48271) % ($ROWS / 20 + 7)) || '/item/' || g FROM generate_series(1, $ROWS) g" ||
+		{ last_err; exit 1; }
+	;;
+words)
+	cat /usr/share/dict/american-english-insane /usr/share/dict/british-english-insane |
+		iconv -f UTF-8 -t UTF-8 -c | sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' |
+		LC_ALL=C sort -u >"$ARTRIE_TMP/words.txt"
+	chmod a+r "$ARTRIE_TMP/words.txt"
+	q -c "COPY ds_b (k) FROM '$ARTRIE_TMP/words.txt'" || { last_err; exit 1; }
+	;;
+*)
+	echo "$0: LKB_DATASET is words or synth" >&2
+	exit 2
+	;;
+esac
+q <<SQL || { last_err; exit 1; }
+CREATE TABLE ds_a (id int, k text COLLATE "C");
+INSERT INTO ds_a SELECT id, k FROM ds_b ORDER BY id;
+CREATE INDEX ds_b_k ON ds_b USING btree (k);
+CREATE INDEX ds_a_k ON ds_a USING artrie (k);
+VACUUM ANALYZE ds_a, ds_b;
+$(bench_probe_sql pb ds_b "$NPROBE")
+ALTER TABLE pb ADD PRIMARY KEY (pid);
+VACUUM ANALYZE pb;
+CHECKPOINT;
+SQL
+for t in ds_a ds_b; do
+	printf '\\set n random(1, %s)\nSELECT id FROM %s WHERE k = (SELECT k FROM pb WHERE pid = :n);\n' \
+		"$NPROBE" "$t" >"$ARTRIE_TMP/lookup_$t.sql"
+done
+chmod a+r "$ARTRIE_TMP"/*.sql
+say "$(q -c "SELECT count(*) FROM ds_b") $DATASET keys; before = $(git -C "$ARTRIE_SRC" rev-parse --short "$BEFORE") ($BEFORE), after = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)$(git -C "$ARTRIE_SRC" status --porcelain -- src | head -1 | sed 's/.*/ + uncommitted changes/'); $BACKEND; $(nproc) CPUs"
+
+tbl() { if [ "$1" = artrie ]; then echo ds_a; else echo ds_b; fi; }
+
+# switch BUILD: install it, restart, warm both indexes up (switch_warm).
+switch() {
+	bench_use_version "$1"
+	switch_warm
+}
+
+# switch_warm: every probe looked up once in each table, then a second of
+# pgbench on each (a restarted server's first pgbench run of artrie was
+# 2-4x slower than the next ones).
+switch_warm() {
+	local t
+	PGOPTIONS="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off" \
+		q -c "SELECT sum((SELECT count(t.id) FROM ds_a t WHERE t.k = p.k)) FROM pb p" \
+		-c "SELECT sum((SELECT count(t.id) FROM ds_b t WHERE t.k = p.k)) FROM pb p" >/dev/null ||
+		{ last_err; exit 1; }
+	for t in ds_a ds_b; do
+		as_pg "$PG_BIN/pgbench" -n -M prepared -c 1 -T 1 -f "$ARTRIE_TMP/lookup_$t.sql" "$BENCH_DB" >/dev/null 2>&1
+	done
+}
+
+# run INDEX CLIENTS: "tps cpu_us" of one pgbench run.
+run() {
+	local out cpu0 cpu1 ntx
+	CHILDREN_BEFORE=$(pgrep -c -P "$(head -1 "$PGDATA/postmaster.pid")")
+	cpu0=$(server_child_cpu)
+	out=$(as_pg "$PG_BIN/pgbench" -n -M prepared -c "$2" -j "$2" -T "$DUR" \
+		-f "$ARTRIE_TMP/lookup_$(tbl "$1").sql" "$BENCH_DB" 2>&1) || { echo "$out" >&2; exit 1; }
+	cpu1=$(server_child_cpu)
+	ntx=$(printf '%s\n' "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+	printf '%s %s\n' "$(printf '%s\n' "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | tail -1)" \
+		"$(awk -v a="$cpu0" -v b="$cpu1" -v n="${ntx:-0}" 'BEGIN { if (n > 0) printf "%.2f", (b - a) * 1000 / n; else print "-" }')"
+}
+
+RUNS=$ARTRIE_TMP/runs.txt
+: >"$RUNS"
+for rep in $(seq 1 "$REPS"); do
+	builds="before after"
+	[ $((rep % 2)) = 0 ] && builds="after before"
+	for build in $builds; do
+		switch "$build"
+		for c in $CLIENTS; do
+			idxs="artrie btree"
+			[ $(((rep + c) % 2)) = 0 ] && idxs="btree artrie"
+			for idx in $idxs; do
+				read -r tps cpu < <(run "$idx" "$c")
+				printf '%s %s %s %s %s %s %s\n' "$rep" "$build" "$c" "$idx" "$tps" "$cpu" \
+					"$(cut -d' ' -f1 /proc/loadavg)" | tee -a "$RUNS"
+			done
+		done
+	done
+done
+
+say "medians of $REPS repetitions, ${DUR}s runs (load average now $(cut -d' ' -f1-3 /proc/loadavg))"
+awk -v clients="$CLIENTS" '
+	function median(s,   a, n, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return n == 0 ? 0 : (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+	}
+	{ tps[$1, $2, $3, $4] = $5; cpu[$1, $2, $3, $4] = $6; if ($1 > reps) reps = $1 }
+	END {
+		nc = split(clients, cs, " ")
+		for (k = 1; k <= nc; k++) {
+			c = cs[k]
+			split("before after", bs, " ")
+			for (bi = 1; bi <= 2; bi++) {
+				b = bs[bi]; ta = tb = ca = cb = rt = rc = ""
+				for (r = 1; r <= reps; r++) {
+					ta = ta " " tps[r, b, c, "artrie"]; tb = tb " " tps[r, b, c, "btree"]
+					ca = ca " " cpu[r, b, c, "artrie"]; cb = cb " " cpu[r, b, c, "btree"]
+					if (tps[r, b, c, "btree"] > 0) rt = rt " " tps[r, b, c, "artrie"] / tps[r, b, c, "btree"]
+					if (cpu[r, b, c, "btree"] > 0) rc = rc " " cpu[r, b, c, "artrie"] / cpu[r, b, c, "btree"]
+				}
+				printf "%-6s c%s  tps artrie %8.0f btree %8.0f ratio %.3fx   CPU/tx artrie %6.2f btree %6.2f us ratio %.3fx\n", \
+					b, c, median(ta), median(tb), median(rt), median(ca), median(cb), median(rc)
+			}
+			ra = rb = qa = ""
+			for (r = 1; r <= reps; r++) {
+				if (cpu[r, "before", c, "artrie"] > 0) ra = ra " " cpu[r, "after", c, "artrie"] / cpu[r, "before", c, "artrie"]
+				if (cpu[r, "before", c, "btree"] > 0) rb = rb " " cpu[r, "after", c, "btree"] / cpu[r, "before", c, "btree"]
+				if (tps[r, "before", c, "artrie"] > 0) qa = qa " " tps[r, "after", c, "artrie"] / tps[r, "before", c, "artrie"]
+			}
+			printf "after/before c%s  artrie CPU/tx %.3fx  btree CPU/tx %.3fx  artrie tps %.3fx\n", c, median(ra), median(rb), median(qa)
+		}
+	}' "$RUNS"
+
+# cg_ir FILE: the instructions a callgrind output file counts.
+cg_ir() { callgrind_annotate "$1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,; }
+
+# instr BUILD: the callgrind measurement of LKB_CALLGRIND.
+instr() {
+	local cg=$ARTRIE_TMP/cg n1=${LKB_CG_N1:-200} n2=${LKB_CG_N2:-1200} vpid t n new f ir1 ir2
+	mkdir -p "$cg"
+	chown postgres: "$cg"
+	install -m 755 "$ARTRIE_TMP/artrie-$1.so" "$ARTRIE_TMP/inst$($PG_CONFIG --pkglibdir)/artrie.so"
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
+	as_pg valgrind --tool=callgrind --callgrind-out-file="$cg/cg.%p" "$PG_BIN/postgres" -D "$PGDATA" \
+		-c artrie.io_backend=mmap >"$cg/server-$1.log" 2>&1 &
+	vpid=$!
+	for n in $(seq 1 300); do as_pg "$PG_BIN/pg_isready" -q && break; sleep 1; done
+	switch_warm
+	sleep 5
+	for t in artrie btree; do
+		for n in $n1 $n2; do
+			find "$cg" -name 'cg.*' | sort >"$cg/before"
+			as_pg "$PG_BIN/pgbench" -n -M prepared -c 1 -t "$n" -f "$ARTRIE_TMP/lookup_$(tbl "$t").sql" "$BENCH_DB" >/dev/null 2>&1
+			sleep 3
+			# pgbench's own first connection exits too: the larger file is the run's
+			new=$(find "$cg" -name 'cg.*' | sort | comm -13 "$cg/before" -)
+			f=$(for x in $new; do echo "$(cg_ir "$x") $x"; done | sort -n | tail -1 | cut -d' ' -f2)
+			mv "$f" "$cg/$1-$t-$n"
+		done
+		ir1=$(cg_ir "$cg/$1-$t-$n1")
+		ir2=$(cg_ir "$cg/$1-$t-$n2")
+		printf 'callgrind %-6s %-6s %8d instructions/transaction\n' "$1" "$t" $(((ir2 - ir1) / (n2 - n1)))
+	done
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
+	wait "$vpid"
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 120 start >/dev/null
+}
+
+if [ "${LKB_CALLGRIND:-}" = 1 ]; then
+	for build in before after; do
+		instr "$build"
+	done
+fi
+
+if [ -n "$PERF_OUT" ] && command -v perf >/dev/null; then
+	mkdir -p "$PERF_OUT"
+	for build in before after; do
+		switch "$build"
+		for idx in artrie btree; do
+			as_pg "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -T "$((DUR + 2))" \
+				-f "$ARTRIE_TMP/lookup_$(tbl "$idx").sql" "$BENCH_DB" >/dev/null 2>&1 &
+			pgb=$!
+			sleep 1
+			pid=$(q -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgbench' LIMIT 1")
+			perf record -q -g -F 2999 -p "$pid" -o "$ARTRIE_TMP/perf.data" -- sleep "$DUR" >/dev/null 2>&1
+			wait "$pgb"
+			{
+				echo "# perf record -g -F 2999 of the backend of pgbench -M prepared -c 1 (${DUR}s): $(head -2 "$ARTRIE_TMP/lookup_$(tbl "$idx").sql" | tail -1)"
+				echo "# $DATASET, $BACKEND, build $build; self time by symbol:"
+				perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort dso,symbol \
+					--percent-limit 0.3 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | head -80
+				echo "# with children (inclusive), the executor's and the index AM's entry points:"
+				perf report -i "$ARTRIE_TMP/perf.data" --stdio --children --sort symbol -g none 2>/dev/null |
+					grep -E 'index_|artrie_|bt[a-z]+scan|btgettuple|_bt_first|am_open|ExecInitIndexScan|ExecEndIndexScan|ExecIndexScan|PortalStart|PortalRun|CommitTransaction|heapam_index_fetch|index_fetch_heap|AtEOXact|CallXactCallbacks|pager_|art_' |
+					sed 's/[ -]*$//' | head -60
+			} >"$PERF_OUT/$build-$idx.txt"
+			rm -f "$ARTRIE_TMP/perf.data"
+		done
+	done
+	say "profiles in $PERF_OUT"
+fi
