@@ -232,7 +232,9 @@ instr() {
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 120 start >/dev/null
 }
 
-if [ "${LKB_CALLGRIND:-}" = 1 ]; then
+if [ "${LKB_CALLGRIND:-}" = 1 ] && ! command -v valgrind >/dev/null; then
+	say "LKB_CALLGRIND: valgrind is not installed (apt-get install valgrind)"
+elif [ "${LKB_CALLGRIND:-}" = 1 ]; then
 	for build in before after; do
 		instr "$build"
 	done
