@@ -365,6 +365,10 @@ paired_suffix() {
 	if [ -n "${BENCH_COMPARE:-}" ]; then echo @rounds; else echo none; fi
 }
 
+# The rows scan_query knows, which side_by_side measures.
+SCAN_METRICS="prefix_count_1 prefix_count_2 prefix_count_3 prefix_count_5 prefix_count_8
+	like_rows_1 like_rows_2 like_rows_3 like_rows_5 like_rows_8 seek_limit10"
+
 # scan_query DATASET METRIC: the query template (SCAN_TMPL, for
 # multi_sql, on table ds_DATASET) and the query that yields its values
 # (SCAN_VALS) of a prefix-scan or seek row; returns 1 for another metric.
@@ -402,7 +406,7 @@ side_by_side() {
 	local ds=$1 a=$2 b=$3 c p kind na nb script m n
 	local tps=0 scans=0
 	[ "$TPS_PAIRS" -gt 0 ] && { want lookup_tps_c1 || want lookup_tps_c2; } && tps=1
-	[ "$SCAN_PAIRS" -gt 0 ] && for m in prefix_count_{1,2,3,5,8} like_rows_{1,2,3,5,8} seek_limit10; do
+	[ "$SCAN_PAIRS" -gt 0 ] && for m in $SCAN_METRICS; do
 		want "$m" && scans=1
 	done
 	[ "$tps$scans" != 00 ] || return 0
@@ -451,7 +455,7 @@ SQL
 		pair_ratios "$ds" "$a" "$b" "lookup_tps_c$c" tps
 		pair_ratios "$ds" "$a" "$b" "lookup_cpu_c$c" us/tx
 	done
-	for m in prefix_count_{1,2,3,5,8} like_rows_{1,2,3,5,8} seek_limit10; do
+	for m in $SCAN_METRICS; do
 		[ "$scans" = 1 ] && want "$m" && scan_query "$ds" "$m" || continue
 		[ "$m" = seek_limit10 ] && { kind_order "$a" && kind_order "$b" || continue; }
 		for p in $(seq 1 "$SCAN_PAIRS"); do
