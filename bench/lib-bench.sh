@@ -218,6 +218,67 @@ BEGIN
 	RETURN NEXT;
 END $$;
 
+-- Two templates side by side in this one backend: for each value, the
+-- query of template a and the query of template b one after the other
+-- (b first in every other pair), each timed by the clock less the
+-- backend's waits for a CPU; at least min_rounds rounds over all the
+-- values, and more until both templates' queries took min_ms.  The
+-- ratio is the median of the pairs' ratios b / a: a vCPU of this machine
+-- can run at a third of its speed for seconds at a time, and then slows
+-- both queries of a pair rather than one index's measurement.  ms_a and
+-- ms_b are the medians of the rounds' times per query; result_a and
+-- result_b the sums of a round's (numeric) results.
+CREATE OR REPLACE FUNCTION bench_pairs(tmpl_a text, tmpl_b text, vals text[],
+	min_rounds int, min_ms double precision)
+RETURNS TABLE (ratio double precision, ms_a double precision,
+	ms_b double precision, result_a text, result_b text, pairs int,
+	rounds int, ratio_lo double precision, ratio_hi double precision)
+LANGUAGE plpgsql AS $$
+DECLARE rs double precision[] := '{}'; ras double precision[] := '{}';
+	rbs double precision[] := '{}'; total double precision := 0;
+	n int := greatest(cardinality(vals), 1); i int; r int := 0; v text;
+	ta double precision; tb double precision; sa double precision;
+	sb double precision; suma numeric; sumb numeric; x text;
+	t0 timestamptz; w0 bigint; w1 bigint; ms1 double precision;
+	side int;
+BEGIN
+	LOOP
+		r := r + 1;
+		sa := 0; sb := 0; suma := 0; sumb := 0; i := 0;
+		FOREACH v IN ARRAY vals LOOP
+			i := i + 1;
+			FOR k IN 0..1 LOOP
+				side := (r + i + k) % 2;
+				t0 := clock_timestamp();
+				w0 := bench_run_delay();
+				EXECUTE format(CASE side WHEN 0 THEN tmpl_a ELSE tmpl_b END, v) INTO x;
+				w1 := bench_run_delay();
+				ms1 := extract(epoch FROM clock_timestamp() - t0) * 1000;
+				total := total + ms1;
+				ms1 := greatest(ms1 - (w1 - w0) / 1e6, 0.001);
+				IF side = 0 THEN
+					ta := ms1; sa := sa + ms1; suma := suma + coalesce(x::numeric, 0);
+				ELSE
+					tb := ms1; sb := sb + ms1; sumb := sumb + coalesce(x::numeric, 0);
+				END IF;
+			END LOOP;
+			rs := rs || tb / ta;
+		END LOOP;
+		ras := ras || sa / n;
+		rbs := rbs || sb / n;
+		EXIT WHEN r >= min_rounds AND total >= min_ms;
+	END LOOP;
+	SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY y), min(y), max(y)
+		INTO ratio, ratio_lo, ratio_hi FROM unnest(rs) y;
+	SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY y) INTO ms_a FROM unnest(ras) y;
+	SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY y) INTO ms_b FROM unnest(rbs) y;
+	result_a := suma::text;
+	result_b := sumb::text;
+	pairs := cardinality(rs);
+	rounds := r;
+	RETURN NEXT;
+END $$;
+
 -- The scan nodes of a query's plan: "Node Type:index or relation", so a
 -- plan that does not use the intended index is visible in the output.
 CREATE OR REPLACE FUNCTION bench_plan(qry text)
@@ -308,6 +369,37 @@ multi_sql() {
 		emit "$ds" "$idx" "$metric@clock" "$(printf '%.3f' "${f[6]}")" ms/query
 	fi
 	emit "$ds" "$idx" "$metric" "${f[1]}" check
+}
+
+# pair_sql DATASET KIND_A KIND_B METRIC TEMPLATE_A TEMPLATE_B VALUES_SQL
+#   Measures two templates side by side in one session (bench_pairs),
+#   after one warm-up pass of each: KIND_A's and KIND_B's rows of METRIC
+#   in ms per query (the medians of the rounds), their plans and check
+#   rows, and KIND_B's ratio row, the median of the pairs' ratios.  The
+#   rounds: at least ROUNDS_MIN (default 3), and more until both
+#   templates' queries took MULTI_MIN_MS.
+pair_sql() {
+	local ds=$1 a=$2 b=$3 metric=$4 ta=$5 tb=$6 vals=$7 la lb first f kind
+	la=$(printf '%s' "$ta" | sed "s/'/''/g")
+	lb=$(printf '%s' "$tb" | sed "s/'/''/g")
+	for kind in "$a" "$b"; do
+		first=$(q -c "SELECT replace(format('$([ "$kind" = "$a" ] && echo "$la" || echo "$lb")', v), '''', '''''') FROM ($vals) s(v) LIMIT 1") || first=
+		if [ -z "$first" ]; then
+			skip "$ds" "$kind" "$metric" "no values"
+			return 0
+		fi
+		emit "$ds" "$kind" "$metric" "$(q -c "SELECT bench_plan('$first')" || echo "(explain failed: $(last_err))")" plan
+	done
+	warm_then_time "$ds" "$b" "$metric" \
+		"SELECT bench_multi('$la', ARRAY($vals)), bench_multi('$lb', ARRAY($vals))" \
+		"SELECT ratio, ms_a, ms_b, result_a, result_b, pairs, rounds, ratio_lo, ratio_hi FROM bench_pairs('$la', '$lb', ARRAY($vals), ${ROUNDS_MIN:-3}, $MULTI_MIN_MS)" || return 0
+	IFS=$'\t' read -r -a f <<<"$SQL_OUT"
+	emit "$ds" "$a" "$metric" "$(printf '%.3f' "${f[1]}")" ms/query
+	emit "$ds" "$a" "$metric" "${f[3]}" check
+	emit "$ds" "$b" "$metric" "$(printf '%.3f' "${f[2]}")" ms/query
+	emit "$ds" "$b" "$metric" "${f[4]}" check
+	emit "$ds" "$b" "$metric" "$(printf '%.3f' "${f[0]}")" \
+		"$(printf 'ratio (median of %s pairs of queries side by side in one backend, %s rounds; pairs %.3f-%.3f)' "${f[5]}" "${f[6]}" "${f[7]}" "${f[8]}")"
 }
 
 # bench_load_dataset DS FILE: table ds_DS (id, k COLLATE "C") from FILE (COPY

@@ -204,7 +204,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
 	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
 	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), btree-C and artrie in $ROUNDS alternating rounds (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
-	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side, their prefix scans and seeks: ${SCAN_PAIRS} pairs side by side (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
+	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side, their prefix scans and seeks: each query beside the same query on the other index in one backend, at least ${SCAN_PAIRS} rounds over the values (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
 	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = $PATHS_SRC (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; a dataset larger than its scale's row count is sampled evenly"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
 	echo "dataset	index	metric	value	unit"
@@ -396,12 +396,13 @@ scan_query() {
 # TPS_PAIRS pairs of TPS_DUR-second pgbench runs, the two alternating (A
 # B, B A, ...), so that the two runs of a pair see the same load; each
 # run also records the backends' CPU time per transaction (lookup_cpu_c1,
-# lookup_cpu_c2; run_pgbench).  The prefix-scan and seek rows: SCAN_PAIRS
-# pairs of multi_sql's measurements (each the median of its passes), the
-# two alternating the same way, seconds apart, so that a slow spell of
-# the machine falls on both of a pair rather than on one index's round.
-# Each kind's row is the median of its runs (with a note listing them);
-# KIND_B's ratio rows are the medians of the pairs' ratios B / A.
+# lookup_cpu_c2; run_pgbench); each kind's row is the median of its runs
+# (with a note listing them), KIND_B's ratio rows the medians of the
+# pairs' ratios B / A.  The prefix-scan and seek rows: pair_sql, each
+# query of the one index beside the same query of the other in one
+# backend, at least SCAN_PAIRS rounds over the values, so that a slow
+# spell of the machine (a vCPU at a third of its speed for seconds)
+# falls on both queries of a pair rather than on one index's round.
 side_by_side() {
 	local ds=$1 a=$2 b=$3 c p kind na nb script m n
 	local tps=0 scans=0
@@ -458,16 +459,7 @@ SQL
 	for m in $SCAN_METRICS; do
 		[ "$scans" = 1 ] && want "$m" && scan_query "$ds" "$m" || continue
 		[ "$m" = seek_limit10 ] && { kind_order "$a" && kind_order "$b" || continue; }
-		for p in $(seq 1 "$SCAN_PAIRS"); do
-			for kind in $([ $((p % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
-				if [ "$kind" = "$b" ]; then
-					multi_sql "$ds" "$kind" "$m" "${SCAN_TMPL//ds_$ds/twin_$ds}" "$SCAN_VALS"
-				else
-					multi_sql "$ds" "$kind" "$m" "$SCAN_TMPL" "$SCAN_VALS"
-				fi
-			done
-		done
-		pair_ratios "$ds" "$a" "$b" "$m" ms/query
+		ROUNDS_MIN=$SCAN_PAIRS pair_sql "$ds" "$a" "$b" "$m" "$SCAN_TMPL" "${SCAN_TMPL//ds_$ds/twin_$ds}" "$SCAN_VALS"
 	done
 	rounds_collapse "runs side by side"
 	unset PGOPTIONS
