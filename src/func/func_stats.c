@@ -24,34 +24,64 @@
 PG_FUNCTION_INFO_V1(artrie_stats);
 PG_FUNCTION_INFO_V1(artrie_index_info);
 
-/* Count distinct keys: one seek per key, past all of its entries. */
+/*
+ * Count distinct keys in one ordered pass of a batched cursor.  A key's
+ * entries (key || 0x00 || TID, no key holding a 0x00) lie together, so an
+ * entry begins a new key when its key differs from the previous entry's;
+ * the last key of each batch is copied, since the next batch reuses the
+ * memory, so a key whose entries span two batches counts once.
+ */
 static uint64
 stats_distinct_keys(FuncIndex *fi)
 {
 	ArtCursor  *cursor;
-	const uint8 *entry;
-	size_t		len;
-	ArtStatus	status;
+	ArtRun		run;
+	ArtStatus	status = ART_OK;
+	StringInfoData prev;
+	bool		stop = false;
 	uint64		n = 0;
 
+	initStringInfo(&prev);
 	am_check_status(art_cursor_open(&fi->ai.keys, &cursor), fi->index,
 					"opening a cursor");
+	art_cursor_set_batched(cursor, true);
 	am_check_status(art_cursor_seek(cursor, NULL, 0, true, ART_FORWARD),
 					fi->index, "seeking");
-	while ((status = art_cursor_next(cursor, &entry, &len)) == ART_OK)
+	while (!stop && (status = art_cursor_next_run(cursor, &run)) == ART_OK)
 	{
-		size_t		keylen;
+		const uint8 *key = (const uint8 *) prev.data;
+		size_t		keylen = prev.len;
+		size_t		start = run.start;
+		int			i;
 
 		CHECK_FOR_INTERRUPTS();
-		if (len < ARTRIE_TID_LEN + 1)
-			break;
-		keylen = len - 1 - ARTRIE_TID_LEN;
-		n++;
-		func_seek_past_key(fi, cursor, entry, keylen);
+		for (i = 0; i < run.n; i++)
+		{
+			const uint8 *entry = run.data + start;
+			size_t		len = run.ends[i] - start;
+
+			start = run.ends[i];
+			if (len < ARTRIE_TID_LEN + 1)
+			{
+				stop = true;
+				break;
+			}
+			len -= 1 + ARTRIE_TID_LEN;
+			if (n == 0 || len != keylen || memcmp(entry, key, len) != 0)
+				n++;
+			key = entry;
+			keylen = len;
+		}
+		if (n > 0 && key != (const uint8 *) prev.data)
+		{
+			resetStringInfo(&prev);
+			appendBinaryStringInfo(&prev, (const char *) key, keylen);
+		}
 	}
 	if (status != ART_OK && status != ART_NOT_FOUND)
 		am_check_status(status, fi->index, "reading");
 	art_cursor_close(cursor);
+	pfree(prev.data);
 	return n;
 }
 
