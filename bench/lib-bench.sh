@@ -1007,6 +1007,22 @@ bench_build_version() {
 	install -m 644 "$src/artrie.so" "$ARTRIE_TMP/artrie-$name.so"
 }
 
+# bench_builds_cluster BEFORE CONF...: for an A/B run of two builds in one
+# cluster (root): a scratch directory, this working tree built as "after"
+# and git ref BEFORE as "before" (bench_build_version), a started cluster
+# with the postgresql.conf lines CONF, the bench database and artrie.
+bench_builds_cluster() {
+	local before=$1
+	shift
+	bench_scratch ""
+	bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+	{ bench_build_version after && bench_build_version before "$before"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
+		{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
+	artrie_start_cluster "$@"
+	as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
+	q -c "CREATE EXTENSION artrie" || { last_err; exit 1; }
+}
+
 bench_use_version() {
 	install -m 755 "$ARTRIE_TMP/artrie-$1.so" "$ARTRIE_TMP/inst$($PG_CONFIG --pkglibdir)/artrie.so"
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -m fast -w -t 120 restart >/dev/null ||

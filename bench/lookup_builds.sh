@@ -64,15 +64,9 @@ NPROBE=50000
 	echo "$0: run as root (the builds are swapped in the private installation)" >&2
 	exit 2
 }
-bench_scratch ""
-bench_build_install >"$ARTRIE_TMP/build.log" 2>&1 || { tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-{ bench_build_version after && bench_build_version before "$BEFORE"; } >>"$ARTRIE_TMP/build.log" 2>&1 ||
-	{ tail -20 "$ARTRIE_TMP/build.log"; exit 1; }
-artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
+bench_builds_cluster "$BEFORE" "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
 	"jit = off" "max_parallel_workers_per_gather = 0" "shared_buffers = 128MB" \
 	"artrie.buffer_pool_size = 128MB" "artrie.io_backend = $BACKEND"
-as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
-q -c "CREATE EXTENSION artrie" || { last_err; exit 1; }
 q -c "CREATE TABLE ds_b (id int GENERATED ALWAYS AS IDENTITY, k text COLLATE \"C\")" || { last_err; exit 1; }
 case "$DATASET" in
 synth)
