@@ -1,7 +1,7 @@
 # artrie: an adaptive radix trie index access method for PostgreSQL.
 
 EXTENSION = artrie
-EXTVERSION = 0.2.0
+EXTVERSION = 0.3.0
 MODULE_big = artrie
 # The current version's script, the released versions' scripts and the
 # upgrade scripts between them.

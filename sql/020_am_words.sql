@@ -136,9 +136,9 @@ SELECT * FROM scan_check('w', $$w ^@ 'pre' AND w > 'prefix'$$);
 SELECT * FROM scan_check('w', $$w IS NULL$$);
 SELECT * FROM scan_check('w', $$w IS NOT NULL AND w ^@ 'xy'$$);
 
--- LIKE and regular expression prefixes under "C" become index ranges; a
--- LIKE of a literal prefix and '%' may become artrie's "^@" instead, which
--- needs no filter (here a bitmap scan, which rechecks anyway).
+-- Regular expression prefixes under "C" become index ranges; a LIKE is
+-- the index condition itself (strategy 7), which needs no filter for a
+-- literal prefix and '%'.
 SET enable_indexscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM words WHERE w LIKE 'zebr%';
 RESET enable_indexscan;

@@ -57,10 +57,9 @@ SELECT k FROM c WHERE k > 'b' ORDER BY k;
 RESET enable_indexscan;
 RESET enable_bitmapscan;
 
--- LIKE 'abc%' (a literal prefix and '%') becomes "^@", which needs no
--- filter, on this column (artrie's own path) and under a "C" index
--- collation (on (k COLLATE "C")) alike, where it costs less than the
--- index range PostgreSQL's LIKE support makes.
+-- LIKE 'abc%' (a literal prefix and '%') is the index condition itself
+-- (strategy 7), which needs no filter, on this column and under a "C"
+-- index collation (on (k COLLATE "C")) alike.
 EXPLAIN (COSTS OFF) SELECT id FROM c WHERE k LIKE 'ban%';
 CREATE INDEX c_k_c ON c USING artrie ((k COLLATE "C"));
 ANALYZE c;

@@ -1,9 +1,9 @@
 -- LIKE 'abc%', ILIKE with a prefix without case, regular expressions
 -- anchored with ^ and starts_with() reach an artrie index under any
--- deterministic collation: artrie adds a path whose index condition is
--- "key ^@ prefix", and the original clause filters what it returns
--- (except a text LIKE of a literal prefix and '%', which "^@" answers
--- exactly).
+-- deterministic collation: a text LIKE is itself the index condition
+-- (strategy 7 of artrie_text_ops; 087_am_like_op), for the others artrie
+-- adds a path whose index condition is "key ^@ prefix", and the original
+-- clause filters what it returns.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS artrie;
 RESET client_min_messages;
@@ -29,8 +29,8 @@ CREATE INDEX p_e ON p USING artrie (e);
 CREATE INDEX p_lower ON p USING artrie (lower(d));
 ANALYZE p;
 
--- The plans: ^@ in the index condition, the clause as a filter or a
--- recheck.
+-- The plans: LIKE or ^@ in the index condition, the clause as a filter
+-- or a recheck.
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'app%';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE e LIKE 'app%';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE starts_with(d, 'app');
@@ -77,9 +77,13 @@ SELECT * FROM oracle('p', $$lower(d) ~ '^ap'$$);
 -- With a LIKE of md5 values, which the index narrows to a few rows.
 SELECT * FROM oracle('p', $$d LIKE 'c4c%'$$);
 
--- Patterns without a literal prefix, ILIKE prefixes with case, an
--- alternation or an unanchored expression keep the sequential scan; so
--- do patterns that are not constants.
+-- A LIKE without a literal prefix is a full scan of the index, which
+-- costs more than the sequential scan; forced, it reads every key and
+-- rechecks the LIKE.
+EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE '%app';
+-- ILIKE prefixes with case, an alternation or an unanchored expression
+-- keep the sequential scan; so do patterns that are not constants (for
+-- ILIKE and the others) and NOT LIKE.
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE '%app';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d ILIKE 'app%';
@@ -89,7 +93,8 @@ EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d NOT LIKE 'app%';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE d || '%';
 RESET enable_seqscan;
 -- An OR of prefix restrictions is a BitmapOr of their index scans, on one
--- index or several; an arm that is not one keeps the sequential scan.
+-- index or several; a text LIKE arm without a literal prefix is a full
+-- scan of the index, taken only with the sequential scan off.
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'abc%' OR d LIKE 'app%';
 EXPLAIN (COSTS OFF) SELECT id FROM p WHERE d LIKE 'abc%' OR lower(d) LIKE 'app%' OR e ~ '^12';
 SET enable_seqscan = off;
@@ -168,11 +173,9 @@ INSERT INTO q VALUES (1, 'x');
 EXPLAIN (COSTS OFF)
 SELECT p.id FROM p JOIN q ON q.id = p.id WHERE p.d LIKE 'app%';
 
--- Under "C", PostgreSQL's own LIKE support makes the prefix a range, for
--- text and for char(n).  A text LIKE that is only a literal prefix and
--- '%' matches exactly the keys beginning with the prefix: artrie's own
--- path, "^@" with no filter, costs less than the range with its filter
--- and is the one kept; any other pattern keeps the range and the filter.
+-- Under "C", PostgreSQL's own LIKE support makes the prefix a range for
+-- char(n), with the LIKE as a filter; a text LIKE is the index condition
+-- itself (strategy 7), under "C" as under any other collation.
 CREATE TABLE pc (id int, t text COLLATE "C", b char(8) COLLATE "C");
 INSERT INTO pc SELECT id, d, d FROM p WHERE length(d) <= 8;
 CREATE INDEX pc_t ON pc USING artrie (t);

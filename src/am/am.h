@@ -45,7 +45,8 @@
 #define ARTRIE_GREATER_EQUAL_STRATEGY	4
 #define ARTRIE_GREATER_STRATEGY			5
 #define ARTRIE_PREFIX_STRATEGY			6
-#define ARTRIE_NSTRATEGIES				6
+#define ARTRIE_LIKE_STRATEGY			7
+#define ARTRIE_NSTRATEGIES				7
 
 /* Build subphases shown in pg_stat_progress_create_index. */
 #define ARTRIE_PHASE_SCAN		2
@@ -227,6 +228,17 @@ extern void am_init(void);
 
 /* Index paths for LIKE and other prefix patterns (am_like.c). */
 extern void am_like_init(void);
+
+/* What a text LIKE pattern asks of the keys (am_like_pattern). */
+typedef enum AmLikeKind
+{
+	AM_LIKE_EXACT,				/* the literal only: "=" */
+	AM_LIKE_PREFIX,				/* the literal, then only '%': "^@" */
+	AM_LIKE_OTHER				/* more: "^@" the literal, then a recheck */
+} AmLikeKind;
+
+extern AmLikeKind am_like_pattern(const char *patt, int len, char *prefix,
+								  int *prefixlen);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE, pg_upgrade (am_lifecycle.c). */
 extern void am_lifecycle_init(void);

@@ -14,7 +14,11 @@
  *
  * The estimate counts entries exactly where it can: the trie keeps
  * subtree counts, so "=" and "^@" with a constant (and "= ANY" of a
- * constant array, and IS [NOT] NULL) cost one descent each to count.
+ * constant array, and IS [NOT] NULL) cost one descent each to count, and
+ * so does LIKE with a constant pattern: the entries beginning with its
+ * literal prefix, every entry for a pattern without one.  A LIKE whose
+ * pattern is not known when planning (or "~~ ANY") is priced as the full
+ * index scan it may be.
  *
  *-------------------------------------------------------------------------
  */
@@ -98,6 +102,38 @@ am_cost_count_qual(ArtrieIndex *ai, Oid typid, int strategy, Const *c,
 }
 
 /*
+ * The literal prefix of a constant LIKE pattern (am_like_pattern), palloc'd,
+ * its length in *len; *exact when the pattern is only the literal.
+ */
+static char *
+am_cost_like_prefix(Const *c, int *len, bool *exact)
+{
+	text	   *patt = DatumGetTextPP(c->constvalue);
+	char	   *prefix = palloc(VARSIZE_ANY_EXHDR(patt) + 1);
+
+	*exact = am_like_pattern(VARDATA_ANY(patt), VARSIZE_ANY_EXHDR(patt),
+							 prefix, len) == AM_LIKE_EXACT;
+	return prefix;
+}
+
+/*
+ * Number of entries a LIKE with a constant pattern reads: those beginning
+ * with the pattern's literal prefix (equal to it if that is all of it).
+ */
+static double
+am_cost_count_like(ArtrieIndex *ai, Const *c)
+{
+	int			len;
+	bool		exact;
+	char	   *prefix;
+
+	if (c->constisnull)
+		return 0;
+	prefix = am_cost_like_prefix(c, &len, &exact);
+	return am_cost_count(ai, &ai->keys, prefix, len, exact);
+}
+
+/*
  * Is the range [lo, hi) of two constants exactly the values beginning
  * with lo's key, that is, hi's key lo's with its last byte below 0xFF
  * raised by one (and the bytes after it dropped)?  That is the range the
@@ -142,14 +178,15 @@ am_cost_qual_const(PlannerInfo *root, Expr *clause, bool either_side)
 
 /*
  * Append to prefix the part of column col that a bound qual fixes: IS
- * NULL, "=" a constant, or (asprefix) "^@" a constant; false if the qual
- * fixes none.
+ * NULL, "=" a constant, or (asprefix) "^@" a constant or LIKE a constant
+ * pattern's literal prefix; false if the qual fixes none.
  */
 static bool
 am_cost_cols_part(PlannerInfo *root, IndexOptInfo *index, Relation irel,
 				  int col, Expr *clause, bool asprefix, StringInfo prefix)
 {
 	Oid			typid = index->opcintype[col];
+	int			strategy;
 	Const	   *c;
 	AmKey		key;
 
@@ -160,16 +197,29 @@ am_cost_cols_part(PlannerInfo *root, IndexOptInfo *index, Relation irel,
 		appendStringInfoChar(prefix, (char) am_cols_null_marker(irel, col));
 		return true;
 	}
-	if (!IsA(clause, OpExpr) ||
-		get_op_opfamily_strategy(((OpExpr *) clause)->opno,
-								 index->opfamily[col]) !=
-		(asprefix ? ARTRIE_PREFIX_STRATEGY : ARTRIE_EQUAL_STRATEGY))
+	if (!IsA(clause, OpExpr))
+		return false;
+	strategy = get_op_opfamily_strategy(((OpExpr *) clause)->opno,
+										index->opfamily[col]);
+	if (asprefix ? (strategy != ARTRIE_PREFIX_STRATEGY &&
+					strategy != ARTRIE_LIKE_STRATEGY) :
+		strategy != ARTRIE_EQUAL_STRATEGY)
 		return false;
 	c = am_cost_qual_const(root, clause, !asprefix);
 	if (c == NULL)
 		return false;
-	key = am_datum_key(am_cols_is_string(typid) ? typid : c->consttype,
-					   c->constvalue);
+	if (strategy == ARTRIE_LIKE_STRATEGY)
+	{
+		int			len;
+		bool		exact;
+
+		key.data = am_cost_like_prefix(c, &len, &exact);
+		key.len = len;
+		key.copy = (void *) key.data;
+	}
+	else
+		key = am_datum_key(am_cols_is_string(typid) ? typid : c->consttype,
+						   c->constvalue);
 	am_cols_append(prefix, am_cols_is_string(typid),
 				   col == index->nkeycolumns - 1, asprefix, key.data,
 				   key.len);
@@ -309,7 +359,8 @@ am_cost_cols_scanned(PlannerInfo *root, IndexPath *path)
 													index->opfamily[indexcol]);
 			if (!bytewise && strategy != 0 &&
 				strategy != ARTRIE_EQUAL_STRATEGY &&
-				strategy != ARTRIE_PREFIX_STRATEGY)
+				strategy != ARTRIE_PREFIX_STRATEGY &&
+				strategy != ARTRIE_LIKE_STRATEGY)
 				continue;
 			boundquals = lappend(boundquals, rinfo);
 		}
@@ -475,6 +526,19 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 				continue;
 
 			strategy = get_op_opfamily_strategy(opno, index->opfamily[0]);
+			if (strategy == ARTRIE_LIKE_STRATEGY)
+			{
+				/* the pattern's literal prefix; none known: every entry */
+				other = estimate_expression_value(root, other);
+				if (isarray || !IsA(other, Const))
+					lossy = true;
+				else
+				{
+					count = am_cost_count_like(&ai, (Const *) other);
+					exact = (exact < 0) ? count : Min(exact, count);
+				}
+				continue;
+			}
 			if (strategy != ARTRIE_EQUAL_STRATEGY &&
 				strategy != ARTRIE_PREFIX_STRATEGY)
 			{

@@ -21,12 +21,12 @@ PG_FUNCTION_INFO_V1(artrie_handler);
 
 #if PG_VERSION_NUM >= 180000
 /*
- * Strategies 1-5 are btree's comparisons; starts-with (6) has no general
- * comparison type.
+ * Strategies 1-5 are btree's comparisons; starts-with (6) and LIKE (7)
+ * have no general comparison type.
  */
 static const CompareType artrie_cmptypes[ARTRIE_NSTRATEGIES + 1] = {
 	COMPARE_INVALID, COMPARE_LT, COMPARE_LE, COMPARE_EQ, COMPARE_GE,
-	COMPARE_GT, COMPARE_INVALID
+	COMPARE_GT, COMPARE_INVALID, COMPARE_INVALID
 };
 
 /*

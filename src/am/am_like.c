@@ -25,12 +25,19 @@
  * every row the index returns.  An OR of such restrictions gets a
  * BitmapOr of their index scans.
  *
- * A text LIKE whose pattern is only a literal prefix and '%' ('abc%')
- * matches exactly the keys that begin with the prefix, so for it the
- * hook adds such paths under any collation, the "C" one included, with a
- * clause that is not lossy: no recheck of the LIKE on every row returned
- * (the range the support function derives under "C" keeps it).  The
- * planner keeps whichever path costs less.
+ * From version 0.3.0 on, text's "~~" (LIKE) is in artrie_text_ops at
+ * strategy 7: the planner makes "key LIKE pattern" itself the index
+ * condition, for any pattern, and the scan takes the pattern's literal
+ * prefix (am_like_pattern; am_scan.c), so a bitmap heap scan keeps no
+ * filter for it.  The hook leaves such a clause to the planner (and takes
+ * it as it is for an arm of an OR).  Under the 0.2.0 operator class,
+ * without "~~", a text LIKE whose pattern is only a literal prefix and
+ * '%' ('abc%'), which matches exactly the keys that begin with the
+ * prefix, gets such paths from the hook under any collation, the "C" one
+ * included, with a clause that is not lossy: no recheck of the LIKE on
+ * every row an index scan returns (the range the support function
+ * derives under "C" keeps it).  The planner keeps whichever path costs
+ * less.
  *
  * That is exact under a deterministic collation: there LIKE, ILIKE and
  * regular expressions compare the literal characters of a pattern as
@@ -123,10 +130,11 @@ am_char_caseless(const char *p, int len)
  * The literal prefix of a LIKE (or, with ilike, ILIKE) pattern: its
  * characters up to the first wildcard, backslash escapes resolved, for
  * ILIKE up to the first character that may have case.  Returns its
- * length, or -1 if the pattern is malformed (ends in an escape).
+ * length, or -1 if the pattern is malformed (ends in an escape); *end is
+ * where the prefix ends in the pattern.
  */
 static int
-am_like_prefix(const char *patt, int len, bool ilike, char *prefix)
+am_like_prefix(const char *patt, int len, bool ilike, char *prefix, int *end)
 {
 	int			n = 0;
 	int			i = 0;
@@ -149,30 +157,37 @@ am_like_prefix(const char *patt, int len, bool ilike, char *prefix)
 		n += clen;
 		i += clen;
 	}
+	*end = i;
 	return n;
 }
 
 /*
- * Is a LIKE pattern a literal prefix followed only by '%' (at least one)?
- * Then a value matches it exactly when it begins with the prefix's bytes.
+ * What a text LIKE pattern (patt, of len bytes) asks of the keys that
+ * match it under a deterministic collation, where LIKE compares the
+ * pattern's literal characters as bytes: every one begins with the
+ * pattern's literal prefix (copied to prefix, len bytes at most, its
+ * length to *prefixlen).  A pattern that is only the literal matches the
+ * keys equal to it, one that is the literal and '%' (any number) the keys
+ * that begin with it, and any other the keys beginning with it for which
+ * LIKE itself says so; a malformed pattern (ending in an escape) is of
+ * the last kind, with no prefix, and LIKE refuses it when it is checked.
  */
-static bool
-am_like_prefix_only(const char *patt, int len)
+AmLikeKind
+am_like_pattern(const char *patt, int len, char *prefix, int *prefixlen)
 {
-	int			i = 0;
+	int			end;
+	int			n = am_like_prefix(patt, len, false, prefix, &end);
+	int			i;
 
-	while (i < len && patt[i] != '%' && patt[i] != '_')
-	{
-		if (patt[i] == '\\' && ++i >= len)
-			return false;
-		i += Min(pg_mblen(patt + i), len - i);
-	}
-	if (i >= len)
-		return false;
-	for (; i < len; i++)
+	*prefixlen = Max(n, 0);
+	if (n < 0)
+		return AM_LIKE_OTHER;
+	if (end >= len)
+		return AM_LIKE_EXACT;
+	for (i = end; i < len; i++)
 		if (patt[i] != '%')
-			return false;
-	return true;
+			return AM_LIKE_OTHER;
+	return AM_LIKE_PREFIX;
 }
 
 /*
@@ -264,12 +279,32 @@ am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
 }
 
 /*
+ * The index clause of a restriction that is itself an index condition on
+ * the index's column col (an operator of its operator family).
+ */
+static IndexClause *
+am_like_own_clause(RestrictInfo *rinfo, int col)
+{
+	IndexClause *iclause = makeNode(IndexClause);
+
+	iclause->rinfo = rinfo;
+	iclause->indexquals = list_make1(rinfo);
+	iclause->lossy = false;
+	iclause->indexcol = col;
+	iclause->indexcols = NIL;
+	return iclause;
+}
+
+/*
  * The index clause "key ^@ prefix" that a restriction implies on the
  * artrie index's key, or NULL if it implies none this file handles.  With
  * allow_exact, a text LIKE whose pattern is a literal prefix and '%'
  * gives the clause even where the operator's support function gives one,
  * and not lossy: the restriction holds exactly for the keys beginning
- * with the prefix, so the executor need not check it on each row.
+ * with the prefix, so the executor need not check it on each row.  An
+ * operator of the index's operator family (text's "~~" from version
+ * 0.3.0 on) is left to the planner, which makes the restriction itself
+ * the index clause; without allow_exact (an arm of an OR) it is that.
  */
 static IndexClause *
 am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
@@ -284,6 +319,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	text	   *pattext;
 	char	   *prefix;
 	int			len;
+	int			end;
 	Const	   *pconst;
 	Oid			opno;
 	Expr	   *prefixclause;
@@ -320,22 +356,30 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	if (!match_index_to_operand((Node *) linitial(args), col, index))
 		return NULL;
 
+	if (IsA(clause, OpExpr) &&
+		op_in_opfamily(((OpExpr *) clause)->opno, index->opfamily[col]))
+	{
+		/* the planner's own paths have it; an arm of an OR takes it as is */
+		return allow_exact ? NULL : am_like_own_clause(rinfo, col);
+	}
+
 	patt = (Const *) lsecond(args);
 	pattext = DatumGetTextPP(patt->constvalue);
 	len = VARSIZE_ANY_EXHDR(pattext);
+	prefix = palloc(len + 1);
 	exact = allow_exact && typid == TEXTOID &&
 		am_pattern_kind(funcid) == AM_PATTERN_LIKE &&
-		am_like_prefix_only(VARDATA_ANY(pattext), len);
+		am_like_pattern(VARDATA_ANY(pattext), len, prefix, &end) ==
+		AM_LIKE_PREFIX;
 	if (!exact && am_like_has_support(root, funcid, clause, index, col))
 		return NULL;
-	prefix = palloc(len + 1);
 	switch (am_pattern_kind(funcid))
 	{
 		case AM_PATTERN_LIKE:
 		case AM_PATTERN_ILIKE:
 			len = am_like_prefix(VARDATA_ANY(pattext), len,
 								 am_pattern_kind(funcid) == AM_PATTERN_ILIKE,
-								 prefix);
+								 prefix, &end);
 			break;
 		case AM_PATTERN_REGEX:
 			len = am_regex_prefix(VARDATA_ANY(pattext), len, prefix);
@@ -407,7 +451,6 @@ static IndexClause *
 am_like_equal_clause(RestrictInfo *rinfo, IndexOptInfo *index, int col)
 {
 	OpExpr	   *op;
-	IndexClause *iclause;
 
 	if (!IsA(rinfo->clause, OpExpr) || rinfo->pseudoconstant)
 		return NULL;
@@ -419,13 +462,7 @@ am_like_equal_clause(RestrictInfo *rinfo, IndexOptInfo *index, int col)
 		(OidIsValid(index->indexcollations[col]) &&
 		 op->inputcollid != index->indexcollations[col]))
 		return NULL;
-	iclause = makeNode(IndexClause);
-	iclause->rinfo = rinfo;
-	iclause->indexquals = list_make1(rinfo);
-	iclause->lossy = false;
-	iclause->indexcol = col;
-	iclause->indexcols = NIL;
-	return iclause;
+	return am_like_own_clause(rinfo, col);
 }
 
 /*
@@ -503,13 +540,16 @@ am_like_index_paths(PlannerInfo *root, RelOptInfo *rel, IndexOptInfo *index)
 /*
  * The bitmap path for an OR each of whose arms is a prefix restriction on
  * the key of one of the indexes: a BitmapOr of one index scan per arm
- * (on the first index that takes it), the OR kept as a filter.
+ * (on the first index that takes it), the OR kept as a filter.  When the
+ * index clause of every arm is the arm itself, the planner has made that
+ * path already.
  */
 static void
 am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
 				List *indexes)
 {
 	List	   *bitmapquals = NIL;
+	bool		derived = false;
 	Path	   *orpath;
 	ListCell   *lc;
 
@@ -532,6 +572,7 @@ am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
 										   0, false);
 			if (iclause != NULL)
 			{
+				derived |= (linitial(iclause->indexquals) != arm);
 				bitmapquals = lappend(bitmapquals,
 									  create_index_path(root, index,
 														list_make1(iclause),
@@ -545,6 +586,8 @@ am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
 		if (iclause == NULL)
 			return;
 	}
+	if (!derived)
+		return;
 	orpath = (Path *) create_bitmap_or_path(root, rel, bitmapquals);
 	add_path(rel, (Path *) create_bitmap_heap_path(root, rel, orpath, NULL,
 												   1.0, 0));

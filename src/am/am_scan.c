@@ -9,6 +9,10 @@
  *
  *	- "=" v gives [v || 0x00, v || 0x01): exactly v's entries;
  *	- "^@" p gives [p, successor of p): the entries beginning with p;
+ *	- LIKE (text's "~~") gives the segment of the pattern's literal prefix
+ *	  as "^@" does, or of the literal as "=" does when the pattern has no
+ *	  wildcard; a pattern that is more than the prefix and '%' (and any
+ *	  "~~ ANY(array)") leaves LIKE itself to the recheck;
  *	- "<", "<=", ">=", ">" give byte-order bounds, but only when the index
  *	  collation orders strings as their bytes ("C", "POSIX"); under any
  *	  other collation they restrict nothing and every tuple is rechecked;
@@ -64,6 +68,7 @@
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -201,6 +206,24 @@ am_bytes_qsort_cmp(const void *a, const void *b)
 }
 
 /*
+ * Sort n values and drop the duplicates; returns how many are left.
+ */
+static int
+am_values_distinct(AmBytes *values, int n)
+{
+	int			i;
+	int			k = 1;
+
+	if (n <= 1)
+		return n;
+	qsort(values, n, sizeof(AmBytes), am_bytes_qsort_cmp);
+	for (i = 1; i < n; i++)
+		if (am_bytes_qsort_cmp(&values[i], &values[k - 1]) != 0)
+			values[k++] = values[i];
+	return k;
+}
+
+/*
  * The non-NULL values of a scan key: its argument, or its array's
  * elements; sorted and distinct.
  */
@@ -227,19 +250,48 @@ am_key_values(ScanKey sk, Oid typid, int *nvalues)
 		values = palloc(sizeof(AmBytes));
 		values[n++] = am_bytes_make(key.data, key.len, -1);
 	}
+	*nvalues = am_values_distinct(values, n);
+	return values;
+}
 
-	if (n > 1)
+/*
+ * The literal prefixes (am_like_pattern) of a LIKE scan key's pattern, or
+ * of its array's non-NULL patterns, sorted and distinct; *kind says what
+ * the pattern asks of the keys beginning with its prefix (for an array,
+ * always AM_LIKE_OTHER: each key is rechecked).
+ */
+static AmBytes *
+am_like_values(ScanKey sk, int *nvalues, AmLikeKind *kind)
+{
+	Datum	   *elems = &sk->sk_argument;
+	bool	   *nulls = NULL;
+	int			nelems = 1;
+	AmBytes    *values;
+	int			n = 0;
+	int			i;
+
+	if (sk->sk_flags & SK_SEARCHARRAY)
+		deconstruct_array(DatumGetArrayTypeP(sk->sk_argument), TEXTOID, -1,
+						  false, TYPALIGN_INT, &elems, &nulls, &nelems);
+	values = palloc(sizeof(AmBytes) * Max(nelems, 1));
+	*kind = AM_LIKE_OTHER;
+	for (i = 0; i < nelems; i++)
 	{
-		int			i;
-		int			k = 1;
+		text	   *patt;
+		int			len;
 
-		qsort(values, n, sizeof(AmBytes), am_bytes_qsort_cmp);
-		for (i = 1; i < n; i++)
-			if (am_bytes_qsort_cmp(&values[i], &values[k - 1]) != 0)
-				values[k++] = values[i];
-		n = k;
+		if (nulls != NULL && nulls[i])
+			continue;
+		patt = DatumGetTextPP(elems[i]);
+		len = VARSIZE_ANY_EXHDR(patt);
+		values[n].data = palloc(len + 1);
+		*kind = am_like_pattern(VARDATA_ANY(patt), len,
+								(char *) values[n].data, &len);
+		values[n++].len = len;
 	}
-	*nvalues = n;
+	if (sk->sk_flags & SK_SEARCHARRAY)
+		*kind = AM_LIKE_OTHER;
+	*nvalues = am_values_distinct(values, n);
 	return values;
 }
 
@@ -404,6 +456,7 @@ am_scan_column(IndexScanDesc scan, int col, const AmBytes *prefix,
 	for (i = 0; i < scan->numberOfKeys; i++)
 	{
 		ScanKey		sk = &scan->keyData[i];
+		StrategyNumber strategy;
 		AmBytes    *kv;
 		int			nkv;
 		AmBytes		x;
@@ -422,14 +475,26 @@ am_scan_column(IndexScanDesc scan, int col, const AmBytes *prefix,
 		}
 		*wantKeys = true;
 
-		kv = am_key_values(sk, am_scan_argtype(index, sk), &nkv);
+		strategy = sk->sk_strategy;
+		if (strategy == ARTRIE_LIKE_STRATEGY)
+		{
+			AmLikeKind kind;
+
+			kv = am_like_values(sk, &nkv, &kind);
+			strategy = (kind == AM_LIKE_EXACT) ? ARTRIE_EQUAL_STRATEGY :
+				ARTRIE_PREFIX_STRATEGY;
+			if (kind == AM_LIKE_OTHER)
+				so->recheck = true;
+		}
+		else
+			kv = am_key_values(sk, am_scan_argtype(index, sk), &nkv);
 		if (nkv == 0)
 		{
 			impossible = true;
 			continue;
 		}
 
-		switch (sk->sk_strategy)
+		switch (strategy)
 		{
 			case ARTRIE_EQUAL_STRATEGY:
 				if (nvals < 0)
@@ -484,7 +549,7 @@ am_scan_column(IndexScanDesc scan, int col, const AmBytes *prefix,
 				break;
 			default:
 				elog(ERROR, "unrecognized strategy number %d for artrie",
-					 sk->sk_strategy);
+					 strategy);
 		}
 	}
 

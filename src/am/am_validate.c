@@ -7,7 +7,9 @@
  * comparison operators at strategies 1-5 and, for a string type,
  * starts-with at strategy 6, all boolean search operators between two
  * values of the input type (between any two integer types in the integer
- * family).  It has no support functions.  The input type is one
+ * family).  The text family may also hold LIKE at strategy 7 (from
+ * version 0.3.0 on; the operator classes of 0.2.0 lack it, so it is not
+ * required).  It has no support functions.  The input type is one
  * am_datum_key knows how to turn into a key: text, bpchar or name, and
  * int2, int4, int8 or uuid for the columns ahead of them.
  *
@@ -23,6 +25,7 @@
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/syscache.h"
@@ -140,6 +143,18 @@ artrie_validate(Oid opclassoid)
 			result = false;
 		}
 
+		if (oprform->amopstrategy == ARTRIE_LIKE_STRATEGY &&
+			get_opcode(oprform->amopopr) != F_TEXTLIKE)
+		{
+			ereport(INFO,
+					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+					 errmsg("operator family \"%s\" of access method %s contains operator %s at strategy %d, which is text's LIKE only",
+							opfamilyname, "artrie",
+							format_operator(oprform->amopopr),
+							oprform->amopstrategy)));
+			result = false;
+		}
+
 		if (oprform->amoplefttype == opcintype &&
 			oprform->amoprighttype == opcintype)
 			seen[oprform->amopstrategy] = true;
@@ -147,7 +162,7 @@ artrie_validate(Oid opclassoid)
 
 	for (i = 1; i <= ARTRIE_NSTRATEGIES; i++)
 	{
-		if (!seen[i] &&
+		if (!seen[i] && i != ARTRIE_LIKE_STRATEGY &&
 			(i != ARTRIE_PREFIX_STRATEGY || am_cols_is_string(opcintype)))
 		{
 			ereport(INFO,

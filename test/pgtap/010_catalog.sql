@@ -4,7 +4,7 @@
 \ir setup.psql
 
 BEGIN;
-SELECT plan(33);
+SELECT plan(34);
 
 -- The access method and its handler.
 SELECT ok(EXISTS (SELECT 1 FROM pg_am WHERE amname = 'artrie' AND amtype = 'i'),
@@ -71,8 +71,9 @@ SELECT results_eq(
 	         ('artrie_text_ops', 3, '=(text,text)', 's'),
 	         ('artrie_text_ops', 4, '>=(text,text)', 's'),
 	         ('artrie_text_ops', 5, '>(text,text)', 's'),
-	         ('artrie_text_ops', 6, '^@(text,text)', 's')$$,
-	'each family has < <= = >= > at btree strategies 1-5 and ^@ at 6, all for search');
+	         ('artrie_text_ops', 6, '^@(text,text)', 's'),
+	         ('artrie_text_ops', 7, '~~(text,text)', 's')$$,
+	'each family has < <= = >= > at btree strategies 1-5 and ^@ at 6, text''s also LIKE at 7, all for search');
 SELECT is((SELECT count(*)::int FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
 		JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'artrie'),
 	0, 'the operator families have no support functions');
@@ -131,11 +132,13 @@ SELECT ok(pg_index_has_property('cat_k'::regclass, 'index_scan')
 
 -- Only a superuser creates the extension (it is not trusted).
 SELECT is((SELECT trusted FROM pg_available_extension_versions
-		WHERE name = 'artrie' AND version = '0.2.0'),
+		WHERE name = 'artrie' AND version = '0.3.0'),
 	false, 'the extension is not trusted');
 SELECT is((SELECT relocatable FROM pg_available_extension_versions
-		WHERE name = 'artrie' AND version = '0.2.0'),
+		WHERE name = 'artrie' AND version = '0.3.0'),
 	false, 'the extension is not relocatable');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'artrie'),
+	'0.3.0', 'the installed version is 0.3.0');
 
 SELECT * FROM finish();
 ROLLBACK;

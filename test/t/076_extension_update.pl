@@ -3,7 +3,8 @@
 # and survive a crash; and the updated extension has exactly the objects
 # (and definitions, comments, privileges) of a fresh CREATE EXTENSION,
 # so that an object added to the current script but not to the upgrade
-# script fails here.
+# script fails here.  From 0.2.0 too: an index built under 0.2.0 takes
+# LIKE as its index condition after the update (strategy 7 of 0.3.0).
 use strict;
 use warnings;
 use FindBin;
@@ -60,8 +61,10 @@ SELECT string_agg(line, E'\n' ORDER BY line) FROM (
 my $node = artrie_node('update', 'io_uring');
 
 $node->safe_psql('postgres', 'CREATE DATABASE old');
+$node->safe_psql('postgres', 'CREATE DATABASE old2');
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('old', q{CREATE EXTENSION artrie VERSION '0.1.0'});
+$node->safe_psql('old2', q{CREATE EXTENSION artrie VERSION '0.2.0'});
 $node->safe_psql('fresh', 'CREATE EXTENSION artrie');
 
 my $fresh_version = $node->safe_psql('fresh',
@@ -111,6 +114,31 @@ $node->start;
 check_index($node, 'ut', 'ut_k', 'writes after the update, then a crash',
 	db => 'old', want => $after);
 verify_ok($node, $_, 'after the crash', db => 'old') for ('ut_k', 'ut_id');
+
+# From 0.2.0: the LIKE that was "^@" and a filter becomes the index
+# condition itself, on the index built before the update.
+make_wtable($node, 'vt', 'vt_k', 1, 20000, db => 'old2');
+$node->safe_psql('old2', 'ANALYZE vt');
+my $like_plan = q{SET enable_seqscan = off; SET enable_indexscan = off;
+	EXPLAIN (COSTS OFF) SELECT count(id) FROM vt WHERE k LIKE 'w0/1%'};
+my $like_rows = q{SELECT count(*) || '/' || coalesce(sum(id), 0) FROM vt
+	WHERE k LIKE 'w0/1%' OR k LIKE 'w1_/2_%'};
+like($node->safe_psql('old2', $like_plan), qr/Filter: \(k ~~ 'w0\/1%'::text\)/,
+	'under 0.2.0 a bitmap heap scan keeps the LIKE as a filter');
+my $like_before = $node->safe_psql('old2',
+	"SET enable_bitmapscan = off; SET enable_indexscan = off; $like_rows");
+$node->safe_psql('old2', 'ALTER EXTENSION artrie UPDATE');
+is($node->safe_psql('old2', $objects_sql), $fresh,
+	'updated from 0.2.0, the extension has the objects of a fresh one');
+my $plan = $node->safe_psql('old2', $like_plan);
+ok($plan =~ /Index Cond: \(k ~~ 'w0\/1%'::text\)/ && $plan !~ /Filter/,
+	'after the update the LIKE is the index condition, with no filter')
+  or diag($plan);
+like($node->safe_psql('old2', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $like_rows"),
+	qr/Bitmap Index Scan on vt_k/, 'the LIKEs use the index built under 0.2.0');
+is($node->safe_psql('old2', "SET enable_seqscan = off; $like_rows"),
+	$like_before, 'and answer as a sequential scan did before the update');
+check_index($node, 'vt', 'vt_k', 'updated from 0.2.0', db => 'old2');
 
 $node->stop;
 done_testing();
