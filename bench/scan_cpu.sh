@@ -16,34 +16,16 @@ PSQL=$D/inst/usr/lib/postgresql/15/bin/psql
 PORT=$(sed -n 's/^port = //p' "$D/data/postgresql.conf" | tail -1)
 N=${N:-10}
 
+. "$(dirname "$0")/lib-cpu.sh"
+
 # cpu_ms QUERY INDEX DATASET BITMAP: CPU ms per query of one backend.
 cpu_ms() {
-	local q=$1 idx=$2 ds=$3 bitmap=$4 other bg pp
-	other=$([ "$idx" = btree ] && echo artrie || echo btree)
-	rm -f "$D/cpu.pid" "$D/cpu.stat"
-	cat >"$D/cpu.sql" <<SQL
-SET enable_seqscan = off; SET enable_bitmapscan = $bitmap;
+	local other
+	other=$([ "$2" = btree ] && echo artrie || echo btree)
+	backend_cpu_ms "SET enable_seqscan = off; SET enable_bitmapscan = $4;
 SET enable_hashjoin = off; SET enable_mergejoin = off;
 BEGIN;
-UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'ds_${ds}_$other'::regclass;
-DO \$\$ BEGIN EXECUTE \$q\$$q\$q\$; END \$\$;
-SELECT pg_backend_pid() \g $D/cpu.pid
-SELECT pg_sleep(0.3);
-DO \$\$ BEGIN FOR i IN 1..$N LOOP EXECUTE \$q\$$q\$q\$; END LOOP; END \$\$;
-SELECT pg_sleep(0.3);
-ROLLBACK;
-SQL
-	chmod a+r "$D/cpu.sql"
-	runuser -u postgres -- "$PSQL" -XAtq -p "$PORT" -h "$D/sock" -d bench -f "$D/cpu.sql" >/dev/null &
-	bg=$!
-	for _ in $(seq 100); do [ -s "$D/cpu.pid" ] && break; sleep 0.05; done
-	sleep 0.1
-	perf stat -x, -e task-clock -p "$(cat "$D/cpu.pid")" -o "$D/cpu.stat" 2>/dev/null &
-	pp=$!
-	wait "$bg"
-	kill -INT "$pp"
-	wait "$pp" 2>/dev/null
-	awk -F, -v n="$N" '/task-clock/ { printf "%.2f\n", $1 / n }' "$D/cpu.stat"
+UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'ds_${3}_$other'::regclass;" "$1"
 }
 
 printf '%-7s %-16s' dataset metric
