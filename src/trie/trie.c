@@ -26,6 +26,17 @@ art_free(ArtTrie *t, void *ptr)
 ArtStatus
 art_grow(ArtTrie *t, void **array, int *cap, int need, size_t elem)
 {
+	return art_grow_from(t, array, cap, need, elem, NULL);
+}
+
+/*
+ * art_grow for an array that may still be in fixed, storage of its
+ * holder's, which is not freed when the array moves out of it.
+ */
+ArtStatus
+art_grow_from(ArtTrie *t, void **array, int *cap, int need, size_t elem,
+			  const void *fixed)
+{
 	int			newcap;
 	void	   *p;
 
@@ -39,7 +50,8 @@ art_grow(ArtTrie *t, void **array, int *cap, int need, size_t elem)
 		return ART_NO_MEMORY;
 	if (*array)
 		memcpy(p, *array, (size_t) *cap * elem);
-	art_free(t, *array);
+	if (*array != fixed)
+		art_free(t, *array);
 	*array = p;
 	*cap = newcap;
 	return ART_OK;
@@ -98,9 +110,11 @@ art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len)
 		return ART_NO_MEMORY;
 	if (buf->len)
 		memcpy(p, buf->data, buf->len);
-	art_free(t, buf->data);
+	if (!buf->fixed)
+		art_free(t, buf->data);
 	buf->data = p;
 	buf->cap = newcap;
+	buf->fixed = false;
 	return ART_OK;
 }
 
@@ -118,13 +132,15 @@ art_buf_append_slow(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 	return ART_OK;
 }
 
-/* Free buf's memory. */
+/* Free buf's memory (not its holder's storage). */
 void
 art_buf_free(ArtTrie *t, ArtBuf *buf)
 {
-	art_free(t, buf->data);
+	if (!buf->fixed)
+		art_free(t, buf->data);
 	buf->data = NULL;
 	buf->len = buf->cap = 0;
+	buf->fixed = false;
 }
 
 /*

@@ -22,6 +22,19 @@
  */
 #include "trie_internal.h"
 
+/*
+ * Room for the first entries of a batch, bytes of a key (the start, the
+ * bound and the iterator's path each), bytes of a batch, pages of a path
+ * and frames of the iterator, inside the cursor's own allocation: an exact
+ * lookup or a short scan then allocates the cursor and nothing else.
+ * Each buffer or array that outgrows its room moves to memory of its own.
+ */
+#define CURSOR_ENTRIES		16
+#define CURSOR_KEY_BYTES	128
+#define CURSOR_BATCH_BYTES	256
+#define CURSOR_PAGES		8
+#define CURSOR_FRAMES		16
+
 struct ArtCursor
 {
 	ArtTrie    *t;
@@ -48,6 +61,15 @@ struct ArtCursor
 	int			batch_max;		/* entries the next fetch may take */
 	bool		batched;		/* return batches without version checks */
 	bool		done;
+	/* first storage of the arrays and buffers above (not zeroed at open) */
+	size_t		ends0[CURSOR_ENTRIES];
+	ArtPageRef	refs0[CURSOR_PAGES];
+	ArtIterFrame frames0[CURSOR_FRAMES];
+	bool		unlocked0[CURSOR_PAGES];
+	uint8_t		start0[CURSOR_KEY_BYTES];
+	uint8_t		bound0[CURSOR_KEY_BYTES];
+	uint8_t		path0[CURSOR_KEY_BYTES];
+	uint8_t		batch0[CURSOR_BATCH_BYTES];
 };
 
 /*
@@ -95,10 +117,18 @@ art_cursor_open(ArtTrie *t, ArtCursor **cursor)
 
 	if (c == NULL)
 		return ART_NO_MEMORY;
-	memset(c, 0, sizeof(ArtCursor));
+	memset(c, 0, offsetof(ArtCursor, ends0));
 	c->t = t;
 	c->dir = ART_FORWARD;
 	c->batch_max = BATCH_FIRST;
+	c->ends = c->ends0;
+	c->ends_cap = CURSOR_ENTRIES;
+	art_buf_give(&c->start, c->start0, sizeof(c->start0));
+	art_buf_give(&c->bound, c->bound0, sizeof(c->bound0));
+	art_buf_give(&c->path, c->path0, sizeof(c->path0));
+	art_buf_give(&c->batch, c->batch0, sizeof(c->batch0));
+	art_iter_give(&c->it, c->refs0, c->unlocked0, CURSOR_PAGES, c->frames0,
+				  CURSOR_FRAMES);
 	*cursor = c;
 	return ART_OK;
 }
@@ -213,8 +243,8 @@ batch_add(ArtCursor *c, const ArtBuf *path)
 	ArtStatus	st = ART_OK;
 
 	if (c->nbatch >= c->ends_cap)
-		st = art_grow(c->t, (void **) &c->ends, &c->ends_cap, c->nbatch + 1,
-					  sizeof(size_t));
+		st = art_grow_from(c->t, (void **) &c->ends, &c->ends_cap,
+						   c->nbatch + 1, sizeof(size_t), c->ends0);
 	if (st == ART_OK)
 		st = art_buf_append(c->t, &c->batch, path->data, path->len);
 	if (st == ART_OK)
@@ -369,6 +399,7 @@ art_cursor_close(ArtCursor *cursor)
 	art_buf_free(t, &cursor->batch);
 	if (cursor->it.t != NULL)
 		art_iter_free(&cursor->it);
-	art_free(t, cursor->ends);
+	if (cursor->ends != cursor->ends0)
+		art_free(t, cursor->ends);
 	art_free(t, cursor);
 }

@@ -133,12 +133,16 @@ typedef struct ArtPinStack
 	int			cap;
 } ArtPinStack;
 
-/* A growable byte buffer from the store's temporary memory. */
+/*
+ * A growable byte buffer from the store's temporary memory; it may start
+ * in storage of its holder's (fixed), which it never frees.
+ */
 typedef struct ArtBuf
 {
 	uint8_t    *data;
 	size_t		len;
 	size_t		cap;
+	bool		fixed;			/* data is its holder's storage */
 } ArtBuf;
 
 /* Unaligned little-endian access. */
@@ -399,6 +403,8 @@ extern ArtStatus art_buf_append_slow(ArtTrie *t, ArtBuf *buf,
 extern void art_buf_free(ArtTrie *t, ArtBuf *buf);
 extern ArtStatus art_grow(ArtTrie *t, void **array, int *cap, int need,
 						  size_t elem);
+extern ArtStatus art_grow_from(ArtTrie *t, void **array, int *cap, int need,
+							   size_t elem, const void *fixed);
 
 /*
  * Copy len bytes, which must not overlap.  Up to 128 bytes are copied in
@@ -440,6 +446,16 @@ art_copy(uint8_t *dst, const uint8_t *src, size_t len)
 	}
 	else
 		memcpy(dst, src, len);
+}
+
+/* Start buf in storage of its holder's: cap bytes at data, never freed. */
+static inline void
+art_buf_give(ArtBuf *buf, uint8_t *data, size_t cap)
+{
+	buf->data = data;
+	buf->len = 0;
+	buf->cap = cap;
+	buf->fixed = true;
 }
 
 /* Append bytes to buf (growing it through art_buf_append_slow). */
@@ -497,6 +513,10 @@ typedef struct ArtIter
 	int			nlocked;		/* pages of ps still locked */
 	ArtBuf		resume;			/* the key a seek past a released frame
 								 * starts from */
+	/* first storage of ps.refs, unlocked and frames (art_iter_give) */
+	ArtPageRef *refs0;
+	bool	   *unlocked0;
+	ArtIterFrame *frames0;
 } ArtIter;
 
 /*
@@ -515,6 +535,8 @@ extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 extern ArtStatus art_iter_next(ArtIter *it, bool *found);
 extern void art_iter_end(ArtIter *it);
 extern void art_iter_free(ArtIter *it);
+extern void art_iter_give(ArtIter *it, ArtPageRef *refs, bool *unlocked,
+						  int npages, ArtIterFrame *frames, int nframes);
 
 /* trie_read.c: counts the root page does not keep */
 extern ArtStatus art_stub_count(ArtTrie *t, const uint8_t *stub,

@@ -30,10 +30,16 @@
 static ArtStatus
 pin_page(ArtIter *it, ArtPageNo pageno)
 {
-	ArtStatus	st;
+	ArtStatus	st = ART_OK;
 
-	st = art_grow(it->t, (void **) &it->unlocked, &it->ucap, it->ps.n + 1,
-				  sizeof(bool));
+	if (it->ps.n >= it->ucap || it->ps.n >= it->ps.cap)
+	{
+		st = art_grow_from(it->t, (void **) &it->unlocked, &it->ucap,
+						   it->ps.n + 1, sizeof(bool), it->unlocked0);
+		if (st == ART_OK)
+			st = art_grow_from(it->t, (void **) &it->ps.refs, &it->ps.cap,
+							   it->ps.n + 1, sizeof(ArtPageRef), it->refs0);
+	}
 	if (st == ART_OK)
 		st = art_pin_push(it->t, &it->ps, pageno, ART_LOCK_SHARE);
 	if (st != ART_OK)
@@ -151,8 +157,9 @@ push(ArtIter *it, ArtChild c)
 	}
 	if (it->nframes >= it->cap)
 	{
-		st = art_grow(it->t, (void **) &it->frames, &it->cap, it->nframes + 1,
-					  sizeof(ArtIterFrame));
+		st = art_grow_from(it->t, (void **) &it->frames, &it->cap,
+						   it->nframes + 1, sizeof(ArtIterFrame),
+						   it->frames0);
 		if (st != ART_OK)
 			return st;
 	}
@@ -511,17 +518,44 @@ art_iter_end(ArtIter *it)
 	it->atleaf = false;
 }
 
-/* Free the iterator's memory (its pages are released). */
+/*
+ * Free the iterator's memory (its pages are released), but for the first
+ * storage art_iter_give gave it.
+ */
 void
 art_iter_free(ArtIter *it)
 {
 	art_iter_end(it);
+	if (it->ps.refs == it->refs0)
+	{
+		it->ps.refs = NULL;
+		it->ps.cap = 0;
+	}
 	art_pin_release_all(it->t, &it->ps);
-	art_free(it->t, it->frames);
+	if (it->frames != it->frames0)
+		art_free(it->t, it->frames);
 	it->frames = NULL;
 	it->nframes = it->cap = 0;
-	art_free(it->t, it->unlocked);
+	if (it->unlocked != it->unlocked0)
+		art_free(it->t, it->unlocked);
 	it->unlocked = NULL;
 	it->ucap = 0;
 	art_buf_free(it->t, &it->resume);
+}
+
+/*
+ * Start the iterator's arrays in storage of its holder's, which they leave
+ * (and do not free) only when they outgrow it: room for npages pages of a
+ * path and nframes frames.
+ */
+void
+art_iter_give(ArtIter *it, ArtPageRef *refs, bool *unlocked, int npages,
+			  ArtIterFrame *frames, int nframes)
+{
+	it->ps.refs = it->refs0 = refs;
+	it->ps.cap = npages;
+	it->unlocked = it->unlocked0 = unlocked;
+	it->ucap = npages;
+	it->frames = it->frames0 = frames;
+	it->cap = nframes;
 }
