@@ -170,7 +170,26 @@ INSERT INTO u VALUES ('y');
 REINDEX INDEX u_k;
 SELECT k FROM u WHERE k = 'y';
 
+-- A nested loop's inner index scan is rescanned with one "=" value per
+-- outer row: keys longer than the scan's first buffer and a shorter one
+-- after them, a NULL (it matches nothing) and a key that is absent.
+CREATE TABLE nl (id int, k text COLLATE "C");
+INSERT INTO nl VALUES (1, 'a'), (2, repeat('b', 300)), (3, repeat('b', 299)),
+  (4, NULL), (5, 'a'), (6, repeat('b', 301));
+CREATE INDEX nl_k ON nl USING artrie (k);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF)
+SELECT o.n, nl.id FROM (VALUES (1, 'a'), (2, NULL), (3, repeat('b', 300)),
+  (4, 'zz'), (5, 'a'), (6, repeat('b', 299))) o(n, k)
+JOIN nl ON nl.k = o.k ORDER BY 1, 2;
+SELECT o.n, nl.id FROM (VALUES (1, 'a'), (2, NULL), (3, repeat('b', 300)),
+  (4, 'zz'), (5, 'a'), (6, repeat('b', 299))) o(n, k)
+JOIN nl ON nl.k = o.k ORDER BY 1, 2;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+
 RESET enable_seqscan;
 RESET enable_bitmapscan;
-DROP TABLE t, v, nd, u;
+DROP TABLE t, v, nd, u, nl;
 DROP COLLATION ci;

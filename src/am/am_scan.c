@@ -96,7 +96,10 @@ typedef struct ArtrieScanOpaqueData
 	MemoryContext scanCxt;		/* lives as long as the scan */
 	MemoryContext keyCxt;		/* segments after the first rescan (reset at
 								 * each), or NULL */
-	bool		rescanned;		/* amrescan has run once */
+	bool		rescanned;		/* amrescan has made segments once */
+	ArtrieSegment eqseg;		/* the segment of one "=" value */
+	uint8	   *eqbuf;			/* its bounds' bytes */
+	Size		eqcap;			/* bytes allocated at eqbuf */
 	HeapTuple	tup;			/* the index-only tuple, reused */
 	HeapTuple	nullTup;		/* the index-only tuple of a NULL */
 	MemoryContext tupCxt;		/* a multicolumn index-only tuple, or NULL */
@@ -657,6 +660,52 @@ am_scan_prepare(IndexScanDesc scan)
 }
 
 /*
+ * A single-column index's quals when they are one "=" with one value v:
+ * the segment [v || 0x00, v || 0x01), as am_scan_prepare would make it,
+ * in the scan's own eqseg and eqbuf, so that such a rescan (every
+ * prepared exact lookup, each probe of a nested loop's inner side)
+ * allocates nothing once eqbuf is large enough.  False for any other
+ * quals.
+ */
+static bool
+am_scan_prepare_eq(IndexScanDesc scan)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	ScanKey		sk = &scan->keyData[0];
+	AmKey		key;
+	Size		need;
+
+	if (so->ncols != 1 || scan->numberOfKeys != 1 ||
+		sk->sk_strategy != ARTRIE_EQUAL_STRATEGY ||
+		(sk->sk_flags & (SK_ISNULL | SK_SEARCHARRAY)) != 0)
+		return false;
+	key = am_datum_key(am_scan_argtype(scan->indexRelation, sk),
+					   sk->sk_argument);
+	need = 2 * (key.len + 1);
+	if (need > so->eqcap)
+	{
+		so->eqcap = Max(need, 2 * so->eqcap);
+		if (so->eqbuf)
+			pfree(so->eqbuf);
+		so->eqbuf = MemoryContextAlloc(so->scanCxt, so->eqcap);
+	}
+	memcpy(so->eqbuf, key.data, key.len);
+	so->eqbuf[key.len] = 0x00;
+	memcpy(so->eqbuf + key.len + 1, key.data, key.len);
+	so->eqbuf[2 * key.len + 1] = 0x01;
+	so->eqseg.nulls = false;
+	so->eqseg.lo.data = so->eqbuf;
+	so->eqseg.lo.len = key.len + 1;
+	so->eqseg.hi.data = so->eqbuf + key.len + 1;
+	so->eqseg.hi.len = key.len + 1;
+	am_key_free(&key);
+	so->segs = &so->eqseg;
+	so->nsegs = 1;
+	so->recheck = false;
+	return true;
+}
+
+/*
  * The single value a column's quals pin it to, as the prefix of the later
  * columns' keys: IS NULL, or "=" with one value (then any other qual on
  * the column is left to the recheck).  False if they pin none; *impossible
@@ -1027,10 +1076,11 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
 }
 
 /*
- * amrescan: take new scan keys and start over.  The first rescan's
- * segments live in the scan's memory (most scans, such as every prepared
- * exact lookup, have one); a scan rescanned again (the inner side of a
- * nested loop) makes a context for them, reset at each rescan.
+ * amrescan: take new scan keys and start over.  One "=" value on a
+ * single-column index takes am_scan_prepare_eq's way, without allocating.
+ * Other quals' segments live in the scan's memory the first time (most
+ * scans have one rescan); a scan whose segments are made again (the inner
+ * side of a nested loop) makes a context for them, reset at each rescan.
  */
 void
 artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
@@ -1042,6 +1092,10 @@ artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 	am_scan_close_cursor(so);
 	if (keys && scan->numberOfKeys > 0)
 		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
+	so->started = false;
+	so->haveLast = false;
+	if (am_scan_prepare_eq(scan))
+		return;
 
 	if (so->keyCxt != NULL)
 		MemoryContextReset(so->keyCxt);
@@ -1055,9 +1109,6 @@ artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 	else
 		am_scan_prepare(scan);
 	MemoryContextSwitchTo(oldcxt);
-
-	so->started = false;
-	so->haveLast = false;
 }
 
 /*
@@ -1150,6 +1201,8 @@ artrie_endscan(IndexScanDesc scan)
 		MemoryContextDelete(so->keyCxt);
 	if (so->last)
 		pfree(so->last);
+	if (so->eqbuf)
+		pfree(so->eqbuf);
 	if (so->tup)
 		pfree(so->tup);
 	if (so->nullTup)
