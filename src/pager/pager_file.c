@@ -823,9 +823,6 @@ pager_report_upgrade(void)
 }
 
 /*
- * Create a new, empty file.
- */
-/*
  * Create file id, empty (reuse: over the file of that name, if there is
  * one), and give it a slot.
  */
