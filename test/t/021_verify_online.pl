@@ -11,8 +11,9 @@
 # then ends without an error; a cancel ends stats before its walk has
 # pinned half the pages a whole walk pins.  A count of inserts that commit
 # while the call runs could not tell a walk holding the lock throughout
-# from one that lets writers in: the calls' scans of all entries, which
-# hold nothing, take most of their time.
+# from one that lets writers in: artrie_verify's scan of all entries,
+# which holds nothing, takes most of its time (and artrie_stats' pass
+# counting distinct keys, which holds nothing either, much of its own).
 use strict;
 use warnings;
 use FindBin;
