@@ -39,6 +39,11 @@
 # the difference in transactions leaves out the connection's own.  The
 # output files stay in the scratch directory's cg/ with ARTRIE_KEEP=1.
 #
+# LKB_SQL: another statement than the lookup, a pgbench script line whose
+# %s is the table (e.g. "SELECT count(*) FROM %s WHERE k LIKE 'kir%%';"),
+# and LKB_MODE the pgbench protocol (default prepared; simple plans each
+# statement anew).
+#
 # LKB_PERF=<dir>: afterwards, per build and index, a perf profile (perf
 # record -g at 2999 Hz) of the backend of a 1-client pgbench run of
 # SECONDS, as <dir>/<build>-<index>.txt (self time by symbol, then the
@@ -58,6 +63,7 @@ ROWS=${LKB_ROWS:-1000000}
 CLIENTS=${LKB_CLIENTS:-1 2}
 BACKEND=${LKB_BACKEND:-io_uring}
 PERF_OUT=${LKB_PERF:-}
+MODE=${LKB_MODE:-prepared}
 NPROBE=50000
 
 [ "$(id -u)" = 0 ] || {
@@ -97,8 +103,13 @@ VACUUM ANALYZE pb;
 CHECKPOINT;
 SQL
 for t in ds_a ds_b; do
-	printf '\\set n random(1, %s)\nSELECT id FROM %s WHERE k = (SELECT k FROM pb WHERE pid = :n);\n' \
-		"$NPROBE" "$t" >"$ARTRIE_TMP/lookup_$t.sql"
+	if [ -n "${LKB_SQL:-}" ]; then
+		# shellcheck disable=SC2059
+		printf "$LKB_SQL\n" "$t" >"$ARTRIE_TMP/lookup_$t.sql"
+	else
+		printf '\\set n random(1, %s)\nSELECT id FROM %s WHERE k = (SELECT k FROM pb WHERE pid = :n);\n' \
+			"$NPROBE" "$t" >"$ARTRIE_TMP/lookup_$t.sql"
+	fi
 done
 chmod a+r "$ARTRIE_TMP"/*.sql
 say "$(q -c "SELECT count(*) FROM ds_b") $DATASET keys; before = $(git -C "$ARTRIE_SRC" rev-parse --short "$BEFORE") ($BEFORE), after = $(git -C "$ARTRIE_SRC" rev-parse --short HEAD)$(git -C "$ARTRIE_SRC" status --porcelain -- src | head -1 | sed 's/.*/ + uncommitted changes/'); $BACKEND; $(nproc) CPUs"
@@ -121,7 +132,7 @@ switch_warm() {
 		-c "SELECT sum((SELECT count(t.id) FROM ds_b t WHERE t.k = p.k)) FROM pb p" >/dev/null ||
 		{ last_err; exit 1; }
 	for t in ds_a ds_b; do
-		as_pg "$PG_BIN/pgbench" -n -M prepared -c 1 -T 1 -f "$ARTRIE_TMP/lookup_$t.sql" "$BENCH_DB" >/dev/null 2>&1
+		as_pg "$PG_BIN/pgbench" -n -M "$MODE" -c 1 -T 1 -f "$ARTRIE_TMP/lookup_$t.sql" "$BENCH_DB" >/dev/null 2>&1
 	done
 }
 
@@ -130,7 +141,7 @@ run() {
 	local out cpu0 cpu1 ntx
 	CHILDREN_BEFORE=$(pgrep -c -P "$(head -1 "$PGDATA/postmaster.pid")")
 	cpu0=$(server_child_cpu)
-	out=$(as_pg "$PG_BIN/pgbench" -n -M prepared -c "$2" -j "$2" -T "$DUR" \
+	out=$(as_pg "$PG_BIN/pgbench" -n -M "$MODE" -c "$2" -j "$2" -T "$DUR" \
 		-f "$ARTRIE_TMP/lookup_$(tbl "$1").sql" "$BENCH_DB" 2>&1) || { echo "$out" >&2; exit 1; }
 	cpu1=$(server_child_cpu)
 	ntx=$(printf '%s\n' "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
@@ -210,7 +221,7 @@ instr() {
 	for t in artrie btree; do
 		for n in $n1 $n2; do
 			find "$cg" -name 'cg.*' | sort >"$cg/before"
-			as_pg "$PG_BIN/pgbench" -n -M prepared -c 1 -t "$n" -f "$ARTRIE_TMP/lookup_$(tbl "$t").sql" "$BENCH_DB" >/dev/null 2>&1
+			as_pg "$PG_BIN/pgbench" -n -M "$MODE" -c 1 -t "$n" -f "$ARTRIE_TMP/lookup_$(tbl "$t").sql" "$BENCH_DB" >/dev/null 2>&1
 			sleep 3
 			# pgbench's own first connection exits too: the larger file is the run's
 			new=$(find "$cg" -name 'cg.*' | sort | comm -13 "$cg/before" -)
@@ -239,7 +250,7 @@ if [ -n "$PERF_OUT" ] && command -v perf >/dev/null; then
 	for build in before after; do
 		switch "$build"
 		for idx in artrie btree; do
-			as_pg "$PG_BIN/pgbench" -n -M prepared -c 1 -j 1 -T "$((DUR + 2))" \
+			as_pg "$PG_BIN/pgbench" -n -M "$MODE" -c 1 -j 1 -T "$((DUR + 2))" \
 				-f "$ARTRIE_TMP/lookup_$(tbl "$idx").sql" "$BENCH_DB" >/dev/null 2>&1 &
 			pgb=$!
 			sleep 1
@@ -247,7 +258,7 @@ if [ -n "$PERF_OUT" ] && command -v perf >/dev/null; then
 			perf record -q -g -F 2999 -p "$pid" -o "$ARTRIE_TMP/perf.data" -- sleep "$DUR" >/dev/null 2>&1
 			wait "$pgb"
 			{
-				echo "# perf record -g -F 2999 of the backend of pgbench -M prepared -c 1 (${DUR}s): $(head -2 "$ARTRIE_TMP/lookup_$(tbl "$idx").sql" | tail -1)"
+				echo "# perf record -g -F 2999 of the backend of pgbench -M $MODE -c 1 (${DUR}s): $(head -2 "$ARTRIE_TMP/lookup_$(tbl "$idx").sql" | tail -1)"
 				echo "# $DATASET, $BACKEND, build $build; self time by symbol:"
 				perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort dso,symbol \
 					--percent-limit 0.3 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' | sed 's/[ -]*$//' | head -80

@@ -329,11 +329,28 @@ am_open(Relation index, ArtrieIndex *ai)
 }
 
 /*
+ * Would am_open find everything it checks in place, with nothing to read
+ * or load: the metapage kept, the file this database's, usable here and
+ * open in this process?
+ */
+static bool
+am_open_ready(Relation index)
+{
+	const ArtrieMetaPageData *meta = index->rd_amcache;
+
+	return meta != NULL && meta->file.dbOid == MyDatabaseId &&
+		wal_file_usable(&meta->file) &&
+		pager_file_ready(&meta->file, RelationGetRelationName(index),
+						 index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED);
+}
+
+/*
  * am_open, with an error that the file cannot be used (a copied database,
  * a missing or damaged file) returned instead of raised: NULL if the index
- * is open, else the error, palloc'd.  The file is opened in a
- * subtransaction, which an error rolls back with whatever the pager held;
- * in parallel mode, where there are none, an error is raised.
+ * is open, else the error, palloc'd.  Unless the file is open here already
+ * (am_open_ready), it is opened in a subtransaction, which an error rolls
+ * back with whatever the pager held; in parallel mode, where there are
+ * none, an error is raised.
  */
 ErrorData *
 am_try_open(Relation index, ArtrieIndex *ai)
@@ -342,7 +359,7 @@ am_try_open(Relation index, ArtrieIndex *ai)
 	ResourceOwner owner = CurrentResourceOwner;
 	ErrorData  *volatile edata = NULL;
 
-	if (IsInParallelMode())
+	if (IsInParallelMode() || am_open_ready(index))
 	{
 		am_open(index, ai);
 		return NULL;

@@ -48,6 +48,8 @@ extern PagerFile *pager_create_file(const ArtFileId *id, const char *relname);
  * earlier, for a caller that needed the file only for a moment.
  */
 extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
+extern bool pager_file_ready(const ArtFileId *id, const char *relname,
+							 bool unlogged);
 extern void pager_release_file(PagerFile *file);
 
 /* Forget the file's pages in the pool and remove it from disk. */

@@ -940,6 +940,28 @@ pager_open_warranted(const ArtFileId *id, const char *relname,
 }
 
 /*
+ * Would pager_open_file find file id open in this process and loaded, as
+ * relname's, and (unlogged) pager_use_unlogged find it marked in use this
+ * run, so that neither loads, creates or checks anything, nor raises an
+ * error?  The planner opens an index this way without a subtransaction.
+ */
+bool
+pager_file_ready(const ArtFileId *id, const char *relname, bool unlogged)
+{
+	LocalFile  *lf;
+	PagerFileSlot *fs;
+
+	if (local_files == NULL || !pager_shared->ready)
+		return false;
+	lf = hash_search(local_files, id, HASH_FIND, NULL);
+	if (lf == NULL)
+		return false;
+	fs = &pager_shared->files[lf->file.slot];
+	return fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
+		strcmp(fs->relname, relname) == 0 && (!unlogged || fs->inuse_marked);
+}
+
+/*
  * Open an existing file.
  */
 PagerFile *

@@ -48,6 +48,7 @@ typedef struct WalStats
 } WalStats;
 
 /* On a hot standby, refuse a file redo has not finished rebuilding. */
+extern bool wal_file_usable(const ArtFileId *id);
 extern void wal_check_usable(const ArtFileId *id, const char *relname);
 
 /* From _PG_init: register the resource manager and the hooks. */

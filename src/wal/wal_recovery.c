@@ -495,25 +495,35 @@ wal_shmem_request(void)
 }
 
 /*
- * On a hot standby, refuse a query the file id of index relname while
- * redo holds its entry records back or rebuilds it from a checkpoint's
- * image (a standby started from a base backup that became consistent
- * inside an image): the file lacks entries the primary has, or holds
- * part of an image, and its answers would be wrong.
+ * May a query use file id now?  Not on a hot standby while redo holds its
+ * entry records back or rebuilds it from a checkpoint's image (a standby
+ * started from a base backup that became consistent inside an image): the
+ * file lacks entries the primary has, or holds part of an image, and its
+ * answers would be wrong.
  */
-void
-wal_check_usable(const ArtFileId *id, const char *relname)
+bool
+wal_file_usable(const ArtFileId *id)
 {
 	bool		unusable = false;
 
 	if (!RecoveryInProgress())
-		return;
+		return true;
 	SpinLockAcquire(&wal_shared->unusable_mutex);
 	unusable = wal_shared->all_unusable;
 	for (int i = 0; i < wal_shared->nunusable && !unusable; i++)
 		unusable = memcmp(&wal_shared->unusable[i], id, sizeof(ArtFileId)) == 0;
 	SpinLockRelease(&wal_shared->unusable_mutex);
-	if (unusable)
+	return !unusable;
+}
+
+/*
+ * Refuse a query the file id of index relname while it may not use it
+ * (wal_file_usable).
+ */
+void
+wal_check_usable(const ArtFileId *id, const char *relname)
+{
+	if (!wal_file_usable(id))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("artrie index \"%s\" cannot be used until recovery has replayed its checkpoint's image",
