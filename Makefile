@@ -3,8 +3,9 @@
 EXTENSION = artrie
 EXTVERSION = 0.3.0
 MODULE_big = artrie
-# The current version's script, the released versions' scripts and the
-# upgrade scripts between them.
+# The install script of the first version and the update scripts from
+# each version to the next: CREATE EXTENSION of a later version runs the
+# first, then the updates (src/artrie--0.1.0.sql says more).
 DATA = $(wildcard src/artrie--*.sql)
 PGFILEDESC = "artrie - adaptive radix trie index access method"
 

@@ -1,5 +1,12 @@
 /* artrie--0.1.0.sql */
 
+-- The one install script: version 0.1.0 as it was released.  CREATE
+-- EXTENSION artrie of any later version runs it and then the update
+-- scripts to that version in turn (artrie--0.1.0--0.2.0.sql and on), as
+-- PostgreSQL does when no install script of that version exists, so a
+-- fresh database and an updated one run the same statements.  A new
+-- version adds only its update script; this file does not change.
+
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION artrie" to load this file. \quit
 

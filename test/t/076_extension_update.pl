@@ -1,10 +1,12 @@
 # ALTER EXTENSION artrie UPDATE from the released 0.1.0: indexes built
 # under 0.1.0 answer like a sequential scan after the update, take writes
 # and survive a crash; and the updated extension has exactly the objects
-# (and definitions, comments, privileges) of a fresh CREATE EXTENSION,
-# so that an object added to the current script but not to the upgrade
-# script fails here.  From 0.2.0 too: an index built under 0.2.0 takes
-# LIKE as its index condition after the update (strategy 7 of 0.3.0).
+# (and definitions, comments, privileges) of a fresh CREATE EXTENSION.  A
+# fresh one runs the same scripts (the 0.1.0 install script, then the
+# updates), so this holds by construction; the check is there for an
+# install script of a later version, should one be added.  From 0.2.0
+# too: an index built under 0.2.0 takes LIKE as its index condition after
+# the update (strategy 7 of 0.3.0).
 use strict;
 use warnings;
 use FindBin;
