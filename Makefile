@@ -1,7 +1,7 @@
 # artrie: an adaptive radix trie index access method for PostgreSQL.
 
 EXTENSION = artrie
-EXTVERSION = 0.3.0
+EXTVERSION = 0.4.0
 MODULE_big = artrie
 # The install script of the first version and the update scripts from
 # each version to the next: CREATE EXTENSION of a later version runs the

@@ -173,9 +173,9 @@ INSERT INTO q VALUES (1, 'x');
 EXPLAIN (COSTS OFF)
 SELECT p.id FROM p JOIN q ON q.id = p.id WHERE p.d LIKE 'app%';
 
--- Under "C", PostgreSQL's own LIKE support makes the prefix a range for
--- char(n), with the LIKE as a filter; a text LIKE is the index condition
--- itself (strategy 7), under "C" as under any other collation.
+-- Under "C" as under any other collation, a text or char(n) LIKE is the
+-- index condition itself (strategy 7), where PostgreSQL's own LIKE
+-- support would make the prefix a range and keep the LIKE as a filter.
 CREATE TABLE pc (id int, t text COLLATE "C", b char(8) COLLATE "C");
 INSERT INTO pc SELECT id, d, d FROM p WHERE length(d) <= 8;
 CREATE INDEX pc_t ON pc USING artrie (t);

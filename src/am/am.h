@@ -229,16 +229,17 @@ extern void am_init(void);
 /* Index paths for LIKE and other prefix patterns (am_like.c). */
 extern void am_like_init(void);
 
-/* What a text LIKE pattern asks of the keys (am_like_pattern). */
+/* What a LIKE pattern asks of the keys (am_like_pattern). */
 typedef enum AmLikeKind
 {
 	AM_LIKE_EXACT,				/* the literal only: "=" */
 	AM_LIKE_PREFIX,				/* the literal, then only '%': "^@" */
+	AM_LIKE_EQUAL_OTHER,		/* "=" the literal, then a recheck */
 	AM_LIKE_OTHER				/* more: "^@" the literal, then a recheck */
 } AmLikeKind;
 
-extern AmLikeKind am_like_pattern(const char *patt, int len, char *prefix,
-								  int *prefixlen);
+extern AmLikeKind am_like_pattern(Oid typid, const char *patt, int len,
+								  char *prefix, int *prefixlen);
 
 /* File lifecycle: ALTER INDEX ... SET TABLESPACE, pg_upgrade (am_lifecycle.c). */
 extern void am_lifecycle_init(void);

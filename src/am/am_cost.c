@@ -102,35 +102,38 @@ am_cost_count_qual(ArtrieIndex *ai, Oid typid, int strategy, Const *c,
 }
 
 /*
- * The literal prefix of a constant LIKE pattern (am_like_pattern), palloc'd,
- * its length in *len; *exact when the pattern is only the literal.
+ * The literal prefix of a constant LIKE pattern on keys of type typid
+ * (am_like_pattern), palloc'd, its length in *len; *equal when the scan
+ * reads the keys equal to it (a pattern without wildcards).
  */
 static char *
-am_cost_like_prefix(Const *c, int *len, bool *exact)
+am_cost_like_prefix(Oid typid, Const *c, int *len, bool *equal)
 {
 	text	   *patt = DatumGetTextPP(c->constvalue);
 	char	   *prefix = palloc(VARSIZE_ANY_EXHDR(patt) + 1);
+	AmLikeKind	kind = am_like_pattern(typid, VARDATA_ANY(patt),
+									   VARSIZE_ANY_EXHDR(patt), prefix, len);
 
-	*exact = am_like_pattern(VARDATA_ANY(patt), VARSIZE_ANY_EXHDR(patt),
-							 prefix, len) == AM_LIKE_EXACT;
+	*equal = (kind == AM_LIKE_EXACT || kind == AM_LIKE_EQUAL_OTHER);
 	return prefix;
 }
 
 /*
- * Number of entries a LIKE with a constant pattern reads: those beginning
- * with the pattern's literal prefix (equal to it if that is all of it).
+ * Number of entries a LIKE with a constant pattern reads on keys of type
+ * typid: those beginning with the pattern's literal prefix (equal to it if
+ * that is all of it).
  */
 static double
-am_cost_count_like(ArtrieIndex *ai, Const *c)
+am_cost_count_like(ArtrieIndex *ai, Oid typid, Const *c)
 {
 	int			len;
-	bool		exact;
+	bool		equal;
 	char	   *prefix;
 
 	if (c->constisnull)
 		return 0;
-	prefix = am_cost_like_prefix(c, &len, &exact);
-	return am_cost_count(ai, &ai->keys, prefix, len, exact);
+	prefix = am_cost_like_prefix(typid, c, &len, &equal);
+	return am_cost_count(ai, &ai->keys, prefix, len, equal);
 }
 
 /*
@@ -211,9 +214,9 @@ am_cost_cols_part(PlannerInfo *root, IndexOptInfo *index, Relation irel,
 	if (strategy == ARTRIE_LIKE_STRATEGY)
 	{
 		int			len;
-		bool		exact;
+		bool		equal;
 
-		key.data = am_cost_like_prefix(c, &len, &exact);
+		key.data = am_cost_like_prefix(typid, c, &len, &equal);
 		key.len = len;
 		key.copy = (void *) key.data;
 	}
@@ -534,7 +537,8 @@ artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 					lossy = true;
 				else
 				{
-					count = am_cost_count_like(&ai, (Const *) other);
+					count = am_cost_count_like(&ai, index->opcintype[0],
+											   (Const *) other);
 					exact = (exact < 0) ? count : Min(exact, count);
 				}
 				continue;

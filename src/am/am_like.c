@@ -26,11 +26,14 @@
  * BitmapOr of their index scans.
  *
  * From version 0.3.0 on, text's "~~" (LIKE) is in artrie_text_ops at
- * strategy 7: the planner makes "key LIKE pattern" itself the index
- * condition, for any pattern, and the scan takes the pattern's literal
- * prefix (am_like_pattern; am_scan.c), so a bitmap heap scan keeps no
- * filter for it.  The hook leaves such a clause to the planner (and takes
- * it as it is for an arm of an OR).  Under the 0.2.0 operator class,
+ * strategy 7, and from 0.4.0 on bpchar's and name's, "~~ (bpchar, text)"
+ * and "~~ (name, text)", are in theirs: the planner makes "key LIKE
+ * pattern" itself the index condition, for any pattern, and the scan
+ * takes the pattern's literal prefix (am_like_pattern; am_scan.c), so a
+ * bitmap heap scan keeps no filter for it.  The hook leaves such a
+ * clause to the planner (and takes it as it is for an arm of an OR); it
+ * still gives bpchar and name LIKE its "^@" paths in a database whose
+ * extension is older.  Under the 0.2.0 operator class,
  * without "~~", a text LIKE whose pattern is only a literal prefix and
  * '%' ('abc%'), which matches exactly the keys that begin with the
  * prefix, gets such paths from the hook under any collation, the "C" one
@@ -162,32 +165,50 @@ am_like_prefix(const char *patt, int len, bool ilike, char *prefix, int *end)
 }
 
 /*
- * What a text LIKE pattern (patt, of len bytes) asks of the keys that
- * match it under a deterministic collation, where LIKE compares the
- * pattern's literal characters as bytes: every one begins with the
- * pattern's literal prefix (copied to prefix, len bytes at most, its
- * length to *prefixlen).  A pattern that is only the literal matches the
- * keys equal to it, one that is the literal and '%' (any number) the keys
- * that begin with it, and any other the keys beginning with it for which
- * LIKE itself says so; a malformed pattern (ending in an escape) is of
- * the last kind, with no prefix, and LIKE refuses it when it is checked.
+ * What a LIKE pattern (patt, of len bytes) on a key of type typid asks of
+ * the keys that match it under a deterministic collation, where LIKE
+ * compares the pattern's literal characters as bytes: every one begins
+ * with the pattern's literal prefix (copied to prefix, len bytes at most,
+ * its length to *prefixlen).  A pattern that is only the literal matches
+ * the keys equal to it, one that is the literal and '%' (any number) the
+ * keys that begin with it, and any other the keys beginning with it for
+ * which LIKE itself says so; a malformed pattern (ending in an escape) is
+ * of the last kind, with no prefix, and LIKE refuses it when it is
+ * checked.
+ *
+ * A bpchar value matches with its padding, which its key has lost, so the
+ * prefix loses its trailing blanks too: a padded value begins with the
+ * literal only if its key begins with that.  The literal and '%' stay
+ * exact when the literal ends in another character (where it ends, a
+ * value has a character of its key, not a blank of its padding); a
+ * pattern without wildcards matches some of the keys equal to the literal
+ * without its blanks, those whose values have the padding it asks for.
  */
 AmLikeKind
-am_like_pattern(const char *patt, int len, char *prefix, int *prefixlen)
+am_like_pattern(Oid typid, const char *patt, int len, char *prefix,
+				int *prefixlen)
 {
 	int			end;
 	int			n = am_like_prefix(patt, len, false, prefix, &end);
+	AmLikeKind	kind;
 	int			i;
 
 	*prefixlen = Max(n, 0);
 	if (n < 0)
 		return AM_LIKE_OTHER;
-	if (end >= len)
-		return AM_LIKE_EXACT;
-	for (i = end; i < len; i++)
+	kind = (end >= len) ? AM_LIKE_EXACT : AM_LIKE_PREFIX;
+	for (i = end; i < len && kind == AM_LIKE_PREFIX; i++)
 		if (patt[i] != '%')
-			return AM_LIKE_OTHER;
-	return AM_LIKE_PREFIX;
+			kind = AM_LIKE_OTHER;
+	if (typid == BPCHAROID)
+	{
+		*prefixlen = bpchartruelen(prefix, n);
+		if (kind == AM_LIKE_EXACT)
+			kind = AM_LIKE_EQUAL_OTHER;
+		else if (*prefixlen < n)
+			kind = AM_LIKE_OTHER;
+	}
+	return kind;
 }
 
 /*
@@ -302,8 +323,8 @@ am_like_own_clause(RestrictInfo *rinfo, int col)
  * gives the clause even where the operator's support function gives one,
  * and not lossy: the restriction holds exactly for the keys beginning
  * with the prefix, so the executor need not check it on each row.  An
- * operator of the index's operator family (text's "~~" from version
- * 0.3.0 on) is left to the planner, which makes the restriction itself
+ * operator of the index's operator family ("~~" from version 0.3.0 on
+ * for text, from 0.4.0 on for bpchar and name) is left to the planner, which makes the restriction itself
  * the index clause; without allow_exact (an arm of an OR) it is that.
  */
 static IndexClause *
@@ -369,7 +390,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	prefix = palloc(len + 1);
 	exact = allow_exact && typid == TEXTOID &&
 		am_pattern_kind(funcid) == AM_PATTERN_LIKE &&
-		am_like_pattern(VARDATA_ANY(pattext), len, prefix, &end) ==
+		am_like_pattern(typid, VARDATA_ANY(pattext), len, prefix, &end) ==
 		AM_LIKE_PREFIX;
 	if (!exact && am_like_has_support(root, funcid, clause, index, col))
 		return NULL;

@@ -9,10 +9,13 @@
  *
  *	- "=" v gives [v || 0x00, v || 0x01): exactly v's entries;
  *	- "^@" p gives [p, successor of p): the entries beginning with p;
- *	- LIKE (text's "~~") gives the segment of the pattern's literal prefix
- *	  as "^@" does, or of the literal as "=" does when the pattern has no
+ *	- LIKE ("~~") gives the segment of the pattern's literal prefix as
+ *	  "^@" does, or of the literal as "=" does when the pattern has no
  *	  wildcard; a pattern that is more than the prefix and '%' (and any
- *	  "~~ ANY(array)") leaves LIKE itself to the recheck;
+ *	  "~~ ANY(array)") leaves LIKE itself to the recheck.  On bpchar the
+ *	  literal loses its trailing blanks, as the keys have, and the
+ *	  recheck also takes a pattern without wildcards and one whose literal
+ *	  ends in a blank (am_like_pattern);
  *	- "<", "<=", ">=", ">" give byte-order bounds, but only when the index
  *	  collation orders strings as their bytes ("C", "POSIX"); under any
  *	  other collation they restrict nothing and every tuple is rechecked;
@@ -259,12 +262,12 @@ am_key_values(ScanKey sk, Oid typid, int *nvalues)
 
 /*
  * The literal prefixes (am_like_pattern) of a LIKE scan key's pattern, or
- * of its array's non-NULL patterns, sorted and distinct; *kind says what
- * the pattern asks of the keys beginning with its prefix (for an array,
- * always AM_LIKE_OTHER: each key is rechecked).
+ * of its array's non-NULL patterns, on keys of type typid, sorted and
+ * distinct; *kind says what the pattern asks of the keys beginning with
+ * its prefix (for an array, always AM_LIKE_OTHER: each key is rechecked).
  */
 static AmBytes *
-am_like_values(ScanKey sk, int *nvalues, AmLikeKind *kind)
+am_like_values(ScanKey sk, Oid typid, int *nvalues, AmLikeKind *kind)
 {
 	Datum	   *elems = &sk->sk_argument;
 	bool	   *nulls = NULL;
@@ -288,7 +291,7 @@ am_like_values(ScanKey sk, int *nvalues, AmLikeKind *kind)
 		patt = DatumGetTextPP(elems[i]);
 		len = VARSIZE_ANY_EXHDR(patt);
 		values[n].data = palloc(len + 1);
-		*kind = am_like_pattern(VARDATA_ANY(patt), len,
+		*kind = am_like_pattern(typid, VARDATA_ANY(patt), len,
 								(char *) values[n].data, &len);
 		values[n++].len = len;
 	}
@@ -483,10 +486,10 @@ am_scan_column(IndexScanDesc scan, int col, const AmBytes *prefix,
 		{
 			AmLikeKind kind;
 
-			kv = am_like_values(sk, &nkv, &kind);
-			strategy = (kind == AM_LIKE_EXACT) ? ARTRIE_EQUAL_STRATEGY :
-				ARTRIE_PREFIX_STRATEGY;
-			if (kind == AM_LIKE_OTHER)
+			kv = am_like_values(sk, index->rd_opcintype[col], &nkv, &kind);
+			strategy = (kind == AM_LIKE_EXACT || kind == AM_LIKE_EQUAL_OTHER) ?
+				ARTRIE_EQUAL_STRATEGY : ARTRIE_PREFIX_STRATEGY;
+			if (kind == AM_LIKE_OTHER || kind == AM_LIKE_EQUAL_OTHER)
 				so->recheck = true;
 		}
 		else

@@ -7,8 +7,9 @@
  * comparison operators at strategies 1-5 and, for a string type,
  * starts-with at strategy 6, all boolean search operators between two
  * values of the input type (between any two integer types in the integer
- * family).  The text family may also hold LIKE at strategy 7 (from
- * version 0.3.0 on; the operator classes of 0.2.0 lack it, so it is not
+ * family).  A string family may also hold LIKE at strategy 7, between
+ * its type and a text pattern (text's from version 0.3.0 on, bpchar's
+ * and name's from 0.4.0; older operator classes lack it, so it is not
  * required).  It has no support functions.  The input type is one
  * am_datum_key knows how to turn into a key: text, bpchar or name, and
  * int2, int4, int8 or uuid for the columns ahead of them.
@@ -39,6 +40,26 @@ static bool
 am_validate_is_integer(Oid typid)
 {
 	return typid == INT2OID || typid == INT4OID || typid == INT8OID;
+}
+
+/*
+ * The function of LIKE between a string type and a text pattern, or
+ * InvalidOid for another type.
+ */
+static Oid
+am_validate_like_func(Oid typid)
+{
+	switch (typid)
+	{
+		case TEXTOID:
+			return F_TEXTLIKE;
+		case BPCHAROID:
+			return F_BPCHARLIKE;
+		case NAMEOID:
+			return F_NAMELIKE;
+		default:
+			return InvalidOid;
+	}
 }
 
 /*
@@ -128,9 +149,11 @@ artrie_validate(Oid opclassoid)
 			result = false;
 		}
 
-		if ((oprform->amoplefttype != oprform->amoprighttype &&
-			 !(am_validate_is_integer(oprform->amoplefttype) &&
-			   am_validate_is_integer(oprform->amoprighttype))) ||
+		if ((oprform->amopstrategy == ARTRIE_LIKE_STRATEGY ?
+			 oprform->amoprighttype != TEXTOID :
+			 (oprform->amoplefttype != oprform->amoprighttype &&
+			  !(am_validate_is_integer(oprform->amoplefttype) &&
+				am_validate_is_integer(oprform->amoprighttype)))) ||
 			!check_amop_signature(oprform->amopopr, BOOLOID,
 								  oprform->amoplefttype,
 								  oprform->amoprighttype))
@@ -144,11 +167,12 @@ artrie_validate(Oid opclassoid)
 		}
 
 		if (oprform->amopstrategy == ARTRIE_LIKE_STRATEGY &&
-			get_opcode(oprform->amopopr) != F_TEXTLIKE)
+			get_opcode(oprform->amopopr) !=
+			am_validate_like_func(oprform->amoplefttype))
 		{
 			ereport(INFO,
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-					 errmsg("operator family \"%s\" of access method %s contains operator %s at strategy %d, which is text's LIKE only",
+					 errmsg("operator family \"%s\" of access method %s contains operator %s at strategy %d, which is LIKE of text, bpchar or name only",
 							opfamilyname, "artrie",
 							format_operator(oprform->amopopr),
 							oprform->amopstrategy)));

@@ -60,12 +60,14 @@ SELECT results_eq(
 	         ('artrie_bpchar_ops', 4, '>=(character,character)', 's'),
 	         ('artrie_bpchar_ops', 5, '>(character,character)', 's'),
 	         ('artrie_bpchar_ops', 6, '^@(character,character)', 's'),
+	         ('artrie_bpchar_ops', 7, '~~(character,text)', 's'),
 	         ('artrie_name_ops', 1, '<(name,name)', 's'),
 	         ('artrie_name_ops', 2, '<=(name,name)', 's'),
 	         ('artrie_name_ops', 3, '=(name,name)', 's'),
 	         ('artrie_name_ops', 4, '>=(name,name)', 's'),
 	         ('artrie_name_ops', 5, '>(name,name)', 's'),
 	         ('artrie_name_ops', 6, '^@(name,name)', 's'),
+	         ('artrie_name_ops', 7, '~~(name,text)', 's'),
 	         ('artrie_text_ops', 1, '<(text,text)', 's'),
 	         ('artrie_text_ops', 2, '<=(text,text)', 's'),
 	         ('artrie_text_ops', 3, '=(text,text)', 's'),
@@ -73,7 +75,7 @@ SELECT results_eq(
 	         ('artrie_text_ops', 5, '>(text,text)', 's'),
 	         ('artrie_text_ops', 6, '^@(text,text)', 's'),
 	         ('artrie_text_ops', 7, '~~(text,text)', 's')$$,
-	'each family has < <= = >= > at btree strategies 1-5 and ^@ at 6, text''s also LIKE at 7, all for search');
+	'each family has < <= = >= > at btree strategies 1-5, ^@ at 6 and LIKE (its type against a text pattern) at 7, all for search');
 SELECT is((SELECT count(*)::int FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily
 		JOIN pg_am a ON a.oid = f.opfmethod WHERE a.amname = 'artrie'),
 	0, 'the operator families have no support functions');
@@ -132,13 +134,13 @@ SELECT ok(pg_index_has_property('cat_k'::regclass, 'index_scan')
 
 -- Only a superuser creates the extension (it is not trusted).
 SELECT is((SELECT trusted FROM pg_available_extension_versions
-		WHERE name = 'artrie' AND version = '0.3.0'),
+		WHERE name = 'artrie' AND version = '0.4.0'),
 	false, 'the extension is not trusted');
 SELECT is((SELECT relocatable FROM pg_available_extension_versions
-		WHERE name = 'artrie' AND version = '0.3.0'),
+		WHERE name = 'artrie' AND version = '0.4.0'),
 	false, 'the extension is not relocatable');
 SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'artrie'),
-	'0.3.0', 'the installed version is 0.3.0');
+	'0.4.0', 'the installed version is 0.4.0');
 
 SELECT * FROM finish();
 ROLLBACK;

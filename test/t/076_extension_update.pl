@@ -6,7 +6,8 @@
 # updates), so this holds by construction; the check is there for an
 # install script of a later version, should one be added.  From 0.2.0
 # too: an index built under 0.2.0 takes LIKE as its index condition after
-# the update (strategy 7 of 0.3.0).
+# the update (strategy 7 of 0.3.0); and from 0.3.0, char(n) and name
+# indexes take theirs (strategy 7 of their families in 0.4.0).
 use strict;
 use warnings;
 use FindBin;
@@ -64,9 +65,11 @@ my $node = artrie_node('update', 'io_uring');
 
 $node->safe_psql('postgres', 'CREATE DATABASE old');
 $node->safe_psql('postgres', 'CREATE DATABASE old2');
+$node->safe_psql('postgres', 'CREATE DATABASE old3');
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');
 $node->safe_psql('old', q{CREATE EXTENSION artrie VERSION '0.1.0'});
 $node->safe_psql('old2', q{CREATE EXTENSION artrie VERSION '0.2.0'});
+$node->safe_psql('old3', q{CREATE EXTENSION artrie VERSION '0.3.0'});
 $node->safe_psql('fresh', 'CREATE EXTENSION artrie');
 
 my $fresh_version = $node->safe_psql('fresh',
@@ -141,6 +144,55 @@ like($node->safe_psql('old2', "SET enable_seqscan = off; EXPLAIN (COSTS OFF) $li
 is($node->safe_psql('old2', "SET enable_seqscan = off; $like_rows"),
 	$like_before, 'and answer as a sequential scan did before the update');
 check_index($node, 'vt', 'vt_k', 'updated from 0.2.0', db => 'old2');
+
+# From 0.3.0: a char(n) and a name LIKE, "^@" and a filter under 0.3.0
+# (the planner hook), become the index condition itself on the indexes
+# built before the update, and answer as a sequential scan did.
+$node->safe_psql('old3', q{
+	CREATE TABLE ct (id int, b char(8), n name);
+	INSERT INTO ct SELECT g, 'c' || (g % 5000), 'n' || (g % 5000)
+		FROM generate_series(1, 20000) g;
+	INSERT INTO ct VALUES (20001, 'c1 x', 'n1 x'), (20002, '', '');
+	CREATE INDEX ct_b ON ct USING artrie (b);
+	CREATE INDEX ct_n ON ct USING artrie (n);
+	ANALYZE ct;
+});
+my %ct_plan = map {
+	$_ => qq{SET enable_seqscan = off; SET enable_indexscan = off;
+		EXPLAIN (COSTS OFF) SELECT count(id) FROM ct WHERE $_ LIKE 'c1%'}
+} ('b', 'n');
+my @ct_preds = map {
+	my $c = $_;
+	map { "$c LIKE '$_'" } ('c1%', 'n1%', 'c12', 'n12', 'c1 %', 'n1 %',
+		'c1_', 'n1_', '', '%9')
+} ('b', 'n');
+my $ct_rows = 'SELECT r FROM (' . join(' UNION ALL ', map {
+	"SELECT $_ AS i, count(*) || '/' || coalesce(sum(id), 0) AS r
+	 FROM ct WHERE $ct_preds[$_]"
+} 0 .. $#ct_preds) . ') s ORDER BY i';
+like($node->safe_psql('old3', $ct_plan{$_}), qr/Filter: \($_ ~~ 'c1%'::text\)/,
+	"under 0.3.0 a bitmap heap scan keeps the $_ LIKE as a filter")
+  for ('b', 'n');
+my $ct_before = $node->safe_psql('old3',
+	"SET enable_bitmapscan = off; SET enable_indexscan = off; $ct_rows");
+$node->safe_psql('old3', 'ALTER EXTENSION artrie UPDATE');
+is($node->safe_psql('old3', $objects_sql), $fresh,
+	'updated from 0.3.0, the extension has the objects of a fresh one');
+for my $c ('b', 'n')
+{
+	my $p = $node->safe_psql('old3', $ct_plan{$c});
+	ok($p =~ /Index Cond: \($c ~~ 'c1%'::text\)/ && $p !~ /Filter/,
+		"after the update the $c LIKE is the index condition, with no filter")
+	  or diag($p);
+}
+for my $mode ('enable_indexscan', 'enable_bitmapscan')
+{
+	my $off = $mode eq 'enable_indexscan' ? 'enable_bitmapscan' : 'enable_indexscan';
+	is($node->safe_psql('old3', "SET enable_seqscan = off; SET $off = off; $ct_rows"),
+		$ct_before,
+		"the char(n) and name LIKEs ($mode) answer as a sequential scan did before the update");
+}
+verify_ok($node, $_, 'updated from 0.3.0', db => 'old3') for ('ct_b', 'ct_n');
 
 $node->stop;
 done_testing();
