@@ -33,7 +33,12 @@
  * bitmap heap scan keeps no filter for it.  The hook leaves such a
  * clause to the planner (and takes it as it is for an arm of an OR); it
  * still gives bpchar and name LIKE its "^@" paths in a database whose
- * extension is older.  Under the 0.2.0 operator class,
+ * extension is older.  For LIKE written as a function call
+ * (textlike(key, 'abc%')), which the planner matches to no operator, the
+ * hook's paths take the family's "~~" on the same arguments as the index
+ * condition, not lossy: an index scan keeps no filter for it, a bitmap
+ * heap scan still does (PostgreSQL leaves out of that filter only a
+ * restriction that is itself an index qual).  Under the 0.2.0 operator class,
  * without "~~", a text LIKE whose pattern is only a literal prefix and
  * '%' ('abc%'), which matches exactly the keys that begin with the
  * prefix, gets such paths from the hook under any collation, the "C" one
@@ -317,6 +322,27 @@ am_like_own_clause(RestrictInfo *rinfo, int col)
 }
 
 /*
+ * The index clause of a restriction whose index condition is opclause, an
+ * operator of the index's family on its column col; lossy if the
+ * executor must still check the restriction on each row.
+ */
+static IndexClause *
+am_like_derived_clause(PlannerInfo *root, RestrictInfo *rinfo,
+					   Expr *opclause, int col, bool lossy)
+{
+	IndexClause *iclause = makeNode(IndexClause);
+
+	set_opfuncid((OpExpr *) opclause);
+	iclause->rinfo = rinfo;
+	iclause->indexquals = list_make1(make_simple_restrictinfo(root,
+															  opclause));
+	iclause->lossy = lossy;
+	iclause->indexcol = col;
+	iclause->indexcols = NIL;
+	return iclause;
+}
+
+/*
  * The index clause "key ^@ prefix" that a restriction implies on the
  * artrie index's key, or NULL if it implies none this file handles.  With
  * allow_exact, a text LIKE whose pattern is a literal prefix and '%'
@@ -324,8 +350,11 @@ am_like_own_clause(RestrictInfo *rinfo, int col)
  * and not lossy: the restriction holds exactly for the keys beginning
  * with the prefix, so the executor need not check it on each row.  An
  * operator of the index's operator family ("~~" from version 0.3.0 on
- * for text, from 0.4.0 on for bpchar and name) is left to the planner, which makes the restriction itself
- * the index clause; without allow_exact (an arm of an OR) it is that.
+ * for text, from 0.4.0 on for bpchar and name) is left to the planner,
+ * which makes the restriction itself the index clause; without
+ * allow_exact (an arm of an OR) it is that.  LIKE written as a function
+ * call (textlike(key, pattern)) gets that operator on the same arguments,
+ * not lossy: the same function, answered by the scan as the operator is.
  */
 static IndexClause *
 am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
@@ -344,7 +373,6 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	Const	   *pconst;
 	Oid			opno;
 	Expr	   *prefixclause;
-	IndexClause *iclause;
 	bool		exact;
 
 	if (rinfo->pseudoconstant ||
@@ -383,6 +411,16 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 		/* the planner's own paths have it; an arm of an OR takes it as is */
 		return allow_exact ? NULL : am_like_own_clause(rinfo, col);
 	}
+	opno = get_opfamily_member(index->opfamily[col], typid, TEXTOID,
+							   ARTRIE_LIKE_STRATEGY);
+	if (IsA(clause, FuncExpr) && OidIsValid(opno) &&
+		get_opcode(opno) == funcid)
+		return am_like_derived_clause(root, rinfo,
+									  make_opclause(opno, BOOLOID, false,
+													(Expr *) linitial(args),
+													(Expr *) lsecond(args),
+													InvalidOid, collid),
+									  col, false);
 
 	patt = (Const *) lsecond(args);
 	pattext = DatumGetTextPP(patt->constvalue);
@@ -420,16 +458,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	prefixclause = make_opclause(opno, BOOLOID, false,
 								 (Expr *) linitial(args), (Expr *) pconst,
 								 InvalidOid, index->indexcollations[col]);
-	set_opfuncid((OpExpr *) prefixclause);
-
-	iclause = makeNode(IndexClause);
-	iclause->rinfo = rinfo;
-	iclause->indexquals = list_make1(make_simple_restrictinfo(root,
-															  prefixclause));
-	iclause->lossy = !exact;
-	iclause->indexcol = col;
-	iclause->indexcols = NIL;
-	return iclause;
+	return am_like_derived_clause(root, rinfo, prefixclause, col, !exact);
 }
 
 /*
