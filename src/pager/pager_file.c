@@ -458,10 +458,11 @@ slot_reset(PagerFileSlot *fs)
 }
 
 /*
- * Write both meta slots of a new, empty file and make them durable.
+ * Write both meta slots of a new, empty file and make them durable; the
+ * file holds every change logged before start (its checkpoint's redo_lsn).
  */
 static void
-slot_init_file(PagerFileSlot *fs)
+slot_init_file(PagerFileSlot *fs, XLogRecPtr start)
 {
 	int			scratch[2];
 	IoPage		pages[2];
@@ -470,7 +471,7 @@ slot_init_file(PagerFileSlot *fs)
 	slot_reset(fs);
 	if (pager_test_map_fanout > 0)
 		fs->fanout = (uint32) pager_test_map_fanout;
-	fs->redo_lsn = pager_redo_now();
+	fs->redo_lsn = start;
 	tli = pager_timeline_now();
 	for (int i = 0; i < 2; i++)
 	{
@@ -824,10 +825,11 @@ pager_report_upgrade(void)
 
 /*
  * Create file id, empty (reuse: over the file of that name, if there is
- * one), and give it a slot.
+ * one), holding every change logged before start, and give it a slot.
  */
 static PagerFile *
-file_create(const ArtFileId *id, const char *relname, bool reuse)
+file_create(const ArtFileId *id, const char *relname, bool reuse,
+			XLogRecPtr start)
 {
 	char		path[IO_PATH_LEN];
 	char		dir[IO_PATH_LEN];
@@ -865,7 +867,7 @@ file_create(const ArtFileId *id, const char *relname, bool reuse)
 	fs = &pager_shared->files[slot];
 
 	LWLockAcquire(&fs->ckpt_lock, LW_EXCLUSIVE);
-	slot_init_file(fs);
+	slot_init_file(fs, start);
 
 	/* Whoever fills a new file logs its image (wal_log_file). */
 	fs->imaged_redo = GetRedoRecPtr();
@@ -883,20 +885,26 @@ file_create(const ArtFileId *id, const char *relname, bool reuse)
 PagerFile *
 pager_create_file(const ArtFileId *id, const char *relname)
 {
-	return file_create(id, relname, false);
+	return file_create(id, relname, false, pager_redo_now());
 }
 
 /*
  * Start a file afresh, empty, as redo does from the first record of a
- * file's image: in place if it exists (its pages are left as garbage that
- * the new, empty page map does not point at, and new writes overwrite),
- * so that every process's handle on the file stays one on it (under the
- * mmap backend other processes drop their handles on a removed file only
- * lazily, assuming its name is never used again).  Its slot, its marker
- * of damage and this process's handle go first.
+ * file's image, at lsn: in place if it exists (its pages are left as
+ * garbage that the new, empty page map does not point at, and new writes
+ * overwrite), so that every process's handle on the file stays one on it
+ * (under the mmap backend other processes drop their handles on a removed
+ * file only lazily, assuming its name is never used again).  Its slot, its
+ * marker of damage and this process's handle go first.  The new file's
+ * checkpoint begins at the redo position (pager_redo_now: the records
+ * redo holds back for the image are applied after it), but never past
+ * lsn: artrie's own replay of the window before PostgreSQL's redo pointer
+ * (wal_recovery.c) runs while the replay position is already past the
+ * image and the records after it, which redo would otherwise skip,
+ * leaving the file empty.
  */
 PagerFile *
-pager_reset_file(const ArtFileId *id, const char *relname)
+pager_reset_file(const ArtFileId *id, const char *relname, XLogRecPtr lsn)
 {
 	char		path[IO_PATH_LEN + 16];
 
@@ -907,7 +915,7 @@ pager_reset_file(const ArtFileId *id, const char *relname)
 		ereport(WARNING,
 				(errcode_for_file_access(),
 				 errmsg("could not remove file \"%s\": %m", path)));
-	return file_create(id, relname, true);
+	return file_create(id, relname, true, Min(pager_redo_now(), lsn));
 }
 
 /*

@@ -27,8 +27,12 @@
 /* A backend's handle on one open artrie file. */
 typedef struct PagerFile PagerFile;
 
-/* Start a file afresh, empty, in place if it exists (redo of an image). */
-extern PagerFile *pager_reset_file(const ArtFileId *id, const char *relname);
+/*
+ * Start a file afresh, empty, in place if it exists (redo of an image whose
+ * first record is at lsn).
+ */
+extern PagerFile *pager_reset_file(const ArtFileId *id, const char *relname,
+								   XLogRecPtr lsn);
 
 /* The file as a page store for the trie. */
 extern ArtPageStore pager_page_store(PagerFile *file);

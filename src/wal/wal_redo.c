@@ -506,7 +506,7 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		file_set_put(&rebuilding, &rec->file, true);
 		redo_publish_unusable();
 		wal_redo_forget();
-		(void) pager_reset_file(&rec->file, path);
+		(void) pager_reset_file(&rec->file, path, lsn);
 		wal_redo_forget();
 	}
 	else if (ckpt && !file_set_has(&rebuilding, &rec->file))

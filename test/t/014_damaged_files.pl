@@ -53,6 +53,22 @@ sub file_of
 	  . $node->safe_psql('postgres', "SELECT artrie_stats('$index')->>'file'");
 }
 
+# PostgreSQL's checkpoint, and wait until the io worker's checkpoint that
+# follows it has moved artrie's replay_from there: both files are then
+# checkpointed past it, and neither redo nor artrie's own replay at the
+# next start begins before it.  Until then a crash or a stop may leave
+# the image records of a file's build in the WAL that artrie replays,
+# which make the file anew if it is missing.
+sub checkpoint_past_images
+{
+	my ($node, $label) = @_;
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	ok($node->poll_query_until('postgres', q{
+		SELECT (artrie_stats('hi')->'wal'->>'replay_from')::pg_lsn >= c.redo_lsn
+		FROM pg_control_checkpoint() c}),
+		"$label: artrie's replay begins past PostgreSQL's checkpoint");
+}
+
 # The damage done to the file, and the error it must give after the
 # crash: a file redo could not apply records to is refused with redo's
 # error as the detail.
@@ -93,15 +109,12 @@ for my $rp (read_paths())
 		my $label = "$backend, $case";
 
 		# Rows committed after artrie's last checkpoint live in the WAL only.
-		# PostgreSQL's checkpoint first, so that redo starts past the image
-		# records of the file (made by CREATE INDEX or the last REINDEX),
-		# which would otherwise make a missing file anew; then the io
-		# worker's checkpoint of both files, which it moves on to.
-		$node->safe_psql('postgres', 'CHECKPOINT');
-		ok($node->poll_query_until('postgres', q{
-			SELECT bool_and((artrie_stats(i)->'checkpoint'->>'redo_lsn')::pg_lsn >= c.redo_lsn)
-			FROM unnest(ARRAY['wi', 'hi']::regclass[]) i, pg_control_checkpoint() c}),
-			"$label: the io worker checkpointed both files after PostgreSQL's checkpoint");
+		# PostgreSQL's checkpoint, then the io worker's checkpoint of both
+		# files, until artrie's own replay at start begins past it too
+		# (replay_from), so that no redo meets the image records of the file
+		# (made by CREATE INDEX or the last REINDEX), which would make a
+		# missing file anew from the WAL.
+		checkpoint_past_images($node, $label);
 		$node->safe_psql('postgres', qq{
 			INSERT INTO w SELECT '$case-' || i FROM generate_series(1, 300) i;
 			INSERT INTO h SELECT '$case-' || i FROM generate_series(1, 300) i;
@@ -183,6 +196,7 @@ for my $rp (read_paths())
 	# after a restart the missing-file error; REINDEX repairs.
 	my $named = $node->safe_psql('postgres', "SELECT artrie_stats('wi')->>'file'");
 	my $path = $node->data_dir . "/$named";
+	checkpoint_past_images($node, $backend);
 	my $logpos = -s $node->logfile;
 	ok(unlink($path), "$backend: the file removed under the running server");
 	my ($ret, $out, $err);
