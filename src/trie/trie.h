@@ -223,6 +223,21 @@ extern ArtStatus art_cursor_next_run(ArtCursor *cursor, ArtRun *run);
 extern void art_cursor_close(ArtCursor *cursor);
 
 /*
+ * A cursor in memory of the caller's, of art_cursor_size() bytes aligned
+ * as the store's temporary memory is: art_cursor_init sets it up on t as
+ * art_cursor_open would, and art_cursor_release frees what it allocated
+ * since (as art_cursor_close does, but not the caller's memory), after
+ * which art_cursor_init may set it up again, on any trie.  A caller whose
+ * store's temporary memory went away with an error (the pager's, in
+ * memory an ERROR frees), and with it the cursor's pins, calls
+ * art_cursor_init again without art_cursor_release, which would free that
+ * memory and release those pins once more.
+ */
+extern size_t art_cursor_size(void);
+extern ArtCursor *art_cursor_init(void *mem, ArtTrie *t);
+extern void art_cursor_release(ArtCursor *cursor);
+
+/*
  * Walk: a depth-first walk in byte order over the entries beginning with
  * prefix, which a visitor can prune (the fuzzy search's automaton walk).
  * The walk holds share locks while it calls the visitor, so the visitor

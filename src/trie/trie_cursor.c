@@ -18,6 +18,11 @@
  * batch is used up.  Each batch is then the trie's content of its range at
  * the time it was read.
  *
+ * A cursor whose range is the entries beginning with a key (an index's
+ * exact lookup, most prefix scans) fetches its first batch without the
+ * iterator: a lock-coupled descent to the node where the key ends, as a
+ * lookup's, then the entries below that node in its page (fetch_prefix).
+ *
  *-------------------------------------------------------------------------
  */
 #include "trie_internal.h"
@@ -113,10 +118,30 @@ buf_set(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 ArtStatus
 art_cursor_open(ArtTrie *t, ArtCursor **cursor)
 {
-	ArtCursor  *c = art_alloc(t, sizeof(ArtCursor));
+	void	   *mem = art_alloc(t, sizeof(ArtCursor));
 
-	if (c == NULL)
+	if (mem == NULL)
 		return ART_NO_MEMORY;
+	*cursor = art_cursor_init(mem, t);
+	return ART_OK;
+}
+
+/* Bytes of a cursor in memory of the caller's (art_cursor_init). */
+size_t
+art_cursor_size(void)
+{
+	return sizeof(ArtCursor);
+}
+
+/*
+ * Set up a cursor in memory of the caller's, as art_cursor_open does:
+ * positioned before the first entry of t.
+ */
+ArtCursor *
+art_cursor_init(void *mem, ArtTrie *t)
+{
+	ArtCursor  *c = (ArtCursor *) mem;
+
 	memset(c, 0, offsetof(ArtCursor, ends0));
 	c->t = t;
 	c->dir = ART_FORWARD;
@@ -129,8 +154,7 @@ art_cursor_open(ArtTrie *t, ArtCursor **cursor)
 	art_buf_give(&c->batch, c->batch0, sizeof(c->batch0));
 	art_iter_give(&c->it, c->refs0, c->unlocked0, CURSOR_PAGES, c->frames0,
 				  CURSOR_FRAMES);
-	*cursor = c;
-	return ART_OK;
+	return c;
 }
 
 /* Set where the next call starts and in which direction. */
@@ -253,6 +277,113 @@ batch_add(ArtCursor *c, const ArtBuf *path)
 }
 
 /*
+ * Whether the cursor's range is the entries beginning with its start key:
+ * forward, from the start key inclusive to a bound that is the start key
+ * with its last byte one higher, exclusive (an index's exact lookup
+ * [v || 0x00, v || 0x01), a prefix scan's [p, successor of p)).
+ */
+static bool
+prefix_range(const ArtCursor *c)
+{
+	const ArtBuf *s = &c->start;
+	const ArtBuf *b = &c->bound;
+
+	return c->dir == ART_FORWARD && c->has_start && c->start_inclusive &&
+		c->has_bound && !c->bound_inclusive && !c->has_prefix &&
+		s->len > 0 && b->len == s->len &&
+		b->data[s->len - 1] == s->data[s->len - 1] + 1 &&
+		memcmp(s->data, b->data, s->len - 1) == 0;
+}
+
+/* Nodes below the prefix's node that fetch_prefix's walk goes down. */
+#define PREFIX_DEPTH	16
+
+/*
+ * The first fetch of a prefix range (prefix_range): follow the start key
+ * down with lock coupling, as art_lookup does, to the node where it ends,
+ * and copy the entries of that node's subtree from its page, in order,
+ * without the iterator's frames.  The walk stops at a full batch, at a
+ * child in another page (a stub) or PREFIX_DEPTH nodes down, and leaves
+ * the rest to the next fetch, which seeks past the batch's last entry.
+ * *fetched is false, and nothing kept, if it stops before the first
+ * entry: then the caller seeks as for any range.
+ */
+static ArtStatus
+fetch_prefix(ArtCursor *c, bool *fetched)
+{
+	ArtTrie    *t = c->t;
+	ArtNode		nodes[PREFIX_DEPTH];
+	int			after[PREFIX_DEPTH];	/* the child key visited last, or -1 */
+	size_t		ends[PREFIX_DEPTH]; /* path length past the node's prefix */
+	int			depth = 1;
+	bool		stopped = false;
+	ArtPageRef	cur;
+	size_t		at;
+	bool		matched;
+	ArtChild	ref;
+	ArtStatus	st;
+
+	*fetched = false;
+	st = art_descend(t, c->start.data, c->start.len, &cur, &nodes[0], &at,
+					 &matched, &ref);
+	if (st != ART_OK)
+		return st;
+	if (!matched)
+	{
+		t->store.ops->release(t->store.store, &cur);
+		c->batch_ends = true;
+		*fetched = true;
+		return ART_OK;
+	}
+	c->path.len = 0;
+	st = art_buf_append(t, &c->path, c->start.data, at);
+	if (st == ART_OK)
+		st = art_buf_append(t, &c->path, nodes[0].prefix, nodes[0].plen);
+	after[0] = -1;
+	ends[0] = c->path.len;
+	if (st == ART_OK && nodes[0].terminal)
+		st = batch_add(c, &c->path);
+	while (st == ART_OK && depth > 0)
+	{
+		ArtNode    *node = &nodes[depth - 1];
+		uint8_t		k;
+		ArtChild	child;
+		uint8_t    *rec;
+
+		if (!art_node_next(node, after[depth - 1], &k, &child))
+		{
+			depth--;
+			continue;
+		}
+		rec = art_child_rec(cur.data, child);
+		if (c->nbatch >= c->batch_max || c->batch.len >= BATCH_BYTES ||
+			depth == PREFIX_DEPTH || art_is_stub(rec))
+		{
+			stopped = true;
+			break;
+		}
+		after[depth - 1] = k;
+		c->path.len = ends[depth - 1];
+		st = art_buf_append(t, &c->path, &k, 1);
+		node = &nodes[depth];
+		art_node_decode(rec, node);
+		if (st == ART_OK)
+			st = art_buf_append(t, &c->path, node->prefix, node->plen);
+		after[depth] = -1;
+		ends[depth] = c->path.len;
+		depth++;
+		if (st == ART_OK && node->terminal)
+			st = batch_add(c, &c->path);
+	}
+	t->store.ops->release(t->store.store, &cur);
+	if (st != ART_OK || (stopped && c->nbatch == 0))
+		return st;
+	c->batch_ends = !stopped;
+	*fetched = true;
+	return ART_OK;
+}
+
+/*
  * Seek past the last entry returned (or to the start) and fetch a batch
  * of entries in range, recording the trie's version.
  */
@@ -261,14 +392,9 @@ fetch(ArtCursor *c)
 {
 	ArtIter    *it = &c->it;
 	ArtStatus	st;
+	bool		fetched;
 	bool		found;
 
-	it->t = c->t;
-	it->fwd = c->dir == ART_FORWARD;
-	it->out = &c->path;
-	it->stop = c->has_bound ? c->bound.data : NULL;
-	it->stoplen = c->bound.len;
-	it->stop_inclusive = c->bound_inclusive;
 	c->nbatch = c->ibatch = 0;
 	c->batch.len = 0;
 	c->batch_ends = false;
@@ -277,6 +403,22 @@ fetch(ArtCursor *c)
 		return st;
 	/* before the seek: a change moves the version after it is made */
 	c->version = c->t->store.ops->version(c->t->store.store, false);
+	if (!c->has_last && prefix_range(c))
+	{
+		st = fetch_prefix(c, &fetched);
+		if (st != ART_OK || fetched)
+		{
+			if (c->batch_max < BATCH_ENTRIES)
+				c->batch_max *= 2;
+			return st;
+		}
+	}
+	it->t = c->t;
+	it->fwd = c->dir == ART_FORWARD;
+	it->out = &c->path;
+	it->stop = c->has_bound ? c->bound.data : NULL;
+	it->stoplen = c->bound.len;
+	it->stop_inclusive = c->bound_inclusive;
 	if (c->has_last)
 		st = art_iter_seek(it, c->last.data, c->last.len, false, false,
 						   &found);
@@ -385,9 +527,12 @@ art_cursor_next_run(ArtCursor *cursor, ArtRun *run)
 	return ART_OK;
 }
 
-/* Free a cursor. */
+/*
+ * Free the memory a cursor allocated beyond its own (its pages are
+ * released); a cursor of art_cursor_init's may then be set up again.
+ */
 void
-art_cursor_close(ArtCursor *cursor)
+art_cursor_release(ArtCursor *cursor)
 {
 	ArtTrie    *t = cursor->t;
 
@@ -401,5 +546,13 @@ art_cursor_close(ArtCursor *cursor)
 		art_iter_free(&cursor->it);
 	if (cursor->ends != cursor->ends0)
 		art_free(t, cursor->ends);
-	art_free(t, cursor);
+	cursor->ends = cursor->ends0;
+}
+
+/* Free a cursor of art_cursor_open's. */
+void
+art_cursor_close(ArtCursor *cursor)
+{
+	art_cursor_release(cursor);
+	art_free(cursor->t, cursor);
 }

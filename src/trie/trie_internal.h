@@ -538,7 +538,10 @@ extern void art_iter_free(ArtIter *it);
 extern void art_iter_give(ArtIter *it, ArtPageRef *refs, bool *unlocked,
 						  int npages, ArtIterFrame *frames, int nframes);
 
-/* trie_read.c: counts the root page does not keep */
+/* trie_read.c: the lock-coupled descent, counts the root page does not keep */
+extern ArtStatus art_descend(ArtTrie *t, const uint8_t *key, size_t len,
+							 ArtPageRef *cur, ArtNode *node, size_t *at,
+							 bool *matched, ArtChild *noderef);
 extern ArtStatus art_stub_count(ArtTrie *t, const uint8_t *stub,
 								uint64_t *count);
 extern ArtStatus art_root_count(ArtTrie *t, uint8_t *page, ArtChild at,

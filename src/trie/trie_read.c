@@ -3,9 +3,10 @@
  * trie_read.c
  *	  Lookups, prefix counts, prefixes of a value.
  *
- * Point reads (lookup, count, prefixes) use lock coupling: share-lock the
- * child page, then release the parent page; at most two pages are pinned.
- * Ordered seeks are in trie_iter.c.
+ * Point reads (lookup, count, prefixes, and a cursor's first fetch of the
+ * entries beginning with a key, trie_cursor.c) use lock coupling:
+ * share-lock the child page, then release the parent page; at most two
+ * pages are pinned.  Ordered seeks are in trie_iter.c.
  *
  *-------------------------------------------------------------------------
  */
@@ -42,11 +43,11 @@ couple(ArtTrie *t, ArtPageRef *cur, ArtChild *at)
  * Follow key from the root with lock coupling as far as it matches.  Stops
  * at the node where key ends (inside or at the end of the node's prefix;
  * *at is the length of key before that prefix) with *matched set, or at a
- * mismatch or a missing child.  The node's page stays pinned in *cur, a
- * reference to the node in *noderef.
+ * mismatch or a missing child.  The node's page stays pinned and
+ * share-locked in *cur, a reference to the node in *noderef.
  */
-static ArtStatus
-descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
+ArtStatus
+art_descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 		ArtNode *node, size_t *at, bool *matched, ArtChild *noderef)
 {
 	ArtChild	c;
@@ -93,7 +94,7 @@ art_lookup(ArtTrie *t, const uint8_t *key, size_t len)
 	size_t		at;
 	bool		matched;
 	ArtChild	ref;
-	ArtStatus	st = descend(t, key, len, &cur, &node, &at, &matched, &ref);
+	ArtStatus	st = art_descend(t, key, len, &cur, &node, &at, &matched, &ref);
 
 	if (st != ART_OK)
 		return st;
@@ -181,7 +182,7 @@ art_count_prefix(ArtTrie *t, const uint8_t *prefix, size_t len,
 	size_t		at;
 	bool		matched;
 	ArtChild	ref;
-	ArtStatus	st = descend(t, prefix, len, &cur, &node, &at, &matched,
+	ArtStatus	st = art_descend(t, prefix, len, &cur, &node, &at, &matched,
 							 &ref);
 
 	*count = 0;

@@ -1095,6 +1095,162 @@ test_cursors(void)
 }
 
 /*
+ * The entries beginning with key, forward, as an index's exact lookup asks
+ * for them (from key inclusive to key with its last byte one higher,
+ * exclusive): unbatched entry by entry, and batched in runs, each against
+ * the model.
+ */
+static bool
+check_prefix_range(Fixture *f, const uint8_t *key, size_t len)
+{
+	ScanSpec	s;
+	uint8_t		bound[4096];
+	ArtCursor  *c;
+	ArtRun		run;
+	const MKey *want = NULL;
+	ArtStatus	st;
+	int			k;
+
+	CHECK(len > 0 && len <= sizeof(bound) && key[len - 1] != 0xFF,
+		  "prefix range key");
+	memcpy(bound, key, len);
+	bound[len - 1]++;
+	memset(&s, 0, sizeof(s));
+	s.dir = ART_FORWARD;
+	s.start = key;
+	s.start_len = len;
+	s.start_inclusive = true;
+	s.bound = bound;
+	s.bound_len = len;
+	s.limit = (int) f->m.n + 1;
+	CHECK(check_scan(&f->t, &f->m, &s), "prefix range, unbatched");
+
+	CHECK(art_cursor_open(&f->t, &c) == ART_OK, "open batched");
+	art_cursor_set_batched(c, true);
+	CHECK(art_cursor_set_bound(c, bound, len, false) == ART_OK, "bound");
+	CHECK(art_cursor_seek(c, key, len, true, ART_FORWARD) == ART_OK, "seek");
+	while ((st = art_cursor_next_run(c, &run)) == ART_OK)
+	{
+		for (k = 0; k < run.n; k++)
+		{
+			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
+
+			want = model_scan_next(&f->m, &s, want);
+			CHECK(want != NULL, "prefix range, batched: trie has more");
+			CHECK(run.ends[k] - start == want->len &&
+				  memcmp(run.data + start, want->data, want->len) == 0,
+				  "prefix range, batched: entry differs");
+		}
+	}
+	CHECK(st == ART_NOT_FOUND, "prefix range, batched: %s",
+		  art_status_string(st));
+	CHECK(model_scan_next(&f->m, &s, want) == NULL,
+		  "prefix range, batched: trie has fewer");
+	art_cursor_close(c);
+	return true;
+}
+
+/*
+ * Ranges of the entries beginning with a key, which a cursor's first fetch
+ * reads by a lock-coupled descent and a walk of one page (trie_cursor.c's
+ * fetch_prefix): groups of key || 0x00 || 6 bytes as the index stores
+ * them, of 1 to 3,000 entries (past the first batch, and across pages),
+ * keys that are prefixes of others, keys longer than a cursor's own
+ * buffers and than a node's prefix, absent keys ending inside a node's
+ * prefix or below a missing child, and prefixes that are not keys; on an
+ * inserted and on a bulk-loaded trie.
+ */
+static bool
+test_cursor_prefix_ranges(void)
+{
+	static const int sizes[] = {1, 2, 5, 16, 17, 40, 300, 3000};
+	Fixture		f;
+	Fixture		g;
+	uint8_t		key[4096];
+	uint32_t	r = 12345;
+	int			i;
+	int			j;
+	int			pass;
+
+	CHECK(fixture_init(&f) && fixture_init(&g), "create");
+	for (i = 0; i < 64; i++)
+	{
+		int			len = snprintf((char *) key, sizeof(key), "k%04d", i * 2);
+		int			n = sizes[i % 8];
+
+		if (i % 5 == 3)
+		{
+			/* a key longer than the cursor's buffers, or than a prefix */
+			int			extra = i % 10 == 3 ? 200 : 2000;
+
+			memset(key + len, 'a' + i % 3, extra);
+			len += extra;
+		}
+		for (j = 0; j < n; j++)
+		{
+			key[len] = 0x00;
+			for (int b = 1; b <= 6; b++)
+			{
+				r = r * 1103515245u + 12345u;
+				key[len + b] = (uint8_t) (r >> 16);
+			}
+			key[len + 6] = (uint8_t) j;
+			model_insert(&f.m, key, len + 7);
+			CHECK(put(&g, key, len + 7), "put");
+		}
+		/* a key of which this one is a prefix */
+		if (i % 4 == 1)
+		{
+			key[len] = '7';
+			key[len + 1] = 0x00;
+			memset(key + len + 2, 0x42, 6);
+			model_insert(&f.m, key, len + 8);
+			CHECK(put(&g, key, len + 8), "put longer");
+		}
+	}
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	for (pass = 0; pass < 2; pass++)
+	{
+		Fixture    *x = pass == 0 ? &f : &g;
+
+		for (i = 0; i < 130; i++)
+		{
+			int			len = snprintf((char *) key, sizeof(key), "k%04d", i);
+			int			gi = i / 2;
+			int			extra = 0;
+
+			/* the long keys of group gi (absent for odd i) */
+			if (gi % 5 == 3)
+			{
+				extra = gi % 10 == 3 ? 200 : 2000;
+				memset(key + len, 'a' + gi % 3, extra);
+				len += extra;
+			}
+			key[len] = 0x00;
+			CHECK(check_prefix_range(x, key, len + 1), "key %.5s (%d bytes)",
+				  (char *) key, len);
+			CHECK(check_prefix_range(x, key, len), "prefix %.5s (%d bytes)",
+				  (char *) key, len);
+			CHECK(check_prefix_range(x, key, 4), "prefix %.4s", (char *) key);
+			if (extra > 0)
+			{
+				/* a key ending inside the long key's prefix */
+				key[len - extra / 2] = 0x00;
+				CHECK(check_prefix_range(x, key, len - extra / 2 + 1),
+					  "key %.5s cut (%d bytes)", (char *) key,
+					  len - extra / 2);
+			}
+		}
+		CHECK(check_prefix_range(x, S("k")), "prefix k");
+		CHECK(check_prefix_range(x, S("j")), "absent prefix j");
+		CHECK(check_prefix_range(x, S("k00")), "prefix k00");
+	}
+	fixture_done(&g);
+	fixture_done(&f);
+	return true;
+}
+
+/*
  * Forward scans over runs of leaves under N4/N16 nodes, where the
  * iterator steps from leaf to leaf without a frame of their own: every
  * start and every bound inside and around the runs, inclusive or not,
@@ -3034,6 +3190,22 @@ live_open(Fixture *f, Gen *g, LiveCursor *lc)
 		lc->s.prefix = lc->prefix;
 		lc->s.prefix_len = len;
 	}
+	if (lc->s.start && lc->s.start_len > 0 &&
+		lc->s.start[lc->s.start_len - 1] != 0xFF && rng_below(&g->r, 4) == 0)
+	{
+		/* the entries beginning with the start key, as an exact lookup's */
+		free(lc->bound);
+		free(lc->prefix);
+		lc->prefix = NULL;
+		lc->s.prefix = NULL;
+		lc->bound = dup_bytes(lc->s.start, lc->s.start_len);
+		lc->bound[lc->s.start_len - 1]++;
+		lc->s.bound = lc->bound;
+		lc->s.bound_len = lc->s.start_len;
+		lc->s.bound_inclusive = false;
+		lc->s.start_inclusive = true;
+		lc->s.dir = ART_FORWARD;
+	}
 	CHECK(art_cursor_open(&f->t, &lc->c) == ART_OK, "cursor open");
 	if (lc->s.prefix)
 		art_cursor_set_prefix(lc->c, lc->s.prefix, lc->s.prefix_len);
@@ -3330,6 +3502,7 @@ main(int argc, char **argv)
 		{"verify_between_merges", test_verify_between_merges},
 		{"cursors", test_cursors},
 		{"cursor_leaf_runs", test_cursor_leaf_runs},
+		{"cursor_prefix_ranges", test_cursor_prefix_ranges},
 		{"bulk", test_bulk},
 		{"compact", test_compact},
 		{"bulk_fill", test_bulk_fill},
