@@ -66,6 +66,14 @@ typedef struct LocalFile
 static HTAB *local_files = NULL;
 
 /*
+ * The handle pager_open_warranted returned last, or NULL: a backend that
+ * opens one file again and again (a scan per exact lookup) finds it
+ * without a lookup of local_files.  Forgotten when an entry leaves
+ * local_files, whose memory the next new entry may take.
+ */
+static LocalFile *local_last = NULL;
+
+/*
  * The handles of this process that hold their slot (local_nheld of them,
  * in an array of local_heldcap places), so that the end of a transaction
  * lets go of them without a pass over local_files.
@@ -930,12 +938,17 @@ pager_open_warranted(const ArtFileId *id, const char *relname,
 	pager_backend_ready();
 	if (local_files)
 	{
-		LocalFile  *lf = hash_search(local_files, id, HASH_FIND, NULL);
+		LocalFile  *lf = local_last;
 
+		if (lf == NULL || lf->id.dbOid != id->dbOid ||
+			lf->id.relNumber != id->relNumber ||
+			lf->id.generation != id->generation)
+			lf = hash_search(local_files, id, HASH_FIND, NULL);
 		if (lf)
 		{
 			PagerFileSlot *fs = &pager_shared->files[lf->file.slot];
 
+			local_last = lf;
 			if (relname && strcmp(lf->file.relname, relname) != 0)
 				strlcpy(lf->file.relname, relname, NAMEDATALEN);
 			if (fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
@@ -1020,7 +1033,10 @@ pager_file_forget(const ArtFileId *id)
 	if (slot >= 0)
 		slot_release(slot, id);
 	if (local_files)
+	{
 		hash_search(local_files, id, HASH_REMOVE, NULL);
+		local_last = NULL;
+	}
 }
 
 /*
