@@ -189,6 +189,33 @@ JOIN nl ON nl.k = o.k ORDER BY 1, 2;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 
+-- The backend keeps one trie cursor between scans and lends it to one
+-- scan at a time: scans that an error ends (at the top level, and in a
+-- subtransaction whose transaction goes on), two scans open at once, and
+-- the scans after them all find their rows.
+CREATE TABLE ce (id int, k text COLLATE "C");
+INSERT INTO ce SELECT g, 'k' || g FROM generate_series(1, 40) g;
+INSERT INTO ce SELECT 100 + g, 'dup' FROM generate_series(1, 20) g;
+CREATE INDEX ce_k ON ce USING artrie (k);
+SELECT 1 / (id - 7) FROM ce WHERE k = 'k7';
+SELECT id FROM ce WHERE k = 'k7';
+BEGIN;
+DO $$
+BEGIN
+  PERFORM 1 / (id - 8) FROM ce WHERE k = 'k8';
+EXCEPTION WHEN division_by_zero THEN
+  RAISE NOTICE 'the scan of k8 failed';
+END $$;
+SELECT id FROM ce WHERE k = 'k9';
+DECLARE c1 CURSOR FOR SELECT id FROM ce WHERE k = 'dup';
+FETCH 3 FROM c1;
+SELECT count(*), sum(id) FROM ce WHERE k = 'dup';
+FETCH ALL FROM c1;
+COMMIT;
+SELECT count(*), sum(id) FROM ce WHERE k = 'dup';
+SELECT id FROM ce WHERE k = 'k10';
+DROP TABLE ce;
+
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 DROP TABLE t, v, nd, u, nl;

@@ -66,6 +66,7 @@
 
 #include "access/htup_details.h"
 #include "access/relscan.h"
+#include "access/xact.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -119,6 +120,8 @@ typedef struct ArtrieScanOpaqueData
 	ArtRun		run;			/* the cursor's entries being returned */
 	int			irun;			/* the next one of them to return */
 	ArtCursor  *spare[2];		/* closed cursors kept for reuse: keys, NULLs */
+	uint64		lentAt;			/* am_cursor_era when it took the backend's
+								 * cursor, if it did */
 	int			hold;			/* scan hold (pager_hold.c), or -1 */
 	bool		cursorForward;	/* the scan direction it was opened for */
 	uint8	   *last;			/* the last entry returned */
@@ -795,6 +798,73 @@ am_scan_prepare_cols(IndexScanDesc scan)
 }
 
 /*
+ * The backend's cursor, kept between scans in memory as long-lived as the
+ * backend: a scan takes it for its first cursor, if no other scan has it,
+ * instead of allocating one (about 3 KB of the executor's memory per
+ * exact lookup, which often took a new block of it), and gives it back,
+ * released, when it frees it.  A scan that an ERROR ends never gives it
+ * back: the end of the transaction takes it back (a new era), without
+ * releasing it, since its pins and the memory it allocated went with the
+ * error.
+ */
+static void *am_cursor_mem = NULL;
+static bool am_cursor_lent = false;
+static uint64 am_cursor_era = 1;
+
+/* Transaction end: the backend's cursor is no scan's any more. */
+static void
+am_cursor_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT || event == XACT_EVENT_PREPARE)
+	{
+		am_cursor_lent = false;
+		am_cursor_era++;
+	}
+}
+
+/* A new cursor on trie for the scan: the backend's if it is free. */
+static ArtCursor *
+am_cursor_take(IndexScanDesc scan, ArtTrie *trie)
+{
+	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
+	ArtCursor  *c;
+
+	if (am_cursor_lent)
+	{
+		am_check_status(art_cursor_open(trie, &c), scan->indexRelation,
+						"scanning");
+		return c;
+	}
+	if (am_cursor_mem == NULL)
+	{
+		am_cursor_mem = MemoryContextAlloc(TopMemoryContext,
+										   art_cursor_size());
+		RegisterXactCallback(am_cursor_xact_callback, NULL);
+	}
+	am_cursor_lent = true;
+	so->lentAt = am_cursor_era;
+	return art_cursor_init(am_cursor_mem, trie);
+}
+
+/*
+ * Free a cursor of the scan's: the backend's goes back, released, unless
+ * the end of a transaction took it back already.
+ */
+static void
+am_cursor_free(ArtrieScanOpaque so, ArtCursor *c)
+{
+	if ((void *) c != am_cursor_mem)
+		art_cursor_close(c);
+	else if (so->lentAt == am_cursor_era)
+	{
+		art_cursor_release(c);
+		am_cursor_lent = false;
+	}
+}
+
+/*
  * Open a cursor on the current segment for the given scan direction,
  * past the last entry returned if it is in this segment.
  */
@@ -814,7 +884,7 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 	}
 	else
 	{
-		am_check_status(art_cursor_open(trie, &so->cursor), index, "scanning");
+		so->cursor = am_cursor_take(scan, trie);
 		art_cursor_set_batched(so->cursor, true);
 	}
 	so->cursorForward = forward;
@@ -857,7 +927,7 @@ am_scan_close_cursor(ArtrieScanOpaque so)
 		bool		nulls = so->segs[so->cur].nulls;
 
 		if (so->spare[nulls] != NULL)
-			art_cursor_close(so->spare[nulls]);
+			am_cursor_free(so, so->spare[nulls]);
 		so->spare[nulls] = so->cursor;
 		so->cursor = NULL;
 	}
@@ -1197,7 +1267,7 @@ artrie_endscan(IndexScanDesc scan)
 	am_scan_close_cursor(so);
 	for (int i = 0; i < 2; i++)
 		if (so->spare[i] != NULL)
-			art_cursor_close(so->spare[i]);
+			am_cursor_free(so, so->spare[i]);
 	if (so->hold >= 0)
 		pager_hold_drop(so->hold);
 	if (so->keyCxt)
