@@ -888,11 +888,13 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 		art_cursor_set_batched(so->cursor, true);
 	}
 	so->cursorForward = forward;
+
+	/*
+	 * The seek before the bound: it drops a reused cursor's batch, whose
+	 * last entry a bound set first would copy for nothing.
+	 */
 	if (triefwd)
 	{
-		am_check_status(art_cursor_set_bound(so->cursor, seg->hi.data,
-											 seg->hi.len, false),
-						index, "scanning");
 		if (so->haveLast)
 			am_check_status(art_cursor_seek(so->cursor, so->last, so->lastlen,
 											false, ART_FORWARD),
@@ -901,12 +903,12 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 			am_check_status(art_cursor_seek(so->cursor, seg->lo.data,
 											seg->lo.len, true, ART_FORWARD),
 							index, "scanning");
+		am_check_status(art_cursor_set_bound(so->cursor, seg->hi.data,
+											 seg->hi.len, false),
+						index, "scanning");
 	}
 	else
 	{
-		am_check_status(art_cursor_set_bound(so->cursor, seg->lo.data,
-											 seg->lo.len, true),
-						index, "scanning");
 		if (so->haveLast)
 			am_check_status(art_cursor_seek(so->cursor, so->last, so->lastlen,
 											false, ART_BACKWARD),
@@ -915,6 +917,9 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 			am_check_status(art_cursor_seek(so->cursor, seg->hi.data,
 											seg->hi.len, false, ART_BACKWARD),
 							index, "scanning");
+		am_check_status(art_cursor_set_bound(so->cursor, seg->lo.data,
+											 seg->lo.len, true),
+						index, "scanning");
 	}
 }
 
