@@ -25,6 +25,9 @@
 # on the machine cancels out as far as it can).  The summary also
 # goes to $ARTRIE_BENCH_OUT/build-<date>.txt (default bench/results).
 #
+# ARTRIE_BENCH_POOL sets shared_buffers and artrie.buffer_pool_size
+# (default 1GB; bench/run.sh full runs with 4GB).
+#
 # ARTRIE_PERF=<dir>: after the timed runs, records perf profiles (perf
 # record -g of the backend) of one more artrie build per version, backend
 # and dataset into <dir>.  ARTRIE_KEEP=1 keeps the scratch directory.
@@ -130,7 +133,7 @@ OUT=$OUT_DIR/build-$STAMP.txt
 	echo "# bash bench/build_time.sh $REPS  (ARTRIE_BASE=${BASE:-none}, ARTRIE_BACKENDS=$BACKENDS), $(date -u '+%Y-%m-%d %H:%M') UTC"
 	echo "# head = $HEAD_COMMIT${BASE:+, base = $BASE ($BASE_COMMIT)}; $(nproc) cores, shared: compare ratios"
 	echo "# rows: $(for ds in $DATASETS; do printf '%s %s  ' "$ds" "$(q -c "SELECT count(*) FROM ds_$ds")"; done)"
-	echo "# settings: maintenance_work_mem 1GB, shared_buffers 1GB, artrie.buffer_pool_size 1GB; CHECKPOINT and sync before each build"
+	echo "# settings: maintenance_work_mem 1GB, shared_buffers and artrie.buffer_pool_size ${ARTRIE_BENCH_POOL:-1GB}; CHECKPOINT and sync before each build"
 	echo "# ratio: the median over the repetitions of artrie's time over btree's in the same repetition;"
 	echo "# wall: as psql times CREATE INDEX; cpu: the backend's user + system time during it (/proc, 10 ms ticks);"
 	echo "# clock: the backend's task-clock as perf stat counts it (the build, a 0.5 s sleep and two short SELECTs)"

@@ -279,6 +279,52 @@ BEGIN
 	RETURN NEXT;
 END $$;
 
+-- Two CREATE INDEX statements side by side in this one backend, in pairs
+-- (ddl_b first in every other pair), each timed with its commit (which
+-- makes an artrie index durable) by the clock, and by the clock less the
+-- backend's waits for a CPU; between two pairs both indexes are dropped
+-- (drop_a, drop_b), and the last pair's are kept.  At least min_pairs
+-- pairs, more until the builds took min_ms together, and none begun once
+-- they took max_ms.  Returns each build's milliseconds, by the clock
+-- (clock_a, clock_b) and less the waits (net_a, net_b), in pair order.
+-- To be called at the top level: it commits after every statement.
+CREATE OR REPLACE PROCEDURE bench_build_pairs(ddl_a text, ddl_b text,
+	drop_a text, drop_b text, min_pairs int, min_ms double precision,
+	max_ms double precision, INOUT clock_a double precision[] DEFAULT NULL,
+	INOUT clock_b double precision[] DEFAULT NULL,
+	INOUT net_a double precision[] DEFAULT NULL,
+	INOUT net_b double precision[] DEFAULT NULL)
+LANGUAGE plpgsql AS $$
+DECLARE total double precision := 0; p int := 0; side int;
+	t0 timestamptz; w0 bigint; w1 bigint; ms1 double precision;
+	net double precision;
+BEGIN
+	clock_a := '{}'; clock_b := '{}'; net_a := '{}'; net_b := '{}';
+	LOOP
+		p := p + 1;
+		FOR k IN 0..1 LOOP
+			side := (p + k + 1) % 2;
+			t0 := clock_timestamp();
+			w0 := bench_run_delay();
+			EXECUTE CASE side WHEN 0 THEN ddl_a ELSE ddl_b END;
+			COMMIT;
+			w1 := bench_run_delay();
+			ms1 := extract(epoch FROM clock_timestamp() - t0) * 1000;
+			total := total + ms1;
+			net := greatest(ms1 - (w1 - w0) / 1e6, 0.001);
+			IF side = 0 THEN
+				clock_a := clock_a || ms1; net_a := net_a || net;
+			ELSE
+				clock_b := clock_b || ms1; net_b := net_b || net;
+			END IF;
+		END LOOP;
+		EXIT WHEN (p >= min_pairs AND total >= min_ms) OR total >= max_ms;
+		EXECUTE drop_a;
+		EXECUTE drop_b;
+		COMMIT;
+	END LOOP;
+END $$;
+
 -- The scan nodes of a query's plan: "Node Type:index or relation", so a
 -- plan that does not use the intended index is visible in the output.
 CREATE OR REPLACE FUNCTION bench_plan(qry text)
@@ -627,7 +673,7 @@ print $o "$_  \n" for @head;
 print $o "\nHeadline: each cell is the index's value divided by btree on a `COLLATE \"C\"` column in the same run ",
 	"(the btree-C column shows its absolute value). For 'lower' metrics below 1.00x is better, for 'higher' metrics above 1.00x is better. ",
 	"prefix_fn_N is `artrie_prefix_count()` against btree-C's `count(*)` for the same prefixes. ",
-	"artrie's lookup_tps_cN, lookup_cpu_cN, prefix_count_N, like_rows_N and seek_limit10 cells are the medians of the ratios of measurements paired with btree-C's, side by side (side_by_side in bench/run.sh), where the run made them. ",
+	"artrie's build, lookup_tps_cN, lookup_cpu_cN, prefix_count_N, like_rows_N and seek_limit10 cells are the medians of the ratios of measurements paired with btree-C's, side by side (side_by_side in bench/run.sh), where the run made them. ",
 	"artrie-mmap runs after a restart (phase B); its metrics are divided by btree-C-mmap-phase, btree-C measured again in that phase (every metric phase B measures for both), whose own column shows the drift from phase A. ",
 	"A cell marked (plan: ...) did not use the intended index; skip notes are at the end. ",
 	"Absolute figures are from this machine only (see the header); bench/README.md explains each metric.\n";
@@ -749,7 +795,7 @@ sub datafile {
 my @ds = grep { $_ ne '-' && $_ ne 'disk' && $_ ne 'ins' } @dsorder;
 datafile('size', [map { my $d = $_; [$d, sub { $val{$d}{$_[0]}{size_per_key} }] } @ds]);
 datafile('lookup', [map { my $d = $_; [$d, sub { $val{$d}{$_[0]}{lookup_join} }] } @ds]);
-datafile('build', [map { my $d = $_; [$d, sub { my $b = $val{$d}{'btree-C'}{build}; my $v = $val{$d}{$_[0]}{build}; defined $b && defined $v && $b > 0 ? $v / $b : undef }] } @ds]);
+datafile('build', [map { my $d = $_; [$d, sub { my $b = $val{$d}{'btree-C'}{build}; my $v = $val{$d}{$_[0]}{build}; $pratio{$d}{$_[0]}{build} // (defined $b && defined $v && $b > 0 ? $v / $b : undef) }] } @ds]);
 my $pds = (grep { $_ eq 'words' } @ds) ? 'words' : $ds[0] // 'words';
 datafile('prefix', [map { my $n = $_; ["len $n", sub { $val{$pds}{$_[0]}{"prefix_count_$n"} }] } 1, 2, 3, 5, 8]);
 datafile('writes', [map { my $m = $_; [$m, sub { $val{ins}{$_[0]}{$m} }] } qw(insert_tps_c1 insert_tps_c8 mixed_tps_c2)]);
@@ -912,16 +958,18 @@ bench_ab_begin() {
 }
 
 # bench_ab_cluster BASE: bench_ab_begin BASE, then a cluster for builds
-# (maintenance_work_mem, shared_buffers and artrie's pool 1GB, the
-# backend from bench_profile.conf) with the bench database and artrie.
+# (maintenance_work_mem 1GB, shared_buffers and artrie's pool
+# ARTRIE_BENCH_POOL, default 1GB, the backend from bench_profile.conf)
+# with the bench database and artrie.
 bench_ab_cluster() {
+	local pool=${ARTRIE_BENCH_POOL:-1GB}
 	bench_ab_begin "$1"
 	BENCH_ERR=$ARTRIE_TMP/psql.err
 	: >"$BENCH_ERR"
 	chown -R postgres: "$ARTRIE_TMP"
 	artrie_start_cluster "max_wal_size = 16GB" "checkpoint_timeout = 1h" "autovacuum = off" \
 		"jit = off" "max_parallel_maintenance_workers = 0" "maintenance_work_mem = 1GB" \
-		"shared_buffers = 1GB" "artrie.buffer_pool_size = 1GB" "statement_timeout = 0" \
+		"shared_buffers = $pool" "artrie.buffer_pool_size = $pool" "statement_timeout = 0" \
 		"include_if_exists = 'bench_profile.conf'"
 	as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
 	q -c "CREATE EXTENSION artrie" || { cat "$BENCH_ERR"; exit 1; }

@@ -14,9 +14,10 @@
 # repository.  bench/README.md says what each metric means.
 # btree-C and artrie are measured in ARTRIE_BENCH_ROUNDS rounds (full: 3,
 # quick: 1), alternating, and their rows are the medians (interleave in
-# lib-bench.sh); their exact-lookup TPS, prefix scans and seeks are then
-# measured side by side (ARTRIE_BENCH_TPS_PAIRS, ARTRIE_BENCH_SCAN_PAIRS
-# pairs; side_by_side below).
+# lib-bench.sh); their builds, exact-lookup TPS, prefix scans and seeks
+# are then measured side by side (ARTRIE_BENCH_BUILD_PAIRS,
+# ARTRIE_BENCH_TPS_PAIRS, ARTRIE_BENCH_SCAN_PAIRS pairs; side_by_side
+# below).
 # Only some rows: ARTRIE_BENCH_DATASETS (a subset of "words bulgarian paths
 # synth") loads and measures those datasets alone; ARTRIE_BENCH_METRICS (an
 # extended regular expression matched against whole metric names, such as
@@ -56,11 +57,13 @@ if [ "$MODE" = quick ]; then
 	NPROBE=5000 NPREF=5 NSEEK=100 DUR=2 REPS=3 NBULK=50000 NCOLD=2000 NFUZZ=5 NPOF=200
 	SB_WARM=$((1024 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-1} TPS_PAIRS=${ARTRIE_BENCH_TPS_PAIRS:-1} TPS_DUR=2
 	SCAN_PAIRS=${ARTRIE_BENCH_SCAN_PAIRS:-1}
+	BUILD_PAIRS=${ARTRIE_BENCH_BUILD_PAIRS:-1} BUILD_MIN_MS=0 BUILD_MAX_MS=0
 else
 	ROWS_WORDS=0 ROWS_BG=0 ROWS_PATHS=1000000 ROWS_SYNTH=5000000 # 0: all
 	NPROBE=50000 NPREF=20 NSEEK=500 DUR=5 REPS=3 NBULK=500000 NCOLD=10000 NFUZZ=20 NPOF=1000
 	SB_WARM=$((4096 * 1048576)) ROUNDS=${ARTRIE_BENCH_ROUNDS:-3} TPS_PAIRS=${ARTRIE_BENCH_TPS_PAIRS:-5} TPS_DUR=3
 	SCAN_PAIRS=${ARTRIE_BENCH_SCAN_PAIRS:-3}
+	BUILD_PAIRS=${ARTRIE_BENCH_BUILD_PAIRS:-3} BUILD_MIN_MS=4000 BUILD_MAX_MS=15000
 fi
 SB_COLD=$((16 * 1048576))
 DATASETS=${ARTRIE_BENCH_DATASETS:-words bulgarian paths synth}
@@ -204,7 +207,7 @@ bench_profile io_uring "$SB_WARM" "$SB_WARM"
 	echo "# settings: $(q -c "SELECT string_agg(name || '=' || current_setting(name), ', ' ORDER BY name) FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'max_parallel_workers_per_gather', 'max_parallel_maintenance_workers', 'jit', 'fsync', 'synchronous_commit', 'wal_level', 'max_wal_size', 'checkpoint_timeout', 'autovacuum', 'effective_io_concurrency', 'random_page_cost') OR name LIKE 'artrie.%'")"
 	echo "# artrie: commit $COMMIT${DIRTY:+ (with uncommitted changes in src/)}; ${ARTRIE_SKIP:-index AM working}; functions:${HAVE_STATS:+ artrie_stats}${HAVE_CKPT:+ artrie_checkpoint}${HAVE_PCOUNT:+ artrie_prefix_count}${HAVE_COMPLETE:+ artrie_complete}${HAVE_FUZZY:+ artrie_fuzzy}${HAVE_POF:+ artrie_prefixes_of}"
 	echo "# scale: $MODE; probes=$NPROBE (90% hits), prefixes per length=$NPREF, seeks=$NSEEK, pgbench -T $DUR, reps=$REPS (median), btree-C and artrie in $ROUNDS alternating rounds (median), bulk rows=$NBULK, cold probes=$NCOLD, cold shared_buffers/artrie pool=$((SB_COLD / 1048576))MB"
-	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side, their prefix scans and seeks: each query beside the same query on the other index in one backend, at least ${SCAN_PAIRS} rounds over the values (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
+	echo "# timing: prefix scans, seeks and SQL functions per query = the median of passes (at least $MULTI_MIN_PASSES and ${MULTI_MIN_MS} ms, at most ${MULTI_MAX_MS} ms) after a warm-up pass, each pass by the clock less the backend's waits for a CPU; builds of btree-C and artrie: in one backend, the two alternating, at least ${BUILD_PAIRS} pairs and ${BUILD_MIN_MS} ms, none begun after ${BUILD_MAX_MS} ms, each by the clock less the backend's waits for a CPU (0 pairs: in the rounds); exact-lookup TPS of btree-C and artrie: ${TPS_PAIRS} pairs of ${TPS_DUR}s pgbench runs side by side, their prefix scans and seeks: each query beside the same query on the other index in one backend, at least ${SCAN_PAIRS} rounds over the values (0: in the rounds)${METRICS:+; only the metrics matching $METRICS}${ARTRIE_BENCH_DATASETS:+; only the datasets $DATASETS}; phases $PHASES"
 	echo "# datasets: words = american-english-insane + british-english-insane, deduplicated; bulgarian = /usr/share/dict/bulgarian; paths = $PATHS_SRC (invalid UTF-8 dropped); synth = 'user/<hash(n)>/item/<n>' from generate_series; a dataset larger than its scale's row count is sampled evenly"
 	echo "# each index is alone on its table while measured (created, measured, dropped); seqscan, hash and merge joins disabled; the plan's scan nodes are recorded as 'plan' rows, results as 'check' rows"
 	echo "dataset	index	metric	value	unit"
@@ -278,6 +281,11 @@ measure_index() {
 		return 0
 	fi
 	say "$ds: $kind"
+	# In rounds that side_by_side follows (PAIRED set) the build row is
+	# its (build_pairs); with BENCH_COMPARE the rounds' is kept as
+	# build@rounds.
+	local bsfx=
+	[ -n "${PAIRED:-}" ] && build_paired && bsfx=$(paired_suffix)
 	q -c "DROP INDEX IF EXISTS $name" || true
 	sync
 	t0=$(now_ns)
@@ -286,7 +294,7 @@ measure_index() {
 		server_ensure
 		return 0
 	fi
-	emit "$ds" "$kind" build "$(ms_since "$t0")" ms
+	[ "$bsfx" != none ] && emit "$ds" "$kind" "build$bsfx" "$(ms_since "$t0")" ms
 	if bytes=$(index_bytes "$name" "$kind"); then
 		rows=$(q -c "SELECT reltuples::bigint FROM pg_class WHERE relname = 'ds_$ds'")
 		emit "$ds" "$kind" size "$(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 1048576 }')" MiB
@@ -365,6 +373,11 @@ paired_suffix() {
 	if [ -n "${BENCH_COMPARE:-}" ]; then echo @rounds; else echo none; fi
 }
 
+# build_paired: does side_by_side measure the build rows (build_pairs)?
+build_paired() {
+	[ "$BUILD_PAIRS" -gt 0 ] && want build && [ -z "$ARTRIE_SKIP" ]
+}
+
 # The rows scan_query knows, which side_by_side measures.
 SCAN_METRICS="prefix_count_1 prefix_count_2 prefix_count_3 prefix_count_5 prefix_count_8
 	like_rows_1 like_rows_2 like_rows_3 like_rows_5 like_rows_8 seek_limit10"
@@ -390,7 +403,8 @@ scan_query() {
 # side_by_side DATASET KIND_A KIND_B: rows of two index kinds measured
 # side by side, KIND_A's index on ds_DATASET, KIND_B's on twin_DATASET (a
 # copy: the same rows in the same order, vacuumed and analyzed; made once
-# and kept for the next phase), both built first and warmed up by
+# and kept for the next phase), both built first (the build rows:
+# build_pairs, whose last pair's indexes these are) and warmed up by
 # lookup_join's query (every probe looked up once on each side).  The
 # exact-lookup TPS (lookup_tps_c1, lookup_tps_c2): for each client count
 # TPS_PAIRS pairs of TPS_DUR-second pgbench runs, the two alternating (A
@@ -405,17 +419,18 @@ scan_query() {
 # falls on both queries of a pair rather than on one index's round.
 side_by_side() {
 	local ds=$1 a=$2 b=$3 c p kind na nb script m n
-	local tps=0 scans=0
+	local tps=0 scans=0 builds=0
 	[ "$TPS_PAIRS" -gt 0 ] && { want lookup_tps_c1 || want lookup_tps_c2; } && tps=1
 	[ "$SCAN_PAIRS" -gt 0 ] && for m in $SCAN_METRICS; do
 		want "$m" && scans=1
 	done
-	[ "$tps$scans" != 00 ] || return 0
+	build_paired && builds=1
+	[ "$tps$scans$builds" != 000 ] || return 0
 	if [ -n "$ARTRIE_SKIP" ]; then
 		skip "$ds" "$b" side_by_side "$ARTRIE_SKIP"
 		return 0
 	fi
-	say "$ds: $a and $b side by side ($TPS_PAIRS pairs of ${TPS_DUR}s pgbench runs, $SCAN_PAIRS pairs of scans)"
+	say "$ds: $a and $b side by side ($TPS_PAIRS pairs of ${TPS_DUR}s pgbench runs, $SCAN_PAIRS pairs of scans, $([ "$builds" = 1 ] && echo "at least $BUILD_PAIRS" || echo no) pairs of builds)"
 	na=$(printf '%s_%s' "$ds" "$a" | tr 'A-Z-' 'a-z_')
 	nb=$(printf '%s_%s' "$ds" "$b" | tr 'A-Z-' 'a-z_')
 	sed "s/\bds_$ds\b/twin_$ds/" "$ARTRIE_TMP/lookup_$ds.sql" >"$ARTRIE_TMP/lookup_twin_$ds.sql"
@@ -425,17 +440,23 @@ CREATE TABLE IF NOT EXISTS twin_$ds AS SELECT * FROM ds_$ds ORDER BY id;
 VACUUM ANALYZE twin_$ds;
 DROP INDEX IF EXISTS $na;
 DROP INDEX IF EXISTS $nb;
-$(index_ddl "$a" "$na" "ds_$ds");
-$(index_ddl "$b" "$nb" "twin_$ds");
 SQL
+		skip "$ds" "$b" side_by_side "$(last_err)"
+		server_ensure
+		return 0
+	fi
+	if [ "$builds" = 1 ]; then
+		build_pairs "$ds" "$a" "$b" "$na" "$nb" || return 0
+	elif ! q -c "$(index_ddl "$a" "$na" "ds_$ds")" -c "$(index_ddl "$b" "$nb" "twin_$ds")"; then
 		skip "$ds" "$b" side_by_side "$(last_err)"
 		server_ensure
 		q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || true
 		return 0
 	fi
 	export PGOPTIONS="$NOSEQ"
-	q -c "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p" \
-		-c "SELECT sum((SELECT count(t.id) FROM twin_$ds t WHERE t.k = p.k)) FROM probe_$ds p" >/dev/null ||
+	[ "$tps$scans" = 00 ] ||
+		q -c "SELECT sum((SELECT count(t.id) FROM ds_$ds t WHERE t.k = p.k)) FROM probe_$ds p" \
+			-c "SELECT sum((SELECT count(t.id) FROM twin_$ds t WHERE t.k = p.k)) FROM probe_$ds p" >/dev/null ||
 		{ skip "$ds" "$b" side_by_side "warm-up: $(last_err)"; server_ensure; }
 	ROUND_FILE=$ARTRIE_TMP/pairs.tsv
 	: >"$ROUND_FILE"
@@ -467,10 +488,10 @@ SQL
 }
 
 # rounds_and_pairs DATASET KIND_A KIND_B: the two kinds' interleaved
-# rounds, then (TPS_PAIRS or SCAN_PAIRS above 0) the rows they measure
-# side by side (side_by_side).
+# rounds, then (TPS_PAIRS, SCAN_PAIRS or BUILD_PAIRS above 0) the rows
+# they measure side by side (side_by_side).
 rounds_and_pairs() {
-	if [ "$TPS_PAIRS" -gt 0 ] || [ "$SCAN_PAIRS" -gt 0 ]; then
+	if [ "$TPS_PAIRS" -gt 0 ] || [ "$SCAN_PAIRS" -gt 0 ] || [ "$BUILD_PAIRS" -gt 0 ]; then
 		PAIRED=1 interleave "$ROUNDS" measure_index "$@"
 		side_by_side "$@"
 	else
@@ -490,6 +511,44 @@ pair_ratios() {
 	emit "$1" "$3" "$4" "$(echo "$ratios" | tr ' ' '\n' | sort -g |
 		awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
 		"ratio (median of the pairs: $ratios)"
+}
+
+# build_pairs DATASET KIND_A KIND_B NAME_A NAME_B: the build rows of two
+#   index kinds side by side in one backend (bench_build_pairs): KIND_A's
+#   index NAME_A on ds_DATASET and KIND_B's NAME_B on twin_DATASET (the
+#   same rows in the same order), at least BUILD_PAIRS pairs, more until
+#   the builds took BUILD_MIN_MS, none begun after BUILD_MAX_MS.  Each
+#   kind's build row (ms) is the median of its builds by the clock less
+#   the backend's waits for a CPU, build_clock the median by the clock
+#   alone, with a note row listing them; KIND_B's ratio rows are the
+#   medians of the pairs' ratios.  The last pair's indexes stay built.  On
+#   an error records the skip, drops both and returns 1.
+build_pairs() {
+	local ds=$1 a=$2 b=$3 na=$4 nb=$5 out i f ca cb wa wb
+	sync
+	emit "$ds" "$a" load_1min "$(cut -d' ' -f1 /proc/loadavg)" load
+	out=$(q -c "CALL bench_build_pairs('$(index_ddl "$a" "$na" "ds_$ds")', '$(index_ddl "$b" "$nb" "twin_$ds")', 'DROP INDEX $na', 'DROP INDEX $nb', $BUILD_PAIRS, $BUILD_MIN_MS, $BUILD_MAX_MS)") || {
+		skip "$ds" "$b" build "$(last_err)"
+		server_ensure
+		q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || true
+		return 1
+	}
+	IFS=$'\t' read -r -a f <<<"$(tr -d '{}' <<<"$out" | tr ',' ' ')"
+	read -r -a ca <<<"${f[0]}"
+	read -r -a cb <<<"${f[1]}"
+	read -r -a wa <<<"${f[2]}"
+	read -r -a wb <<<"${f[3]}"
+	ROUND_FILE=$ARTRIE_TMP/builds.tsv
+	: >"$ROUND_FILE"
+	for i in "${!wa[@]}"; do
+		emit "$ds" "$a" build "$(printf '%.3f' "${wa[$i]}")" ms
+		emit "$ds" "$b" build "$(printf '%.3f' "${wb[$i]}")" ms
+		emit "$ds" "$a" build_clock "$(printf '%.3f' "${ca[$i]}")" ms
+		emit "$ds" "$b" build_clock "$(printf '%.3f' "${cb[$i]}")" ms
+	done
+	pair_ratios "$ds" "$a" "$b" build ms
+	pair_ratios "$ds" "$a" "$b" build_clock ms
+	rounds_collapse "builds side by side in one backend"
 }
 
 # The SQL functions against their baselines: fuzzy search (words) with
