@@ -326,9 +326,11 @@ static bool
 ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 {
 	int			nframes = pager_shared->nframes;
-	CkptItem   *cands = palloc(sizeof(CkptItem) * nframes);
+	ArtPageNo  *dirty_pages;
+	int		   *dirty;
+	int			ndirty;
 	ArtPageNo  *pagenos;
-	int			ncands = 0;
+	uint32		nlogical;
 	int			first;
 	int			max;
 	int			room;
@@ -343,28 +345,19 @@ ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 	 */
 	Assert(LWLockHeldByMeInMode(&fs->gate, LW_EXCLUSIVE));
 	pg_atomic_write_u32(&fs->ckpt_written, 0);
-	for (int i = 0; i < nframes; i++)
-	{
-		PagerFrame *f = &pager_shared->frames[i];
-
-		pager_frame_lock(f);
-		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
-			f->fileslot == slot)
-		{
-			cands[ncands].frame = i;
-			cands[ncands].pageno = f->pageno;
-			ncands++;
-		}
-		pager_frame_unlock(f);
-	}
 	LWLockAcquire(&fs->lock, LW_SHARED);
 	max = (int) Min(Max(fs->nphys / 4, PAGER_TAIL_MOVES), Max(nframes / 8, 1));
+	nlogical = fs->nlogical;
 	LWLockRelease(&fs->lock);
-	set->items = palloc(sizeof(CkptItem) * (ncands + max));
-	for (int c = 0; c < ncands; c++)
+	dirty = pager_dirty_frames(slot, nlogical, &dirty_pages, &ndirty);
+	set->items = palloc(sizeof(CkptItem) * (ndirty + max));
+	for (int c = 0; c < ndirty; c++)
 	{
-		if (pager_ckpt_take(cands[c].frame, slot, true))
-			set->items[set->n++] = cands[c];
+		if (pager_ckpt_take(dirty[c], slot, true))
+		{
+			set->items[set->n].frame = dirty[c];
+			set->items[set->n++].pageno = dirty_pages[c];
+		}
 	}
 	ckpt_place(fs, slot, set->items, set->n);
 
@@ -399,7 +392,8 @@ ckpt_take_set(PagerFileSlot *fs, int slot, CkptSet *set)
 	ckpt_place(fs, slot, set->items + first, set->n - first);
 	qsort(set->items, set->n, sizeof(CkptItem), ckpt_item_cmp);
 	pfree(pagenos);
-	pfree(cands);
+	pfree(dirty_pages);
+	pfree(dirty);
 	return more;
 }
 

@@ -1272,6 +1272,64 @@ pager_forget_frames(int slot)
 }
 
 /*
+ * The dirty frames of a file slot, whose logical pages all lie below
+ * nlogical, for a checkpoint that holds the file's gate exclusive (so
+ * that none turns dirty meanwhile): their frames and pages in the arrays
+ * returned (palloc'd), their number in *n.  A file of few pages against
+ * the pool has each of its pages looked up in the page table (a tagged
+ * frame is always the table's entry for its tag); a larger one has every
+ * frame header of the pool looked at, which for a pool of 4 GB is half a
+ * million of them.
+ */
+int *
+pager_dirty_frames(int slot, uint32 nlogical, ArtPageNo **pagenos, int *n)
+{
+	int			nframes = pager_shared->nframes;
+	bool		lookup = (uint64) nlogical * PAGER_LOOKUP_SHARE < (uint64) nframes;
+	int			cap = lookup ? Max((int) nlogical, 1) : nframes;
+	int		   *frames = palloc(sizeof(int) * cap);
+
+	Assert(LWLockHeldByMeInMode(&pager_shared->files[slot].gate, LW_EXCLUSIVE));
+	*pagenos = palloc(sizeof(ArtPageNo) * cap);
+	*n = 0;
+	for (int i = 0; i < (lookup ? (int) nlogical : nframes); i++)
+	{
+		PagerFrame *f;
+		int			frame = i;
+
+		if (lookup)
+		{
+			PagerTag	tag;
+			uint32		hash;
+			LWLock	   *part;
+			PagerLookup *ent;
+
+			memset(&tag, 0, sizeof(tag));
+			tag.fileslot = slot;
+			tag.pageno = (ArtPageNo) i;
+			part = pager_partition(&tag, &hash);
+			LWLockAcquire(part, LW_SHARED);
+			ent = hash_search_with_hash_value(pager_table, &tag, hash, HASH_FIND, NULL);
+			frame = ent ? ent->frame : -1;
+			LWLockRelease(part);
+			if (frame < 0)
+				continue;
+		}
+		f = &pager_shared->frames[frame];
+		pager_frame_lock(f);
+		if ((f->flags & FRAME_TAG_VALID) && (f->flags & FRAME_DIRTY) &&
+			f->fileslot == slot && (!lookup || f->pageno == (ArtPageNo) i))
+		{
+			frames[*n] = frame;
+			(*pagenos)[*n] = f->pageno;
+			(*n)++;
+		}
+		pager_frame_unlock(f);
+	}
+	return frames;
+}
+
+/*
  * Does this process pin any frame of a file slot?
  */
 bool

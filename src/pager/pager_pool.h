@@ -20,6 +20,13 @@
 /* Meta and map pages move through this many scratch frames at a time. */
 #define PAGER_SCRATCH_BATCH	8
 
+/*
+ * A checkpoint looks a file's pages up in the page table, rather than
+ * looking at every frame of the pool, while the file has fewer pages
+ * than the pool has frames by this factor (pager_dirty_frames).
+ */
+#define PAGER_LOOKUP_SHARE	8
+
 extern char *pager_frame_data(int frame);
 extern void pager_frame_populate(int frame);
 extern void pager_backend_init(bool io_worker);
@@ -47,6 +54,8 @@ extern void pager_scratch_put(int frame);
 extern int	pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 extern int	pager_pin_cached(int slot, ArtPageNo pageno);
 extern void pager_forget_frames(int slot);
+extern int *pager_dirty_frames(int slot, uint32 nlogical, ArtPageNo **pagenos,
+								 int *n);
 extern bool pager_slot_pinned(int slot);
 extern bool pager_slot_pinned_here(int slot);
 extern void pager_pool_watch(void);
