@@ -305,17 +305,20 @@ am_like_has_support(PlannerInfo *root, Oid funcid, Expr *clause,
 }
 
 /*
- * The index clause of a restriction that is itself an index condition on
- * the index's column col (an operator of its operator family).
+ * The index clause of a restriction on the index's column col whose index
+ * condition is qual (the restriction itself when it is an operator of the
+ * index's family); lossy if the executor must still check the
+ * restriction on each row.
  */
 static IndexClause *
-am_like_own_clause(RestrictInfo *rinfo, int col)
+am_like_make_clause(RestrictInfo *rinfo, RestrictInfo *qual, int col,
+					bool lossy)
 {
 	IndexClause *iclause = makeNode(IndexClause);
 
 	iclause->rinfo = rinfo;
-	iclause->indexquals = list_make1(rinfo);
-	iclause->lossy = false;
+	iclause->indexquals = list_make1(qual);
+	iclause->lossy = lossy;
 	iclause->indexcol = col;
 	iclause->indexcols = NIL;
 	return iclause;
@@ -323,23 +326,15 @@ am_like_own_clause(RestrictInfo *rinfo, int col)
 
 /*
  * The index clause of a restriction whose index condition is opclause, an
- * operator of the index's family on its column col; lossy if the
- * executor must still check the restriction on each row.
+ * operator of the index's family on its column col; lossy as above.
  */
 static IndexClause *
 am_like_derived_clause(PlannerInfo *root, RestrictInfo *rinfo,
 					   Expr *opclause, int col, bool lossy)
 {
-	IndexClause *iclause = makeNode(IndexClause);
-
 	set_opfuncid((OpExpr *) opclause);
-	iclause->rinfo = rinfo;
-	iclause->indexquals = list_make1(make_simple_restrictinfo(root,
-															  opclause));
-	iclause->lossy = lossy;
-	iclause->indexcol = col;
-	iclause->indexcols = NIL;
-	return iclause;
+	return am_like_make_clause(rinfo, make_simple_restrictinfo(root, opclause),
+							   col, lossy);
 }
 
 /*
@@ -409,7 +404,7 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 		op_in_opfamily(((OpExpr *) clause)->opno, index->opfamily[col]))
 	{
 		/* the planner's own paths have it; an arm of an OR takes it as is */
-		return allow_exact ? NULL : am_like_own_clause(rinfo, col);
+		return allow_exact ? NULL : am_like_make_clause(rinfo, rinfo, col, false);
 	}
 	opno = get_opfamily_member(index->opfamily[col], typid, TEXTOID,
 							   ARTRIE_LIKE_STRATEGY);
@@ -512,7 +507,7 @@ am_like_equal_clause(RestrictInfo *rinfo, IndexOptInfo *index, int col)
 		(OidIsValid(index->indexcollations[col]) &&
 		 op->inputcollid != index->indexcollations[col]))
 		return NULL;
-	return am_like_own_clause(rinfo, col);
+	return am_like_make_clause(rinfo, rinfo, col, false);
 }
 
 /*

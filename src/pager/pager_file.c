@@ -927,34 +927,57 @@ pager_reset_file(const ArtFileId *id, const char *relname, XLogRecPtr lsn)
 }
 
 /*
+ * This process's handle on file id, or NULL: the one found last if it is
+ * id's (a backend opens one file again and again, a scan per exact
+ * lookup), else from local_files.
+ */
+static LocalFile *
+local_find(const ArtFileId *id)
+{
+	LocalFile  *lf = local_last;
+
+	if (local_files == NULL)
+		return NULL;
+	if (lf == NULL || lf->id.dbOid != id->dbOid ||
+		lf->id.relNumber != id->relNumber ||
+		lf->id.generation != id->generation)
+		lf = hash_search(local_files, id, HASH_FIND, NULL);
+	if (lf)
+		local_last = lf;
+	return lf;
+}
+
+/*
+ * Is a handle's file still loaded in the slot the handle took, as
+ * relname's (any name if NULL)?
+ */
+static bool
+local_loaded(LocalFile *lf, const char *relname)
+{
+	PagerFileSlot *fs = &pager_shared->files[lf->file.slot];
+
+	return fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
+		(relname == NULL || strcmp(fs->relname, relname) == 0);
+}
+
+/*
  * Open an existing file, with warrant (see slot_open) if this loads it.
  */
 PagerFile *
 pager_open_warranted(const ArtFileId *id, const char *relname,
 		  const PagerWarrant *warrant)
 {
+	LocalFile  *lf;
 	int			slot;
 
 	pager_backend_ready();
-	if (local_files)
+	lf = local_find(id);
+	if (lf)
 	{
-		LocalFile  *lf = local_last;
-
-		if (lf == NULL || lf->id.dbOid != id->dbOid ||
-			lf->id.relNumber != id->relNumber ||
-			lf->id.generation != id->generation)
-			lf = hash_search(local_files, id, HASH_FIND, NULL);
-		if (lf)
-		{
-			PagerFileSlot *fs = &pager_shared->files[lf->file.slot];
-
-			local_last = lf;
-			if (relname && strcmp(lf->file.relname, relname) != 0)
-				strlcpy(lf->file.relname, relname, NAMEDATALEN);
-			if (fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
-				(relname == NULL || strcmp(fs->relname, relname) == 0))
-				return &lf->file;
-		}
+		if (relname && strcmp(lf->file.relname, relname) != 0)
+			strlcpy(lf->file.relname, relname, NAMEDATALEN);
+		if (local_loaded(lf, relname))
+			return &lf->file;
 	}
 	slot = slot_open(id, relname, warrant);
 	return local_file(id, slot, relname);
@@ -970,16 +993,11 @@ bool
 pager_file_ready(const ArtFileId *id, const char *relname, bool unlogged)
 {
 	LocalFile  *lf;
-	PagerFileSlot *fs;
 
-	if (local_files == NULL || !pager_shared->ready)
+	if (!pager_shared->ready || (lf = local_find(id)) == NULL)
 		return false;
-	lf = hash_search(local_files, id, HASH_FIND, NULL);
-	if (lf == NULL)
-		return false;
-	fs = &pager_shared->files[lf->file.slot];
-	return fs->in_use && fs->loaded && fs->incarnation == lf->file.incarnation &&
-		strcmp(fs->relname, relname) == 0 && (!unlogged || fs->inuse_marked);
+	return local_loaded(lf, relname) &&
+		(!unlogged || pager_shared->files[lf->file.slot].inuse_marked);
 }
 
 /*
