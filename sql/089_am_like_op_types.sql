@@ -118,6 +118,24 @@ SELECT * FROM oracle('lb', $$bpcharlike(v, 'ab')$$);
 SELECT * FROM oracle('lb', $$namelike(n, 'ab_')$$);
 SELECT * FROM oracle('lb', $$textlike(s, 'ab%') OR s LIKE 'b%'$$);
 
+-- starts_with() and artrie's bpchar and name starts-with functions
+-- written as calls get the family's "^@" on the same arguments, as
+-- textlike() gets "~~": no filter in an index scan.
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM lb WHERE starts_with(s, 'ab');
+EXPLAIN (COSTS OFF) SELECT id FROM lb WHERE artrie_bpchar_starts_with(b, 'ab');
+EXPLAIN (COSTS OFF) SELECT n FROM lb WHERE artrie_name_starts_with(n, 'ab');
+RESET enable_bitmapscan;
+RESET enable_seqscan;
+SELECT * FROM oracle('lb', $$starts_with(s, 'ab')$$);
+SELECT * FROM oracle('lb', $$starts_with(s, 'ab ')$$);
+SELECT * FROM oracle('lb', $$starts_with(s, '')$$);
+SELECT * FROM oracle('lb', $$artrie_bpchar_starts_with(b, 'ab ')$$);
+SELECT * FROM oracle('lb', $$artrie_bpchar_starts_with(v, 'ab')$$);
+SELECT * FROM oracle('lb', $$artrie_name_starts_with(n, 'a')$$);
+SELECT * FROM oracle('lb', $$starts_with(s, 'ab') OR s LIKE 'b%'$$);
+
 -- amvalidate takes at strategy 7 only LIKE of the family's string type
 -- against a text pattern.
 CREATE OPERATOR FAMILY lb_bad USING artrie;

@@ -15,7 +15,7 @@
  *	- key LIKE 'abc%' (and key ~~ with a pattern folded from ESCAPE),
  *	- key ILIKE '12-%', up to the first character that may have case,
  *	- key ~ '^abc' (literal characters only, no alternation),
- *	- starts_with(key, 'abc'),
+ *	- starts_with(key, 'abc') in an operator family without "^@",
  *
  * on the key of an artrie index, in the index's collation (as PostgreSQL
  * asks of any index clause), with a constant pattern and a nonempty
@@ -33,10 +33,10 @@
  * bitmap heap scan keeps no filter for it.  The hook leaves such a
  * clause to the planner (and takes it as it is for an arm of an OR); it
  * still gives bpchar and name LIKE its "^@" paths in a database whose
- * extension is older.  For LIKE written as a function call
- * (textlike(key, 'abc%')), which the planner matches to no operator, the
- * hook's paths take the family's "~~" on the same arguments as the index
- * condition, not lossy: an index scan keeps no filter for it, a bitmap
+ * extension is older.  For LIKE and starts-with written as a function
+ * call (textlike(key, 'abc%'), starts_with(key, 'abc')), which the planner
+ * matches to no operator, the hook's paths take the family's "~~" or "^@"
+ * on the same arguments as the index condition, not lossy: an index scan keeps no filter for it, a bitmap
  * heap scan still does (PostgreSQL leaves out of that filter only a
  * restriction that is itself an index qual).  Under the 0.2.0 operator class,
  * without "~~", a text LIKE whose pattern is only a literal prefix and
@@ -338,6 +338,29 @@ am_like_derived_clause(PlannerInfo *root, RestrictInfo *rinfo,
 }
 
 /*
+ * The operator of the index's family whose function a call of funcid on
+ * the key calls: "~~" (strategy 7) for textlike() and its bpchar and name
+ * kin, "^@" (strategy 6) for starts_with() and artrie's own bpchar and
+ * name starts-with functions; InvalidOid if none.
+ */
+static Oid
+am_like_call_operator(IndexOptInfo *index, int col, Oid funcid)
+{
+	Oid			typid = index->opcintype[col];
+	Oid			opno;
+
+	opno = get_opfamily_member(index->opfamily[col], typid, TEXTOID,
+							   ARTRIE_LIKE_STRATEGY);
+	if (OidIsValid(opno) && get_opcode(opno) == funcid)
+		return opno;
+	opno = get_opfamily_member(index->opfamily[col], typid, typid,
+							   ARTRIE_PREFIX_STRATEGY);
+	if (OidIsValid(opno) && get_opcode(opno) == funcid)
+		return opno;
+	return InvalidOid;
+}
+
+/*
  * The index clause "key ^@ prefix" that a restriction implies on the
  * artrie index's key, or NULL if it implies none this file handles.  With
  * allow_exact, a text LIKE whose pattern is a literal prefix and '%'
@@ -347,9 +370,10 @@ am_like_derived_clause(PlannerInfo *root, RestrictInfo *rinfo,
  * operator of the index's operator family ("~~" from version 0.3.0 on
  * for text, from 0.4.0 on for bpchar and name) is left to the planner,
  * which makes the restriction itself the index clause; without
- * allow_exact (an arm of an OR) it is that.  LIKE written as a function
- * call (textlike(key, pattern)) gets that operator on the same arguments,
- * not lossy: the same function, answered by the scan as the operator is.
+ * allow_exact (an arm of an OR) it is that.  LIKE or starts-with written
+ * as a function call (textlike(key, pattern), starts_with(key, prefix))
+ * gets the family's operator on the same arguments, not lossy: the same
+ * function, answered by the scan as the operator is.
  */
 static IndexClause *
 am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
@@ -391,7 +415,8 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 	else
 		return NULL;
 
-	if (am_pattern_kind(funcid) == AM_PATTERN_NONE || list_length(args) != 2)
+	if ((am_pattern_kind(funcid) == AM_PATTERN_NONE &&
+		 !IsA(clause, FuncExpr)) || list_length(args) != 2)
 		return NULL;
 	if (!am_cols_is_string(typid) || collid != index->indexcollations[col])
 		return NULL;
@@ -406,16 +431,17 @@ am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 		/* the planner's own paths have it; an arm of an OR takes it as is */
 		return allow_exact ? NULL : am_like_make_clause(rinfo, rinfo, col, false);
 	}
-	opno = get_opfamily_member(index->opfamily[col], typid, TEXTOID,
-							   ARTRIE_LIKE_STRATEGY);
-	if (IsA(clause, FuncExpr) && OidIsValid(opno) &&
-		get_opcode(opno) == funcid)
+	opno = IsA(clause, FuncExpr) ?
+		am_like_call_operator(index, col, funcid) : InvalidOid;
+	if (OidIsValid(opno))
 		return am_like_derived_clause(root, rinfo,
 									  make_opclause(opno, BOOLOID, false,
 													(Expr *) linitial(args),
 													(Expr *) lsecond(args),
 													InvalidOid, collid),
 									  col, false);
+	if (am_pattern_kind(funcid) == AM_PATTERN_NONE)
+		return NULL;
 
 	patt = (Const *) lsecond(args);
 	pattext = DatumGetTextPP(patt->constvalue);
