@@ -221,7 +221,8 @@ extern void am_wal_vacuum(ArtrieIndex *ai);
 extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
 						 const uint8 *entry, Size len);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
-extern void am_wal_built_file(Relation index, PagerFile *file);
+extern PagerBuild *am_wal_build_begin(Relation index, PagerFile *file);
+extern void am_wal_built_file(Relation index, PagerBuild *build);
 
 /* Planner, file lifecycle and ON CONFLICT hooks, installed from _PG_init. */
 extern void am_init(void);

@@ -17,10 +17,10 @@
  * which are adjacent in the stream but for dead tuples between them
  * (recently dead tuples are indexed and may share a live one's key).  The
  * loader's new pages do not go through the shared pool: the build's page
- * store (pager_build.c) writes them straight to the file in batches.  The
- * new file is flushed, then its image logged (read back from the file),
- * before ambuild returns, so it is durable before the creating
- * transaction commits.
+ * store (pager_build.c) writes them straight to the file in batches, each
+ * written while the load goes on.  The new file is flushed, then its
+ * image logged (from the build's copies of its pages), before ambuild
+ * returns, so it is durable before the creating transaction commits.
  *
  *-------------------------------------------------------------------------
  */
@@ -552,7 +552,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 
 		pgstat_progress_update_multi_param(3, progress_index, progress_vals);
 	}
-	build = pager_build_begin(file);
+	build = am_wal_build_begin(index, file);
 	keys.store = pager_build_store(build);
 	nulls.store = keys.store;
 	am_build_load(&bs, &keys, &nulls);
@@ -565,8 +565,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	if (bs.lastLive != NULL)
 		pfree(bs.lastLive);
 
-	pager_flush_file(file);
-	am_wal_built_file(index, file);
+	am_wal_built_file(index, build);
 	am_meta_init(index, MAIN_FORKNUM, &meta);
 
 	result = palloc(sizeof(IndexBuildResult));

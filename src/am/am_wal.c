@@ -46,14 +46,23 @@ am_wal_vacuum(ArtrieIndex *ai)
 }
 
 /*
- * Log the whole file of an index just built and made durable, read back
- * from the file.
+ * Begin the bulk load of an index's new file, keeping what its image
+ * needs if the index is logged.
+ */
+PagerBuild *
+am_wal_build_begin(Relation index, PagerFile *file)
+{
+	return pager_build_begin(file, am_needs_wal(index));
+}
+
+/*
+ * Make the file of an index just built durable and, if the index is
+ * logged, log the whole of it.
  */
 void
-am_wal_built_file(Relation index, PagerFile *file)
+am_wal_built_file(Relation index, PagerBuild *build)
 {
-	if (am_needs_wal(index))
-		pager_log_built_file(file, wal_log_build_image);
+	pager_build_finish(build, am_needs_wal(index) ? wal_log_build_image : NULL);
 }
 
 /* Log the whole file of an index just built or copied, made durable. */

@@ -511,6 +511,63 @@ io_write_pages(const char *path, const IoPage *pages, int npages)
 	io_write(path, pages, npages, false);
 }
 
+/* A write under way (io_write_begin): its backend and that one's state. */
+struct IoWriting
+{
+	const IoMethods *m;
+	void	   *state;
+	char		path[IO_PATH_LEN];
+};
+
+/*
+ * Begin writing pages while the caller goes on.  artrie.debug_fault makes
+ * the write fail here.
+ */
+IoWriting *
+io_write_begin(const char *path, const IoPage *pages, int npages)
+{
+	const IoMethods *m = io_methods();
+	IoWriting  *w = palloc(sizeof(IoWriting));
+	IoFailure	fail = {0};
+	instr_time	start;
+
+	Assert(npages <= io_batch_size() && !io_am_worker);
+	if (io_debug_fault == IO_FAULT_WRITE)
+		io_report(IO_OP_WRITE, path, npages > 0 ? pages[0].offset : 0, EIO);
+	INSTR_TIME_SET_CURRENT(start);
+	w->m = m;
+	w->state = m->write_begin(path, pages, npages, &fail);
+	strlcpy(w->path, path, IO_PATH_LEN);
+	io_done(&start, m->here, IO_OP_WRITE, npages, path, &fail);
+	return w;
+}
+
+/*
+ * Wait for a write io_write_begin began; its failure is an ERROR.
+ */
+void
+io_write_finish(IoWriting *w)
+{
+	IoFailure	fail = {0};
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	w->m->write_finish(w->state, &fail);
+	io_done(&start, false, IO_OP_WRITE, 0, w->path, &fail);
+	pfree(w);
+}
+
+/*
+ * Abandon this process's write that io_write_begin began and nobody waits
+ * for any more (an ERROR or FATAL came in between), if there is one: wait
+ * for its pages under way, withdraw the others, and raise nothing.
+ */
+void
+io_write_abandon(void)
+{
+	io_methods()->write_abandon();
+}
+
 /*
  * Write pages and make them durable.
  */

@@ -97,6 +97,24 @@ extern void io_write_sync(const char *path, const IoPage *pages, int npages);
 extern void io_sync_file(const char *path);
 
 /*
+ * A write of a batch of pages that runs while its caller goes on: begun by
+ * io_write_begin (at most io_batch_size() pages, one such write under way
+ * per process), waited for by io_write_finish, which raises its error.
+ * The buffers stay untouched until then.  If an ERROR or FATAL comes in
+ * between, io_write_abandon, called where the buffers are given back
+ * (the pager's release of a process's pins at an abort or at exit), waits
+ * for the pages under way and withdraws the others, raising nothing.
+ * Under mmap the pages are copied into the page cache at once and the
+ * kernel starts writing them back.
+ */
+typedef struct IoWriting IoWriting;
+
+extern IoWriting *io_write_begin(const char *path, const IoPage *pages,
+								 int npages);
+extern void io_write_finish(IoWriting *w);
+extern void io_write_abandon(void);
+
+/*
  * Reads of this process until changed are random probes (a page missed is
  * read without the pages around it); returns the previous setting.
  */

@@ -119,9 +119,10 @@ typedef struct IoFailure
 /*
  * A backend, as the calling process sees it: read pages, write a batch of
  * pages (then make them durable if sync), make a file durable, close this
- * process's handles on a file.  Each fills *fail on failure and leaves it
- * alone on success.  here: the bytes move in the calling process, whose
- * counters count them (else the io worker counts them).
+ * process's handles on a file, and write a batch while the caller goes
+ * on.  Each fills *fail on failure and leaves it alone on success.  here:
+ * the bytes move in the calling process, whose counters count them (else
+ * the io worker counts them).
  */
 typedef struct IoMethods
 {
@@ -133,6 +134,16 @@ typedef struct IoMethods
 						  bool sync, IoFailure *fail);
 	void		(*sync) (const char *path, IoFailure *fail);
 	void		(*forget) (const char *path);
+
+	/*
+	 * A write that runs while the caller goes on (io_write_begin): begin it
+	 * (the state to pass on), wait for it, or abandon the process's write
+	 * under way, if any, after an ERROR or FATAL.
+	 */
+	void	   *(*write_begin) (const char *path, const IoPage *pages,
+								int npages, IoFailure *fail);
+	void		(*write_finish) (void *state, IoFailure *fail);
+	void		(*write_abandon) (void);
 } IoMethods;
 
 /* mmap (io_mmap.c): every process maps the files itself. */

@@ -11,6 +11,10 @@
  * mappings see.  Before a write past the end, the file is extended
  * (posix_fallocate never shrinks it, so two processes extending at once
  * cannot undo each other, and a full disk fails the write, not the sync).
+ * A write its caller does not wait for (io_write_begin, a build's batch)
+ * is the same pwritev, after which the kernel is asked to start writing
+ * the pages back (sync_file_range through pg_flush_data), so that the
+ * device writes them while the caller goes on.
  * Nothing past the end of the file as last seen is touched through the
  * mapping, so a damaged page map gives an error, not SIGBUS.  A file cut
  * short since (or a media error) does raise SIGBUS on the copy: a handler
@@ -377,6 +381,44 @@ mmap_write(const char *path, const IoPage *pages, int npages, bool sync,
 }
 
 /*
+ * Write pages at once and have the kernel start writing them back, so
+ * that a later fdatasync finds less to write: the write that runs while
+ * the caller goes on is the device's.  Nothing is left to wait for.
+ */
+static void *
+mmap_write_begin(const char *path, const IoPage *pages, int npages,
+				 IoFailure *fail)
+{
+	int			err = 0;
+	MmapFile   *f;
+	uint64		lo = PG_UINT64_MAX;
+	uint64		hi = 0;
+
+	mmap_write(path, pages, npages, false, fail);
+	if (fail->error != 0 || npages == 0 || (f = mmap_get(path, &err)) == NULL)
+		return NULL;
+	for (int i = 0; i < npages; i++)
+	{
+		lo = Min(lo, pages[i].offset);
+		hi = Max(hi, pages[i].offset + IO_PAGE_SIZE);
+	}
+	pg_flush_data(f->fd, (off_t) lo, (off_t) (hi - lo));
+	return NULL;
+}
+
+/* The write mmap_write_begin began is done already. */
+static void
+mmap_write_finish(void *state, IoFailure *fail)
+{
+}
+
+/* Nothing of a write mmap_write_begin began is under way. */
+static void
+mmap_write_abandon(void)
+{
+}
+
+/*
  * Unmap and close a file, if this process has it.
  */
 static void
@@ -400,5 +442,8 @@ const IoMethods io_mmap_methods = {
 	.read = mmap_read,
 	.write = mmap_write,
 	.sync = mmap_sync,
-	.forget = mmap_forget
+	.forget = mmap_forget,
+	.write_begin = mmap_write_begin,
+	.write_finish = mmap_write_finish,
+	.write_abandon = mmap_write_abandon
 };

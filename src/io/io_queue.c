@@ -18,8 +18,12 @@
  * ends, and io_buffer_busy() tells the pager not to reuse its buffer until
  * then; a write or sync under way is waited for, since the caller gives
  * its target space back.  When the caller is the worker itself, it serves
- * the queue until its own requests are done (io_wait).  The worker's side
- * of the queue is here too: it pops requests and finishes them.
+ * the queue until its own requests are done (io_wait).  A write begun with
+ * io_write_begin is waited for later (io_write_finish), or abandoned as
+ * above once an ERROR or FATAL came in between (io_write_abandon);
+ * meanwhile its caller frees those of its requests that are done whenever
+ * it waits for free slots.  The worker's side of the queue is here too: it pops requests
+ * and finishes them.
  *
  *-------------------------------------------------------------------------
  */
@@ -152,12 +156,25 @@ io_queue_remove(int slot)
 	}
 }
 
-/* The requests a caller waits for, for the cleanup if it leaves. */
+/*
+ * The requests of one call, for its wait and for the cleanup if the caller
+ * leaves; a slot becomes -1 once freed, and fail keeps the first error of
+ * those freed before the wait (io_queue_reap).
+ */
 typedef struct IoWait
 {
 	int		   *slots;
 	int			nslots;
+	IoFailure	fail;
 } IoWait;
+
+/*
+ * This process's write begun by queue_write_begin and not yet waited for:
+ * its requests that are done are freed while the process waits for free
+ * slots, since only it frees them (several processes each holding such a
+ * write could otherwise hold every slot and wait for each other).
+ */
+static IoWait *queue_detached = NULL;
 
 /*
  * A caller leaves its wait by an ERROR or FATAL: withdraw its requests the
@@ -267,23 +284,61 @@ io_queue_read_here(const char *path, const IoPage *pages, int *slots,
 }
 
 /*
- * Queue one request per page (or one for a sync), wait for all, and put
- * the first error in *fail.
+ * Keep the first error of request slot i of w in w->fail (mutex held).
  */
 static void
-io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages,
-			 IoFailure *fail)
+io_queue_note_error(IoWait *w, int i)
+{
+	IoRequest  *req = &io_shared->requests[w->slots[i]];
+
+	if (req->error != 0 && w->fail.error == 0)
+	{
+		w->fail.error = req->error;
+		w->fail.offset = req->offset;
+		w->fail.op = req->sync_failed ? IO_OP_SYNC : req->op;
+	}
+}
+
+/*
+ * Free the requests of w that are done, keeping the first error.
+ */
+static void
+io_queue_reap(IoWait *w)
+{
+	bool		freed = false;
+
+	SpinLockAcquire(&io_shared->mutex);
+	for (int i = 0; i < w->nslots; i++)
+	{
+		if (w->slots[i] < 0 ||
+			io_shared->requests[w->slots[i]].state != IO_REQ_DONE)
+			continue;
+		io_queue_note_error(w, i);
+		io_slot_free(w->slots[i]);
+		w->slots[i] = -1;
+		freed = true;
+	}
+	SpinLockRelease(&io_shared->mutex);
+	if (freed)
+		ConditionVariableBroadcast(&io_shared->free_cv);
+}
+
+/*
+ * Queue one request per page (or one for a sync) into w and wake the
+ * worker.
+ */
+static void
+io_queue_submit(IoWait *w, IoOp op, const char *path, const IoPage *pages,
+				int npages)
 {
 	int			nslots = (op == IO_OP_SYNC || op == IO_OP_FORGET) ? 1 : npages;
-	int		   *slots;
-	int			err = 0;
-	uint64		err_offset = 0;
-	IoOp		err_op = op;
 
+	Assert(nslots <= io_shared->nrequests);
+	memset(w, 0, sizeof(IoWait));
+	w->slots = palloc(sizeof(int) * Max(nslots, 1));
+	w->nslots = nslots;
 	if (nslots <= 0)
 		return;
-	Assert(nslots <= io_shared->nrequests);
-	slots = palloc(sizeof(int) * nslots);
 
 	/* Take all slots at once, so that two batches cannot starve each other. */
 	for (;;)
@@ -292,6 +347,8 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages,
 		if (io_shared->nfree >= nslots)
 			break;
 		SpinLockRelease(&io_shared->mutex);
+		if (queue_detached != NULL)
+			io_queue_reap(queue_detached);
 		io_wait(&io_shared->free_cv, 10);
 	}
 	for (int i = 0; i < nslots; i++)
@@ -300,7 +357,7 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages,
 		IoRequest  *req = &io_shared->requests[slot];
 		int			tail;
 
-		slots[i] = slot;
+		w->slots[i] = slot;
 		req->op = op;
 		strlcpy(req->path, path, IO_PATH_LEN);
 		req->offset = pages ? pages[i].offset : 0;
@@ -320,19 +377,30 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages,
 	pg_atomic_fetch_add_u64(&io_shared->counters[io_my_kind()].requests, nslots);
 	if (io_shared->worker_latch)
 		SetLatch(io_shared->worker_latch);
+}
+
+/*
+ * Wait for every request of w (submitted for op on pages of path), free
+ * them, and put the first error in *fail.
+ */
+static void
+io_queue_await(IoWait *w, IoOp op, const char *path, const IoPage *pages,
+			   IoFailure *fail)
+{
+	int		   *slots = w->slots;
+	int			nslots = w->nslots;
 
 	if (io_am_worker)
 	{
 		/* A request served while submitting sets no event: poll. */
 		for (int i = 0; i < nslots; i++)
-			while (io_shared->requests[slots[i]].state != IO_REQ_DONE)
+			while (slots[i] >= 0 &&
+				   io_shared->requests[slots[i]].state != IO_REQ_DONE)
 				io_wait(NULL, 10);
 	}
 	else
 	{
-		IoWait		w = {slots, nslots};
-
-		PG_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(&w));
+		PG_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(w));
 		{
 			for (int i = 0; i < nslots; i++)
 			{
@@ -357,35 +425,40 @@ io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages,
 				ConditionVariableCancelSleep();
 			}
 		}
-		PG_END_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(&w));
+		PG_END_ENSURE_ERROR_CLEANUP(io_queue_abandon, PointerGetDatum(w));
 	}
 
 	SpinLockAcquire(&io_shared->mutex);
 	for (int i = 0; i < nslots; i++)
 	{
-		IoRequest  *req;
-
 		if (slots[i] < 0)
 			continue;
-		req = &io_shared->requests[slots[i]];
-		if (req->error != 0 && err == 0)
-		{
-			err = req->error;
-			err_offset = req->offset;
-			err_op = req->sync_failed ? IO_OP_SYNC : req->op;
-		}
+		io_queue_note_error(w, i);
 		io_slot_free(slots[i]);
+		slots[i] = -1;
 	}
 	SpinLockRelease(&io_shared->mutex);
 	ConditionVariableBroadcast(&io_shared->free_cv);
-	pfree(slots);
 
-	if (err != 0 && fail->error == 0)
-	{
-		fail->error = err;
-		fail->op = err_op;
-		fail->offset = err_offset;
-	}
+	if (w->fail.error != 0 && fail->error == 0)
+		*fail = w->fail;
+	pfree(slots);
+}
+
+/*
+ * Queue one request per page (or one for a sync), wait for all, and put
+ * the first error in *fail.
+ */
+static void
+io_queue_run(IoOp op, const char *path, const IoPage *pages, int npages,
+			 IoFailure *fail)
+{
+	IoWait		w;
+
+	if (op != IO_OP_SYNC && op != IO_OP_FORGET && npages <= 0)
+		return;
+	io_queue_submit(&w, op, path, pages, npages);
+	io_queue_await(&w, op, path, pages, fail);
 }
 
 /*
@@ -434,6 +507,49 @@ queue_sync(const char *path, IoFailure *fail)
 }
 
 /*
+ * Begin a write of pages that the caller does not wait for yet.
+ */
+static void *
+queue_write_begin(const char *path, const IoPage *pages, int npages,
+				  IoFailure *fail)
+{
+	IoWait	   *w = palloc(sizeof(IoWait));
+
+	Assert(queue_detached == NULL && npages <= io_ring_entries);
+	io_queue_submit(w, IO_OP_WRITE, path, pages, npages);
+	queue_detached = w;
+	return w;
+}
+
+/*
+ * Wait for a write queue_write_begin began.
+ */
+static void
+queue_write_finish(void *state, IoFailure *fail)
+{
+	IoWait	   *w = (IoWait *) state;
+
+	queue_detached = NULL;
+	io_queue_await(w, IO_OP_WRITE, NULL, NULL, fail);
+	pfree(w);
+}
+
+/*
+ * Abandon the write queue_write_begin began that is still under way, if
+ * any: withdraw what the worker has not taken and wait for the rest
+ * (io_queue_abandon).
+ */
+static void
+queue_write_abandon(void)
+{
+	IoWait	   *w = queue_detached;
+
+	queue_detached = NULL;
+	if (w != NULL)
+		io_queue_abandon(0, PointerGetDatum(w));
+}
+
+/*
  * Close the worker's handle on a file.
  */
 static void
@@ -450,5 +566,8 @@ const IoMethods io_queue_methods = {
 	.read = queue_read,
 	.write = queue_write,
 	.sync = queue_sync,
-	.forget = queue_forget
+	.forget = queue_forget,
+	.write_begin = queue_write_begin,
+	.write_finish = queue_write_finish,
+	.write_abandon = queue_write_abandon
 };

@@ -101,22 +101,28 @@ extern int	pager_sweep_orphans(void);
 
 /*
  * A bulk load's page store (pager_build.c): the trie's new pages go from
- * frames of the loading backend's own straight to the file, in batches,
- * outside the page table.  pager_build_end writes the rest; the caller
- * then makes the file durable with pager_flush_file, and may log its
- * image with pager_log_built_file, which hands each run of it to log
- * (the WAL layer's).
+ * frames of the loading backend's own straight to the file, in batches
+ * written while the load goes on, outside the page table.  With image,
+ * the build keeps copies of what it writes for the file's image.
+ * pager_build_end writes the rest and waits for it; pager_build_finish
+ * then makes the file durable and, with log, logs its image, handing
+ * each run of it to log (the WAL layer's).
  */
 typedef struct PagerBuild PagerBuild;
 typedef void (*PagerImageLog) (const PagerImage *image);
 
-extern PagerBuild *pager_build_begin(PagerFile *file);
+extern PagerBuild *pager_build_begin(PagerFile *file, bool image);
 extern ArtPageStore pager_build_store(PagerBuild *build);
 extern void pager_build_end(PagerBuild *build);
-extern void pager_log_built_file(PagerFile *file, PagerImageLog log);
+extern void pager_build_finish(PagerBuild *build, PagerImageLog log);
 
-/* Make every page of one file durable (a checkpoint of that file). */
+/*
+ * Make every page of one file durable (a checkpoint of that file);
+ * pager_flush_new_file with one sync, for a file that nothing durable
+ * names until the caller's transaction commits.
+ */
 extern void pager_flush_file(PagerFile *file);
+extern void pager_flush_new_file(PagerFile *file);
 
 /* Pages in use in the file, and its size on disk in bytes. */
 extern uint32 pager_file_pages(PagerFile *file);

@@ -14,20 +14,32 @@
  * ring's size is let go, it writes the batch to fresh physical pages, as
  * an eviction writes a page (a new write stamp, inside the file's write
  * gate, the page map pointed at the page only after the write), and
- * reuses the frames.  Pages the build store did not create (the tries'
- * root pages, which the load rewrites at its end) go through the pool as
- * usual, and every other operation is the pool's.
+ * reuses the frames.  The batch is written while the load goes on: the
+ * build waits for it only once the next batch is ready, then points the
+ * page map at its pages.  Pages the build store did not create (the
+ * tries' root pages, which the load rewrites at its end) go through the
+ * pool as usual, and every other operation is the pool's.
  *
- * A checkpoint of the file during the load (the io worker's) finds the
- * written pages in the page map like evicted ones, and the held ones
- * allocated and never written.  Once the load has ended and the caller
- * has made the file durable, pager_log_built_file logs its image for the
- * WAL layer, reading the pages back from the file in runs, as a
- * checkpoint's image is read: so a build that fails or is cut short by
- * a crash has logged nothing, and no standby or redo makes its file.
+ * The write gate is held while a batch's pages get their physical pages
+ * and while the map is pointed at them, not while they are written (an
+ * LWLock would hold off a cancel for the whole load): a checkpoint of the
+ * file during the load (the io worker's) finds the written pages in the
+ * page map like evicted ones, and both the held ones and those being
+ * written allocated and not yet in the map (the latter's physical pages
+ * are "current", so its snapshot keeps them from reuse).
+ *
+ * For an index whose image goes to the WAL, the build keeps a copy of
+ * each page's body as it writes it, in runs laid out as the image's
+ * records take them, up to a quarter of maintenance_work_mem.  Once the
+ * load has ended, pager_build_finish makes the file durable and logs its
+ * image from those copies, reading back from the file (and checking) only
+ * the pages it has no copy of or whose copy is no longer the page the map
+ * names: so a build that fails or is cut short by a crash has logged
+ * nothing, and no standby or redo makes its file.
  *
  * An ERROR gives the frames back with the transaction's pins
- * (pager_release_all).
+ * (pager_release_all), once the batch under way, if any, is written or
+ * withdrawn (io_write_abandon), so that no write still reads them.
  *
  * Layer: above the pool and the space layer, beside the page store
  * (pager_store.c), whose operations it passes the rest to.  Called by
@@ -43,6 +55,7 @@
 #include "pager/pager_space.h"
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
 /* A page of the load: its frame, and whether the trie let it go. */
 typedef struct BuildPage
@@ -50,7 +63,26 @@ typedef struct BuildPage
 	ArtPageNo	pageno;
 	int			frame;
 	bool		done;
+	uint32		phys;			/* being written: where, and its stamp */
+	uint32		stamp;
 } BuildPage;
+
+#define BODY_SIZE	(ART_PAGE_SIZE - ART_PAGE_RESERVED)
+
+/*
+ * The copies of the bodies of one run of the image (logical pages
+ * [r * PAGER_IMAGE_PAGES, (r + 1) * PAGER_IMAGE_PAGES)), each at its
+ * page's place in the run, and the write stamp each was written with.
+ */
+typedef struct BuildRun
+{
+	uint32		kept;			/* bit i: page i of the run has its copy */
+	uint32		stamps[PAGER_IMAGE_PAGES];
+	char		bodies[PAGER_IMAGE_PAGES * BODY_SIZE];
+} BuildRun;
+
+/* Runs are carved from blocks of this many, advised as huge pages. */
+#define BUILD_RUNS_PER_BLOCK	32
 
 struct PagerBuild
 {
@@ -64,76 +96,176 @@ struct PagerBuild
 	int			maxpages;
 	int		   *spare;			/* frames written and free to reuse */
 	int			nspare;
+
+	/* the batch being written, if any */
+	IoWriting  *writing;
+	BuildPage  *wpages;
+	int			nwriting;
+
+	/* the copies of the bodies, for the image (image) */
+	bool		image;
+	BuildRun  **runs;			/* by run number; NULL where none kept */
+	uint32		nruns;
+	MemoryContext runcxt;		/* the runs' memory, NULL until needed */
+	BuildRun   *block;			/* runs not yet handed out */
+	int			nblock;
+	Size		keep_left;		/* bytes of runs that may still be taken */
 };
 
-#define BODY_SIZE	(ART_PAGE_SIZE - ART_PAGE_RESERVED)
+/*
+ * The run of logical page pageno for its copy, or NULL when the copies
+ * reached their bound.
+ */
+static BuildRun *
+build_run(PagerBuild *b, ArtPageNo pageno)
+{
+	uint32		r = pageno / PAGER_IMAGE_PAGES;
+
+	if (r >= b->nruns)
+	{
+		uint32		n = Max(r + 1, b->nruns * 2);
+
+		b->runs = b->runs == NULL ? palloc0(sizeof(BuildRun *) * n) :
+			repalloc(b->runs, sizeof(BuildRun *) * n);
+		memset(b->runs + b->nruns, 0, sizeof(BuildRun *) * (n - b->nruns));
+		b->nruns = n;
+	}
+	if (b->runs[r] != NULL)
+		return b->runs[r];
+	if (b->nblock == 0)
+	{
+		int			n = Min(BUILD_RUNS_PER_BLOCK, b->keep_left / sizeof(BuildRun));
+
+		if (n == 0)
+			return NULL;
+		if (b->runcxt == NULL)
+			b->runcxt = AllocSetContextCreate(CurrentMemoryContext,
+											  "artrie build image",
+											  ALLOCSET_DEFAULT_SIZES);
+		b->block = MemoryContextAllocHuge(b->runcxt, sizeof(BuildRun) * n);
+		pager_advise_huge(b->block, sizeof(BuildRun) * n, 0);
+		b->nblock = n;
+		b->keep_left -= sizeof(BuildRun) * n;
+	}
+	b->runs[r] = b->block++;
+	b->nblock--;
+	b->runs[r]->kept = 0;
+	return b->runs[r];
+}
 
 /*
- * Write every page the trie let go to fresh physical pages, point the
- * page map at them, and keep their frames for reuse.
+ * Keep a copy of the body of a page being written with stamp, if there is
+ * room.
+ */
+static void
+build_keep(PagerBuild *b, ArtPageNo pageno, const char *data, uint32 stamp)
+{
+	BuildRun   *run = build_run(b, pageno);
+	int			i = pageno % PAGER_IMAGE_PAGES;
+
+	if (run == NULL)
+		return;
+	memcpy(run->bodies + (Size) i * BODY_SIZE, data + ART_PAGE_RESERVED,
+		   BODY_SIZE);
+	run->stamps[i] = stamp;
+	run->kept |= (uint32) 1 << i;
+}
+
+/*
+ * Wait for the batch being written, point the page map at its pages, and
+ * keep their frames for reuse.  A failed write gives their physical pages
+ * back.
+ */
+static void
+build_write_wait(PagerBuild *b)
+{
+	PagerFileSlot *fs = pager_slot(b->file);
+	IoWriting  *w = b->writing;
+
+	if (w == NULL)
+		return;
+	b->writing = NULL;
+	PG_TRY();
+	{
+		io_write_finish(w);
+	}
+	PG_CATCH();
+	{
+		for (int i = 0; i < b->nwriting; i++)
+			pager_phys_release(fs, b->wpages[i].phys);
+		b->nwriting = 0;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	pager_gate_enter(b->file->slot, false);
+	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < b->nwriting; i++)
+		pager_map_set_locked(fs, b->wpages[i].pageno, b->wpages[i].phys,
+							 b->wpages[i].stamp);
+	LWLockRelease(&fs->lock);
+	pager_gate_exit(b->file->slot);
+	for (int i = 0; i < b->nwriting; i++)
+		b->spare[b->nspare++] = b->wpages[i].frame;
+	b->nwriting = 0;
+}
+
+/*
+ * Begin writing every page the trie let go to fresh physical pages, once
+ * the batch before is written; the pages leave the held ones.
  */
 static void
 build_write(PagerBuild *b)
 {
 	PagerFileSlot *fs = pager_slot(b->file);
 	IoPage	   *io = palloc(sizeof(IoPage) * b->ndone);
-	uint32	   *phys = palloc(sizeof(uint32) * b->ndone);
-	uint32	   *stamp = palloc(sizeof(uint32) * b->ndone);
 	volatile int n = 0;
 	int			kept = 0;
+
+	build_write_wait(b);
+	for (int i = 0; i < b->npages; i++)
+	{
+		if (b->pages[i].done)
+			b->wpages[n++] = b->pages[i];
+		else
+			b->pages[kept++] = b->pages[i];
+	}
+	Assert(n == b->ndone);
+	b->npages = kept;
+	b->ndone = 0;
+	b->nwriting = n;
+	n = 0;
 
 	pager_gate_enter(b->file->slot, false);
 	PG_TRY();
 	{
-		for (int i = 0; i < b->npages; i++)
+		for (; n < b->nwriting; n++)
 		{
-			BuildPage  *p = &b->pages[i];
-			char	   *data;
+			BuildPage  *p = &b->wpages[n];
+			char	   *data = pager_frame_data(p->frame);
 
-			if (!p->done)
-				continue;
-			data = pager_frame_data(p->frame);
-			phys[n] = pager_phys_alloc(fs, &stamp[n]);
-			n++;
-			pager_page_seal(fs, data, p->pageno, PAGER_KIND_DATA, stamp[n - 1]);
-			io[n - 1].offset = (uint64) phys[n - 1] * ART_PAGE_SIZE;
-			io[n - 1].buf = data;
+			p->phys = pager_phys_alloc(fs, &p->stamp);
+			pager_page_seal(fs, data, p->pageno, PAGER_KIND_DATA, p->stamp);
+			io[n].offset = (uint64) p->phys * ART_PAGE_SIZE;
+			io[n].buf = data;
 		}
-		io_write_pages(fs->path, io, n);
+		b->writing = io_write_begin(fs->path, io, b->nwriting);
 	}
 	PG_CATCH();
 	{
 		for (int i = 0; i < n; i++)
-			pager_phys_release(fs, phys[i]);
+			pager_phys_release(fs, b->wpages[i].phys);
+		b->nwriting = 0;
 		pager_gate_exit(b->file->slot);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
-	n = 0;
-	for (int i = 0; i < b->npages; i++)
-	{
-		if (!b->pages[i].done)
-			continue;
-		pager_map_set_locked(fs, b->pages[i].pageno, phys[n], stamp[n]);
-		n++;
-	}
-	LWLockRelease(&fs->lock);
 	pager_gate_exit(b->file->slot);
-
-	/* Keep the held pages; the written ones' frames are spare. */
-	for (int i = 0; i < b->npages; i++)
-	{
-		if (b->pages[i].done)
-			b->spare[b->nspare++] = b->pages[i].frame;
-		else
-			b->pages[kept++] = b->pages[i];
-	}
-	b->npages = kept;
-	b->ndone = 0;
-	pfree(stamp);
-	pfree(phys);
 	pfree(io);
+
+	/* The copies for the image, while the batch is written. */
+	for (int i = 0; b->image && i < b->nwriting; i++)
+		build_keep(b, b->wpages[i].pageno, pager_frame_data(b->wpages[i].frame),
+				   b->wpages[i].stamp);
 }
 
 /* The held page pageno, or NULL. */
@@ -146,6 +278,25 @@ build_find(PagerBuild *b, ArtPageNo pageno)
 		if (b->pages[i].pageno == pageno)
 			return &b->pages[i];
 	return NULL;
+}
+
+/*
+ * Wait for the batch being written if it holds pageno, which the pool is
+ * about to serve: the page map names its pages only once they are written.
+ */
+static void
+build_wait_for(PagerBuild *b, ArtPageNo pageno)
+{
+	if (pageno < b->first)
+		return;
+	for (int i = 0; i < b->nwriting; i++)
+	{
+		if (b->wpages[i].pageno == pageno)
+		{
+			build_write_wait(b);
+			return;
+		}
+	}
 }
 
 /*
@@ -175,7 +326,8 @@ build_alloc(void *store, ArtPageRef *ref)
 	{
 		b->maxpages *= 2;
 		b->pages = repalloc(b->pages, sizeof(BuildPage) * b->maxpages);
-		b->spare = repalloc(b->spare, sizeof(int) * b->maxpages);
+		b->wpages = repalloc(b->wpages, sizeof(BuildPage) * b->maxpages);
+		b->spare = repalloc(b->spare, sizeof(int) * 2 * b->maxpages);
 	}
 	frame = b->nspare > 0 ? b->spare[--b->nspare] : pager_scratch_get();
 	p = &b->pages[b->npages];
@@ -209,7 +361,10 @@ build_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 	BuildPage  *p = build_find(b, pageno);
 
 	if (p == NULL)
+	{
+		build_wait_for(b, pageno);
 		return b->pool.ops->pin(b->pool.store, pageno, mode, ref);
+	}
 	if (p->done)
 	{
 		p->done = false;
@@ -302,6 +457,7 @@ build_free(void *store, ArtPageRef *ref)
 
 	if (p == NULL)
 	{
+		build_wait_for(b, ref->pageno);
 		b->pool.ops->free(b->pool.store, ref);
 		return;
 	}
@@ -470,20 +626,24 @@ static const ArtPageStoreOps build_store_ops = {
 };
 
 /*
- * Begin a bulk load of file, which nobody else knows yet.
+ * Begin a bulk load of file, which nobody else knows yet; with image, its
+ * image is to be logged (pager_build_finish).
  */
 PagerBuild *
-pager_build_begin(PagerFile *file)
+pager_build_begin(PagerFile *file, bool image)
 {
 	PagerBuild *b = palloc0(sizeof(PagerBuild));
 
 	b->file = file;
 	b->pool = pager_page_store(file);
 	b->first = pager_file_nlogical(file);
-	b->batch = Max(Min(io_batch_size(), pager_shared->nframes / 8), 1);
+	b->batch = Max(Min(io_batch_size(), pager_shared->nframes / 16), 1);
 	b->maxpages = b->batch * 2;
 	b->pages = palloc(sizeof(BuildPage) * b->maxpages);
-	b->spare = palloc(sizeof(int) * b->maxpages);
+	b->spare = palloc(sizeof(int) * 2 * b->maxpages);
+	b->wpages = palloc(sizeof(BuildPage) * b->maxpages);
+	b->image = image;
+	b->keep_left = (Size) maintenance_work_mem * 1024 / 4;
 	return b;
 }
 
@@ -499,8 +659,8 @@ pager_build_store(PagerBuild *b)
 }
 
 /*
- * End the load: write the pages left and give the frames back.  The
- * caller then makes the file durable (pager_flush_file).
+ * End the load: write the pages left, wait for them, and give the frames
+ * back.  The caller then calls pager_build_finish.
  */
 void
 pager_build_end(PagerBuild *b)
@@ -510,26 +670,26 @@ pager_build_end(PagerBuild *b)
 			 pager_slot(b->file)->path, b->npages - b->ndone);
 	if (b->ndone > 0)
 		build_write(b);
+	build_write_wait(b);
 	while (b->nspare > 0)
 		pager_scratch_put(b->spare[--b->nspare]);
-	pfree(b->spare);
-	pfree(b->pages);
-	pfree(b);
 }
 
 /*
- * Log the image of a file just built and made durable, through log, in
- * runs of PAGER_IMAGE_PAGES logical pages: each run's pages read back from
- * the file by the page map in batches of up to an eighth of the pool's
- * frames and checked, as a checkpoint's image is (nobody else knows the
- * file, so its pages hold still).
+ * Log the image of the built file through log, in runs of
+ * PAGER_IMAGE_PAGES logical pages, each run's bodies one after another
+ * (nobody else knows the file, so its pages hold still): a page's body
+ * from its copy when the page map still names the write the copy was
+ * taken from, else read back from the file by the page map, in batches of
+ * up to an eighth of the pool's frames, and checked.  A run with copies
+ * is packed in place: its bodies only move towards its start.
  */
-void
-pager_log_built_file(PagerFile *file, PagerImageLog log)
+static void
+build_log_image(PagerBuild *b, PagerImageLog log)
 {
-	PagerFileSlot *fs = pager_slot(file);
-	uint32		nlogical = pager_file_nlogical(file);
-	char	   *bodies = palloc((Size) PAGER_IMAGE_PAGES * BODY_SIZE);
+	PagerFileSlot *fs = pager_slot(b->file);
+	uint32		nlogical = pager_file_nlogical(b->file);
+	char	   *spare_bodies = palloc((Size) PAGER_IMAGE_PAGES * BODY_SIZE);
 	uint32	   *freelist = palloc_extended(sizeof(uint32) * Max(nlogical, 1),
 										   MCXT_ALLOC_HUGE);
 	uint32		user[PAGER_USER_WORDS];
@@ -542,9 +702,8 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 	img.id = fs->id;
 	img.user = user;
 	img.freelist = freelist;
-	img.bodies = bodies;
 	for (int w = 0; w < PAGER_USER_WORDS; w++)
-		user[w] = pager_get_user_word(file, w);
+		user[w] = pager_get_user_word(b->file, w);
 	for (int i = 0; i < nframes; i++)
 		frames[i] = pager_scratch_get();
 	do
@@ -554,6 +713,9 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 		uint32		stamps[PAGER_IMAGE_PAGES];
 		int			slots[PAGER_IMAGE_PAGES];
 		uint32		npages = Min(PAGER_IMAGE_PAGES, nlogical - first);
+		uint32		r = first / PAGER_IMAGE_PAGES;
+		BuildRun   *run = r < b->nruns ? b->runs[r] : NULL;
+		char	   *bodies = run ? run->bodies : spare_bodies;
 		int			nbodies = 0;
 		int			n = 0;
 
@@ -561,17 +723,29 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 		img.used = 0;
 		for (uint32 i = 0; i < npages; i++)
 		{
-			uint32		phys = pager_map_get(fs, first + i, &stamps[n]);
+			uint32		stamp;
+			uint32		phys = pager_map_get(fs, first + i, &stamp);
+			int			slot;
 
 			if (phys == PAGER_PHYS_FREE)
 				freelist[img.nfree++] = first + i;
 			if (!phys_real(phys))
 				continue;
 			img.used |= (uint32) 1 << i;
+			slot = nbodies++;
+			if (run && (run->kept & ((uint32) 1 << i)) &&
+				run->stamps[i] == stamp)
+			{
+				if (slot != (int) i)
+					memmove(bodies + (Size) slot * BODY_SIZE,
+							bodies + (Size) i * BODY_SIZE, BODY_SIZE);
+				continue;
+			}
 			pages[n].offset = (uint64) phys * ART_PAGE_SIZE;
 			pages[n].buf = pager_frame_data(frames[n]);
 			pagenos[n] = first + i;
-			slots[n] = nbodies++;
+			stamps[n] = stamp;
+			slots[n] = slot;
 			if (++n == nframes)
 			{
 				pager_image_read(fs, pages, pagenos, stamps, slots, n, bodies);
@@ -580,6 +754,7 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 		}
 		if (n > 0)
 			pager_image_read(fs, pages, pagenos, stamps, slots, n, bodies);
+		img.bodies = bodies;
 		img.first = first == 0;
 		img.last = first + npages >= nlogical;
 		img.firstpage = first;
@@ -590,5 +765,26 @@ pager_log_built_file(PagerFile *file, PagerImageLog log)
 	for (int i = nframes - 1; i >= 0; i--)
 		pager_scratch_put(frames[i]);
 	pfree(freelist);
-	pfree(bodies);
+	pfree(spare_bodies);
+}
+
+/*
+ * Make the built file durable (pager_flush_new_file: nothing durable names
+ * it before the build's transaction commits) and, with log, log its image
+ * through log (the WAL layer's); then free the build.
+ */
+void
+pager_build_finish(PagerBuild *b, PagerImageLog log)
+{
+	pager_flush_new_file(b->file);
+	if (log != NULL)
+		build_log_image(b, log);
+	if (b->runcxt != NULL)
+		MemoryContextDelete(b->runcxt);
+	if (b->runs != NULL)
+		pfree(b->runs);
+	pfree(b->spare);
+	pfree(b->wpages);
+	pfree(b->pages);
+	pfree(b);
 }

@@ -751,11 +751,14 @@ ckpt_write_map(PagerFileSlot *fs, CkptSnapshot *snap, uint64 ckpt_no, bool dir)
 /*
  * Steps 3 and 4 of a checkpoint: write the changed map pages and the
  * directory pages, sync, write the meta page, sync, and let the old
- * checkpoint's space go.  If it fails, the map pages it took are changed
- * again for the next one.
+ * checkpoint's space go.  With once, the first sync is left out, the meta
+ * page's covering every page: for a file that nothing durable names yet
+ * (pager_flush_new_file), which a crash before the sync ends leaves to the
+ * sweep whatever its meta page says.  If it fails, the map pages it took
+ * are changed again for the next one.
  */
 static void
-ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
+ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap, bool once)
 {
 	uint64		ckpt_no = fs->ckpt_no + 1;
 	int			meta_slot = fs->meta_slot ^ 1;
@@ -768,7 +771,8 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
 	{
 		ckpt_write_map(fs, snap, ckpt_no, false);
 		ckpt_write_map(fs, snap, ckpt_no, true);
-		io_sync_file(fs->path);
+		if (!once)
+			io_sync_file(fs->path);
 
 		/* The meta page never names a position the WAL here may lack. */
 		XLogFlush(pager_wal_end());
@@ -827,9 +831,11 @@ ckpt_commit(PagerFileSlot *fs, CkptSnapshot *snap)
  * another checkpoint or with changes is skipped (*busy set), and caught
  * next time.  Sets *again if it was an image checkpoint during which
  * PostgreSQL's redo pointer moved (the file is then marked changed).
+ * With once, one sync makes it durable (ckpt_commit).
  */
 static bool
-ckpt_slot(int slot, bool force, bool in_worker, bool *again, bool *busy)
+ckpt_slot(int slot, bool force, bool in_worker, bool once, bool *again,
+		  bool *busy)
 {
 	PagerFileSlot *fs = &pager_shared->files[slot];
 	CkptSnapshot snap;
@@ -882,7 +888,7 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again, bool *busy)
 		 */
 		pager_vouch_end();
 		CHECK_FOR_INTERRUPTS();
-		return ckpt_slot(slot, force, in_worker, again, busy);
+		return ckpt_slot(slot, force, in_worker, once, again, busy);
 	}
 
 	/*
@@ -978,7 +984,7 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again, bool *busy)
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(ckpt_abandon_set, PointerGetDatum(&set));
 	pfree(set.items);
-	ckpt_commit(fs, &snap);
+	ckpt_commit(fs, &snap, once);
 
 	/*
 	 * A base backup whose start came after this image-begin record and
@@ -1007,19 +1013,21 @@ ckpt_slot(int slot, bool force, bool in_worker, bool *again, bool *busy)
  * Checkpoint one file (ckpt_slot); if PostgreSQL's redo pointer moved
  * during its image, once more, for an image that begins after it.  With
  * busy, says whether the io worker skipped the file because another
- * checkpoint of it was under way or its gate stayed busy.
+ * checkpoint of it was under way or its gate stayed busy.  With once,
+ * one sync makes each checkpoint durable (ckpt_commit).
  */
 static bool
-pager_checkpoint_slot(int slot, bool force, bool in_worker, bool *busy)
+pager_checkpoint_slot(int slot, bool force, bool in_worker, bool once,
+					  bool *busy)
 {
 	bool		again = false;
 	bool		skipped = false;
-	bool		done = ckpt_slot(slot, force, in_worker, &again, &skipped);
+	bool		done = ckpt_slot(slot, force, in_worker, once, &again, &skipped);
 
 	if (done && again)
 	{
 		again = false;
-		done = ckpt_slot(slot, force, in_worker, &again, &skipped);
+		done = ckpt_slot(slot, force, in_worker, once, &again, &skipped);
 	}
 	if (busy)
 		*busy = skipped;
@@ -1032,18 +1040,44 @@ pager_checkpoint_slot(int slot, bool force, bool in_worker, bool *busy)
  * io backend allocated ahead of the writes (io_uring) would otherwise
  * stay with it until the index grows into it.  The handles on the file
  * are closed, so that the io worker looks at its size again and, once
- * writes come, allocates ahead from there.
+ * writes come, allocates ahead from there.  With once, one sync makes it
+ * durable (ckpt_commit).
  */
-void
-pager_flush_file(PagerFile *file)
+static void
+flush_file(PagerFile *file, bool once)
 {
 	PagerFileSlot *fs = pager_slot(file);
 
-	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false, NULL);
+	pager_checkpoint_slot((int) (fs - pager_shared->files), false, false,
+						  once, NULL);
 	LWLockAcquire(&fs->lock, LW_EXCLUSIVE);
 	io_truncate_file(fs->path, (uint64) fs->nphys * ART_PAGE_SIZE);
 	LWLockRelease(&fs->lock);
 	io_forget_file(fs->path);
+}
+
+/*
+ * flush_file, the meta page written only once every page it names is
+ * durable: for a file that something durable may name already (an adopted
+ * one) as for any other.
+ */
+void
+pager_flush_file(PagerFile *file)
+{
+	flush_file(file, false);
+}
+
+/*
+ * flush_file, for a file that nothing durable names until the caller's
+ * transaction commits, after this returns (a build's): one sync for its
+ * pages, map and meta page alike.  A crash before that sync ends leaves
+ * a file that no index names, whatever its meta page holds, which the
+ * sweep removes.
+ */
+void
+pager_flush_new_file(PagerFile *file)
+{
+	flush_file(file, true);
 }
 
 /*
@@ -1079,7 +1113,7 @@ pager_close_idle_files(void)
 	for (int i = 0; i < n && closed < want; i++)
 	{
 		if (pager_shared->files[slots[i]].changed && ckpt_allowed())
-			pager_checkpoint_slot(slots[i], false, true, NULL);
+			pager_checkpoint_slot(slots[i], false, true, false, NULL);
 		if (pager_close_slot(slots[i]))
 			closed++;
 	}
@@ -1183,7 +1217,7 @@ pager_checkpoint(bool restamp)
 			bool		busy = false;
 
 			if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
-				pager_checkpoint_slot(i, listing, io_in_worker(), &busy);
+				pager_checkpoint_slot(i, listing, io_in_worker(), false, &busy);
 			if (busy && track)
 				ckpt_missed_any = ckpt_missed[i] = true;
 		}
@@ -1245,7 +1279,7 @@ pager_checkpoint_retry(void)
 		if (!ckpt_missed[i])
 			continue;
 		if (pager_shared->files[i].in_use && pager_shared->files[i].loaded)
-			pager_checkpoint_slot(i, true, true, &busy);
+			pager_checkpoint_slot(i, true, true, false, &busy);
 		ckpt_missed[i] = busy;
 		any |= busy;
 	}
@@ -1270,7 +1304,7 @@ ckpt_final_try(int slot)
 
 	PG_TRY();
 	{
-		done = pager_checkpoint_slot(slot, true, true, NULL);
+		done = pager_checkpoint_slot(slot, true, true, false, NULL);
 	}
 	PG_CATCH();
 	{

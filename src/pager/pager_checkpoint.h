@@ -6,7 +6,8 @@
  *
  * The public half (pager_flush_file, pager_checkpoint) is in pager.h.
  * Included by pager.c, which registers the hooks, by the io worker, and
- * by a build, which reads its file's image back (pager_image_read).
+ * by a build, which reads back the pages of its image it kept no copy of
+ * (pager_image_read).
  *
  *-------------------------------------------------------------------------
  */

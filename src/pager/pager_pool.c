@@ -202,11 +202,15 @@ pager_adopt_orphan(int frame)
 }
 
 /*
- * Drop every pin this process holds (their locks are gone already).
+ * Drop every pin this process holds (their locks are gone already), once
+ * this process's write under way that nobody waits for any more, if any,
+ * has ended (io_write_abandon): a build's batch, whose frames are among
+ * them.
  */
 void
 pager_release_all(void)
 {
+	io_write_abandon();
 	for (int i = 0; i < local_npins; i++)
 		pager_unpin_shared(local_pins[i].frame, local_pins[i].count,
 						   local_pins[i].passing);

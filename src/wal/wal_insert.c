@@ -179,7 +179,7 @@ wal_log_ckpt_image(const PagerImage *image)
 
 /*
  * Log one run of the image of a file just built and made durable, as the
- * pager reads it back (pager_log_built_file): the same records as
+ * pager hands it over (pager_build_finish): the same records as
  * wal_log_file's.
  */
 void

@@ -74,15 +74,7 @@ sub crash_during_build
 for my $backend (backends())
 {
 	my $primary = artrie_primary("p_$backend", $backend);
-	make_wtable($primary, 'w0', 'w0_idx', 1, 10);
-	$primary->safe_psql('postgres', qq{
-		CREATE TABLE t (id int, k text COLLATE "C");
-		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1, $rows) g;
-		CREATE TABLE u (id int, k text COLLATE "C");
-		INSERT INTO u SELECT g, 'u' || lpad(g::text, 7, '0') FROM generate_series(1, $rows) g;
-		INSERT INTO u VALUES (0, 'zzzz'), (-1, 'zzzz');
-		CHECKPOINT;
-	});
+	make_build_tables($primary, $rows);
 	my $standby = artrie_standby($primary, "s_$backend");
 
 	# 1. A crash during the build.  If the build committed before the

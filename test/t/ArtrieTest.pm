@@ -18,7 +18,7 @@ use Exporter 'import';
 
 our @EXPORT = qw(artrie_node crash_node artrie_files backends read_paths damage_pages
   artrie_primary artrie_standby start_ok wait_replayed wait_promoted
-  make_wtable start_writers stop_writers writers_wait acked_ids
+  make_wtable make_build_tables start_writers stop_writers writers_wait acked_ids
   index_queries check_index index_answers index_or_refusal verify_ok sql_ok
   small_fs artrie_dir_on_small_fs fill_small_fs copy_datadir write_backup_label);
 
@@ -267,6 +267,25 @@ sub make_wtable
 		CREATE $unlogged TABLE $table (id int, k text COLLATE "C");
 		INSERT INTO $table SELECT g, wkey(g) FROM generate_series($from, $to) g;
 		CREATE INDEX $index ON $table USING artrie (k) $ts;
+	});
+	return;
+}
+
+# The tables of the build tests on $node: t, $rows rows keyed by wkey();
+# u, $rows distinct keys and then the key 'zzzz' twice, so that a UNIQUE
+# build of u fails at its last entries; and w0 with an index, which makes
+# wkey().
+sub make_build_tables
+{
+	my ($node, $rows) = @_;
+	make_wtable($node, 'w0', 'w0_idx', 1, 10);
+	$node->safe_psql('postgres', qq{
+		CREATE TABLE t (id int, k text COLLATE "C");
+		INSERT INTO t SELECT g, wkey(g) FROM generate_series(1, $rows) g;
+		CREATE TABLE u (id int, k text COLLATE "C");
+		INSERT INTO u SELECT g, 'u' || lpad(g::text, 7, '0') FROM generate_series(1, $rows) g;
+		INSERT INTO u VALUES (0, 'zzzz'), (-1, 'zzzz');
+		CHECKPOINT;
 	});
 	return;
 }
