@@ -38,6 +38,9 @@
 # backend; the difference of the two backends' instructions divided by
 # the difference in transactions leaves out the connection's own.  The
 # output files stay in the scratch directory's cg/ with ARTRIE_KEEP=1.
+# LKB_CG_OPTS adds valgrind options (e.g. "--cache-sim=yes
+# --D1=49152,12,64 --LL=1048576,8,64", the machine's L1 data cache and
+# L2): every event the files then count is printed per transaction too.
 #
 # LKB_SQL: another statement than the lookup, a pgbench script line whose
 # %s is the table (e.g. "SELECT count(*) FROM %s WHERE k LIKE 'kir%%';"),
@@ -205,6 +208,9 @@ awk -v clients="$CLIENTS" '
 # cg_ir FILE: the instructions a callgrind output file counts.
 cg_ir() { callgrind_annotate "$1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,; }
 
+# cg_events FILE: "event=count" for each event a callgrind output file counts.
+cg_events() { awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i] = $i } /^(summary|totals):/ { for (i = 2; i <= NF; i++) printf "%s=%s\n", ev[i], $i }' "$1"; }
+
 # instr BUILD: the callgrind measurement of LKB_CALLGRIND.
 instr() {
 	local cg=$ARTRIE_TMP/cg n1=${LKB_CG_N1:-200} n2=${LKB_CG_N2:-1200} vpid t n new f ir1 ir2
@@ -212,7 +218,8 @@ instr() {
 	chown postgres: "$cg"
 	install -m 755 "$ARTRIE_TMP/artrie-$1.so" "$ARTRIE_TMP/inst$($PG_CONFIG --pkglibdir)/artrie.so"
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
-	as_pg valgrind --tool=callgrind --callgrind-out-file="$cg/cg.%p" "$PG_BIN/postgres" -D "$PGDATA" \
+	# shellcheck disable=SC2086
+	as_pg valgrind --tool=callgrind ${LKB_CG_OPTS:-} --callgrind-out-file="$cg/cg.%p" "$PG_BIN/postgres" -D "$PGDATA" \
 		-c artrie.io_backend=mmap >"$cg/server-$1.log" 2>&1 &
 	vpid=$!
 	for n in $(seq 1 300); do as_pg "$PG_BIN/pg_isready" -q && break; sleep 1; done
@@ -231,6 +238,11 @@ instr() {
 		ir1=$(cg_ir "$cg/$1-$t-$n1")
 		ir2=$(cg_ir "$cg/$1-$t-$n2")
 		printf 'callgrind %-6s %-6s %8d instructions/transaction\n' "$1" "$t" $(((ir2 - ir1) / (n2 - n1)))
+		if [ -n "${LKB_CG_OPTS:-}" ]; then
+			join -t= <(cg_events "$cg/$1-$t-$n1" | sort) <(cg_events "$cg/$1-$t-$n2" | sort) |
+				awk -F= -v n="$((n2 - n1))" '{ printf " %s %.1f", $1, ($3 - $2) / n }' |
+				sed "s/^/callgrind $1 $t per transaction:/; s/\$/\n/"
+		fi
 	done
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
 	wait "$vpid"

@@ -13,6 +13,8 @@
 #   make trie-bench         the microbenchmark (BENCH_ARGS passed through)
 #   make trie-dups          the trie's shape under repeated keys
 #                           (bench/trie_dups.c; DUPS_ARGS passed through)
+#   make trie-scan          prefix scans as an index scan reads them
+#                           (bench/trie_scan.c; SCAN_ARGS passed through)
 #
 # The fuzzers (the trie harness among them) are in test/fuzz/fuzz.mk.
 
@@ -31,7 +33,7 @@ TRIE_SAN_FLAGS = $(TRIE_STD) -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 CLANG ?= clang-14
 
-.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups
+.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups trie-scan
 
 $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
@@ -54,6 +56,11 @@ $(TRIE_BUILD)/trie_dups: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_dup
 	@mkdir -p $(TRIE_BUILD)
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_dups.c
+
+$(TRIE_BUILD)/trie_scan: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_scan.c
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
+		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_scan.c
 
 $(TRIE_BUILD)/test_pagefmt: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c
 	@mkdir -p $(TRIE_BUILD)
@@ -95,3 +102,6 @@ trie-bench: $(TRIE_BUILD)/trie_bench
 
 trie-dups: $(TRIE_BUILD)/trie_dups
 	$(TRIE_BUILD)/trie_dups $(DUPS_ARGS)
+
+trie-scan: $(TRIE_BUILD)/trie_scan
+	$(TRIE_BUILD)/trie_scan $(SCAN_ARGS)
