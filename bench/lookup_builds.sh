@@ -209,7 +209,7 @@ awk -v clients="$CLIENTS" '
 cg_ir() { callgrind_annotate "$1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGRAM TOTALS.*/\1/p' | tr -d ,; }
 
 # cg_events FILE: "event=count" for each event a callgrind output file counts.
-cg_events() { awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i] = $i } /^(summary|totals):/ { for (i = 2; i <= NF; i++) printf "%s=%s\n", ev[i], $i }' "$1"; }
+cg_events() { awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i] = $i } /^summary:/ { for (i = 2; i <= NF; i++) printf "%s=%s\n", ev[i], $i }' "$1"; }
 
 # instr BUILD: the callgrind measurement of LKB_CALLGRIND.
 instr() {
