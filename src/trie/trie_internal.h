@@ -357,7 +357,9 @@ extern int	art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size);
 extern void art_page_add_slots(uint8_t *page, int count);
 extern void art_rec_put(uint8_t *page, int slot, const uint8_t *rec,
 						size_t size);
+extern int	art_rec_append(uint8_t *page, const uint8_t *rec, size_t size);
 extern void art_rec_free(uint8_t *page, int slot);
+extern void art_rec_free_size(uint8_t *page, int slot, size_t size);
 extern void art_rec_replace(uint8_t *page, int slot, const uint8_t *rec,
 							size_t size);
 extern size_t art_page_free_for(const uint8_t *page, size_t size);

@@ -409,6 +409,26 @@ art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size)
 }
 
 /*
+ * Store a record in a new slot after the last one and return the slot, in
+ * a page that has no free slot and room for the record and its slot in
+ * one piece: a fresh page that a split fills.  art_rec_alloc's result
+ * there, without its search for a free slot and its checks.
+ */
+int
+art_rec_append(uint8_t *page, const uint8_t *rec, size_t size)
+{
+	uint16_t	slot = (uint16_t) (art_page_nslots(page) + 1);
+	size_t		upper = art_page_upper(page) - size;
+
+	memcpy(page + upper, rec, size);
+	set_nslots(page, slot);
+	set_slot(page, slot, (uint16_t) upper);
+	set_upper(page, (uint16_t) upper);
+	set_used(page, (uint16_t) (art_page_used(page) + size));
+	return slot;
+}
+
+/*
  * Add count free slots after the last one, for art_rec_put to fill; the
  * page must have room for them and their records.
  */
@@ -441,10 +461,16 @@ art_rec_put(uint8_t *page, int slot, const uint8_t *rec, size_t size)
 void
 art_rec_free(uint8_t *page, int slot)
 {
+	art_rec_free_size(page, slot, art_rec_size(art_rec(page, slot)));
+}
+
+/* Free a record's slot, its record size bytes long (art_rec_free). */
+void
+art_rec_free_size(uint8_t *page, int slot, size_t size)
+{
 	uint16_t	nslots = art_page_nslots(page);
 
-	set_used(page, (uint16_t) (art_page_used(page) -
-							   art_rec_size(art_rec(page, slot))));
+	set_used(page, (uint16_t) (art_page_used(page) - size));
 	set_slot(page, slot, 0);
 	set_nfree(page, (uint16_t) (art_page_nfree(page) + 1));
 	if (slot - 1 < art_get16(page + ART_FREE_HINT_OFF))

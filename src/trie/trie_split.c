@@ -76,14 +76,20 @@ analyse(uint8_t *page, SplitState *ss)
 		uint8_t    *rec;
 		ArtNode		node;
 		ArtChild	kids[256];
+		int			kind;
 		int			n;
 
 		if (art_slot_off(page, slot) == 0)
 			continue;
 		rec = art_rec(page, slot);
-		if (art_is_stub(rec))
+		kind = rec[0] & ART_KIND_MASK;
+		if (kind == ART_KIND_STUB || kind == ART_NODE_LEAF)
+		{
+			ss->size[slot] = (uint32_t) art_rec_size(rec) + 2;
 			continue;
+		}
 		art_node_decode(rec, &node);
+		ss->size[slot] = (uint32_t) node.size + 2;
 		n = art_node_children(&node, kids);
 		for (i = 0; i < n; i++)
 		{
@@ -106,7 +112,6 @@ analyse(uint8_t *page, SplitState *ss)
 		slot = ss->stack[--sp];
 		ss->pos[slot] = (uint16_t) ss->norder;
 		ss->order[ss->norder++] = (uint16_t) slot;
-		ss->size[slot] = (uint32_t) art_rec_size(art_rec(page, slot)) + 2;
 		ss->nodes[slot] = 1;
 		/* largest key first, so that the smallest is taken next */
 		for (c = ss->last[slot]; c != 0; c = ss->prev[c])
@@ -331,14 +336,15 @@ largest_subtree(uint8_t *page, SplitState *ss)
  * Copy the subtree at slot from page to newpage; frees it in page.  The
  * subtree is the stretch of the forest's pre-order from its root on
  * (analyse); the subtrees moved before it were others, so it is as
- * analyse found it.
+ * analyse found it.  newpage is the split's fresh page, which takes
+ * records only after its last slot (art_rec_append); an inner node's
+ * children are renumbered in its copy there.
  */
 static void
 move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 {
 	const uint16_t *sub = &ss->order[ss->pos[root]];
 	int			i;
-	uint8_t		tmp[ART_MAX_RECORD];
 
 	/* children before parents: reverse pre-order */
 	for (i = ss->nodes[root] - 1; i >= 0; i--)
@@ -346,20 +352,22 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
 		int			slot = sub[i];
 		uint8_t    *rec = art_rec(page, slot);
 		size_t		size = art_rec_size(rec);
+		int			to = art_rec_append(newpage, rec, size);
+		int			kind = rec[0] & ART_KIND_MASK;
 
-		memcpy(tmp, rec, size);
-		if (!art_is_stub(tmp))
+		/* a leaf or a stub refers to no record of the page */
+		if (kind != ART_NODE_LEAF && kind != ART_KIND_STUB)
 		{
 			ArtNode		node;
 
-			art_node_decode(tmp, &node);
+			art_node_decode(art_rec(newpage, to), &node);
 			art_node_remap_children(&node, ss->map);
-			if (ss->derive && node.kind != ART_NODE_LEAF)
+			if (ss->derive)
 				art_node_set_count(&node, ss->counts[slot]);
 		}
-		ss->map[slot] = (uint16_t) art_rec_alloc(newpage, tmp, size);
+		ss->map[slot] = (uint16_t) to;
 		if (slot != root)
-			art_rec_free(page, slot);
+			art_rec_free_size(page, slot, size);
 	}
 }
 
