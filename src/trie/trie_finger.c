@@ -36,6 +36,12 @@
 #include "trie_internal.h"
 
 /*
+ * Fewest bytes of holes for which a packing finger compacts a page rather
+ * than split it (finger_splits_early).
+ */
+#define FINGER_COMPACT_LEAST 512
+
+/*
  * A node on a finger's path: its page in the pin stack, the node there,
  * its start depth,
  * and its count: the record holds count - pending in cw bytes.  count and
@@ -151,6 +157,28 @@ finger_packs(const ArtFinger *f, const uint8_t *key, size_t len)
 		return false;
 	c = art_common_len(f->last.data, f->last.len, key, len);
 	return c < len && (c == f->last.len || key[c] > f->last.data[c]);
+}
+
+/*
+ * Whether a packing finger splits the page an ascending run changes
+ * although a compaction would make room for the change: the change does not
+ * fit the room in one piece, and the page's holes (the record area's bytes
+ * no record uses) are fewer than FINGER_COMPACT_LEAST.  Such a compaction
+ * rewrites the whole page for the few inserts its holes make room for,
+ * and the run fills the page again right after: at the end of each fill
+ * of the page, compactions came one every few inserts.
+ */
+static bool
+finger_splits_early(const ArtFinger *f, const uint8_t *page, size_t need,
+					const uint8_t *key, size_t len)
+{
+	size_t		room = art_page_upper(page) -
+		(ART_SLOTS_OFF + 2 * (size_t) art_page_nslots(page));
+	size_t		holes = ART_PAGE_SIZE - art_page_upper(page) -
+		art_page_used(page);
+
+	return need > room && holes < FINGER_COMPACT_LEAST &&
+		finger_packs(f, key, len);
 }
 
 /*
@@ -270,7 +298,7 @@ finger_attempt(ArtFinger *f, const uint8_t *key, size_t len, bool *retry,
 		if (cw > pn->cw)
 			need += (size_t) (cw - pn->cw);
 	}
-	if (need > art_page_free(page))
+	if (need > art_page_free(page) || finger_splits_early(f, page, need, key, len))
 	{
 		/* a split moves records: the counts go into them first */
 		finger_write_counts(f, 0, npath);
