@@ -146,7 +146,6 @@ derive_counts(ArtTrie *t, uint8_t *page, SplitState *ss)
 		int			slot = ss->order[i];
 		int			par = ss->parent[slot];
 		uint8_t    *rec = art_rec(page, slot);
-		ArtNode		node;
 
 		ss->covered[slot] = ss->selected[slot] ||
 			(par != 0 && ss->covered[par]);
@@ -160,8 +159,7 @@ derive_counts(ArtTrie *t, uint8_t *page, SplitState *ss)
 				return st;
 			continue;
 		}
-		art_node_decode(rec, &node);
-		ss->counts[slot] = node.terminal ? 1 : 0;
+		ss->counts[slot] = (rec[0] & ART_FLAG_TERMINAL) ? 1 : 0;
 	}
 	for (i = ss->norder - 1; i >= 0; i--)
 	{
