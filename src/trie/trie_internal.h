@@ -313,6 +313,25 @@ art_count_bytes(uint8_t flags)
 }
 
 /*
+ * Bytes of the count of a node with this count: 6 for a wide node (whose
+ * subtree reaches another page), else the fewest of 1, 2 or 3 that hold
+ * it (6 past those).
+ */
+static inline int
+art_count_width(uint64_t count, bool wide)
+{
+	if (wide)
+		return ART_COUNT_WIDE;
+	if (count < (UINT64_C(1) << 8))
+		return 1;
+	if (count < (UINT64_C(1) << 16))
+		return 2;
+	if (count < (UINT64_C(1) << 24))
+		return 3;
+	return ART_COUNT_WIDE;
+}
+
+/*
  * A hint to the CPU to start loading the cache line at p; nothing where the
  * compiler has no such builtin.
  */
@@ -369,7 +388,6 @@ extern void art_page_compact(uint8_t *page);
 extern void art_node_decode(uint8_t *rec, ArtNode *node);
 extern int	art_kind_for(int n);
 extern size_t art_build_size(const ArtNodeBuild *b);
-extern int	art_count_width(uint64_t count, bool wide);
 extern size_t art_node_size_for(size_t plen, int n, int cw);
 extern size_t art_build_encode(const ArtNodeBuild *b, uint8_t *out);
 extern void art_build_from_node(const ArtNode *node, ArtNodeBuild *b);

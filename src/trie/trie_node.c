@@ -113,25 +113,6 @@ put_count(uint8_t *p, int cw, uint64_t v)
 	}
 }
 
-/*
- * Bytes of the count of a node with this count: 6 for a wide node (whose
- * subtree reaches another page), else the fewest of 1, 2 or 3 that hold
- * it (6 past those).
- */
-int
-art_count_width(uint64_t count, bool wide)
-{
-	if (wide)
-		return ART_COUNT_WIDE;
-	if (count < (UINT64_C(1) << 8))
-		return 1;
-	if (count < (UINT64_C(1) << 16))
-		return 2;
-	if (count < (UINT64_C(1) << 24))
-		return 3;
-	return ART_COUNT_WIDE;
-}
-
 /* Size in bytes of the record at rec. */
 size_t
 art_rec_size(const uint8_t *rec)
