@@ -97,6 +97,7 @@ pager_shmem_size(void)
 	size = add_size(size, MAXALIGN(mul_size(pager_max_files, sizeof(PagerFileSlot))));
 	size = add_size(size, PAGER_DSA_PLACE);
 	size = add_size(size, pager_hold_shmem_size());
+	size = add_size(size, mul_size(pager_proc_slots() + 1, sizeof(PagerProcLine)));
 	return size;
 }
 
@@ -223,6 +224,14 @@ pager_shmem_startup(void)
 		pager_shared->dsa_place = p;
 		p += PAGER_DSA_PLACE;
 		pager_hold_shmem_init(p);
+		p += pager_hold_shmem_size();
+		pager_shared->procs = (PagerProcLine *) CACHELINEALIGN(p);
+		for (int i = 0; i < pager_shared->nholds; i++)
+		{
+			for (int j = 0; j < PAGER_PROC_FILES; j++)
+				pg_atomic_init_u32(&pager_shared->procs[i].d.held[j], 0);
+			pg_atomic_init_u64(&pager_shared->procs[i].d.hits, 0);
+		}
 
 		pager_shared->nframes = n;
 		pager_shared->max_files = pager_max_files;

@@ -214,11 +214,13 @@ slot_new(const ArtFileId *id, const char *relname)
 
 		if (!fs->in_use)
 		{
+			/* the new incarnation first, as in pager_slot_free */
+			fs->incarnation++;
+			pg_write_barrier();
 			fs->in_use = true;
 			fs->loaded = false;
 			fs->closing = false;
 			fs->inuse_marked = false;
-			fs->incarnation++;
 			fs->vouched_at = InvalidXLogRecPtr;
 			pg_atomic_write_u32(&fs->users, 0);
 			fs->id = *id;
@@ -322,6 +324,91 @@ slots_wait(void)
 }
 
 /*
+ * Which slots some process's line names (a held slot, or one whose hold
+ * is being tried): an array of max_files flags, palloc'd.
+ */
+static bool *
+slots_named(void)
+{
+	bool	   *named = palloc0(sizeof(bool) * pager_shared->max_files);
+
+	for (int p = 0; p < pager_shared->nholds; p++)
+		for (int e = 0; e < PAGER_PROC_FILES; e++)
+		{
+			uint32		v = pg_atomic_read_u32(&pager_shared->procs[p].d.held[e]);
+
+			if (v > 0 && v <= (uint32) pager_shared->max_files)
+				named[v - 1] = true;
+		}
+	return named;
+}
+
+/* Does some process's line name the slot? */
+static bool
+slot_named(int slot)
+{
+	for (int p = 0; p < pager_shared->nholds; p++)
+		for (int e = 0; e < PAGER_PROC_FILES; e++)
+			if (pg_atomic_read_u32(&pager_shared->procs[p].d.held[e]) ==
+				(uint32) slot + 1)
+				return true;
+	return false;
+}
+
+/*
+ * Mark a slot that nobody holds or pins closing, for the caller to close
+ * or free it; with unchanged, only if it has no changes to checkpoint
+ * either.  False if it is closing already, held (counted in its users,
+ * or named in a process's line), pinned or (unchanged) changed.
+ *
+ * A holder writes the slot into its line, then after a full barrier reads
+ * closing (hold_in_line); this sets closing, then after a full barrier
+ * reads the lines: of the two, at least one sees what the other wrote,
+ * so the holder backs off or is seen here.  The pins and the changed flag
+ * are read after the lines: a holder that let go of the slot just before
+ * (it writes its entry free after everything it did with the file) has
+ * its pins dropped and its changes flagged by then.
+ */
+static bool
+slot_claim(int slot, bool unchanged)
+{
+	PagerFileSlot *fs = &pager_shared->files[slot];
+
+	Assert(LWLockHeldByMeInMode(pager_shared->files_lock, LW_EXCLUSIVE));
+	if (fs->closing || pg_atomic_read_u32(&fs->users) != 0)
+		return false;
+	fs->closing = true;
+	pg_memory_barrier();
+	if (slot_named(slot))
+	{
+		fs->closing = false;
+		return false;
+	}
+	pg_read_barrier();
+	if ((unchanged && fs->changed) || pager_slot_pinned(slot))
+	{
+		fs->closing = false;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * slot_claim, changes or not, for a caller that does not hold the files
+ * lock (the orphan sweep, which then frees the slot).
+ */
+bool
+pager_slot_claim(int slot)
+{
+	bool		ok;
+
+	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	ok = slot_claim(slot, false);
+	LWLockRelease(pager_shared->files_lock);
+	return ok;
+}
+
+/*
  * The files nobody holds, least recently used first: at most max slot
  * numbers into slots; returns how many.
  */
@@ -330,6 +417,7 @@ pager_idle_slots(int *slots, int max)
 {
 	int			n = 0;
 	uint64	   *used = palloc(sizeof(uint64) * pager_shared->max_files);
+	bool	   *named = slots_named();
 
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
 	for (int i = 0; i < pager_shared->max_files; i++)
@@ -337,7 +425,7 @@ pager_idle_slots(int *slots, int max)
 		PagerFileSlot *fs = &pager_shared->files[i];
 
 		if (fs->in_use && fs->loaded && !fs->closing &&
-			pg_atomic_read_u32(&fs->users) == 0)
+			pg_atomic_read_u32(&fs->users) == 0 && !named[i])
 		{
 			uint64		u = pg_atomic_read_u64(&fs->last_used);
 			int			j = Min(n, max - 1);
@@ -357,6 +445,7 @@ pager_idle_slots(int *slots, int max)
 	}
 	LWLockRelease(pager_shared->files_lock);
 	pfree(used);
+	pfree(named);
 	return n;
 }
 
@@ -374,13 +463,9 @@ pager_close_slot(int slot)
 	if (!LWLockConditionalAcquire(&fs->ckpt_lock, LW_EXCLUSIVE))
 		return false;
 	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
-	ok = fs->in_use && fs->loaded && !fs->closing && !fs->changed &&
-		pg_atomic_read_u32(&fs->users) == 0 && !pager_slot_pinned(slot);
+	ok = fs->in_use && fs->loaded && slot_claim(slot, true);
 	if (ok)
-	{
-		fs->closing = true;
 		fs->loaded = false;
-	}
 	LWLockRelease(pager_shared->files_lock);
 	if (ok)
 	{
@@ -404,10 +489,12 @@ pager_slot_free(int slot)
 	Assert(LWLockHeldByMeInMode(&fs->ckpt_lock, LW_EXCLUSIVE));
 	pager_forget_frames(slot);
 	LWLockAcquire(pager_shared->files_lock, LW_EXCLUSIVE);
+	/* the new incarnation first, for hold_in_line's reads without a lock */
+	fs->incarnation++;
+	pg_write_barrier();
 	fs->in_use = false;
 	fs->loaded = false;
 	fs->closing = false;
-	fs->incarnation++;
 	LWLockRelease(pager_shared->files_lock);
 }
 
@@ -520,7 +607,10 @@ local_file(const ArtFileId *id, int slot, const char *relname)
 	if (found)
 		file_unhold(&lf->file);
 	else
+	{
 		lf->file.held = false;
+		lf->file.line_entry = -1;
+	}
 	lf->file.id = *id;
 	lf->file.slot = slot;
 	lf->file.incarnation = pager_shared->files[slot].incarnation;
@@ -618,6 +708,14 @@ slot_unhold(PagerFile *file)
 {
 	PagerFileSlot *fs = &pager_shared->files[file->slot];
 
+	if (file->line_entry >= 0)
+	{
+		/* whatever this process did with the file comes first */
+		pg_memory_barrier();
+		pg_atomic_write_u32(&pager_proc_line()->d.held[file->line_entry], 0);
+		file->line_entry = -1;
+		return;
+	}
 	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
 	if (fs->incarnation == file->incarnation)
 		pg_atomic_fetch_sub_u32(&fs->users, 1);
@@ -667,12 +765,75 @@ pager_unhold_files(void)
 }
 
 /*
+ * Hold a handle's slot through a free entry of this process's line (see
+ * slot_claim), writing nothing any other process writes; false, with the
+ * entry free again, if none is free or the slot no longer holds the file,
+ * loaded and not closing.  The slot's incarnation is read before and
+ * after the rest, without a lock: it changes whenever the slot is freed
+ * or taken, so if both reads give the handle's, what was read between
+ * them is this incarnation's (a close, free, new file and load of the
+ * slot can all happen between two reads of a process that the kernel
+ * preempts).
+ */
+static bool
+hold_in_line(PagerFile *file)
+{
+	PagerProcLine *line = pager_proc_line();
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+	uint32		incarnation;
+	bool		ok;
+	int			e;
+
+	if (line == NULL)
+		return false;
+	for (e = 0; e < PAGER_PROC_FILES; e++)
+		if (pg_atomic_read_u32(&line->d.held[e]) == 0)
+			break;
+	if (e == PAGER_PROC_FILES)
+		return false;
+	pg_atomic_write_u32(&line->d.held[e], (uint32) file->slot + 1);
+	pg_memory_barrier();
+	incarnation = fs->incarnation;
+	pg_read_barrier();
+	ok = fs->in_use && fs->loaded && !fs->closing &&
+		fs->id.dbOid == file->id.dbOid &&
+		fs->id.relNumber == file->id.relNumber &&
+		fs->id.generation == file->id.generation;
+	pg_read_barrier();
+	if (ok && incarnation == file->incarnation &&
+		fs->incarnation == incarnation)
+	{
+		file->line_entry = e;
+		return true;
+	}
+	pg_atomic_write_u32(&line->d.held[e], 0);
+	return false;
+}
+
+/*
+ * Mark a held slot's file the most recently used (for pager_idle_slots)
+ * unless it is already: one file held again and again, a scan per exact
+ * lookup, writes nothing shared.
+ */
+static void
+slot_mark_used(PagerFileSlot *fs)
+{
+	uint64		clock = pg_atomic_read_u64(&pager_shared->use_clock);
+
+	if (clock == 0 || pg_atomic_read_u64(&fs->last_used) != clock)
+		pg_atomic_write_u64(&fs->last_used,
+							pg_atomic_add_fetch_u64(&pager_shared->use_clock, 1));
+}
+
+/*
  * Hold a handle's slot until the end of the transaction (or until
  * pager_unhold_files), so that it is not closed meanwhile; false if the
  * slot no longer holds the file.  The handle's incarnation may have been
  * read after the slot was closed and taken for another file (slot_open
  * and local_file read it without a hold), so the file's identity is
- * checked too.
+ * checked too.  The hold is an entry of this process's line if one is
+ * free (hold_in_line), else a count in the slot's users, under the files
+ * lock.
  */
 static bool
 file_hold(PagerFile *file)
@@ -696,18 +857,19 @@ file_hold(PagerFile *file)
 			MemoryContextAlloc(TopMemoryContext, sizeof(PagerFile *) * cap);
 		local_heldcap = cap;
 	}
-	LWLockAcquire(pager_shared->files_lock, LW_SHARED);
-	ok = slot_is(fs, &file->id) && fs->loaded &&
-		fs->incarnation == file->incarnation;
-	if (ok)
+	ok = hold_in_line(file);
+	if (!ok)
 	{
-		pg_atomic_fetch_add_u32(&fs->users, 1);
-		pg_atomic_write_u64(&fs->last_used,
-							pg_atomic_add_fetch_u64(&pager_shared->use_clock, 1));
+		LWLockAcquire(pager_shared->files_lock, LW_SHARED);
+		ok = slot_is(fs, &file->id) && fs->loaded &&
+			fs->incarnation == file->incarnation;
+		if (ok)
+			pg_atomic_fetch_add_u32(&fs->users, 1);
+		LWLockRelease(pager_shared->files_lock);
 	}
-	LWLockRelease(pager_shared->files_lock);
 	if (ok)
 	{
+		slot_mark_used(fs);
 		file->held = true;
 		local_held[local_nheld++] = file;
 	}

@@ -28,6 +28,7 @@ extern PagerFile *pager_open_warranted(const ArtFileId *id,
 									   const PagerWarrant *warrant);
 extern int	pager_idle_slots(int *slots, int max);
 extern bool pager_close_slot(int slot);
+extern bool pager_slot_claim(int slot);
 extern void pager_slot_free(int slot);
 extern void pager_slots_closed(int closed, int busy);
 extern void pager_inuse_unmark(PagerFileSlot *fs);

@@ -79,9 +79,12 @@ static LocalHold *local_holds = NULL;
 static int	local_nholds = 0;
 static bool release_callback_set = false;
 
-/* Processes that may scan: every PGPROC. */
-static int
-hold_nslots(void)
+/*
+ * Processes that may scan: every PGPROC (also the count of the processes'
+ * lines, pager.c).
+ */
+int
+pager_proc_slots(void)
 {
 	return MaxBackends + NUM_AUXILIARY_PROCS + max_prepared_xacts;
 }
@@ -90,7 +93,7 @@ hold_nslots(void)
 Size
 pager_hold_shmem_size(void)
 {
-	return MAXALIGN(mul_size(hold_nslots(), sizeof(PagerProcHolds)));
+	return MAXALIGN(mul_size(pager_proc_slots(), sizeof(PagerProcHolds)));
 }
 
 /* Set up the holds in the shared memory at place (first start only). */
@@ -98,7 +101,7 @@ void
 pager_hold_shmem_init(void *place)
 {
 	pager_shared->holds = (PagerProcHolds *) place;
-	pager_shared->nholds = hold_nslots();
+	pager_shared->nholds = pager_proc_slots();
 	pg_atomic_init_u64(&pager_shared->hold_epoch, 1);
 	for (int i = 0; i < pager_shared->nholds; i++)
 	{

@@ -13,6 +13,7 @@
 
 #include "pager/pager_internal.h"
 
+extern int	pager_proc_slots(void);
 extern Size pager_hold_shmem_size(void);
 extern void pager_hold_shmem_init(void *place);
 extern void pager_hold_release_all(void);

@@ -190,9 +190,11 @@ typedef struct PagerFileSlot
 	bool		loaded;			/* map and bitmaps are valid */
 	bool		closing;		/* being closed: no new holds, not found */
 	uint32		incarnation;	/* changes whenever the slot is reused */
-	pg_atomic_uint32 users;		/* processes holding it (taken under the
-								 * files lock, shared) */
-	pg_atomic_uint64 last_used; /* pager_shared->use_clock at the last hold */
+	pg_atomic_uint32 users;		/* processes holding it, besides those whose
+								 * line names it (taken under the files
+								 * lock, shared) */
+	pg_atomic_uint64 last_used; /* pager_shared->use_clock when it was last
+								 * the file held most recently */
 	ArtFileId	id;
 	char		path[IO_PATH_LEN];
 	char		relname[NAMEDATALEN];
@@ -262,10 +264,38 @@ typedef struct PagerProcHolds
 	uint64		epoch[PAGER_HOLD_FILES];
 } PagerProcHolds;
 
+/*
+ * One process's line of shared memory, per PGPROC and a cache line long,
+ * so that no other process writes it: the file slots it holds without
+ * the slot's users count (pager_file.c: the holder writes the slot here,
+ * a closer reads every process's line) and its pool hits (pager_pool.c:
+ * counted here, summed by whoever reads them).  A process that holds more
+ * than PAGER_PROC_FILES files at once counts the others in their slots'
+ * users.
+ */
+#define PAGER_PROC_FILES	8
+
+typedef struct PagerProcLineData
+{
+	pg_atomic_uint32 held[PAGER_PROC_FILES];	/* slot + 1, or 0: free */
+	pg_atomic_uint64 hits;		/* pool hits, cumulative over the processes
+								 * that had this PGPROC */
+} PagerProcLineData;
+
+typedef union PagerProcLine
+{
+	PagerProcLineData d;
+	char		pad[PG_CACHE_LINE_SIZE];
+} PagerProcLine;
+
+StaticAssertDecl(sizeof(PagerProcLineData) <= PG_CACHE_LINE_SIZE,
+				 "a process's line must fit a cache line");
+
 /* Pager statistics. */
 typedef struct PagerCounters
 {
-	pg_atomic_uint64 hits;
+	pg_atomic_uint64 hits;		/* of processes without a line (most are in
+								 * their PagerProcLine) */
 	pg_atomic_uint64 misses;
 	pg_atomic_uint64 evictions;
 	pg_atomic_uint64 eviction_writes;
@@ -331,6 +361,7 @@ typedef struct PagerShared
 								 * stops before the io worker */
 	int			nholds;
 	PagerProcHolds *holds;		/* per PGPROC */
+	PagerProcLine *procs;		/* per PGPROC, nholds of them */
 } PagerShared;
 
 /* A backend's handle on a file. */
@@ -340,6 +371,8 @@ struct PagerFile
 	int			slot;
 	uint32		incarnation;
 	bool		held;			/* this process holds the slot */
+	int			line_entry;		/* ... through this entry of its line, or
+								 * -1: counted in the slot's users */
 	char		relname[NAMEDATALEN];
 };
 
@@ -395,21 +428,25 @@ pager_frame_unlock(PagerFrame *f)
 /*
  * Add one pin to a frame, and one to its usage count below the cap: one
  * compare-and-swap, once the header lock is free.  Returns the state word
- * before.
+ * before.  The spin delay is set up only if the lock is found taken, as
+ * PostgreSQL's PinBuffer does (most pins never wait).
  */
 static inline uint32
 pager_frame_pin(PagerFrame *f)
 {
 	SpinDelayStatus delay;
+	bool		waited = false;
 	uint32		old = pg_atomic_read_u32(&f->state);
 
-	init_local_spin_delay(&delay);
 	for (;;)
 	{
 		uint32		new;
 
 		if (old & FRAME_STATE_LOCKED)
 		{
+			if (!waited)
+				init_local_spin_delay(&delay);
+			waited = true;
 			perform_spin_delay(&delay);
 			old = pg_atomic_read_u32(&f->state);
 			continue;
@@ -420,7 +457,8 @@ pager_frame_pin(PagerFrame *f)
 		if (pg_atomic_compare_exchange_u32(&f->state, &old, new))
 			break;
 	}
-	finish_spin_delay(&delay);
+	if (waited)
+		finish_spin_delay(&delay);
 	return old;
 }
 

@@ -60,6 +60,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
+#include "storage/proc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -97,14 +98,13 @@ static int	local_ngates = 0;
 static bool backend_ready = false;
 
 /*
- * Pool hits this process has not yet added to the shared counter: one
- * shared atomic add per hit would make every pin of every process touch
- * the same cache line.  Added at each transaction's end, at exit and every
- * PAGER_HITS_BATCH hits (for processes that run no transactions).
+ * This process's line of shared memory (PagerProcLine), or NULL for a
+ * process without a PGPROC.  Its pool hits are counted there, where no
+ * other process writes: one shared counter for every process's hits made
+ * them all write its cache line, at each hit or, added up, at each
+ * transaction's end (two clients of prepared exact lookups fought over it).
  */
-#define PAGER_HITS_BATCH	1024
-
-static uint64 local_hits = 0;
+static PagerProcLine *my_line = NULL;
 
 static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 
@@ -219,38 +219,38 @@ pager_release_all(void)
 }
 
 /*
- * Add this process's pool hits to the shared counter.
- */
-static void
-pager_hits_flush(void)
-{
-	if (local_hits == 0)
-		return;
-	pg_atomic_fetch_add_u64(&pager_shared->counters.hits, local_hits);
-	local_hits = 0;
-}
-
-/*
- * Count a pool hit.
+ * Count a pool hit: in this process's line, which only this process
+ * writes (a plain store, not a locked add).
  */
 static inline void
 pager_count_hit(void)
 {
-	if (++local_hits >= PAGER_HITS_BATCH)
-		pager_hits_flush();
+	if (likely(my_line != NULL))
+		pg_atomic_write_u64(&my_line->d.hits,
+							pg_atomic_read_u64(&my_line->d.hits) + 1);
+	else
+		pg_atomic_fetch_add_u64(&pager_shared->counters.hits, 1);
 }
 
 /*
- * End of a transaction: its pool hits are counted.  Abort of a
- * (sub)transaction: the trie holds no pin across calls, so every pin this
- * process holds belongs to the operation that failed; a scan that failed
- * while its reads were random probes leaves them so, and they go back to
- * reading around.
+ * This process's line of shared memory, or NULL (pager_file.c publishes
+ * the file slots it holds there).
+ */
+PagerProcLine *
+pager_proc_line(void)
+{
+	return my_line;
+}
+
+/*
+ * End of a transaction: scan holds end.  Abort of a (sub)transaction: the
+ * trie holds no pin across calls, so every pin this process holds belongs
+ * to the operation that failed; a scan that failed while its reads were
+ * random probes leaves them so, and they go back to reading around.
  */
 static void
 pager_xact_callback(XactEvent event, void *arg)
 {
-	pager_hits_flush();
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
 		event == XACT_EVENT_PREPARE)
@@ -283,14 +283,13 @@ pager_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 }
 
 /*
- * Process exit: drop pins left by a FATAL; count the last hits.
+ * Process exit: drop pins left by a FATAL.
  */
 static void
 pager_proc_exit(int code, Datum arg)
 {
 	LWLockReleaseAll();
 	pager_release_all();
-	pager_hits_flush();
 }
 
 /*
@@ -324,6 +323,8 @@ pager_backend_init(bool io_worker)
 				 errmsg("artrie must be loaded via shared_preload_libraries")));
 	local_maxpins = 64;
 	local_pins = MemoryContextAlloc(TopMemoryContext, sizeof(LocalPin) * local_maxpins);
+	if (MyProc != NULL && MyProc->pgprocno < pager_shared->nholds)
+		my_line = &pager_shared->procs[MyProc->pgprocno];
 	RegisterXactCallback(pager_xact_callback, NULL);
 	RegisterSubXactCallback(pager_subxact_callback, NULL);
 	before_shmem_exit(pager_proc_exit, 0);
@@ -1365,7 +1366,21 @@ pager_slot_pinned(int slot)
 }
 
 /*
- * Statistics of the pool (its hits with this process's not yet added).
+ * The pool's hits so far: every process's line, and the processes'
+ * without one.
+ */
+static uint64
+pool_hits(void)
+{
+	uint64		hits = pg_atomic_read_u64(&pager_shared->counters.hits);
+
+	for (int i = 0; i < pager_shared->nholds; i++)
+		hits += pg_atomic_read_u64(&pager_shared->procs[i].d.hits);
+	return hits;
+}
+
+/*
+ * Statistics of the pool.
  */
 void
 pager_pool_stats(PagerPoolStats *stats)
@@ -1379,7 +1394,7 @@ pager_pool_stats(PagerPoolStats *stats)
 	stats->frames = pager_shared->nframes;
 	stats->dirty = pg_atomic_read_u32(&pager_shared->ndirty);
 	stats->files = files;
-	stats->hits = pg_atomic_read_u64(&c->hits) + local_hits;
+	stats->hits = pool_hits();
 	stats->misses = pg_atomic_read_u64(&c->misses);
 	stats->evictions = pg_atomic_read_u64(&c->evictions);
 	stats->eviction_writes = pg_atomic_read_u64(&c->eviction_writes);
@@ -1410,7 +1425,7 @@ pager_pool_watch(void)
 	static uint64 evictions0;
 	PagerCounters *c = &pager_shared->counters;
 	TimestampTz now = GetCurrentTimestamp();
-	uint64		hits = pg_atomic_read_u64(&c->hits);
+	uint64		hits = pool_hits();
 	uint64		misses = pg_atomic_read_u64(&c->misses);
 	uint64		evictions = pg_atomic_read_u64(&c->evictions);
 	uint64		dh;

@@ -30,6 +30,7 @@
 extern char *pager_frame_data(int frame);
 extern void pager_frame_populate(int frame);
 extern void pager_backend_init(bool io_worker);
+extern PagerProcLine *pager_proc_line(void);
 extern uint32 pager_users(void);
 extern void pager_local_pin_add(int frame);
 extern void pager_local_pin_passing(int frame, int delta);

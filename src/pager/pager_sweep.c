@@ -250,7 +250,7 @@ sweep_creator_running(TransactionId xid)
 
 /*
  * Take a dead file out of the pool, without waiting for anything: false
- * if it is busy (pinned, being checkpointed or changed).  Its slot's page
+ * if it is busy (pinned, held, being checkpointed or changed).  Its slot's page
  * map is freed when the slot is next used.
  */
 static bool
@@ -285,7 +285,7 @@ sweep_release_slot(const ArtFileId *id)
 		done = true;
 	else if (LWLockConditionalAcquire(&fs->gate, LW_EXCLUSIVE))
 	{
-		if (!pager_slot_pinned(slot) && pg_atomic_read_u32(&fs->users) == 0)
+		if (pager_slot_claim(slot))
 		{
 			pager_slot_free(slot);
 			done = true;
