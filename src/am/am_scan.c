@@ -94,6 +94,13 @@ typedef struct ArtrieSegment
 	AmBytes		hi;
 } ArtrieSegment;
 
+/*
+ * Bytes of the bounds of one "=" value that the scan holds in itself (a
+ * key of up to 63 bytes), so that a prepared exact lookup's rescan
+ * allocates nothing.
+ */
+#define AM_SCAN_EQ_INLINE	128
+
 typedef struct ArtrieScanOpaqueData
 {
 	ArtrieIndex ai;
@@ -102,7 +109,7 @@ typedef struct ArtrieScanOpaqueData
 								 * each), or NULL */
 	bool		rescanned;		/* amrescan has made segments once */
 	ArtrieSegment eqseg;		/* the segment of one "=" value */
-	uint8	   *eqbuf;			/* its bounds' bytes */
+	uint8	   *eqbuf;			/* its bounds' bytes: eqinline, or palloc'd */
 	Size		eqcap;			/* bytes allocated at eqbuf */
 	HeapTuple	tup;			/* the index-only tuple, reused */
 	HeapTuple	nullTup;		/* the index-only tuple of a NULL */
@@ -132,6 +139,8 @@ typedef struct ArtrieScanOpaqueData
 								 * memory until its next call */
 	Size		entrylen;
 	bool		lastIsNull;		/* last came from the NULL trie */
+	uint8		eqinline[AM_SCAN_EQ_INLINE];	/* eqbuf at first (left out
+												 * of the zeroing) */
 } ArtrieScanOpaqueData;
 
 /* Entries a scan returns before its reads stop being random probes. */
@@ -691,7 +700,7 @@ am_scan_prepare_eq(IndexScanDesc scan)
 	if (need > so->eqcap)
 	{
 		so->eqcap = Max(need, 2 * so->eqcap);
-		if (so->eqbuf)
+		if (so->eqbuf != so->eqinline)
 			pfree(so->eqbuf);
 		so->eqbuf = MemoryContextAlloc(so->scanCxt, so->eqcap);
 	}
@@ -1141,8 +1150,11 @@ IndexScanDesc
 artrie_beginscan(Relation index, int nkeys, int norderbys)
 {
 	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
-	ArtrieScanOpaque so = palloc0(sizeof(ArtrieScanOpaqueData));
+	ArtrieScanOpaque so = palloc(sizeof(ArtrieScanOpaqueData));
 
+	memset(so, 0, offsetof(ArtrieScanOpaqueData, eqinline));
+	so->eqbuf = so->eqinline;
+	so->eqcap = AM_SCAN_EQ_INLINE;
 	am_open(index, &so->ai);
 	so->scanCxt = CurrentMemoryContext;
 	so->hold = -1;
@@ -1279,7 +1291,7 @@ artrie_endscan(IndexScanDesc scan)
 		MemoryContextDelete(so->keyCxt);
 	if (so->last)
 		pfree(so->last);
-	if (so->eqbuf)
+	if (so->eqbuf != so->eqinline)
 		pfree(so->eqbuf);
 	if (so->tup)
 		pfree(so->tup);

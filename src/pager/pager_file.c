@@ -135,13 +135,23 @@ pager_parse_oid(const char *s, const char **end, Oid *value)
 /*
  * Set up this backend, and wait until recovery has brought artrie's files
  * up to date: only the startup process (which does it) and the io worker
- * may touch a file before.
+ * may touch a file before.  Once this process has seen the files ready
+ * (which they stay until the server stops), it checks nothing more.
  */
 void
 pager_backend_ready(void)
 {
+	static bool seen_ready = false;
+
+	if (likely(seen_ready))
+		return;
 	pager_backend_init(io_in_worker());
-	if (io_in_worker() || AmStartupProcess() || pager_shared->ready)
+	if (pager_shared->ready)
+	{
+		seen_ready = true;
+		return;
+	}
+	if (io_in_worker() || AmStartupProcess())
 		return;
 	ConditionVariablePrepareToSleep(&pager_shared->ready_cv);
 	while (!pager_shared->ready)
