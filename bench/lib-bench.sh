@@ -197,13 +197,14 @@ DECLARE ts double precision[] := '{}'; cs double precision[] := '{}';
 	ms1 double precision; n int := greatest(cardinality(vals), 1);
 BEGIN
 	LOOP
-		-- the waits are read inside the clock's interval, so that none
-		-- outside it is taken off
-		t0 := clock_timestamp();
+		-- the waits are read just outside the clock's interval: a read
+		-- costs 10-16 us (pg_read_file), which inside it would add to
+		-- every pass (a wait during a read itself is taken off too)
 		w0 := bench_run_delay();
+		t0 := clock_timestamp();
 		SELECT * INTO p FROM bench_multi(template, vals);
-		w1 := bench_run_delay();
 		ms1 := extract(epoch FROM clock_timestamp() - t0) * 1000;
+		w1 := bench_run_delay();
 		ts := ts || ((ms1 - (w1 - w0) / 1e6) / n);
 		cs := cs || p.ms;
 		total := total + ms1;
@@ -249,11 +250,14 @@ BEGIN
 			i := i + 1;
 			FOR k IN 0..1 LOOP
 				side := (r + i + k) % 2;
-				t0 := clock_timestamp();
+				-- the waits read outside the clock's interval, as in
+				-- bench_passes: two reads inside it took 20-30 us, as
+				-- long as a short query, and pulled its ratio towards 1
 				w0 := bench_run_delay();
+				t0 := clock_timestamp();
 				EXECUTE format(CASE side WHEN 0 THEN tmpl_a ELSE tmpl_b END, v) INTO x;
-				w1 := bench_run_delay();
 				ms1 := extract(epoch FROM clock_timestamp() - t0) * 1000;
+				w1 := bench_run_delay();
 				total := total + ms1;
 				ms1 := greatest(ms1 - (w1 - w0) / 1e6, 0.001);
 				IF side = 0 THEN
