@@ -7,7 +7,8 @@
 #   bash bench/lookup_builds.sh [REPS [SECONDS]]     (as root)
 #
 # Loads bench/run.sh's words (LKB_DATASET=words, the default: the american
-# and british insane word lists, deduplicated) or synth (LKB_DATASET=synth,
+# and british insane word lists, deduplicated), bulgarian
+# (LKB_DATASET=bulgarian, wbulgarian's list) or synth (LKB_DATASET=synth,
 # LKB_ROWS keys, default 1,000,000) twice: ds_a with an artrie index, ds_b
 # (the same rows in the same order) with a btree, and run.sh's 50,000
 # probes with a primary key (pb).  The statement is run.sh's lookup_tps:
@@ -41,6 +42,10 @@
 # LKB_CG_OPTS adds valgrind options (e.g. "--cache-sim=yes
 # --D1=49152,12,64 --LL=1048576,8,64", the machine's L1 data cache and
 # L2): every event the files then count is printed per transaction too.
+# LKB_CG_FUNCS names functions (e.g. "standard_planner PortalRun
+# artrie_costestimate art_count_prefix") whose inclusive instructions and
+# calls per transaction are printed as well, from the same two files (a
+# function inlined into its callers has none).
 #
 # LKB_SQL: another statement than the lookup, a pgbench script line whose
 # %s is the table (e.g. "SELECT count(*) FROM %s WHERE k LIKE 'kir%%';"),
@@ -89,8 +94,14 @@ words)
 	chmod a+r "$ARTRIE_TMP/words.txt"
 	q -c "COPY ds_b (k) FROM '$ARTRIE_TMP/words.txt'" || { last_err; exit 1; }
 	;;
+bulgarian)
+	iconv -f UTF-8 -t UTF-8 -c </usr/share/dict/bulgarian |
+		sed 's/\\/\\\\/g; s/\t/\\t/g; s/\r/\\r/g' >"$ARTRIE_TMP/bulgarian.txt"
+	chmod a+r "$ARTRIE_TMP/bulgarian.txt"
+	q -c "COPY ds_b (k) FROM '$ARTRIE_TMP/bulgarian.txt'" || { last_err; exit 1; }
+	;;
 *)
-	echo "$0: LKB_DATASET is words or synth" >&2
+	echo "$0: LKB_DATASET is words, bulgarian or synth" >&2
 	exit 2
 	;;
 esac
@@ -211,6 +222,27 @@ cg_ir() { callgrind_annotate "$1" 2>/dev/null | sed -n 's/^ *\([0-9,]*\) .*PROGR
 # cg_events FILE: "event=count" for each event a callgrind output file counts.
 cg_events() { awk '/^events:/ { for (i = 2; i <= NF; i++) ev[i] = $i } /^summary:/ { for (i = 2; i <= NF; i++) printf "%s=%s\n", ev[i], $i }' "$1"; }
 
+# cg_funcs FILE FUNC...: "func inclusive calls" for each function named,
+# summed over the calls to it that the callgrind output file records
+# (cfn=, calls= and the cost line after it; names may be compressed).
+cg_funcs() {
+	local f=$1
+	shift
+	awk -v want="$*" '
+	BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) { wanted[w[i]] = 1; inc[w[i]] = 0; calls[w[i]] = 0 } }
+	/^cfn=/ {
+		id = $0; sub(/^cfn=/, "", id); name = ""
+		if (match(id, /^\([0-9]+\) /)) { name = substr(id, RLENGTH + 1); id = substr(id, 1, RLENGTH - 1); fname[id] = name }
+		else if (id ~ /^\([0-9]+\)$/) name = fname[id]
+		else name = id
+		callee = name; next
+	}
+	/^fn=\([0-9]+\) / { id = $0; sub(/^fn=/, "", id); match(id, /^\([0-9]+\) /); fname[substr(id, 1, RLENGTH - 1)] = substr(id, RLENGTH + 1); next }
+	/^calls=/ { split($0, c, /[= ]/); ncalls = c[2]; want_cost = 1; next }
+	want_cost { want_cost = 0; if (callee in wanted) { inc[callee] += $2; calls[callee] += ncalls } }
+	END { for (i = 1; i <= n; i++) printf "%s %d %d\n", w[i], inc[w[i]], calls[w[i]] }' "$f"
+}
+
 # instr BUILD: the callgrind measurement of LKB_CALLGRIND.
 instr() {
 	local cg=$ARTRIE_TMP/cg n1=${LKB_CG_N1:-200} n2=${LKB_CG_N2:-1200} vpid t n new f ir1 ir2
@@ -242,6 +274,11 @@ instr() {
 			join -t= <(cg_events "$cg/$1-$t-$n1" | sort) <(cg_events "$cg/$1-$t-$n2" | sort) |
 				awk -F= -v n="$((n2 - n1))" '{ printf " %s %.1f", $1, ($3 - $2) / n }' |
 				sed "s/^/callgrind $1 $t per transaction:/; s/\$/\n/"
+		fi
+		if [ -n "${LKB_CG_FUNCS:-}" ]; then
+			# shellcheck disable=SC2086
+			join <(cg_funcs "$cg/$1-$t-$n1" $LKB_CG_FUNCS | sort) <(cg_funcs "$cg/$1-$t-$n2" $LKB_CG_FUNCS | sort) |
+				awk -v n="$((n2 - n1))" -v b="$1" -v t="$t" '{ printf "callgrind %-6s %-6s %-28s %10.1f instructions %6.2f calls per transaction\n", b, t, $1, ($4 - $2) / n, ($5 - $3) / n }'
 		fi
 	done
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null

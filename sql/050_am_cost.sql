@@ -30,3 +30,19 @@ EXPLAIN (COSTS OFF) SELECT id FROM big WHERE k ^@ 'key';
 EXPLAIN (COSTS OFF) SELECT count(*) FROM big WHERE k IS NOT NULL;
 
 DROP TABLE big;
+
+-- The correlation the estimate takes from the statistics is kept between
+-- plans, and forgotten when ANALYZE writes new ones: a table stored in key
+-- order gets a plain index scan, the same rows stored out of key order a
+-- bitmap scan once analyzed.
+CREATE TABLE corr (id int, k text COLLATE "C", pad text);
+INSERT INTO corr
+SELECT i, 'k' || lpad(i::text, 6, '0'), repeat('p', 40)
+FROM generate_series(1, 100000) i;
+CREATE INDEX corr_k ON corr USING artrie (k);
+ANALYZE corr;
+EXPLAIN (COSTS OFF) SELECT id FROM corr WHERE k ^@ 'k00';
+UPDATE corr SET k = 'k' || lpad(((id::bigint * 7919) % 100000 + 1)::text, 6, '0');
+ANALYZE corr;
+EXPLAIN (COSTS OFF) SELECT id FROM corr WHERE k ^@ 'k00';
+DROP TABLE corr;

@@ -200,6 +200,18 @@ extern void artrie_costestimate(PlannerInfo *root, IndexPath *path,
 								Cost *indexTotalCost,
 								Selectivity *indexSelectivity,
 								double *indexCorrelation, double *indexPages);
+
+/*
+ * Is an index the planner knows an artrie index?  The planner's hooks ask
+ * it of every index of every relation planned: its cost estimate is
+ * artrie's, with no catalog lookup of the access method's name.
+ */
+static inline bool
+am_is_artrie_index(IndexOptInfo *info)
+{
+	return (void *) info->amcostestimate == (void *) artrie_costestimate;
+}
+
 extern bool artrie_validate(Oid opclassoid);
 extern bytea *artrie_options(Datum reloptions, bool validate);
 extern bool artrie_property(Oid index_oid, int attno, IndexAMProperty prop,

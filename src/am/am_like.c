@@ -671,7 +671,6 @@ static void
 am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 						 RangeTblEntry *rte)
 {
-	Oid			amoid;
 	List	   *indexes = NIL;
 	ListCell   *lc;
 
@@ -681,15 +680,12 @@ am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (!IS_SIMPLE_REL(rel) || rte->rtekind != RTE_RELATION ||
 		rel->indexlist == NIL || rel->baserestrictinfo == NIL)
 		return;
-	amoid = get_index_am_oid("artrie", true);
-	if (!OidIsValid(amoid))
-		return;
 
 	foreach(lc, rel->indexlist)
 	{
 		IndexOptInfo *index = (IndexOptInfo *) lfirst(lc);
 
-		if (index->relam == amoid &&
+		if (am_is_artrie_index(index) &&
 			(index->indpred == NIL || index->predOK))
 			indexes = lappend(indexes, index);
 	}
