@@ -95,9 +95,9 @@ typedef struct ArtrieSegment
 } ArtrieSegment;
 
 /*
- * Bytes of the bounds of one "=" value that the scan holds in itself (a
- * key of up to 63 bytes), so that a prepared exact lookup's rescan
- * allocates nothing.
+ * Bytes of the bounds of one "=", "^@" or LIKE value that the scan holds
+ * in itself (a key or pattern of up to 63 bytes), so that a prepared exact
+ * lookup's or a prefix scan's rescan allocates nothing.
  */
 #define AM_SCAN_EQ_INLINE	128
 
@@ -108,7 +108,7 @@ typedef struct ArtrieScanOpaqueData
 	MemoryContext keyCxt;		/* segments after the first rescan (reset at
 								 * each), or NULL */
 	bool		rescanned;		/* amrescan has made segments once */
-	ArtrieSegment eqseg;		/* the segment of one "=" value */
+	ArtrieSegment eqseg;		/* the segment of one "=", "^@" or LIKE value */
 	uint8	   *eqbuf;			/* its bounds' bytes: eqinline, or palloc'd */
 	Size		eqcap;			/* bytes allocated at eqbuf */
 	HeapTuple	tup;			/* the index-only tuple, reused */
@@ -675,28 +675,49 @@ am_scan_prepare(IndexScanDesc scan)
 }
 
 /*
- * A single-column index's quals when they are one "=" with one value v:
- * the segment [v || 0x00, v || 0x01), as am_scan_prepare would make it,
- * in the scan's own eqseg and eqbuf, so that such a rescan (every
- * prepared exact lookup, each probe of a nested loop's inner side)
- * allocates nothing once eqbuf is large enough.  False for any other
- * quals.
+ * A single-column index's quals when they are one "=", "^@" or LIKE with
+ * one value: its segment, as am_scan_prepare would make it ("=" v gives
+ * [v || 0x00, v || 0x01), "^@" p [p, successor of p), LIKE those of its
+ * literal, am_like_pattern), in the scan's own eqseg and eqbuf, so that
+ * such a rescan (every prepared exact lookup, each probe of a nested
+ * loop's inner side, a prefix scan) allocates nothing once eqbuf is large
+ * enough.  False for any other quals.
  */
 static bool
-am_scan_prepare_eq(IndexScanDesc scan)
+am_scan_prepare_one(IndexScanDesc scan)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 	ScanKey		sk = &scan->keyData[0];
-	AmKey		key;
+	AmKey		key = {NULL, 0, NULL};
+	text	   *patt = NULL;
+	AmLikeKind	kind = AM_LIKE_PREFIX;
+	Size		len;
 	Size		need;
+	Size		n;
 
 	if (so->ncols != 1 || scan->numberOfKeys != 1 ||
-		sk->sk_strategy != ARTRIE_EQUAL_STRATEGY ||
 		(sk->sk_flags & (SK_ISNULL | SK_SEARCHARRAY)) != 0)
 		return false;
-	key = am_datum_key(am_scan_argtype(scan->indexRelation, sk),
-					   sk->sk_argument);
-	need = 2 * (key.len + 1);
+	switch (sk->sk_strategy)
+	{
+		case ARTRIE_EQUAL_STRATEGY:
+		case ARTRIE_PREFIX_STRATEGY:
+			key = am_datum_key(am_scan_argtype(scan->indexRelation, sk),
+							   sk->sk_argument);
+			len = key.len;
+			if (sk->sk_strategy == ARTRIE_EQUAL_STRATEGY)
+				kind = AM_LIKE_EXACT;
+			break;
+		case ARTRIE_LIKE_STRATEGY:
+			patt = DatumGetTextPP(sk->sk_argument);
+			len = VARSIZE_ANY_EXHDR(patt);
+			break;
+		default:
+			return false;
+	}
+
+	/* the literal is no longer than the pattern; the bounds, twice it */
+	need = 2 * (len + 1);
 	if (need > so->eqcap)
 	{
 		so->eqcap = Max(need, 2 * so->eqcap);
@@ -704,19 +725,49 @@ am_scan_prepare_eq(IndexScanDesc scan)
 			pfree(so->eqbuf);
 		so->eqbuf = MemoryContextAlloc(so->scanCxt, so->eqcap);
 	}
-	memcpy(so->eqbuf, key.data, key.len);
-	so->eqbuf[key.len] = 0x00;
-	memcpy(so->eqbuf + key.len + 1, key.data, key.len);
-	so->eqbuf[2 * key.len + 1] = 0x01;
+	if (patt != NULL)
+	{
+		int			plen;
+
+		kind = am_like_pattern(scan->indexRelation->rd_opcintype[0],
+							   VARDATA_ANY(patt), len, (char *) so->eqbuf,
+							   &plen);
+		len = plen;
+		if ((Pointer) patt != DatumGetPointer(sk->sk_argument))
+			pfree(patt);
+	}
+	else
+	{
+		memcpy(so->eqbuf, key.data, key.len);
+		am_key_free(&key);
+	}
+
 	so->eqseg.nulls = false;
 	so->eqseg.lo.data = so->eqbuf;
-	so->eqseg.lo.len = key.len + 1;
-	so->eqseg.hi.data = so->eqbuf + key.len + 1;
-	so->eqseg.hi.len = key.len + 1;
-	am_key_free(&key);
+	so->eqseg.hi.data = so->eqbuf + len + 1;
+	if (kind == AM_LIKE_EXACT || kind == AM_LIKE_EQUAL_OTHER)
+	{
+		so->eqbuf[len] = 0x00;
+		memcpy(so->eqseg.hi.data, so->eqbuf, len);
+		so->eqseg.hi.data[len] = 0x01;
+		so->eqseg.lo.len = so->eqseg.hi.len = len + 1;
+	}
+	else
+	{
+		/* the successor of the prefix, or no bound (am_bytes_successor) */
+		so->eqseg.lo.len = len;
+		for (n = len; n > 0 && so->eqbuf[n - 1] == 0xFF; n--)
+			;
+		memcpy(so->eqseg.hi.data, so->eqbuf, n);
+		if (n > 0)
+			so->eqseg.hi.data[n - 1]++;
+		else
+			so->eqseg.hi.data = NULL;
+		so->eqseg.hi.len = n;
+	}
 	so->segs = &so->eqseg;
 	so->nsegs = 1;
-	so->recheck = false;
+	so->recheck = (kind == AM_LIKE_OTHER || kind == AM_LIKE_EQUAL_OTHER);
 	return true;
 }
 
@@ -1166,8 +1217,9 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
 }
 
 /*
- * amrescan: take new scan keys and start over.  One "=" value on a
- * single-column index takes am_scan_prepare_eq's way, without allocating.
+ * amrescan: take new scan keys and start over.  One "=", "^@" or LIKE
+ * value on a single-column index takes am_scan_prepare_one's way, without
+ * allocating.
  * Other quals' segments live in the scan's memory the first time (most
  * scans have one rescan); a scan whose segments are made again (the inner
  * side of a nested loop) makes a context for them, reset at each rescan.
@@ -1184,7 +1236,7 @@ artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 		memmove(scan->keyData, keys, scan->numberOfKeys * sizeof(ScanKeyData));
 	so->started = false;
 	so->haveLast = false;
-	if (am_scan_prepare_eq(scan))
+	if (am_scan_prepare_one(scan))
 		return;
 
 	if (so->keyCxt != NULL)
