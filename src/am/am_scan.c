@@ -997,6 +997,7 @@ am_scan_close_cursor(ArtrieScanOpaque so)
 		so->cursor = NULL;
 	}
 	so->run.n = so->irun = 0;
+	so->run.last = false;
 }
 
 /*
@@ -1024,7 +1025,7 @@ am_scan_next_run(IndexScanDesc scan, bool forward)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
 	int			step = forward ? 1 : -1;
-	MemoryContext oldcxt = MemoryContextSwitchTo(so->scanCxt);
+	MemoryContext oldcxt;
 	bool		found = false;
 	bool		wasRandom;
 
@@ -1054,13 +1055,30 @@ am_scan_next_run(IndexScanDesc scan, bool forward)
 		}
 		am_scan_close_cursor(so);
 	}
-	wasRandom = pager_set_random_reads(so->nreturned < AM_SCAN_RANDOM_ENTRIES);
+	else if (so->cursor != NULL && so->run.last)
+	{
+		/*
+		 * The cursor's last run is used up (the second call of an exact
+		 * lookup): on to the next segment without asking the cursor.
+		 */
+		am_scan_close_cursor(so);
+		so->haveLast = false;
+		so->cur += step;
+	}
 
 	if (forward && so->cur < 0)
 		so->cur = 0;
 	if (!forward && so->cur >= so->nsegs)
 		so->cur = so->nsegs - 1;
+	if (so->cur < 0 || so->cur >= so->nsegs)
+	{
+		if (so->hold >= 0)
+			pager_hold_clear(so->hold);
+		return false;
+	}
 
+	oldcxt = MemoryContextSwitchTo(so->scanCxt);
+	wasRandom = pager_set_random_reads(so->nreturned < AM_SCAN_RANDOM_ENTRIES);
 	while (so->cur >= 0 && so->cur < so->nsegs)
 	{
 		ArtStatus	status;

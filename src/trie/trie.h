@@ -200,7 +200,9 @@ extern ArtStatus art_cursor_next(ArtCursor *cursor, const uint8_t **entry,
 
 /*
  * Entries back to back: entry i is data[(i > 0 ? ends[i - 1] : start) ..
- * ends[i]), for i below n.
+ * ends[i]), for i below n.  last: nothing follows the run in the cursor's
+ * range, so the cursor's next call returns ART_NOT_FOUND (a batched
+ * cursor's caller may end there without that call).
  */
 typedef struct ArtRun
 {
@@ -208,6 +210,7 @@ typedef struct ArtRun
 	const size_t *ends;
 	size_t		start;
 	int			n;
+	bool		last;
 } ArtRun;
 
 /*

@@ -106,12 +106,26 @@ static ArtStatus save_last(ArtCursor *c);
 static ArtStatus
 buf_set(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 {
-	ArtStatus	st = art_buf_reserve(t, buf, len + 1);
-
 	buf->len = 0;
-	if (st != ART_OK)
-		return st;
+	if (len + 1 > buf->cap)
+	{
+		ArtStatus	st = art_buf_reserve(t, buf, len + 1);
+
+		if (st != ART_OK)
+			return st;
+	}
 	return art_buf_append(t, buf, data, len);
+}
+
+/*
+ * Free a cursor buffer's memory if it has any of its own (an exact lookup's
+ * buffers stay in the cursor's storage: no call for them).
+ */
+static inline void
+buf_release(ArtTrie *t, ArtBuf *buf)
+{
+	if (!buf->fixed && buf->data != NULL)
+		art_buf_free(t, buf);
 }
 
 /* Open a cursor, positioned before the first entry. */
@@ -398,11 +412,19 @@ fetch(ArtCursor *c)
 	c->nbatch = c->ibatch = 0;
 	c->batch.len = 0;
 	c->batch_ends = false;
-	st = art_buf_reserve(c->t, &c->batch, 1);
-	if (st != ART_OK)
-		return st;
-	/* before the seek: a change moves the version after it is made */
-	c->version = c->t->store.ops->version(c->t->store.store, false);
+	if (c->batch.cap == 0)
+	{
+		st = art_buf_reserve(c->t, &c->batch, 1);
+		if (st != ART_OK)
+			return st;
+	}
+	/*
+	 * Before the seek: a change moves the version after it is made.  A
+	 * batched cursor never checks it (the store's read of it is a full
+	 * barrier, once per exact lookup).
+	 */
+	if (!c->batched)
+		c->version = c->t->store.ops->version(c->t->store.store, false);
 	if (!c->has_last && prefix_range(c))
 	{
 		st = fetch_prefix(c, &fetched);
@@ -523,6 +545,7 @@ art_cursor_next_run(ArtCursor *cursor, ArtRun *run)
 	run->start = (size_t) (entry - c->batch.data);
 	run->ends = c->ends + c->ibatch - 1;
 	run->n = c->nbatch - c->ibatch + 1;
+	run->last = c->batched && c->batch_ends;
 	c->ibatch = c->nbatch;
 	return ART_OK;
 }
@@ -536,12 +559,12 @@ art_cursor_release(ArtCursor *cursor)
 {
 	ArtTrie    *t = cursor->t;
 
-	art_buf_free(t, &cursor->start);
-	art_buf_free(t, &cursor->bound);
-	art_buf_free(t, &cursor->prefix);
-	art_buf_free(t, &cursor->last);
-	art_buf_free(t, &cursor->path);
-	art_buf_free(t, &cursor->batch);
+	buf_release(t, &cursor->start);
+	buf_release(t, &cursor->bound);
+	buf_release(t, &cursor->prefix);
+	buf_release(t, &cursor->last);
+	buf_release(t, &cursor->path);
+	buf_release(t, &cursor->batch);
 	if (cursor->it.t != NULL)
 		art_iter_free(&cursor->it);
 	if (cursor->ends != cursor->ends0)

@@ -1076,6 +1076,7 @@ test_cursors(void)
 
 		CHECK(art_cursor_next_run(c, &run) == ART_OK, "run %d", nrun);
 		CHECK(run.n == want[nrun], "run %d: %d entries", nrun, run.n);
+		CHECK(run.last == (nrun == 2), "run %d: last %d", nrun, run.last);
 		for (k = 0; k < run.n; k++, i += 2)
 		{
 			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
@@ -1140,6 +1141,11 @@ check_prefix_range(Fixture *f, const uint8_t *key, size_t len)
 			CHECK(run.ends[k] - start == want->len &&
 				  memcmp(run.data + start, want->data, want->len) == 0,
 				  "prefix range, batched: entry differs");
+		}
+		if (run.last)
+		{
+			st = art_cursor_next_run(c, &run);
+			break;
 		}
 	}
 	CHECK(st == ART_NOT_FOUND, "prefix range, batched: %s",
