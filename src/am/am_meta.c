@@ -31,6 +31,20 @@
 	((ArtrieMetaPageData *) PageGetContents(page))
 
 /*
+ * What a backend keeps of an index in its relation cache entry
+ * (rd_amcache, see am_meta_read): the metapage's contents, and once
+ * am_open has opened it, the file's handle, with the pager's epoch of
+ * handles then (pager_handles_epoch).  The entry goes, and these with it,
+ * whenever the index gets a new file or a new name.
+ */
+typedef struct AmRelCache
+{
+	ArtrieMetaPageData meta;
+	PagerFile  *file;			/* NULL until am_open keeps it */
+	uint64		epoch;			/* pager_handles_epoch() when it was kept */
+} AmRelCache;
+
+/*
  * Lay out a metapage in page.
  */
 static void
@@ -254,7 +268,7 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
 
 	if (index->rd_amcache != NULL)
 	{
-		*meta = *(ArtrieMetaPageData *) index->rd_amcache;
+		*meta = ((AmRelCache *) index->rd_amcache)->meta;
 		return;
 	}
 
@@ -284,9 +298,11 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
 
 	if (!(meta->flags & ARTRIE_META_RESET))
 	{
-		index->rd_amcache = MemoryContextAlloc(index->rd_indexcxt,
-											   sizeof(ArtrieMetaPageData));
-		*(ArtrieMetaPageData *) index->rd_amcache = *meta;
+		AmRelCache *cache = MemoryContextAllocZero(index->rd_indexcxt,
+												   sizeof(AmRelCache));
+
+		cache->meta = *meta;
+		index->rd_amcache = cache;
 	}
 }
 
@@ -294,12 +310,17 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
  * Open an index: read its metapage, open its file through the pager (an
  * UNLOGGED index's is refused if the server stopped without writing it
  * whole, and on a hot standby one that redo has not finished rebuilding)
- * and point the two tries at their roots.
+ * and point the two tries at their roots.  The file's handle is kept with
+ * the metapage in the relation cache entry: the next scan takes it from
+ * there, without the pager's lookup of the handle and its name, while no
+ * handle of this process has gone since (a dropped file's, whose memory
+ * the next may take).
  */
 void
 am_open(Relation index, ArtrieIndex *ai)
 {
 	ArtPageStore store;
+	AmRelCache *cache;
 
 	ai->index = index;
 	am_meta_read(index, &ai->meta);
@@ -320,7 +341,20 @@ am_open(Relation index, ArtrieIndex *ai)
 	}
 
 	wal_check_usable(&ai->meta.file, RelationGetRelationName(index));
-	ai->file = pager_open_file(&ai->meta.file, RelationGetRelationName(index));
+	cache = index->rd_amcache;
+	if (cache != NULL && cache->file != NULL &&
+		cache->epoch == pager_handles_epoch())
+		ai->file = cache->file;
+	else
+	{
+		ai->file = pager_open_file(&ai->meta.file,
+								   RelationGetRelationName(index));
+		if (cache != NULL)
+		{
+			cache->file = ai->file;
+			cache->epoch = pager_handles_epoch();
+		}
+	}
 	if (index->rd_rel->relpersistence == RELPERSISTENCE_UNLOGGED)
 		pager_use_unlogged(ai->file);
 	store = pager_page_store(ai->file);
@@ -336,7 +370,8 @@ am_open(Relation index, ArtrieIndex *ai)
 static bool
 am_open_ready(Relation index)
 {
-	const ArtrieMetaPageData *meta = index->rd_amcache;
+	const AmRelCache *cache = index->rd_amcache;
+	const ArtrieMetaPageData *meta = cache ? &cache->meta : NULL;
 
 	return meta != NULL && meta->file.dbOid == MyDatabaseId &&
 		wal_file_usable(&meta->file) &&

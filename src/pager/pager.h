@@ -48,6 +48,13 @@ extern PagerFile *pager_create_file(const ArtFileId *id, const char *relname);
  * earlier, for a caller that needed the file only for a moment.
  */
 extern PagerFile *pager_open_file(const ArtFileId *id, const char *relname);
+
+/*
+ * Moves whenever one of this process's handles goes away: a handle
+ * pager_open_file returned may be kept and used again, without opening the
+ * file, while this number is unchanged (pager_file.c).
+ */
+extern uint64 pager_handles_epoch(void);
 extern bool pager_file_ready(const ArtFileId *id, const char *relname,
 							 bool unlogged);
 extern void pager_release_file(PagerFile *file);

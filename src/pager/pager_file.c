@@ -73,6 +73,9 @@ static HTAB *local_files = NULL;
  */
 static LocalFile *local_last = NULL;
 
+/* Moves whenever a handle leaves local_files (pager_handles_epoch). */
+static uint64 local_epoch = 0;
+
 /*
  * The handles of this process that hold their slot (local_nheld of them,
  * in an array of local_heldcap places), so that the end of a transaction
@@ -934,11 +937,11 @@ slot_hold(PagerFile *file, const PagerWarrant *warrant)
 }
 
 /*
- * The slot behind a handle, held until the end of the transaction;
- * reopens the file if its slot was closed or reused.
+ * pager_slot's way for a handle not held yet: hold its slot until the end
+ * of the transaction, reopening the file if the slot was closed or reused.
  */
 PagerFileSlot *
-pager_slot(PagerFile *file)
+pager_slot_hold(PagerFile *file)
 {
 	return slot_hold(file, NULL);
 }
@@ -1224,9 +1227,24 @@ pager_file_forget(const ArtFileId *id)
 		slot_release(slot, id);
 	if (local_files)
 	{
-		hash_search(local_files, id, HASH_REMOVE, NULL);
+		if (hash_search(local_files, id, HASH_REMOVE, NULL) != NULL)
+			local_epoch++;
 		local_last = NULL;
 	}
+}
+
+/*
+ * A number that moves whenever a handle of this process goes away: a
+ * handle pager_open_file returned stays this process's handle on its file
+ * while the number is unchanged, so a caller may keep it instead of
+ * opening the file again (the access method keeps an index's with its
+ * metapage, am_meta.c).  A kept handle whose slot was closed meanwhile
+ * reopens its file at its next use, as any handle does.
+ */
+uint64
+pager_handles_epoch(void)
+{
+	return local_epoch;
 }
 
 /*
@@ -1645,6 +1663,8 @@ pager_forget_files_before(XLogRecPtr lsn)
 		files_unhold_all();
 		hash_destroy(local_files);
 		local_files = NULL;
+		local_last = NULL;
+		local_epoch++;
 	}
 }
 

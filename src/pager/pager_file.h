@@ -16,7 +16,21 @@
 
 #include "pager/pager_meta.h"
 
-extern PagerFileSlot *pager_slot(PagerFile *file);
+extern PagerFileSlot *pager_slot_hold(PagerFile *file);
+
+/*
+ * The slot behind a handle, held until the end of the transaction;
+ * reopens the file if its slot was closed or reused (pager_slot_hold).
+ * Each pin of a page asks: a handle held already is answered here.
+ */
+static inline PagerFileSlot *
+pager_slot(PagerFile *file)
+{
+	if (likely(file->held))
+		return &pager_shared->files[file->slot];
+	return pager_slot_hold(file);
+}
+
 extern void pager_file_path(const ArtFileId *id, char *path);
 extern bool pager_file_damaged(const ArtFileId *id);
 extern bool pager_file_loaded(const ArtFileId *id);

@@ -109,15 +109,6 @@ static PagerProcLine *my_line = NULL;
 static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 
 /*
- * A frame's page.
- */
-char *
-pager_frame_data(int frame)
-{
-	return pager_shared->data + (Size) frame * ART_PAGE_SIZE;
-}
-
-/*
  * Frames that taking a fresh one for a new page faults in with it
  * (pager_frame_populate).
  */

@@ -27,7 +27,13 @@
  */
 #define PAGER_LOOKUP_SHARE	8
 
-extern char *pager_frame_data(int frame);
+/* A frame's page. */
+static inline char *
+pager_frame_data(int frame)
+{
+	return pager_shared->data + (Size) frame * ART_PAGE_SIZE;
+}
+
 extern void pager_frame_populate(int frame);
 extern void pager_backend_init(bool io_worker);
 extern PagerProcLine *pager_proc_line(void);
