@@ -170,6 +170,28 @@ INSERT INTO u VALUES ('y');
 REINDEX INDEX u_k;
 SELECT k FROM u WHERE k = 'y';
 
+-- TRUNCATE of a table created in the same transaction rebuilds its index
+-- in place, on a new file of the same name: the scans after it, in this
+-- backend that kept the old file's handle with the metapage, read the new
+-- file.
+BEGIN;
+CREATE TABLE ip (k text);
+INSERT INTO ip VALUES ('a'), ('b');
+CREATE INDEX ip_k ON ip USING artrie (k);
+SELECT pg_relation_filenode('ip_k') AS ip_node \gset
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT k FROM ip WHERE k = 'b';
+SELECT k FROM ip WHERE k = 'b';
+TRUNCATE ip;
+SELECT pg_relation_filenode('ip_k') = :ip_node AS same_relfilenode;
+SELECT count(*) FROM ip WHERE k = 'b';
+INSERT INTO ip VALUES ('b'), ('c');
+SELECT k FROM ip WHERE k = 'b';
+SELECT k FROM ip WHERE k = 'c';
+COMMIT;
+DROP TABLE ip;
+
 -- A nested loop's inner index scan is rescanned with one "=" value per
 -- outer row: keys longer than the scan's first buffer and a shorter one
 -- after them, a NULL (it matches nothing) and a key that is absent.
