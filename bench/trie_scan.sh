@@ -18,8 +18,11 @@
 # machine's L1 data cache and L2 (--D1=49152,12,64 --LL=1048576,8,64),
 # collecting 3 passes after a first one: instructions, D1 and LL read
 # misses per row, in total and for the functions with the most D1 misses.
-# TSCAN_OUT keeps the callgrind files (default: a temporary directory,
-# removed at exit).
+# TSCAN_CG_OPTS adds valgrind options (e.g. "--branch-sim=yes": conditional
+# and indirect branches and their mispredictions, Bc Bcm Bi Bim, then
+# printed per row too); TSCAN_CG_SORT orders the functions by another
+# event (default D1mr).  TSCAN_OUT keeps the callgrind files (default: a
+# temporary directory, removed at exit).
 set -u
 
 ROUNDS=${1:-9}
@@ -76,16 +79,20 @@ ab() {
 # cg BUILD DS: callgrind with the cache simulated, per row.
 cg() {
 	local f=$OUT/cg-$1-$2 rows
-	rows=$(valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=1048576,8,64 \
+	rows=$(valgrind --tool=callgrind --cache-sim=yes --D1=49152,12,64 --LL=1048576,8,64 ${TSCAN_CG_OPTS:-} \
 		--toggle-collect=scan_pass --callgrind-out-file="$f" "$TMP/trie_scan-$1" "$2" 0 3 2>/dev/null |
 		sed -n 's/.* \([0-9]*\) rows a pass.*/\1/p')
-	callgrind_annotate --sort=D1mr "$f" 2>/dev/null >"$f.txt"
+	callgrind_annotate --sort="${TSCAN_CG_SORT:-D1mr}" "$f" 2>/dev/null >"$f.txt"
 	awk -v rows="$((rows * 3))" -v b="$1" -v ds="$2" '
 		/^events:/ { for (i = 2; i <= NF; i++) ev[i - 1] = $i }
 		/^(summary|totals):/ { for (i = 2; i <= NF; i++) tot[ev[i - 1]] = $i }
 		END {
-			printf "callgrind %-6s %-9s per row: Ir %.1f D1mr %.3f DLmr %.3f (D1mw %.3f)\n", b, ds,
+			printf "callgrind %-6s %-9s per row: Ir %.1f D1mr %.3f DLmr %.3f (D1mw %.3f)", b, ds,
 				tot["Ir"] / rows, tot["D1mr"] / rows, tot["DLmr"] / rows, tot["D1mw"] / rows
+			for (i = 1; i in ev; i++)
+				if (ev[i] ~ /^B/)
+					printf " %s %.3f", ev[i], tot[ev[i]] / rows
+			printf "\n"
 		}' "$f"
 	grep -E '^ *[0-9,]+ .*(trie|cursor|iter|scan_pass|pass)' "$f.txt" | head -8 | sed 's/^/    /'
 }
