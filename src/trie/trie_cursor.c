@@ -380,7 +380,7 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 		c->path.len = ends[depth - 1];
 		st = art_buf_append(t, &c->path, &k, 1);
 		node = &nodes[depth];
-		art_node_decode(rec, node);
+		art_node_decode_walk(rec, node);
 		if (st == ART_OK)
 			st = art_buf_append(t, &c->path, node->prefix, node->plen);
 		after[depth] = -1;
@@ -395,6 +395,33 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 	c->batch_ends = !stopped;
 	*fetched = true;
 	return ART_OK;
+}
+
+/*
+ * Forward, without a prefix, past the batch's first entry: the iterator
+ * itself stops at the bound, so it appends the rest of the batch in one
+ * call (art_iter_fill) rather than a call per entry.
+ */
+static ArtStatus
+fill_rest(ArtCursor *c, ArtIter *it)
+{
+	ArtIterFill fl;
+	ArtStatus	st;
+
+	st = art_grow_from(c->t, (void **) &c->ends, &c->ends_cap, c->batch_max,
+					   sizeof(size_t), c->ends0);
+	if (st != ART_OK)
+		return st;
+	fl.batch = &c->batch;
+	fl.ends = c->ends;
+	fl.n = c->nbatch;
+	fl.max = c->batch_max;
+	fl.maxbytes = BATCH_BYTES;
+	fl.ended = false;
+	st = art_iter_fill(it, &fl);
+	c->nbatch = fl.n;
+	c->batch_ends = fl.ended;
+	return st;
 }
 
 /*
@@ -460,6 +487,11 @@ fetch(ArtCursor *c)
 		if (st != ART_OK || c->nbatch >= c->batch_max ||
 			c->batch.len >= BATCH_BYTES)
 			break;
+		if (it->fwd && !c->has_prefix)
+		{
+			st = fill_rest(c, it);
+			break;
+		}
 		st = art_iter_next(it, &found);
 	}
 	art_iter_end(it);

@@ -384,6 +384,39 @@ extern void art_rec_replace(uint8_t *page, int slot, const uint8_t *rec,
 extern size_t art_page_free_for(const uint8_t *page, size_t size);
 extern void art_page_compact(uint8_t *page);
 
+/*
+ * Decode what a walk reads of a node record: its kind, terminal flag,
+ * prefix and children (kind, terminal, plen, prefix, n, body), not its
+ * count or size (art_node_decode adds those).
+ */
+static inline void
+art_node_decode_walk(uint8_t *rec, ArtNode *node)
+{
+	uint8_t		flags = rec[0];
+	size_t		hdr = 2;
+
+	node->kind = flags & ART_KIND_MASK;
+	node->terminal = (flags & ART_FLAG_TERMINAL) != 0;
+	if (flags & ART_FLAG_LONGPLEN)
+	{
+		node->plen = art_get16(rec + 1);
+		hdr = 3;
+	}
+	else
+		node->plen = rec[1];
+	if (node->kind == ART_NODE_LEAF)
+	{
+		node->prefix = rec + hdr;
+		node->n = 0;
+		node->body = NULL;
+		return;
+	}
+	hdr += art_count_bytes(flags);
+	node->n = rec[hdr] + 1;
+	node->prefix = rec + hdr + 1;
+	node->body = rec + hdr + 1 + node->plen;
+}
+
 /* trie_node.c: nodes */
 extern void art_node_decode(uint8_t *rec, ArtNode *node);
 extern int	art_kind_for(int n);
@@ -555,9 +588,26 @@ typedef struct ArtIter
 #define ART_MAX_LOCKED_PAGES 64
 #endif
 
+/*
+ * A batch art_iter_fill appends to: entries back to back in batch, the end
+ * offset of each in ends (room for max), n of them so far; it stops at
+ * max entries or once batch holds maxbytes, and sets ended when no entry
+ * is left.
+ */
+typedef struct ArtIterFill
+{
+	ArtBuf	   *batch;
+	size_t	   *ends;
+	int			n;
+	int			max;
+	size_t		maxbytes;
+	bool		ended;
+} ArtIterFill;
+
 extern ArtStatus art_iter_seek(ArtIter *it, const uint8_t *key, size_t len,
 							   bool inclusive, bool upper_inf, bool *found);
 extern ArtStatus art_iter_next(ArtIter *it, bool *found);
+extern ArtStatus art_iter_fill(ArtIter *it, ArtIterFill *fl);
 extern void art_iter_end(ArtIter *it);
 extern void art_iter_free(ArtIter *it);
 extern void art_iter_give(ArtIter *it, ArtPageRef *refs, bool *unlocked,

@@ -129,6 +129,33 @@ unlock_passed_pages(ArtIter *it)
 	unlock_page(it, p);
 }
 
+/* Push a frame for the node record rec of the top page, decoded into it. */
+static inline ArtStatus
+push_rec(ArtIter *it, uint8_t *rec)
+{
+	ArtIterFrame *f;
+
+	if (it->nframes >= it->cap)
+	{
+		ArtStatus	st = art_grow_from(it->t, (void **) &it->frames, &it->cap,
+									   it->nframes + 1, sizeof(ArtIterFrame),
+									   it->frames0);
+
+		if (st != ART_OK)
+			return st;
+	}
+	f = &it->frames[it->nframes++];
+	art_node_decode_walk(rec, &f->node);
+	f->pidx = it->ps.n - 1;
+	f->lastkey = -1;
+	f->lastidx = -1;
+	f->outlen = it->out->len;
+	f->below = false;
+	f->done = false;
+	f->released = false;
+	return ART_OK;
+}
+
 /*
  * Push a frame for the node c refers to in the top page (following a
  * stub); the node is decoded into the frame.
@@ -137,14 +164,13 @@ static ArtStatus
 push(ArtIter *it, ArtChild c)
 {
 	uint8_t    *rec = art_child_rec(it->ps.refs[it->ps.n - 1].data, c);
-	ArtStatus	st;
-	ArtIterFrame *f;
 
 	if (art_is_stub(rec))
 	{
 		ArtPageNo	pg;
 		uint16_t	slot;
 		uint8_t    *page;
+		ArtStatus	st;
 
 		art_stub_target(rec, &pg, &slot);
 		st = pin_page(it, pg);
@@ -155,24 +181,7 @@ push(ArtIter *it, ArtChild c)
 		art_prefetch_page(page);
 		rec = art_child_rec(page, art_child_of_slot(page, slot));
 	}
-	if (it->nframes >= it->cap)
-	{
-		st = art_grow_from(it->t, (void **) &it->frames, &it->cap,
-						   it->nframes + 1, sizeof(ArtIterFrame),
-						   it->frames0);
-		if (st != ART_OK)
-			return st;
-	}
-	f = &it->frames[it->nframes++];
-	art_node_decode(rec, &f->node);
-	f->pidx = it->ps.n - 1;
-	f->lastkey = -1;
-	f->lastidx = -1;
-	f->outlen = it->out->len;
-	f->below = false;
-	f->done = false;
-	f->released = false;
-	return ART_OK;
+	return push_rec(it, rec);
 }
 
 /* Pop the top frame, releasing the pages only it used. */
@@ -483,6 +492,237 @@ ArtStatus
 art_iter_next(ArtIter *it, bool *found)
 {
 	return advance(it, found);
+}
+
+/*
+ * Whether art_iter_fill's own walk may step on from frame f (the top
+ * frame): an inner node in a locked page whose every entry lies before
+ * the stop bound, whose next child is known (the first, after its own
+ * entry; in an N4 or N16 the one after lastidx).  Whether a frame a seek
+ * pushed lies below the bound is worked out here, once: only enter
+ * compares the path with the bound as it goes.
+ */
+static inline bool
+walkable(ArtIter *it, ArtIterFrame *f)
+{
+	const ArtNode *node = &f->node;
+
+	if (f->done || f->released || node->kind == ART_NODE_LEAF ||
+		(node->kind <= ART_NODE_16 && f->lastidx < 0 && f->lastkey >= 0))
+		return false;
+	if (!f->below && it->stop != NULL)
+	{
+		size_t		len = it->out->len;
+
+		it->out->len = f->outlen;
+		f->below = stop_cmp(it) < 0;
+		it->out->len = len;
+	}
+	return f->below || it->stop == NULL;
+}
+
+/*
+ * art_iter_fill copies in blocks of FILL_BLOCK bytes where the buffers have
+ * room for them: an entry's path and its leaf's bytes took a loop of 8-byte
+ * words whose end, at a length that changes from copy to copy, the CPU
+ * mispredicted about once a copy, and another branch on the length.
+ */
+#define FILL_BLOCK	32
+
+/*
+ * Copy len bytes in blocks of FILL_BLOCK, reading up to FILL_BLOCK - 1
+ * bytes past src + len and writing as many past dst + len: for buffers
+ * that have them.
+ */
+static inline void
+copy_blocks(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t		i = 0;
+
+	do
+	{
+		uint8_t		w[FILL_BLOCK];
+
+		memcpy(w, src + i, FILL_BLOCK);
+		memcpy(dst + i, w, FILL_BLOCK);
+		i += FILL_BLOCK;
+	} while (i < len);
+}
+
+/*
+ * Copy len bytes of page from src to dst, which has FILL_BLOCK bytes of
+ * room past them: in blocks, unless the page ends first.
+ */
+static inline void
+copy_from_page(uint8_t *dst, const uint8_t *src, size_t len,
+			   const uint8_t *page)
+{
+	if ((size_t) (src - page) + len + FILL_BLOCK <= ART_PAGE_SIZE)
+		copy_blocks(dst, src, len);
+	else
+		art_copy(dst, src, len);
+}
+
+/* Append bytes to a fill's batch as one entry. */
+static inline ArtStatus
+fill_put(ArtIter *it, ArtIterFill *fl, const uint8_t *data, size_t len)
+{
+	ArtStatus	st = art_buf_append(it->t, fl->batch, data, len);
+
+	if (st == ART_OK)
+		fl->ends[fl->n++] = fl->batch->len;
+	return st;
+}
+
+/* Whether a fill's batch is full. */
+static inline bool
+fill_full(const ArtIterFill *fl)
+{
+	return fl->n >= fl->max || fl->batch->len >= fl->maxbytes;
+}
+
+/*
+ * Forward only, positioned at an entry: step on, appending each entry
+ * reached to the batch (see trie_internal.h).  While the top frame is
+ * walkable, the walk goes on inside its page itself: a child that is a
+ * leaf goes from the page to the batch in one copy (the node's path, its
+ * key byte, its bytes) without a frame or a pass through out, a child
+ * that is an inner node gets its frame (its own entry, if any, copied
+ * from out) and is walked the same way, a node whose children are all
+ * done is popped.  Anything else (a stub, a frame a seek left, a released
+ * or done one, the stop bound) takes advance's way.  When the batch is
+ * full, out holds its last entry, as after art_iter_next.
+ */
+ArtStatus
+art_iter_fill(ArtIter *it, ArtIterFill *fl)
+{
+	ArtBuf	   *b = fl->batch;
+	ArtBuf	   *out = it->out;
+	ArtStatus	st;
+	bool		found;
+
+	while (!fill_full(fl))
+	{
+		ArtIterFrame *f = &it->frames[it->nframes - 1];
+
+		while (walkable(it, f))
+		{
+			uint8_t    *page = it->ps.refs[it->ps.n - 1].data;
+			bool		stub = false;
+
+			/* f's children, and those of the nodes entered below it */
+			for (;;)
+			{
+				const ArtNode *node = &f->node;
+				bool		list = node->kind <= ART_NODE_16;
+				int			i = f->lastidx + 1;
+				uint8_t    *rec;
+				uint8_t		k;
+				ArtChild	c;
+
+				if (list)
+				{
+					if (i >= node->n)
+						break;
+					k = node->body[i];
+					c = art_get_child(node->body + node->n + 2 * i);
+				}
+				else if (!art_node_next(node, f->lastkey, &k, &c))
+					break;
+				rec = art_child_rec(page, c);
+				if ((rec[0] & (ART_KIND_MASK | ART_FLAG_TERMINAL)) ==
+					(ART_NODE_LEAF | ART_FLAG_TERMINAL))
+				{
+					/* an entry: the path, the key byte, the leaf's bytes */
+					size_t		hdr = rec[0] & ART_FLAG_LONGPLEN ? 3 : 2;
+					size_t		plen = hdr == 3 ? art_get16(rec + 1) : rec[1];
+					size_t		len = f->outlen + 1 + plen;
+					uint8_t    *dst;
+
+					if (b->len + len + FILL_BLOCK > b->cap)
+					{
+						st = art_buf_reserve(it->t, b,
+											 b->len + len + FILL_BLOCK);
+						if (st != ART_OK)
+							return st;
+					}
+					dst = b->data + b->len;
+					if (f->outlen + FILL_BLOCK <= out->cap)
+						copy_blocks(dst, out->data, f->outlen);
+					else
+						art_copy(dst, out->data, f->outlen);
+					dst[f->outlen] = k;
+					copy_from_page(dst + f->outlen + 1, rec + hdr, plen, page);
+					b->len += len;
+					fl->ends[fl->n++] = b->len;
+					if (list)
+						f->lastidx = i;
+					f->lastkey = k;
+					it->atleaf = true;
+					if (fill_full(fl))
+					{
+						out->len = 0;
+						return art_buf_append(it->t, out, dst, len);
+					}
+					continue;
+				}
+				if (art_is_stub(rec) ||
+					(rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
+				{
+					stub = true;
+					break;
+				}
+				/* an inner node of this page: a frame, walked from here */
+				if (list)
+					f->lastidx = i;
+				f->lastkey = k;
+				out->len = f->outlen;
+				st = art_buf_append(it->t, out, &k, 1);
+				if (st == ART_OK)
+					st = push_rec(it, rec);
+				if (st != ART_OK)
+					return st;
+				f = &it->frames[it->nframes - 1];
+				if (out->len + f->node.plen + FILL_BLOCK > out->cap)
+				{
+					st = art_buf_reserve(it->t, out,
+										 out->len + f->node.plen + FILL_BLOCK);
+					if (st != ART_OK)
+						return st;
+				}
+				copy_from_page(out->data + out->len, f->node.prefix,
+							   f->node.plen, page);
+				out->len += f->node.plen;
+				f->outlen = out->len;
+				f->below = true;
+				it->atleaf = false;
+				if (f->node.terminal)
+				{
+					st = fill_put(it, fl, out->data, out->len);
+					if (st != ART_OK || fill_full(fl))
+						return st;
+				}
+			}
+			if (stub)
+				break;
+			pop(it);
+			if (it->nframes == 0)
+				break;
+			f = &it->frames[it->nframes - 1];
+		}
+		st = advance(it, &found);
+		if (st != ART_OK)
+			return st;
+		if (!found)
+		{
+			fl->ended = true;
+			return ART_OK;
+		}
+		st = fill_put(it, fl, out->data, out->len);
+		if (st != ART_OK)
+			return st;
+	}
+	return ART_OK;
 }
 
 /*

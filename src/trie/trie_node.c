@@ -488,39 +488,19 @@ art_rec_replace(uint8_t *page, int slot, const uint8_t *rec, size_t size)
 void
 art_node_decode(uint8_t *rec, ArtNode *node)
 {
-	size_t		hdr;
-
-	node->kind = rec[0] & ART_KIND_MASK;
-	node->terminal = (rec[0] & ART_FLAG_TERMINAL) != 0;
-	if (rec[0] & ART_FLAG_LONGPLEN)
-	{
-		node->plen = art_get16(rec + 1);
-		hdr = 3;
-	}
-	else
-	{
-		node->plen = rec[1];
-		hdr = 2;
-	}
+	art_node_decode_walk(rec, node);
 	if (node->kind == ART_NODE_LEAF)
 	{
-		node->prefix = rec + hdr;
 		node->count = node->terminal ? 1 : 0;
-		node->n = 0;
-		node->body = NULL;
 		node->count_ptr = NULL;
 		node->cw = 0;
-		node->size = hdr + node->plen;
+		node->size = (size_t) (node->prefix - rec) + node->plen;
 		return;
 	}
 	node->cw = art_count_bytes(rec[0]);
-	node->count_ptr = rec + hdr;
-	node->count = get_count(rec + hdr, node->cw);
-	hdr += node->cw;
-	node->n = rec[hdr] + 1;
-	node->prefix = rec + hdr + 1;
-	node->body = rec + hdr + 1 + node->plen;
-	node->size = hdr + 1 + node->plen;
+	node->count_ptr = rec + (rec[0] & ART_FLAG_LONGPLEN ? 3 : 2);
+	node->count = get_count(node->count_ptr, node->cw);
+	node->size = (size_t) (node->body - rec);
 	if (node->kind <= ART_NODE_16)
 		node->size += 3 * (size_t) node->n;
 	else if (node->kind == ART_NODE_48)
