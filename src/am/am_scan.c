@@ -165,6 +165,19 @@ am_bytes_make(const char *data, Size len, int extra)
 }
 
 /*
+ * The length of the successor of prefix p (am_bytes_successor): p less its
+ * trailing 0xFF bytes, whose last byte the successor raises by one; 0 when
+ * there is none (p empty or all 0xFF).
+ */
+static Size
+am_successor_len(const char *p, Size len)
+{
+	while (len > 0 && (uint8) p[len - 1] == 0xFF)
+		len--;
+	return len;
+}
+
+/*
  * The least byte string greater than every string beginning with p, or
  * NULL data when there is none (p empty or all 0xFF).
  */
@@ -173,8 +186,7 @@ am_bytes_successor(const char *p, Size len)
 {
 	AmBytes		b = {NULL, 0};
 
-	while (len > 0 && (uint8) p[len - 1] == 0xFF)
-		len--;
+	len = am_successor_len(p, len);
 	if (len == 0)
 		return b;
 	b = am_bytes_make(p, len, -1);
@@ -754,10 +766,9 @@ am_scan_prepare_one(IndexScanDesc scan)
 	}
 	else
 	{
-		/* the successor of the prefix, or no bound (am_bytes_successor) */
+		/* the successor of the prefix, or no bound */
 		so->eqseg.lo.len = len;
-		for (n = len; n > 0 && so->eqbuf[n - 1] == 0xFF; n--)
-			;
+		n = am_successor_len((char *) so->eqbuf, len);
 		memcpy(so->eqseg.hi.data, so->eqbuf, n);
 		if (n > 0)
 			so->eqseg.hi.data[n - 1]++;
