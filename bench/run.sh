@@ -4,7 +4,7 @@
 #
 #   bash bench/run.sh [quick|full|scale]      (as root on Debian 12)
 #
-# scale is bench/scale.sh (synth at growing sizes against btree).
+# scale is bench/scale.sh (synth and paths at growing sizes against btree).
 # Installs the Debian packages it needs, builds and installs artrie, starts
 # a throwaway cluster (test/lib.sh) and writes
 #   bench/results/<run>.tsv   dataset, index, metric, value, unit (+ '#' header)
