@@ -149,8 +149,8 @@ SELECT artrie_verify('b_art_k');
 
 -- A build whose values outgrow maintenance_work_mem (40,000 values of
 -- about 41 bytes, each with a 24-byte sort item, against 1MB) sorts them
--- with a tuplesort instead of in memory: the same duplicate check, the
--- same content.
+-- in runs written out and merged: the same duplicate check, the same
+-- content.
 SET maintenance_work_mem = '1MB';
 CREATE TABLE s_art (id int, k text COLLATE "C");
 INSERT INTO s_art SELECT g, md5(g::text) FROM generate_series(1, 40000) g;

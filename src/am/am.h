@@ -228,6 +228,18 @@ extern bool am_unique_insert(ArtrieIndex *ai, ArtTrie *trie,
 extern void am_unique_duplicate(Relation index, Relation heap,
 								const uint8 *key, Size keylen);
 
+/* A build's sorted runs beyond maintenance_work_mem (am_build_runs.c). */
+typedef struct AmBuildRuns AmBuildRuns;
+
+extern AmBuildRuns *am_build_runs_create(Relation index);
+extern void am_build_runs_write(AmBuildRuns *runs, const ArtSortItem *items,
+								Size n);
+extern void am_build_runs_merge_begin(AmBuildRuns *runs,
+									  const ArtSortItem *items, Size n,
+									  Size memory);
+extern bool am_build_runs_next(AmBuildRuns *runs, const uint8 **p, Size *len);
+extern void am_build_runs_end(AmBuildRuns *runs);
+
 /* WAL records of a logged index (am_wal.c). */
 extern void am_wal_vacuum(ArtrieIndex *ai);
 extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,

@@ -7,10 +7,10 @@
  * key trie, 1 for the NULL trie), the entry, and a byte saying whether the
  * heap tuple is live (no entry is a proper prefix of another, so that last
  * byte never decides the order).  The values are copied into an arena and
- * sorted there by art_sort_items, a radix sort over their bytes, as long
- * as the arena and its item array fit in maintenance_work_mem; beyond
- * that, every value goes to a tuplesort of bytea values (bytea's "<" is
- * the same order: memcmp, shorter first), which spills to disk.  The
+ * sorted there by art_sort_items, a radix sort over their bytes.  When the
+ * arena and its item array fill maintenance_work_mem, what they hold is
+ * sorted and written out as a run (am_build_runs.c) and the memory reused;
+ * the runs are then merged with the last values, sorted in memory.  The
  * sorted stream gives each trie its entries in strictly increasing order,
  * the key trie's first; the trie's bulk loader packs them into pages.  For
  * a UNIQUE index the load also finds two live tuples with the same key,
@@ -30,7 +30,6 @@
 #include "access/xact.h"
 #include "catalog/index.h"
 #include "catalog/pg_index.h"
-#include "catalog/pg_operator_d.h"
 #include "catalog/pg_type.h"
 #include "commands/progress.h"
 #include "miscadmin.h"
@@ -40,7 +39,6 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
-#include "utils/tuplesort.h"
 
 #include "am/am.h"
 
@@ -63,7 +61,7 @@ typedef struct ArtrieBuildState
 	Relation	index;
 	Relation	heap;
 	double		indtuples;
-	MemoryContext tmpCxt;
+	MemoryContext buildCxt;		/* the item array's and the runs' */
 
 	/* the in-memory sort: values in arena blocks, items naming them */
 	MemoryContext arenaCxt;
@@ -77,8 +75,8 @@ typedef struct ArtrieBuildState
 	Size		memLimit;
 	Size		itemsHint;		/* the item array's first size */
 
-	/* the tuplesort, once the values outgrew memory; else NULL */
-	Tuplesortstate *sort;
+	/* the sorted runs written, once the values outgrew memory; else NULL */
+	AmBuildRuns *runs;
 
 	/* the load: the next item, and the last live value (UNIQUE) */
 	Size		nextItem;
@@ -177,69 +175,56 @@ am_check_columns(Relation index)
 }
 
 /*
- * Put one value into the tuplesort, as a bytea.
+ * The values outgrew maintenance_work_mem: sort those in memory, write
+ * them out as a run, and free their arena blocks for the next ones (the
+ * item array stays).
  */
 static void
-am_build_put_sorted(ArtrieBuildState *bs, const uint8 *p, Size len)
+am_build_write_run(ArtrieBuildState *bs)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
-	bytea	   *val = palloc(VARHDRSZ + len);
+	art_sort_items(bs->items, bs->nitems);
+	if (bs->runs == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(bs->buildCxt);
 
-	SET_VARSIZE(val, VARHDRSZ + len);
-	memcpy(VARDATA(val), p, len);
-	tuplesort_putdatum(bs->sort, PointerGetDatum(val), false);
-	MemoryContextSwitchTo(oldcxt);
-	MemoryContextReset(bs->tmpCxt);
-}
-
-/*
- * The values outgrew maintenance_work_mem: move them all to a tuplesort
- * and free the arena.  (While they move, the arena and the tuplesort each
- * hold up to maintenance_work_mem; the tuplesort spills beyond that.)
- */
-static void
-am_build_spill(ArtrieBuildState *bs)
-{
-	Size		i;
-
-	bs->sort = tuplesort_begin_datum(BYTEAOID, ByteaLessOperator, InvalidOid,
-									 false, maintenance_work_mem, NULL,
-									 TUPLESORT_NONE);
-	for (i = 0; i < bs->nitems; i++)
-		am_build_put_sorted(bs, bs->items[i].data, bs->items[i].len);
-	MemoryContextDelete(bs->arenaCxt);
-	bs->arenaCxt = NULL;
-	bs->items = NULL;
-	bs->nitems = bs->maxitems = 0;
+		bs->runs = am_build_runs_create(bs->index);
+		MemoryContextSwitchTo(oldcxt);
+	}
+	am_build_runs_write(bs->runs, bs->items, bs->nitems);
+	bs->nitems = 0;
+	MemoryContextReset(bs->arenaCxt);
+	bs->memUsed = bs->maxitems * sizeof(ArtSortItem);
+	bs->block = NULL;
 	bs->blockFree = 0;
 }
 
 /*
- * Room for a value of len bytes: in the arena, or NULL once (or when this
- * value makes) the values outgrow maintenance_work_mem.
+ * Room for a value of len bytes in the arena, writing a run first if the
+ * item array cannot grow or a new block would pass maintenance_work_mem
+ * (one block is taken past it when no value is held, so that a run always
+ * holds one).
  */
 static uint8 *
 am_build_reserve(ArtrieBuildState *bs, Size len)
 {
 	uint8	   *p;
 
-	if (bs->sort != NULL)
-		return NULL;
 	if (bs->nitems == bs->maxitems)
 	{
 		Size		newmax = bs->maxitems == 0 ? bs->itemsHint : bs->maxitems * 2;
+		Size		grow = (newmax - bs->maxitems) * sizeof(ArtSortItem);
 
-		if (bs->memUsed + (newmax - bs->maxitems) * sizeof(ArtSortItem) > bs->memLimit)
+		if (bs->maxitems > 0 && bs->memUsed + grow > bs->memLimit)
+			am_build_write_run(bs);
+		else
 		{
-			am_build_spill(bs);
-			return NULL;
+			bs->memUsed += grow;
+			bs->items = bs->items == NULL ?
+				MemoryContextAllocHuge(bs->buildCxt, newmax * sizeof(ArtSortItem)) :
+				repalloc_huge(bs->items, newmax * sizeof(ArtSortItem));
+			pager_advise_huge(bs->items, newmax * sizeof(ArtSortItem), 0);
+			bs->maxitems = newmax;
 		}
-		bs->memUsed += (newmax - bs->maxitems) * sizeof(ArtSortItem);
-		bs->items = bs->items == NULL ?
-			MemoryContextAllocHuge(bs->arenaCxt, newmax * sizeof(ArtSortItem)) :
-			repalloc_huge(bs->items, newmax * sizeof(ArtSortItem));
-		pager_advise_huge(bs->items, newmax * sizeof(ArtSortItem), 0);
-		bs->maxitems = newmax;
 	}
 	if (len > bs->blockFree)
 	{
@@ -247,12 +232,8 @@ am_build_reserve(ArtrieBuildState *bs, Size len)
 							   Min(ARTRIE_ARENA_BLOCK_MAX, bs->memLimit / 8));
 
 		size = Max(len, size);
-
-		if (bs->memUsed + size > bs->memLimit)
-		{
-			am_build_spill(bs);
-			return NULL;
-		}
+		if (bs->nitems > 0 && bs->memUsed + size > bs->memLimit)
+			am_build_write_run(bs);
 		bs->memUsed += size;
 		bs->block = MemoryContextAllocHuge(bs->arenaCxt, size);
 		pager_advise_huge(bs->block, size, 0);
@@ -279,7 +260,6 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 	AmKey		key;
 	Size		len;
 	uint8	   *p;
-	uint8	   *spill = NULL;
 	bool		keyed = !isnull[0];
 	bool		anynull = isnull[0];
 
@@ -306,8 +286,6 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 	/* tag, [key, terminator,] TID, liveness */
 	len = 1 + (keyed ? key.len + 1 : 0) + ARTRIE_TID_LEN + 1;
 	p = am_build_reserve(bs, len);
-	if (p == NULL)
-		p = spill = MemoryContextAlloc(bs->tmpCxt, len);
 	if (!keyed)
 	{
 		p[0] = ARTRIE_TAG_NULL;
@@ -323,47 +301,23 @@ am_build_callback(Relation index, ItemPointer tid, Datum *values,
 	p[len - 1] = tupleIsAlive ? 1 : 0;
 	if (keyed)
 		am_key_free(&key);
-	if (spill != NULL)
-		am_build_put_sorted(bs, spill, len);
 	bs->indtuples += 1;
 }
 
 /*
  * The next value in sorted order, or false at the end.  A value from the
- * tuplesort stays valid until the next call.
+ * runs' merge stays valid until the next call.
  */
 static bool
 am_build_next(ArtrieBuildState *bs, const uint8 **p, Size *len)
 {
-	Datum		val;
-	bool		isnull;
-	bytea	   *b;
-	MemoryContext oldcxt;
-
-	if (bs->sort == NULL)
-	{
-		if (bs->nextItem == bs->nitems)
-			return false;
-		*p = bs->items[bs->nextItem].data;
-		*len = bs->items[bs->nextItem].len;
-		bs->nextItem++;
-		return true;
-	}
-	MemoryContextReset(bs->tmpCxt);
-	oldcxt = MemoryContextSwitchTo(bs->tmpCxt);
-#if PG_VERSION_NUM >= 160000
-	if (!tuplesort_getdatum(bs->sort, true, true, &val, &isnull, NULL))
-#else
-	if (!tuplesort_getdatum(bs->sort, true, &val, &isnull, NULL))
-#endif
-	{
-		MemoryContextSwitchTo(oldcxt);
+	if (bs->runs != NULL)
+		return am_build_runs_next(bs->runs, p, len);
+	if (bs->nextItem == bs->nitems)
 		return false;
-	}
-	b = DatumGetByteaPP(val);
-	MemoryContextSwitchTo(oldcxt);
-	*p = (const uint8 *) VARDATA_ANY(b);
-	*len = VARSIZE_ANY_EXHDR(b);
+	*p = bs->items[bs->nextItem].data;
+	*len = bs->items[bs->nextItem].len;
+	bs->nextItem++;
 	return true;
 }
 
@@ -507,9 +461,7 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	memset(&bs, 0, sizeof(bs));
 	bs.index = index;
 	bs.heap = heap;
-	bs.tmpCxt = AllocSetContextCreate(CurrentMemoryContext,
-									  "artrie build temporary context",
-									  ALLOCSET_DEFAULT_SIZES);
+	bs.buildCxt = CurrentMemoryContext;
 	bs.arenaCxt = AllocSetContextCreate(CurrentMemoryContext,
 										"artrie build sort arena",
 										ALLOCSET_DEFAULT_SIZES);
@@ -533,10 +485,10 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE,
 								 ARTRIE_PHASE_SORT);
-	if (bs.sort != NULL)
-		tuplesort_performsort(bs.sort);
-	else
-		art_sort_items(bs.items, bs.nitems);
+	art_sort_items(bs.items, bs.nitems);
+	if (bs.runs != NULL)
+		am_build_runs_merge_begin(bs.runs, bs.items, bs.nitems,
+								  bs.memLimit / 4);
 
 	{
 		const int	progress_index[] = {
@@ -557,11 +509,11 @@ artrie_build(Relation heap, Relation index, IndexInfo *indexInfo)
 	nulls.store = keys.store;
 	am_build_load(&bs, &keys, &nulls);
 	pager_build_end(build);
-	if (bs.sort != NULL)
-		tuplesort_end(bs.sort);
-	else
-		MemoryContextDelete(bs.arenaCxt);
-	MemoryContextDelete(bs.tmpCxt);
+	if (bs.runs != NULL)
+		am_build_runs_end(bs.runs);
+	MemoryContextDelete(bs.arenaCxt);
+	if (bs.items != NULL)
+		pfree(bs.items);
 	if (bs.lastLive != NULL)
 		pfree(bs.lastLive);
 

@@ -10,14 +10,17 @@
 #    batch being written when it fails;
 #  - CREATE INDEX cancelled (pg_cancel_backend) in its load phase, and a
 #    session terminated (pg_terminate_backend) there, three times each
-#    (a build that ended before the signal came is noted, not failed);
+#    (a build that ended before the signal came is noted, not failed),
+#    and once with maintenance_work_mem at 2 MB, the load merging the
+#    sorted runs the build wrote: no temporary file is left;
 #  - a crash (every process killed) while the build's checkpoint of its
 #    new file waits before its writes (artrie.test_checkpoint_pause): the
 #    build makes the file durable with one sync, since nothing durable
 #    names it before its transaction commits; after the restart there is
 #    no index and no file that no index names;
-#  - then, with maintenance_work_mem at 2 MB (so the build keeps copies of
-#    its first runs of pages only and reads the rest back for its image),
+#  - then, with maintenance_work_mem at 2 MB (so the build sorts its
+#    entries in runs and merges them, and keeps copies of its first runs
+#    of pages only and reads the rest back for its image),
 #    a build that answers like a sequential scan and verifies, on the
 #    primary and on a standby that replays its image; a checkpoint; and
 #    a crash right after it, from which the index comes back whole.
@@ -107,6 +110,19 @@ for my $backend (backends())
 			pass("$backend, $what $try: the build ended first");
 		}
 	}
+	# A build cancelled in its load while it merges sorted runs (2MB of
+	# memory for 200,000 entries): their temporary file goes with it.
+	my $runs_err = signal_in_load($primary,
+		"SET maintenance_work_mem = '2MB' \\; CREATE INDEX t_idx ON t USING artrie (k)",
+		'pg_cancel_backend', 'cancel_runs');
+	if ($runs_err !~ /canceling statement/)
+	{
+		note("$backend, cancel in the merge: the build ended first ($runs_err)");
+		$primary->safe_psql('postgres', 'DROP INDEX IF EXISTS t_idx');
+	}
+	pass("$backend, cancel in the merge: the build ended");
+	is($primary->safe_psql('postgres', 'SELECT count(*) FROM pg_ls_tmpdir()'),
+		'0', "$backend, cancel in the merge: no temporary file is left");
 	is($primary->safe_psql('postgres',
 			"SELECT count(*) FROM pg_class WHERE relname IN ('t_idx', 'u_idx')"),
 		'0', "$backend: no index is left of the builds that failed");
