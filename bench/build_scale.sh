@@ -12,7 +12,9 @@
 # scale run's) is loaded, then built on, each in a session of its own:
 # btree (COLLATE "C"), artrie as this working tree ("after") and, with
 # ARTRIE_BASE, as that revision ("before"; the server restarted with its
-# library), the index dropped after each.  Per build: the wall time, the
+# library), the index dropped after each; BS_ARTRIE_MEM (default "1GB")
+# lists the maintenance_work_mem values each artrie version builds under
+# (e.g. "1GB 256MB": in memory and in sorted runs at 10M keys).  Per build: the wall time, the
 # backend's CPU (user, system), its wait for a CPU and its bytes read and
 # written (/proc/<pid>/stat, schedstat, io), the phases of
 # pg_stat_progress_create_index as polled every 0.5 s, the trace_sort
@@ -27,6 +29,7 @@ set -u
 SIZES=${BS_SIZES:-10000000 50000000}
 BASE=${ARTRIE_BASE:-}
 PERF=${BS_PERF:-1}
+MEMS=${BS_ARTRIE_MEM:-1GB}
 OUT_DIR=${ARTRIE_BENCH_OUT:-$(cd "$(dirname "$0")" && pwd)/results}
 
 . "$(dirname "$0")/../test/lib.sh"
@@ -126,10 +129,15 @@ SQL
 				w, ($7 - $1) / 1000, ($8 - $2) / 1000, ($10 - $4) / 1e9, ($11 - $5) / 1e6, ($12 - $6) / 1e6 }'
 		echo "phases (s since the session began polling; the build starts about 1 s in):"
 		sed 's/^/  /' "$phases"
-		echo "CREATE INDEX as psql timed it: $(grep -m1 '^Time:' "$ARTRIE_TMP/build.out")"
+		echo "CREATE INDEX as psql timed it: $(grep '^Time:' "$ARTRIE_TMP/build.out" | tail -1)"
 		echo "the server's log lines of the backend (trace_sort, checkpoints started by it) and errors:"
 		{ grep -F "[$pid]" "$ARTRIE_TMP/server.log"; grep -v '^$' "$err"; } | sed 's/^/  /' | cut -c1-220
-		echo "size: $(q -c "SELECT CASE WHEN am.amname = 'artrie' THEN (SELECT pg_size_pretty(bytes_on_disk) FROM artrie_stats(c.oid::regclass)) ELSE pg_size_pretty(pg_relation_size(c.oid)) END FROM pg_class c JOIN pg_am am ON am.oid = c.relam WHERE c.relname = 'bs_idx'")"
+		if [ "${name%% *}" = artrie ]; then
+			HAVE_STATS=1 index_bytes bs_idx artrie
+		else
+			index_bytes bs_idx btree
+		fi | awk '{ printf "size: %.1f MB\n", $1 / 1e6 }'
+
 		if [ "$PERF" = 1 ] && [ -s "$data" ]; then
 			echo "perf (cpu-clock samples of the backend, flat, by symbol, >= 0.7%):"
 			perf report -i "$data" --stdio --no-children --sort dso,symbol --percent-limit 0.7 -g none 2>/dev/null |
@@ -155,8 +163,11 @@ SQL
 	build btree 'CREATE INDEX bs_idx ON sc (k COLLATE "C")' "$n"
 	for v in $VERSIONS; do
 		use "$v"
-		say "synth $n: artrie $v"
-		build "artrie $v" 'CREATE INDEX bs_idx ON sc USING artrie (k)' "$n"
+		for m in $MEMS; do
+			say "synth $n: artrie $v, maintenance_work_mem $m"
+			build "artrie $v, maintenance_work_mem $m" \
+				"SET maintenance_work_mem = '$m'; CREATE INDEX bs_idx ON sc USING artrie (k)" "$n"
+		done
 	done
 done
 q -c "DROP TABLE sc"
