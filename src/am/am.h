@@ -231,6 +231,30 @@ extern void am_unique_duplicate(Relation index, Relation heap,
 /* A build's sorted runs beyond maintenance_work_mem (am_build_runs.c). */
 typedef struct AmBuildRuns AmBuildRuns;
 
+/*
+ * The load reads the sorted entries in memory this many ahead of the one
+ * it takes: each lies anywhere in the arena, a cache and TLB miss, and
+ * taken by the loader's work on it the misses come one at a time.
+ */
+#define AM_BUILD_PREFETCH_AHEAD	16
+
+/* Ask the CPU for the entry of items[i], if there is one (i < n). */
+static inline void
+am_build_prefetch(const ArtSortItem *items, Size n, Size i)
+{
+#if defined(__GNUC__)
+	if (i < n)
+	{
+		__builtin_prefetch(items[i].data);
+		__builtin_prefetch(items[i].data + items[i].len - 1);
+	}
+#else
+	(void) items;
+	(void) n;
+	(void) i;
+#endif
+}
+
 extern AmBuildRuns *am_build_runs_create(Relation index);
 extern void am_build_runs_write(AmBuildRuns *runs, const ArtSortItem *items,
 								Size n);

@@ -315,6 +315,8 @@ am_build_next(ArtrieBuildState *bs, const uint8 **p, Size *len)
 		return am_build_runs_next(bs->runs, p, len);
 	if (bs->nextItem == bs->nitems)
 		return false;
+	am_build_prefetch(bs->items, bs->nitems,
+					  bs->nextItem + AM_BUILD_PREFETCH_AHEAD);
 	*p = bs->items[bs->nextItem].data;
 	*len = bs->items[bs->nextItem].len;
 	bs->nextItem++;

@@ -108,6 +108,7 @@ am_build_runs_write(AmBuildRuns *runs, const ArtSortItem *items, Size n)
 	{
 		uint32		len = (uint32) items[i].len;
 
+		am_build_prefetch(items, n, i + AM_BUILD_PREFETCH_AHEAD);
 		LogicalTapeWrite(tape, &len, sizeof(len));
 		LogicalTapeWrite(tape, unconstify(uint8 *, items[i].data), len);
 	}
@@ -131,6 +132,8 @@ run_head_advance(AmRunHead *h)
 	{
 		if (h->next == h->nitems)
 			return false;
+		am_build_prefetch(h->items, h->nitems,
+						  h->next + AM_BUILD_PREFETCH_AHEAD);
 		h->data = h->items[h->next].data;
 		h->len = h->items[h->next].len;
 		h->next++;
