@@ -145,10 +145,13 @@ measure_kind() {
 	local ds=$1 kind=$2 rows=$3 name t0 bytes out r0 r1 s0 files c0
 	name=sc_$(printf '%s' "$kind" | tr 'A-Z-' 'a-z_')
 	say "$ds: $kind"
+	# Every index starts from a restarted server with the table on disk
+	# (the shutdown checkpoint and sync write back what the load or the
+	# index before left dirty), so that none inherits another's writes.
 	if [ "${kind%%-*}" = artrie ]; then
 		q -c "ALTER SYSTEM SET artrie.io_backend = '${kind#artrie-}'" || { skip "$ds" "$kind" all "$(last_err)"; return 0; }
-		server_restart
 	fi
+	server_restart
 	sync
 	t0=$(now_ns)
 	q -c "$(index_ddl "$kind" "$name" sc)" || { skip "$ds" "$kind" build "$(last_err)"; server_ensure; return 0; }
@@ -265,6 +268,7 @@ if [[ " $DATASETS " == *" paths "* ]]; then
 	echo "# paths: $(q -c 'SELECT count(*) FROM scale_usr') paths of find /usr -xdev, repeated under '/r<copy>'" >>"$TSV"
 fi
 
+step=0
 for set in $DATASETS; do
 	case $set in
 	synth) sizes=$SIZES ;;
@@ -292,7 +296,11 @@ SQL
 		emit "$ds" - rows "$n" rows
 		echo "# load before $ds's indexes (uptime):$(uptime)" >>"$TSV"
 		emit "$ds" - load "$(ms_since "$t0")" ms
-		for kind in $KINDS; do
+		# The kinds in turn, the order reversed at every other size.
+		kinds=$KINDS
+		[ $((step % 2)) = 1 ] && kinds=$(printf '%s\n' $KINDS | tac | xargs)
+		step=$((step + 1))
+		for kind in $kinds; do
 			measure_kind "$ds" "$kind" "$n"
 		done
 	done
