@@ -313,14 +313,40 @@ prefix_range(const ArtCursor *c)
 #define PREFIX_DEPTH	16
 
 /*
+ * Append the entry that ends in the terminal leaf rec of page, under key
+ * byte k of the node whose path is the first pathlen bytes of the
+ * cursor's path, to the batch (art_put_leaf).
+ */
+static inline ArtStatus
+batch_add_leaf(ArtCursor *c, size_t pathlen, uint8_t k, const uint8_t *rec,
+			   const uint8_t *page)
+{
+	size_t		len;
+
+	if (c->nbatch >= c->ends_cap &&
+		art_grow_from(c->t, (void **) &c->ends, &c->ends_cap, c->nbatch + 1,
+					  sizeof(size_t), c->ends0) != ART_OK)
+		return ART_NO_MEMORY;
+	if (art_put_leaf(c->t, &c->batch, &c->path, pathlen, k, rec, page,
+					 &len) == NULL)
+		return ART_NO_MEMORY;
+	c->ends[c->nbatch++] = c->batch.len;
+	return ART_OK;
+}
+
+/*
  * The first fetch of a prefix range (prefix_range): follow the start key
  * down with lock coupling, as art_lookup does, to the node where it ends,
  * and copy the entries of that node's subtree from its page, in order,
- * without the iterator's frames.  The walk stops at a full batch, at a
- * child in another page (a stub) or PREFIX_DEPTH nodes down, and leaves
- * the rest to the next fetch, which seeks past the batch's last entry.
- * *fetched is false, and nothing kept, if it stops before the first
- * entry: then the caller seeks as for any range.
+ * without the iterator's frames.  Each node's children are taken in key
+ * order (an N4's or N16's by their index in its key list); a child that
+ * is a leaf goes from the page to the batch in one copy (art_put_leaf),
+ * an inner node's path is built in the cursor's path.  The walk stops at
+ * a full batch, at a child in another page (a stub) or at an inner node
+ * PREFIX_DEPTH nodes down, and leaves the rest to the next fetch, which
+ * seeks past the batch's last entry.  *fetched is false, and nothing
+ * kept, if it stops before the first entry: then the caller seeks as for
+ * any range.
  */
 static ArtStatus
 fetch_prefix(ArtCursor *c, bool *fetched)
@@ -328,6 +354,7 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 	ArtTrie    *t = c->t;
 	ArtNode		nodes[PREFIX_DEPTH];
 	int			after[PREFIX_DEPTH];	/* the child key visited last, or -1 */
+	int			next[PREFIX_DEPTH]; /* N4/N16: the index of the next child */
 	size_t		ends[PREFIX_DEPTH]; /* path length past the node's prefix */
 	int			depth = 1;
 	bool		stopped = false;
@@ -354,6 +381,7 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 	if (st == ART_OK)
 		st = art_buf_append(t, &c->path, nodes[0].prefix, nodes[0].plen);
 	after[0] = -1;
+	next[0] = 0;
 	ends[0] = c->path.len;
 	if (st == ART_OK && nodes[0].terminal)
 		st = batch_add(c, &c->path);
@@ -364,19 +392,45 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 		ArtChild	child;
 		uint8_t    *rec;
 
-		if (!art_node_next(node, after[depth - 1], &k, &child))
+		if (node->kind <= ART_NODE_16)
+		{
+			int			i = next[depth - 1];
+
+			if (i >= node->n)
+			{
+				depth--;
+				continue;
+			}
+			k = node->body[i];
+			child = art_get_child(node->body + node->n + 2 * i);
+		}
+		else if (!art_node_next(node, after[depth - 1], &k, &child))
 		{
 			depth--;
 			continue;
 		}
 		rec = art_child_rec(cur.data, child);
 		if (c->nbatch >= c->batch_max || c->batch.len >= BATCH_BYTES ||
-			depth == PREFIX_DEPTH || art_is_stub(rec))
+			art_is_stub(rec))
+		{
+			stopped = true;
+			break;
+		}
+		if ((rec[0] & (ART_KIND_MASK | ART_FLAG_TERMINAL)) ==
+			(ART_NODE_LEAF | ART_FLAG_TERMINAL))
+		{
+			after[depth - 1] = k;
+			next[depth - 1]++;
+			st = batch_add_leaf(c, ends[depth - 1], k, rec, cur.data);
+			continue;
+		}
+		if (depth == PREFIX_DEPTH)
 		{
 			stopped = true;
 			break;
 		}
 		after[depth - 1] = k;
+		next[depth - 1]++;
 		c->path.len = ends[depth - 1];
 		st = art_buf_append(t, &c->path, &k, 1);
 		node = &nodes[depth];
@@ -384,6 +438,7 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 		if (st == ART_OK)
 			st = art_buf_append(t, &c->path, node->prefix, node->plen);
 		after[depth] = -1;
+		next[depth] = 0;
 		ends[depth] = c->path.len;
 		depth++;
 		if (st == ART_OK && node->terminal)

@@ -506,6 +506,49 @@ art_copy(uint8_t *dst, const uint8_t *src, size_t len)
 		memcpy(dst, src, len);
 }
 
+/*
+ * The walks that copy entries into a batch (art_iter_fill, a cursor's
+ * fetch_prefix) copy in blocks of ART_COPY_BLOCK bytes where the buffers
+ * have room for them: art_copy's loop of 8-byte words ends at a length
+ * that changes from copy to copy, which the CPU mispredicted about once a
+ * copy, and it chooses between lengths first.
+ */
+#define ART_COPY_BLOCK	32
+
+/*
+ * Copy len bytes in blocks of ART_COPY_BLOCK, reading up to
+ * ART_COPY_BLOCK - 1 bytes past src + len and writing as many past
+ * dst + len: for buffers that have them.
+ */
+static inline void
+art_copy_blocks(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	size_t		i = 0;
+
+	do
+	{
+		uint8_t		w[ART_COPY_BLOCK];
+
+		memcpy(w, src + i, ART_COPY_BLOCK);
+		memcpy(dst + i, w, ART_COPY_BLOCK);
+		i += ART_COPY_BLOCK;
+	} while (i < len);
+}
+
+/*
+ * Copy len bytes of page from src to dst, which has ART_COPY_BLOCK bytes
+ * of room past them: in blocks, unless the page ends first.
+ */
+static inline void
+art_copy_from_page(uint8_t *dst, const uint8_t *src, size_t len,
+				   const uint8_t *page)
+{
+	if ((size_t) (src - page) + len + ART_COPY_BLOCK <= ART_PAGE_SIZE)
+		art_copy_blocks(dst, src, len);
+	else
+		art_copy(dst, src, len);
+}
+
 /* Start buf in storage of its holder's: cap bytes at data, never freed. */
 static inline void
 art_buf_give(ArtBuf *buf, uint8_t *data, size_t cap)
@@ -514,6 +557,37 @@ art_buf_give(ArtBuf *buf, uint8_t *data, size_t cap)
 	buf->len = 0;
 	buf->cap = cap;
 	buf->fixed = true;
+}
+
+/*
+ * Append to batch the entry that ends in the terminal leaf record rec of
+ * page, under key byte k of a node whose path is the first pathlen bytes
+ * of path: those bytes, k and the leaf's bytes, in blocks, the batch kept
+ * with ART_COPY_BLOCK bytes of room past its end.  Returns where the
+ * entry begins in the batch, its length in *len; NULL without memory.
+ */
+static inline uint8_t *
+art_put_leaf(ArtTrie *t, ArtBuf *batch, const ArtBuf *path, size_t pathlen,
+			 uint8_t k, const uint8_t *rec, const uint8_t *page, size_t *len)
+{
+	size_t		hdr = rec[0] & ART_FLAG_LONGPLEN ? 3 : 2;
+	size_t		plen = hdr == 3 ? art_get16(rec + 1) : rec[1];
+	uint8_t    *dst;
+
+	*len = pathlen + 1 + plen;
+	if (batch->len + *len + ART_COPY_BLOCK > batch->cap &&
+		art_buf_reserve(t, batch,
+						batch->len + *len + ART_COPY_BLOCK) != ART_OK)
+		return NULL;
+	dst = batch->data + batch->len;
+	if (pathlen + ART_COPY_BLOCK <= path->cap)
+		art_copy_blocks(dst, path->data, pathlen);
+	else
+		art_copy(dst, path->data, pathlen);
+	dst[pathlen] = k;
+	art_copy_from_page(dst + pathlen + 1, rec + hdr, plen, page);
+	batch->len += *len;
+	return dst;
 }
 
 /* Append bytes to buf (growing it through art_buf_append_slow). */
@@ -540,7 +614,9 @@ typedef struct ArtIterFrame
 								 * entry (before its children), 256: after
 								 * them */
 	int			lastidx;		/* N4/N16 forward: lastkey's index in the
-								 * node's key list, or -1 when unknown */
+								 * node's key list (after a seek's byte
+								 * without a child, that of the last key
+								 * below it), or -1 when unknown */
 	size_t		outlen;			/* path length at the end of the prefix */
 	bool		below;			/* the path sorts below the stop bound */
 	bool		done;			/* no child left to enter in the direction:

@@ -401,6 +401,33 @@ advance(ArtIter *it, bool *found)
 }
 
 /*
+ * The child of frame f's node under key byte k, or none, with f's lastkey
+ * set to k.  In an N4 or N16 the frame also notes where k lies in the key
+ * list (lastidx: its index, or that of the last key below it), so that a
+ * step forward from f takes the next key's child without a search, and
+ * art_iter_fill walks on from f itself rather than through advance until
+ * f is popped.
+ */
+static inline ArtChild
+seek_child(ArtIterFrame *f, uint8_t k)
+{
+	const ArtNode *node = &f->node;
+	ArtChild	none = {0};
+	int			i;
+
+	f->lastkey = k;
+	if (node->kind > ART_NODE_16)
+		return art_node_find(node, k);
+	for (i = 0; i < node->n && node->body[i] < k; i++)
+		;
+	f->lastidx = i - 1;
+	if (i == node->n || node->body[i] != k)
+		return none;
+	f->lastidx = i;
+	return art_get_child(node->body + node->n + 2 * i);
+}
+
+/*
  * Position the iterator.  Forward: at the first entry >= key (> key unless
  * inclusive).  Backward: at the last entry <= key (< key unless
  * inclusive).  With upper_inf, key stands for itself followed by endless
@@ -476,8 +503,7 @@ art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 				pop(it);
 			return advance(it, found);
 		}
-		f->lastkey = key[d];
-		c = art_node_find(node, key[d]);
+		c = seek_child(f, key[d]);
 		if (art_child_none(c))
 			return advance(it, found);
 		st = art_buf_append(it->t, it->out, &key[d], 1);
@@ -519,48 +545,6 @@ walkable(ArtIter *it, ArtIterFrame *f)
 		it->out->len = len;
 	}
 	return f->below || it->stop == NULL;
-}
-
-/*
- * art_iter_fill copies in blocks of FILL_BLOCK bytes where the buffers have
- * room for them: an entry's path and its leaf's bytes took a loop of 8-byte
- * words whose end, at a length that changes from copy to copy, the CPU
- * mispredicted about once a copy, and another branch on the length.
- */
-#define FILL_BLOCK	32
-
-/*
- * Copy len bytes in blocks of FILL_BLOCK, reading up to FILL_BLOCK - 1
- * bytes past src + len and writing as many past dst + len: for buffers
- * that have them.
- */
-static inline void
-copy_blocks(uint8_t *dst, const uint8_t *src, size_t len)
-{
-	size_t		i = 0;
-
-	do
-	{
-		uint8_t		w[FILL_BLOCK];
-
-		memcpy(w, src + i, FILL_BLOCK);
-		memcpy(dst + i, w, FILL_BLOCK);
-		i += FILL_BLOCK;
-	} while (i < len);
-}
-
-/*
- * Copy len bytes of page from src to dst, which has FILL_BLOCK bytes of
- * room past them: in blocks, unless the page ends first.
- */
-static inline void
-copy_from_page(uint8_t *dst, const uint8_t *src, size_t len,
-			   const uint8_t *page)
-{
-	if ((size_t) (src - page) + len + FILL_BLOCK <= ART_PAGE_SIZE)
-		copy_blocks(dst, src, len);
-	else
-		art_copy(dst, src, len);
 }
 
 /* Append bytes to a fill's batch as one entry. */
@@ -634,26 +618,12 @@ art_iter_fill(ArtIter *it, ArtIterFill *fl)
 					(ART_NODE_LEAF | ART_FLAG_TERMINAL))
 				{
 					/* an entry: the path, the key byte, the leaf's bytes */
-					size_t		hdr = rec[0] & ART_FLAG_LONGPLEN ? 3 : 2;
-					size_t		plen = hdr == 3 ? art_get16(rec + 1) : rec[1];
-					size_t		len = f->outlen + 1 + plen;
-					uint8_t    *dst;
+					size_t		len;
+					uint8_t    *dst = art_put_leaf(it->t, b, out, f->outlen,
+												   k, rec, page, &len);
 
-					if (b->len + len + FILL_BLOCK > b->cap)
-					{
-						st = art_buf_reserve(it->t, b,
-											 b->len + len + FILL_BLOCK);
-						if (st != ART_OK)
-							return st;
-					}
-					dst = b->data + b->len;
-					if (f->outlen + FILL_BLOCK <= out->cap)
-						copy_blocks(dst, out->data, f->outlen);
-					else
-						art_copy(dst, out->data, f->outlen);
-					dst[f->outlen] = k;
-					copy_from_page(dst + f->outlen + 1, rec + hdr, plen, page);
-					b->len += len;
+					if (dst == NULL)
+						return ART_NO_MEMORY;
 					fl->ends[fl->n++] = b->len;
 					if (list)
 						f->lastidx = i;
@@ -683,15 +653,15 @@ art_iter_fill(ArtIter *it, ArtIterFill *fl)
 				if (st != ART_OK)
 					return st;
 				f = &it->frames[it->nframes - 1];
-				if (out->len + f->node.plen + FILL_BLOCK > out->cap)
+				if (out->len + f->node.plen + ART_COPY_BLOCK > out->cap)
 				{
-					st = art_buf_reserve(it->t, out,
-										 out->len + f->node.plen + FILL_BLOCK);
+					st = art_buf_reserve(it->t, out, out->len + f->node.plen +
+										 ART_COPY_BLOCK);
 					if (st != ART_OK)
 						return st;
 				}
-				copy_from_page(out->data + out->len, f->node.prefix,
-							   f->node.plen, page);
+				art_copy_from_page(out->data + out->len, f->node.prefix,
+								   f->node.plen, page);
 				out->len += f->node.plen;
 				f->outlen = out->len;
 				f->below = true;
