@@ -44,6 +44,7 @@ int			pager_checkpoint_dirty_percent = 50;
 int			pager_test_map_fanout = 0;
 bool		pager_test_checkpoint_pause = false;
 bool		pager_test_walk_pause = false;
+char	   *pager_test_insert_pause = NULL;
 
 PagerShared *pager_shared = NULL;
 HTAB	   *pager_table = NULL;
@@ -167,6 +168,14 @@ pager_init(void)
 							 PGC_SUSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+	DefineCustomStringVariable("artrie.test_insert_pause",
+							   "For tests only: an insert of this session pauses between its two passes.",
+							   "When not empty, an insert whose second pass has pages below the root page to visit logs that it pauses and waits, holding those pages pinned and marked as passed, while the file artrie_insert_pause_<this value> exists in the data directory (at most 10 minutes; no cancel: its first pass changed the index).",
+							   &pager_test_insert_pause,
+							   "",
+							   PGC_SUSET,
+							   GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
 	io_define_gucs();
 	MarkGUCPrefixReserved("artrie");
 
@@ -284,6 +293,7 @@ pager_shmem_startup(void)
 			LWLockInitialize(&f->content, pager_shared->content_tranche);
 			ConditionVariableInit(&f->io_cv);
 			pg_atomic_init_u32(&f->passers, 0);
+			pg_atomic_init_u32(&f->split_marks, 0);
 		}
 		memset(pager_shared->files, 0, mul_size(pager_max_files, sizeof(PagerFileSlot)));
 		for (int i = 0; i < pager_max_files; i++)
@@ -301,6 +311,7 @@ pager_shmem_startup(void)
 			pg_atomic_init_u32(&pager_shared->files[i].users, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].last_used, 0);
 			ConditionVariableInit(&pager_shared->files[i].gate_cv);
+			ConditionVariableInit(&pager_shared->files[i].split_cv);
 		}
 		{
 			dsa_area   *area = dsa_create_in_place(pager_shared->dsa_place,

@@ -546,6 +546,45 @@ build_passers(void *store, ArtPageRef *ref)
 	return b->pool.ops->passers(b->pool.store, ref);
 }
 
+/* ArtPageStoreOps.split_mark: the pool's; nobody passes a held page. */
+static void
+build_split_mark(void *store, ArtPageRef *ref, bool on)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	Assert(build_owns(b, ref) == NULL);
+	b->pool.ops->split_mark(b->pool.store, ref, on);
+}
+
+/* ArtPageStoreOps.split_marks: none for a held page. */
+static uint32_t
+build_split_marks(void *store, ArtPageRef *ref)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	if (build_owns(b, ref) != NULL)
+		return 0;
+	return b->pool.ops->split_marks(b->pool.store, ref);
+}
+
+/* ArtPageStoreOps.wait_passers: the pool's, for a page it marked. */
+static ArtStatus
+build_wait_passers(void *store, ArtPageRef *ref)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	return b->pool.ops->wait_passers(b->pool.store, ref);
+}
+
+/* ArtPageStoreOps.wait_unmarked: the pool's, for a page the pool marked. */
+static ArtStatus
+build_wait_unmarked(void *store, ArtPageRef *ref)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	return b->pool.ops->wait_unmarked(b->pool.store, ref);
+}
+
 /* ArtPageStoreOps.step_done: the pool's. */
 static void
 build_step_done(void *store)
@@ -617,6 +656,10 @@ static const ArtPageStoreOps build_store_ops = {
 	.split_end = build_split_end,
 	.passing = build_passing,
 	.passers = build_passers,
+	.split_mark = build_split_mark,
+	.split_marks = build_split_marks,
+	.wait_passers = build_wait_passers,
+	.wait_unmarked = build_wait_unmarked,
 	.step_done = build_step_done,
 	.allocated = build_allocated,
 	.critical = build_critical,

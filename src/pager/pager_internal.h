@@ -161,6 +161,8 @@ typedef struct PagerFrame
 	ConditionVariable io_cv;	/* broadcast when a read ends */
 	pg_atomic_uint32 passers;	/* inserts between their passes whose path
 								 * goes on below the page (pager_store.c) */
+	pg_atomic_uint32 split_marks;	/* splits of the page waiting for its
+									 * passers (pager_store.c) */
 	uint32		ckpt_phys;		/* in a checkpoint's set: where and with */
 	uint32		ckpt_stamp;		/* which write stamp the checkpoint writes
 								 * the page (FRAME_CKPT_PLACED, under the
@@ -203,6 +205,8 @@ typedef struct PagerFileSlot
 	LWLock		gate;			/* shared while changing pages, see pager_pool.c */
 	LWLock		writers;		/* the trie's write section (pager_store.c) */
 	LWLock		splits;			/* the trie's split section (pager_store.c) */
+	ConditionVariable split_cv; /* broadcast when a marked page's passers
+								 * or a page's split marks drop to zero */
 	pg_atomic_uint64 version;	/* the tries' content version (pager_store.c) */
 	pg_atomic_uint64 groups;	/* the trie's group count, user words
 								 * PAGER_GROUPS_WORD and the next while
@@ -386,6 +390,7 @@ extern int	pager_checkpoint_dirty_percent;
 extern int	pager_test_map_fanout;
 extern bool pager_test_checkpoint_pause;
 extern bool pager_test_walk_pause;
+extern char *pager_test_insert_pause;
 
 /*
  * The pager's positions in the WAL (pager_timeline.c): where a checkpoint

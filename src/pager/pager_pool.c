@@ -78,6 +78,7 @@ typedef struct LocalPin
 	int			frame;
 	int			count;
 	int			passing;		/* of them, counted in the frame's passers */
+	int			splitting;		/* of them, counted in its split marks */
 } LocalPin;
 
 static LocalPin *local_pins = NULL;
@@ -146,19 +147,38 @@ pager_frame_populate(int frame)
 }
 
 /*
- * Drop count pins of a frame that this process no longer counts, passing
- * of them counted in its passers; if an I/O whose waiter left (io.c)
- * still uses the frame, leave one pin to the I/O and mark the frame an
- * orphan, for the clock sweep to take back.
+ * A frame's passers dropped to left_passers, or its split marks to
+ * left_marks (the other argument ~0): if that ends a wait for them, wake
+ * the waiters of its file (pager_store.c).  The atomic operation that
+ * changed the count and the one that set a mark are full barriers, so
+ * either the changer sees the mark or the marker sees the change.
  */
 static void
-pager_unpin_shared(int frame, int count, int passing)
+split_waiters_wake(PagerFrame *f, uint32 left_passers, uint32 left_marks)
+{
+	if (left_marks == 0 ||
+		(left_passers == 0 && pg_atomic_read_u32(&f->split_marks) > 0))
+		ConditionVariableBroadcast(&pager_shared->files[f->fileslot].split_cv);
+}
+
+/*
+ * Drop count pins of a frame that this process no longer counts, passing
+ * of them counted in its passers and splitting in its split marks; if an
+ * I/O whose waiter left (io.c) still uses the frame, leave one pin to the
+ * I/O and mark the frame an orphan, for the clock sweep to take back.
+ */
+static void
+pager_unpin_shared(int frame, int count, int passing, int splitting)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 	bool		busy = io_buffer_busy(pager_frame_data(frame));
 
 	if (passing > 0)
-		pg_atomic_fetch_sub_u32(&f->passers, passing);
+		split_waiters_wake(f, pg_atomic_sub_fetch_u32(&f->passers, passing),
+						   ~0U);
+	if (splitting > 0)
+		split_waiters_wake(f, ~0U,
+						   pg_atomic_sub_fetch_u32(&f->split_marks, splitting));
 	if (busy)
 	{
 		pager_frame_lock(f);
@@ -204,7 +224,7 @@ pager_release_all(void)
 	io_write_abandon();
 	for (int i = 0; i < local_npins; i++)
 		pager_unpin_shared(local_pins[i].frame, local_pins[i].count,
-						   local_pins[i].passing);
+						   local_pins[i].passing, local_pins[i].splitting);
 	local_npins = 0;
 	local_ngates = 0;
 }
@@ -384,29 +404,40 @@ pager_local_pin_add(int frame)
 	local_pins[local_npins].frame = frame;
 	local_pins[local_npins].count = 1;
 	local_pins[local_npins].passing = 0;
+	local_pins[local_npins].splitting = 0;
 	local_npins++;
 }
 
 /*
- * Count one of this process's pins of frame in the frame's passers (delta
- * 1), or no longer (-1); a pin released at abort stops counting with it.
+ * Count one of this process's pins of frame in the frame's split marks
+ * (split) or passers (not), delta 1, or no longer (-1); a pin released at
+ * abort stops counting with it.  A drop wakes who waits for it.
  */
 void
-pager_local_pin_passing(int frame, int delta)
+pager_local_pin_mark(int frame, bool split, int delta)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
+	pg_atomic_uint32 *shared = split ? &f->split_marks : &f->passers;
 
 	for (int i = 0; i < local_npins; i++)
 	{
 		if (local_pins[i].frame == frame)
 		{
-			Assert(local_pins[i].passing + delta >= 0 &&
-				   local_pins[i].passing + delta <= local_pins[i].count);
-			local_pins[i].passing += delta;
+			int		   *mine = split ? &local_pins[i].splitting :
+				&local_pins[i].passing;
+			uint32		left;
+
+			Assert(*mine + delta >= 0 &&
+				   local_pins[i].passing + local_pins[i].splitting + delta <=
+				   local_pins[i].count);
+			*mine += delta;
 			if (delta > 0)
-				pg_atomic_fetch_add_u32(&f->passers, delta);
-			else
-				pg_atomic_fetch_sub_u32(&f->passers, -delta);
+			{
+				pg_atomic_fetch_add_u32(shared, delta);
+				return;
+			}
+			left = pg_atomic_sub_fetch_u32(shared, -delta);
+			split_waiters_wake(f, split ? ~0U : left, split ? left : ~0U);
 			return;
 		}
 	}
@@ -423,7 +454,8 @@ local_pin_remove(int frame)
 	{
 		if (local_pins[i].frame == frame)
 		{
-			Assert(local_pins[i].passing < local_pins[i].count);
+			Assert(local_pins[i].passing + local_pins[i].splitting <
+				   local_pins[i].count);
 			if (--local_pins[i].count == 0)
 				local_pins[i] = local_pins[--local_npins];
 			return;
@@ -1012,7 +1044,7 @@ pager_abandon_read(int code, Datum arg)
 	LWLockRelease(r->part);
 	ConditionVariableBroadcast(&f->io_cv);
 	local_pin_remove(r->frame);
-	pager_unpin_shared(r->frame, 1, 0);
+	pager_unpin_shared(r->frame, 1, 0, 0);
 }
 
 /*

@@ -39,7 +39,7 @@ extern void pager_backend_init(bool io_worker);
 extern PagerProcLine *pager_proc_line(void);
 extern uint32 pager_users(void);
 extern void pager_local_pin_add(int frame);
-extern void pager_local_pin_passing(int frame, int delta);
+extern void pager_local_pin_mark(int frame, bool split, int delta);
 extern void pager_pin_reserve(void);
 extern bool pager_gate_enter(int slot, bool conditional);
 extern void pager_gate_exit(int slot);

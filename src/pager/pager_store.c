@@ -370,7 +370,7 @@ pager_split_end(void *store, ArtLockMode mode)
 static void
 pager_passing(void *store, ArtPageRef *ref, bool on)
 {
-	pager_local_pin_passing(ref_frame(ref), on ? 1 : -1);
+	pager_local_pin_mark(ref_frame(ref), false, on ? 1 : -1);
 }
 
 /*
@@ -383,6 +383,78 @@ pager_passers(void *store, ArtPageRef *ref)
 	Assert(LWLockHeldByMeInMode(&pager_shared->frames[ref_frame(ref)].content,
 								LW_EXCLUSIVE));
 	return pg_atomic_read_u32(&pager_shared->frames[ref_frame(ref)].passers);
+}
+
+/*
+ * ArtPageStoreOps.split_mark: count this pin of the page in the frame's
+ * split marks (on, the page held exclusive), or no longer; a pin released
+ * at abort stops counting, and wakes who waits for the marks to go.
+ */
+static void
+pager_split_mark(void *store, ArtPageRef *ref, bool on)
+{
+	Assert(!on || (ref_exclusive(ref) &&
+				   LWLockHeldByMeInMode(&pager_shared->frames[ref_frame(ref)].content,
+										LW_EXCLUSIVE)));
+	pager_local_pin_mark(ref_frame(ref), true, on ? 1 : -1);
+}
+
+/*
+ * ArtPageStoreOps.split_marks: the caller holds the page locked, so no
+ * mark comes meanwhile (one is set only under the page's exclusive lock).
+ */
+static uint32_t
+pager_split_marks(void *store, ArtPageRef *ref)
+{
+	PagerFrame *f = &pager_shared->frames[ref_frame(ref)];
+
+	Assert(!((intptr_t) ref->handle & REF_UNLOCKED) &&
+		   LWLockHeldByMe(&f->content));
+	return pg_atomic_read_u32(&f->split_marks);
+}
+
+/*
+ * Sleep until counter, the passers or the split marks of the frame of
+ * ref (pinned, unlocked), is zero, woken through the file's split_cv
+ * (pager_pool.c broadcasts when a marked frame's passers or a frame's
+ * marks drop to zero).  The caller holds no page lock and not the split
+ * section; the insert's write section holds off interrupts, as a wait
+ * for an LWLock would, and what it waits for only finishes.
+ */
+static ArtStatus
+pager_split_wait(void *store, ArtPageRef *ref, pg_atomic_uint32 *counter)
+{
+	PagerFile  *file = (PagerFile *) store;
+	PagerFileSlot *fs = &pager_shared->files[file->slot];
+
+	Assert((intptr_t) ref->handle & REF_UNLOCKED);
+	Assert(!LWLockHeldByMe(&fs->splits));
+	ConditionVariablePrepareToSleep(&fs->split_cv);
+	while (pg_atomic_read_u32(counter) != 0)
+		ConditionVariableSleep(&fs->split_cv, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
+	return ART_OK;
+}
+
+/*
+ * ArtPageStoreOps.wait_passers: this process marked the page, so no
+ * insert starts to pass it and the passers only finish.
+ */
+static ArtStatus
+pager_wait_passers(void *store, ArtPageRef *ref)
+{
+	return pager_split_wait(store, ref,
+							&pager_shared->frames[ref_frame(ref)].passers);
+}
+
+/*
+ * ArtPageStoreOps.wait_unmarked
+ */
+static ArtStatus
+pager_wait_unmarked(void *store, ArtPageRef *ref)
+{
+	return pager_split_wait(store, ref,
+							&pager_shared->frames[ref_frame(ref)].split_marks);
 }
 
 /*
@@ -427,6 +499,37 @@ pager_allocated(void *store, ArtPageNo pageno)
 }
 
 /*
+ * Under artrie.test_insert_pause: an insert about to begin its second
+ * pass (the one critical stretch of the trie) logs that it pauses and
+ * waits while the file artrie_insert_pause_<value> exists in the data
+ * directory, at most 10 minutes.  Its first pass changed the index, so
+ * the pause checks no interrupt.
+ */
+static void
+pager_insert_pause(PagerFile *file)
+{
+	char		path[MAXPGPATH];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "artrie_insert_pause_%s",
+			 pager_test_insert_pause);
+	if (stat(path, &st) != 0)
+		return;
+	ereport(LOG,
+			(errmsg("artrie insert into file \"%s\" pauses between its passes",
+					pager_shared->files[file->slot].path)));
+	for (int i = 0; i < 60000 && stat(path, &st) == 0; i++)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	ereport(LOG,
+			(errmsg("artrie insert into file \"%s\" resumes",
+					pager_shared->files[file->slot].path)));
+}
+
+/*
  * ArtPageStoreOps.critical: a critical section.  The trie pins there
  * only pages it keeps pinned, which are in the pool, so no read, free
  * frame or eviction write can fail in it; a page of a checkpoint's set
@@ -442,6 +545,8 @@ pager_critical(void *store, bool on)
 {
 	if (on)
 	{
+		if (pager_test_insert_pause[0] != '\0')
+			pager_insert_pause((PagerFile *) store);
 		pager_pin_reserve();
 		START_CRIT_SECTION();
 	}
@@ -509,6 +614,10 @@ static const ArtPageStoreOps pager_store_ops = {
 	.split_end = pager_split_end,
 	.passing = pager_passing,
 	.passers = pager_passers,
+	.split_mark = pager_split_mark,
+	.split_marks = pager_split_marks,
+	.wait_passers = pager_wait_passers,
+	.wait_unmarked = pager_wait_unmarked,
 	.step_done = pager_step_done,
 	.allocated = pager_allocated,
 	.critical = pager_critical,

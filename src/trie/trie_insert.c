@@ -36,12 +36,17 @@
  * it, so it does not touch the root page, which every insert crosses: the
  * root page is let go on the way down, and a split of it always holds the
  * split section exclusive.  A page that must be split is split by a try
- * that holds it (and the page above it) exclusive; if it is the root page
- * or some insert between its passes passes it, the try starts over holding
- * the split section exclusive, which waits for every insert between its
- * passes (each holds the section shared from its try's start to its end).
- * A page nobody passes, such as the bottom page that inserts of repeated
- * keys fill, splits without waiting for anyone.
+ * that holds it (and the page above it) exclusive.  A page nobody passes,
+ * such as the bottom page that inserts of repeated keys fill, splits
+ * without waiting for anyone.  If some insert between its passes passes
+ * it, the try marks the page (split_mark), lets go of everything else and
+ * waits for those inserts alone, and the next try, still holding the mark,
+ * splits it: an insert whose path would go on below a page others marked
+ * starts over after the mark is gone instead, so the passers of a marked
+ * page only finish.  Only the root page, which every insert crosses, is
+ * split in a try that holds the split section exclusive, which waits for
+ * every insert between its passes (each holds the section shared from its
+ * try's start to its end).
  *
  *-------------------------------------------------------------------------
  */
@@ -53,7 +58,9 @@ typedef enum InsertRetry
 	RETRY_NONE,
 	RETRY_SPLIT,				/* it split a page */
 	RETRY_EXCLUSIVE,			/* a page must be split: lock the page above */
-	RETRY_SECTION				/* and others pass it: the split section too */
+	RETRY_PASSERS,				/* and others pass it: wait for them */
+	RETRY_SECTION,				/* the root page: the split section too */
+	RETRY_MARKED				/* the path passes a page others mark */
 } InsertRetry;
 
 /* Length of the common prefix of a and b. */
@@ -347,6 +354,34 @@ release_kept(ArtTrie *t, ArtPinStack *kept)
 }
 
 /*
+ * End the mark of the page this insert marked for its split, if any, and
+ * let go of the page.
+ */
+static void
+end_mark(ArtTrie *t, ArtInsertHold *hold)
+{
+	if (!hold->marked)
+		return;
+	t->store.ops->split_mark(t->store.store, &hold->mark, false);
+	t->store.ops->release(t->store.store, &hold->mark);
+	hold->marked = false;
+}
+
+/*
+ * Whether others marked page, which the caller holds locked, for a split:
+ * then the insert must not pass it.  Its own mark does not count.
+ */
+static bool
+marked_by_others(ArtTrie *t, ArtInsertHold *hold, ArtPageRef *page)
+{
+	uint32_t	marks = t->store.ops->split_marks(t->store.store, page);
+
+	if (hold->marked && hold->mark.pageno == page->pageno)
+		marks--;
+	return marks > 0;
+}
+
+/*
  * Follow a stub to the page it points at, with lock coupling in mode: the
  * page above stays locked (while a page is relocked exclusive, or split,
  * its parent must hold still), the one above that is unlocked and moves
@@ -380,7 +415,9 @@ couple_down(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept, ArtPageNo pageno,
  * page holds the whole path).  Every page of the path between the root page
  * and the changed page ends in hold's kept, pinned, unlocked and marked
  * passing, and where the path enters the first of them in hold: on success
- * for the second pass, else for the caller to release.
+ * for the second pass, else for the caller to release.  RETRY_PASSERS
+ * leaves the page to split marked in hold's mark, RETRY_MARKED the marked
+ * page the path would pass in hold's wait, for the caller to wait for.
  */
 static ArtStatus
 insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
@@ -431,6 +468,17 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			{
 				hold->entry_slot = slot;
 				hold->entry_depth = p.d;
+			}
+			else if (marked_by_others(t, hold, &ps.refs[ps.n - 1]))
+			{
+				/*
+				 * Locked since the path entered it, so not passed yet: leave
+				 * it to its split.
+				 */
+				t->store.ops->unlock(t->store.store, &ps.refs[ps.n - 1]);
+				hold->wait = ps.refs[--ps.n];
+				*retry = RETRY_MARKED;
+				goto out;
 			}
 			if (pg == *xfrom)
 				mode = ART_LOCK_EXCLUSIVE;
@@ -485,21 +533,33 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	need += art_path_growth(page, path, npath, !p.inline_leaf);
 	if (need > art_page_free(page))
 	{
+		ArtPageRef *full = &ps.refs[ps.n - 1];
+
 		if (*xfrom == ART_INVALID_PAGENO || (ps.n >= 2 && !parent_x))
 		{
 			*retry = RETRY_EXCLUSIVE;
 			*xfrom = ps.n >= 2 ? ps.refs[ps.n - 2].pageno : t->root;
 		}
-		else if (!split_held &&
-				 (ps.refs[ps.n - 1].pageno == t->root ||
-				  t->store.ops->passers(t->store.store,
-										&ps.refs[ps.n - 1]) > 0))
-			*retry = RETRY_SECTION;
-		else
+		else if (split_held ||
+				 (full->pageno != t->root &&
+				  t->store.ops->passers(t->store.store, full) == 0))
 		{
 			st = art_split_page(t, &ps, need);
 			if (st == ART_OK)
 				*retry = RETRY_SPLIT;
+		}
+		else if (full->pageno == t->root)
+			*retry = RETRY_SECTION;
+		else
+		{
+			/* Others pass it: mark it, to wait for them alone. */
+			end_mark(t, hold);
+			t->store.ops->split_mark(t->store.store, full, true);
+			t->store.ops->unlock(t->store.store, full);
+			hold->mark = *full;
+			hold->marked = true;
+			ps.n--;
+			*retry = RETRY_PASSERS;
 		}
 		goto out;
 	}
@@ -617,8 +677,13 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
  * The first pass of an insert with its retries, inside a write section the
  * caller holds; *pagedepth as for insert_attempt.  On ART_OK the insert
  * holds what *hold says until art_insert_second_pass; otherwise nothing.
- * Split out for the unit test that interleaves the passes of several
- * inserts.
+ * A try that marked a page to split waits, holding no lock, passing mark
+ * or split section, for the inserts that pass the page, and keeps the
+ * mark through the next try only (which splits the page unless it moved
+ * meanwhile); one whose path would pass a page others marked drops its
+ * own mark and everything else before it waits for theirs to go, so no
+ * waiter holds what another waits for.  Split out for the unit test that
+ * interleaves the passes of several inserts.
  */
 ArtStatus
 art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
@@ -635,11 +700,14 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 		ArtLockMode mode = retry == RETRY_SECTION ?
 			ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
 
-		if (retry != RETRY_EXCLUSIVE && retry != RETRY_SECTION)
+		if (retry != RETRY_EXCLUSIVE && retry != RETRY_SECTION &&
+			retry != RETRY_PASSERS)
 			xfrom = ART_INVALID_PAGENO;
 		t->store.ops->split_begin(t->store.store, mode);
 		st = insert_attempt(t, entry, len, mode == ART_LOCK_EXCLUSIVE,
 							&xfrom, &retry, pagedepth, hold);
+		if (retry != RETRY_PASSERS)
+			end_mark(t, hold);
 		if (st == ART_OK && retry == RETRY_NONE)
 		{
 			hold->split_mode = mode;
@@ -647,9 +715,20 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 		}
 		release_kept(t, &hold->kept);
 		t->store.ops->split_end(t->store.store, mode);
+		if (st == ART_OK && retry == RETRY_PASSERS)
+			st = t->store.ops->wait_passers(t->store.store, &hold->mark);
+		else if (st == ART_OK && retry == RETRY_MARKED)
+		{
+			st = t->store.ops->wait_unmarked(t->store.store, &hold->wait);
+			t->store.ops->release(t->store.store, &hold->wait);
+		}
 		if (st != ART_OK)
+		{
+			end_mark(t, hold);
 			return st;
+		}
 	}
+	end_mark(t, hold);
 	return ART_CORRUPT;
 }
 

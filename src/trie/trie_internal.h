@@ -744,7 +744,8 @@ extern void art_change_count_group(ArtTrie *t, bool counted,
 /*
  * What an insert holds between its two passes: the pages of its path below
  * the root page, unlocked but pinned, and the split section in the mode of
- * its last try.
+ * its last try.  Between two tries of its first pass, also the page it
+ * marked for a split (split_mark) or whose marks it waits for.
  */
 typedef struct ArtInsertHold
 {
@@ -753,6 +754,9 @@ typedef struct ArtInsertHold
 	uint16_t	entry_slot;		/* where the path enters kept's first page */
 	size_t		entry_depth;	/* and the key depth there */
 	ArtLockMode split_mode;
+	bool		marked;			/* mark holds a page this insert marked */
+	ArtPageRef	mark;			/* pinned, unlocked */
+	ArtPageRef	wait;			/* RETRY_MARKED: the page, pinned, unlocked */
 } ArtInsertHold;
 
 extern ArtStatus art_insert_first_pass(ArtTrie *t, const uint8_t *entry,

@@ -18,6 +18,7 @@ typedef struct MemPage
 	bool		exclusive;		/* an exclusive pin is held */
 	int			kept;			/* pins held unlocked (see unlock) */
 	int			passers;		/* pins marked passing */
+	int			marks;			/* pins marked for a split (split_mark) */
 	bool		allocated;
 } MemPage;
 
@@ -41,6 +42,10 @@ struct ArtMemStore
 	bool		refuse_waits;	/* see art_memstore_refuse_waits */
 	bool		refusing;		/* a split section that would wait is held */
 	uint64_t	refused;		/* split sections that would have waited */
+	uint64_t	waits;			/* wait_passers and wait_unmarked calls */
+	void		(*wait_hook) (void *arg);
+	void	   *wait_arg;
+	bool		in_wait_hook;
 	void		(*step_hook) (void *arg);
 	void	   *step_arg;
 	void		(*unlock_hook) (void *arg);
@@ -282,6 +287,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	p->shared = 0;
 	p->kept = 0;
 	p->passers = 0;
+	p->marks = 0;
 	ms->live++;
 	fill_ref(ms, pageno, ref);
 	return ART_OK;
@@ -422,6 +428,78 @@ mem_passers(void *store, ArtPageRef *ref)
 	return (uint32_t) p->passers;
 }
 
+/* split_mark: count the pins marked for a split; on needs the page exclusive. */
+static void
+mem_split_mark(void *store, ArtPageRef *ref, bool on)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (on && (ref->handle == KEPT_HANDLE || !p->exclusive))
+		violate(ms, "split mark set without an exclusive lock");
+	else if (!on && p->marks == 0)
+		violate(ms, "split mark ended on a page nobody marked");
+	else
+		p->marks += on ? 1 : -1;
+}
+
+/* split_marks: the pins marked for a split, of a page locked. */
+static uint32_t
+mem_split_marks(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (ref->handle == KEPT_HANDLE || (!p->exclusive && p->shared == 0))
+		violate(ms, "split marks read without a lock");
+	return (uint32_t) p->marks;
+}
+
+/*
+ * A wait for a page's passers (marks false) or marks to go.  One thread
+ * cannot wait: the hook a test set (art_memstore_set_wait_hook) runs
+ * first, as other sessions would run meanwhile (not again for a wait
+ * inside it); then the wait ends if nothing is left to wait for, and is
+ * refused (art_memstore_refuse_waits) or a violation otherwise.
+ */
+static ArtStatus
+mem_wait(ArtMemStore *ms, ArtPageRef *ref, bool marks)
+{
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (ref->handle != KEPT_HANDLE)
+		violate(ms, "wait on a page not kept pinned only");
+	if (ms->locked > 0)
+		violate(ms, "wait with a page locked");
+	ms->waits++;
+	if (ms->wait_hook && !ms->in_wait_hook)
+	{
+		ms->in_wait_hook = true;
+		ms->wait_hook(ms->wait_arg);
+		ms->in_wait_hook = false;
+	}
+	if ((marks ? p->marks : p->passers) == 0)
+		return ART_OK;
+	if (!ms->refuse_waits)
+		violate(ms, "a wait that nothing would end");
+	ms->refused++;
+	return ART_IO_ERROR;
+}
+
+/* wait_passers: see mem_wait. */
+static ArtStatus
+mem_wait_passers(void *store, ArtPageRef *ref)
+{
+	return mem_wait(store, ref, false);
+}
+
+/* wait_unmarked: see mem_wait. */
+static ArtStatus
+mem_wait_unmarked(void *store, ArtPageRef *ref)
+{
+	return mem_wait(store, ref, true);
+}
+
 /* step_done: run the hook a test set (art_memstore_set_step_hook). */
 static void
 mem_step_done(void *store)
@@ -504,6 +582,10 @@ static const ArtPageStoreOps mem_ops = {
 	.split_end = mem_split_end,
 	.passing = mem_passing,
 	.passers = mem_passers,
+	.split_mark = mem_split_mark,
+	.split_marks = mem_split_marks,
+	.wait_passers = mem_wait_passers,
+	.wait_unmarked = mem_wait_unmarked,
 	.step_done = mem_step_done,
 	.allocated = mem_allocated,
 	.critical = mem_critical,
@@ -683,6 +765,21 @@ art_memstore_set_unlock_hook(ArtMemStore *ms, void (*fn) (void *arg), void *arg)
 {
 	ms->unlock_hook = fn;
 	ms->unlock_arg = arg;
+}
+
+/* Run fn(arg) at every wait_passers and wait_unmarked (NULL: nothing). */
+void
+art_memstore_set_wait_hook(ArtMemStore *ms, void (*fn) (void *arg), void *arg)
+{
+	ms->wait_hook = fn;
+	ms->wait_arg = arg;
+}
+
+/* How many times a split or an insert waited for a page (see mem_wait). */
+uint64_t
+art_memstore_waits(const ArtMemStore *ms)
+{
+	return ms->waits;
 }
 
 /* Run fn(arg) at every step_done (NULL: nothing). */

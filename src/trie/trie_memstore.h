@@ -54,9 +54,11 @@ extern bool art_memstore_failed(const ArtMemStore *ms);
  * Refuse what would wait: while a split section entered exclusive is held
  * as another holder holds it too (in a real store the first would wait for
  * the other, an insert between its passes, to end), every alloc and every
- * pin of a page not kept pinned fails.  A single-threaded test runs between
- * an insert's passes only what would not wait for it, and the refused
- * operations after its second pass.  art_memstore_refused counts them.
+ * pin of a page not kept pinned fails; a wait for a page's passers or
+ * split marks that the wait hook did not end fails.  A single-threaded
+ * test runs between an insert's passes only what would not wait for it,
+ * and the refused operations after its second pass.  art_memstore_refused
+ * counts them.
  */
 extern void art_memstore_refuse_waits(ArtMemStore *ms, bool on);
 extern uint64_t art_memstore_refused(const ArtMemStore *ms);
@@ -84,6 +86,16 @@ extern void art_memstore_set_step_hook(ArtMemStore *ms,
  */
 extern void art_memstore_set_unlock_hook(ArtMemStore *ms,
 										 void (*fn) (void *arg), void *arg);
+
+/*
+ * Run fn(arg) when a split waits for the inserts passing its page
+ * (wait_passers) or an insert for a page's split marks to go
+ * (wait_unmarked), as other sessions would run meanwhile (not for a wait
+ * inside fn); art_memstore_waits counts those waits.
+ */
+extern void art_memstore_set_wait_hook(ArtMemStore *ms,
+									   void (*fn) (void *arg), void *arg);
+extern uint64_t art_memstore_waits(const ArtMemStore *ms);
 
 /* The first locking-rule violation seen, or NULL. */
 extern const char *art_memstore_violation(const ArtMemStore *ms);

@@ -116,11 +116,12 @@ typedef struct ArtPageStoreOps
 	/*
 	 * Enter and leave the trie's split section.  An insert holds it in
 	 * share mode from each try's start to the end of its second pass; a
-	 * try that must split a page some insert between its passes goes
-	 * through (see passing) starts over holding it exclusive, which waits
-	 * for those inserts: so no page on the path of an insert between its
-	 * passes splits, and the pages its first pass kept pinned are all its
-	 * second pass visits.  Taken with no page locked.  Cannot fail.
+	 * try that must split the root page starts over holding it exclusive,
+	 * which waits for every insert between its passes (a split of another
+	 * page waits only for the inserts passing that page: split_mark).  So
+	 * no page on the path of an insert between its passes splits, and the
+	 * pages its first pass kept pinned are all its second pass visits.
+	 * Taken with no page locked.  Cannot fail.
 	 */
 	void		(*split_begin) (void *store, ArtLockMode mode);
 	void		(*split_end) (void *store, ArtLockMode mode);
@@ -129,12 +130,31 @@ typedef struct ArtPageStoreOps
 	 * An insert whose path goes on below a page marks its pin of the page
 	 * passing (on, with the page locked) until its second pass ends (off,
 	 * before release); passers counts the pins so marked, of a page the
-	 * caller holds exclusive.  A split of a page nobody passes needs no
-	 * exclusive split section: no insert between its passes goes through
-	 * it.  Neither can fail.
+	 * caller holds exclusive.  A split of a page nobody passes waits for
+	 * no one: no insert between its passes goes through it.  Neither can
+	 * fail.
 	 */
 	void		(*passing) (void *store, ArtPageRef *ref, bool on);
 	uint32_t	(*passers) (void *store, ArtPageRef *ref);
+
+	/*
+	 * A split of a page that inserts between their passes go through waits
+	 * for those inserts alone: it marks its pin of the page (split_mark on,
+	 * the page held exclusive; off at any time), lets go of every lock and
+	 * of the split section, and waits (wait_passers) until nobody passes the
+	 * page.  An insert whose path would go on below a page that others
+	 * marked (split_marks, read with the page locked) does not pass it: it
+	 * lets go of everything, its own mark too, and waits (wait_unmarked)
+	 * until no mark is left.  So the passers of a marked page only finish.
+	 * The waits take the page pinned and unlocked, with no lock held but the
+	 * write section; they return ART_OK, or a failure where the store cannot
+	 * wait (the in-memory store's art_memstore_refuse_waits).  The marks
+	 * neither can fail.
+	 */
+	void		(*split_mark) (void *store, ArtPageRef *ref, bool on);
+	uint32_t	(*split_marks) (void *store, ArtPageRef *ref);
+	ArtStatus	(*wait_passers) (void *store, ArtPageRef *ref);
+	ArtStatus	(*wait_unmarked) (void *store, ArtPageRef *ref);
 
 	/*
 	 * Between two steps of a long walk (verify, statistics), with no page

@@ -2454,6 +2454,154 @@ test_repeated_keys_split_alone(void)
 }
 
 /*
+ * A split of a page that an insert between its passes goes through, as
+ * concurrent sessions run it (the store's wait hook runs what other
+ * sessions would run while the split waits).
+ */
+typedef struct SplitRace
+{
+	Fixture    *f;
+	const uint8_t *akey;		/* A, between its passes */
+	size_t		alen;
+	size_t		upto;
+	ArtInsertHold *hold;
+	uint8_t		ckey[64];		/* C, next to A: passes the same pages */
+	size_t		clen;
+	int			waits;			/* hook calls */
+	ArtStatus	cst;
+	bool		crefused;		/* C's insert waited (and was refused) */
+	ArtStatus	ast;
+} SplitRace;
+
+/*
+ * While the first split waits: C tries to pass the page, then A's second
+ * pass runs.
+ */
+static void
+split_race_hook(void *arg)
+{
+	SplitRace  *sr = arg;
+	uint64_t	refused = art_memstore_refused(sr->f->ms);
+
+	if (sr->waits++ > 0)
+		return;
+	sr->cst = art_insert(&sr->f->t, sr->ckey, sr->clen);
+	sr->crefused = art_memstore_refused(sr->f->ms) > refused;
+	sr->ast = art_insert_second_pass(&sr->f->t, sr->akey, sr->alen, sr->upto,
+									 sr->hold);
+	sr->f->t.store.ops->write_end(sr->f->t.store.store, ART_LOCK_SHARE);
+}
+
+/*
+ * A split of a page that inserts between their passes go through waits
+ * for those inserts alone (not the split section exclusive, which waits
+ * for every insert of the trie), and keeps new ones from passing the page
+ * meanwhile.  A is between its passes, two or more pages below the root
+ * page; B inserts entries branching off A's path in the pages A passes
+ * until one of those pages must split.  B's split marks the page and waits
+ * for its passers; meanwhile C, next to A's entry, would pass the marked
+ * page, so it must wait too (here: be refused) instead of passing it, and
+ * A's second pass ends.  Then B's wait ends and it splits the page.  On
+ * code without the marks, B takes the split section exclusive (refused
+ * here) or C passes the page.
+ */
+static bool
+test_split_waits_for_passers(void)
+{
+	Fixture		f;
+	Rng			r = {2718};
+	uint8_t		key[64];
+	uint8_t		other[64];
+	SplitRace	sr = {0};
+	ArtInsertHold hold;
+	size_t		len = 0;
+	size_t		upto = 0;
+	int			later = 0;
+	uint64_t	sections;
+	int			i;
+
+	CHECK(fixture_init(&f), "create");
+	art_memstore_refuse_waits(f.ms, true);
+	for (i = 0; i < 30000; i++)
+	{
+		len = 8 + rng_below(&r, 24);
+		memcpy(key, "key/", 4);
+		for (size_t j = 4; j < len; j++)
+			key[j] = (uint8_t) ('a' + rng_below(&r, 4));
+		CHECK(put(&f, key, len), "load %d", i);
+	}
+
+	/* A: an entry whose path passes pages below the root page */
+	for (i = 0; i < 1000; i++)
+	{
+		ArtStatus	st;
+
+		len = 12 + rng_below(&r, 20);
+		memcpy(key, "key/", 4);
+		for (size_t j = 4; j < len; j++)
+			key[j] = (uint8_t) ('a' + rng_below(&r, 4));
+		if (!model_insert(&f.m, key, len))
+			continue;
+		f.t.store.ops->write_begin(f.t.store.store, ART_LOCK_SHARE);
+		st = art_insert_first_pass(&f.t, key, len, &upto, &hold);
+		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
+		if (hold.kept.n > 0 && upto > hold.entry_depth + 2)
+			break;
+		st = art_insert_second_pass(&f.t, key, len, upto, &hold);
+		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
+		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
+	}
+	CHECK(i < 1000, "no entry passed a page below the root page");
+
+	sr.f = &f;
+	sr.akey = key;
+	sr.alen = len;
+	sr.upto = upto;
+	sr.hold = &hold;
+	memcpy(sr.ckey, key, len);
+	sr.ckey[len - 1] = 'z';
+	sr.clen = len;
+	art_memstore_set_wait_hook(f.ms, split_race_hook, &sr);
+	sections = art_memstore_split_sections(f.ms);
+
+	/* B: entries branching off A's path in the pages it passes */
+	for (i = 0; i < 40000 && sr.waits == 0; i++)
+	{
+		size_t		cut = hold.entry_depth +
+			rng_below(&r, (uint32_t) (upto - hold.entry_depth));
+		size_t		olen = cut + 1 + rng_below(&r, 8);
+		ArtStatus	st;
+
+		memcpy(other, key, cut);
+		other[cut] = (uint8_t) ('e' + rng_below(&r, 20));
+		for (size_t j = cut + 1; j < olen; j++)
+			other[j] = (uint8_t) ('a' + rng_below(&r, 4));
+		st = art_insert(&f.t, other, olen);
+		if (st != ART_OK && st != ART_EXISTS)
+		{
+			/* refused: it would have waited for the split section */
+			later++;
+			continue;
+		}
+		CHECK(st == (model_insert(&f.m, other, olen) ? ART_OK : ART_EXISTS),
+			  "B's insert: %s", art_status_string(st));
+	}
+	art_memstore_set_wait_hook(f.ms, NULL, NULL);
+	CHECK(sr.waits == 1, "B's splits waited %d times in %d inserts", sr.waits, i);
+	CHECK(sr.ast == ART_OK, "A's second pass: %s", art_status_string(sr.ast));
+	CHECK(sr.crefused && sr.cst != ART_OK,
+		  "C passed the page B's split waited for: %s", art_status_string(sr.cst));
+	CHECK(art_memstore_split_sections(f.ms) == sections,
+		  "%llu splits took the split section exclusive",
+		  (unsigned long long) (art_memstore_split_sections(f.ms) - sections));
+	CHECK(later == 0, "%d of B's inserts waited for the split section", later);
+	CHECK(put(&f, sr.ckey, sr.clen), "C after the split");
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	return true;
+}
+
+/*
  * Failure injection: fail the n-th store call of an operation for every
  * n until it succeeds; each failure must leave the trie valid, unchanged,
  * unpinned and without leaked pages.
@@ -3517,6 +3665,7 @@ main(int argc, char **argv)
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
+		{"split_waits_for_passers", test_split_waits_for_passers},
 		{"second_pass_in_place", test_second_pass_in_place},
 		{"repeated_keys_split_alone", test_repeated_keys_split_alone},
 		{"second_pass_failures", test_second_pass_failures},
