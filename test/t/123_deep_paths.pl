@@ -19,7 +19,16 @@ use Test::More;
 use ArtrieTest;
 
 my $primary = artrie_primary('deep', 'io_uring');
-my $standby = artrie_standby($primary, 'deep_standby');
+# The standby streams through a slot, as a production standby would: the
+# VACUUM below writes hundreds of MB of WAL, and without a slot the
+# primary's checkpoints removed segments a standby that lagged on this
+# two-core machine had not received yet ("requested WAL segment ... has
+# already been removed"), so its replay waited for WAL that never came.
+$primary->safe_psql('postgres',
+	"SELECT pg_create_physical_replication_slot('deep_standby')");
+my $standby = artrie_standby($primary, 'deep_standby', start => 0);
+$standby->append_conf('postgresql.conf', "primary_slot_name = 'deep_standby'");
+$standby->start;
 $primary->safe_psql('postgres', q{
 	CREATE TABLE d (id int, k text COLLATE "C");
 	ALTER TABLE d ALTER COLUMN k SET STORAGE EXTERNAL;
