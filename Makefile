@@ -16,6 +16,9 @@ PG_SRCS = $(wildcard src/*.c src/am/*.c src/func/*.c src/wal/*.c src/pager/*.c s
 OBJS = $(patsubst %.c,%.o,$(PG_SRCS) $(TRIE_SRCS))
 
 PG_CPPFLAGS = -I$(srcdir)/src
+# Each object's header dependencies, written by the compiler beside it
+# (src/am/am_scan.d), so that a changed header rebuilds what includes it.
+PG_CFLAGS = -MMD -MP
 SHLIB_LINK = -luring
 
 # pg_regress over sql/ and expected/.
@@ -29,11 +32,16 @@ ISOLATION_OPTS = --inputdir=test
 TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
-EXTRA_CLEAN = build
+EXTRA_CLEAN = build $(OBJS:.o=.d)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+-include $(OBJS:.o=.d)
+
+# The JIT's bitcode of a source is rebuilt whenever its object is.
+$(OBJS:.o=.bc): %.bc: %.o
 
 # The trie core's own build: unit tests, sanitizers, benchmark.
 include $(srcdir)/src/trie/trie.mk
