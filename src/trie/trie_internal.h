@@ -517,8 +517,9 @@ art_copy(uint8_t *dst, const uint8_t *src, size_t len)
 
 /*
  * Copy len bytes in blocks of ART_COPY_BLOCK, reading up to
- * ART_COPY_BLOCK - 1 bytes past src + len and writing as many past
- * dst + len: for buffers that have them.
+ * ART_COPY_BLOCK bytes past src + len and writing as many past dst + len
+ * (a whole block when len is 0, one block less a byte otherwise): for
+ * buffers that have them, as every caller checks.
  */
 static inline void
 art_copy_blocks(uint8_t *dst, const uint8_t *src, size_t len)
