@@ -1070,3 +1070,97 @@ bench_write_cluster() {
 		"jit = off" "shared_buffers = 512MB" "artrie.buffer_pool_size = 512MB" "$@"
 	as_pg "$PG_BIN/psql" -XAtq -d postgres -c "CREATE DATABASE $BENCH_DB" >/dev/null
 }
+
+# pair_ratios DATASET KIND_A KIND_B METRIC UNIT: from the runs in
+# $ROUND_FILE, KIND_B's row of METRIC in unit "ratio (...)": the median of
+# the ratios B / A of the runs taken in pairs, in order, listed in the unit.
+pair_ratios() {
+	local ratios
+	ratios=$(awk -F'\t' -v ds="$1" -v a="$2" -v b="$3" -v m="$4" -v u="$5" '
+		$1 == ds && $3 == m && $5 == u { if ($2 == a) va[++na] = $4; else if ($2 == b) vb[++nb] = $4 }
+		END { for (i = 1; i <= na && i <= nb; i++) if (va[i] > 0) printf "%s%.3f", (i > 1 ? " " : ""), vb[i] / va[i] }' "$ROUND_FILE")
+	[ -n "$ratios" ] || return 0
+	emit "$1" "$3" "$4" "$(echo "$ratios" | tr ' ' '\n' | sort -g |
+		awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')" \
+		"ratio (median of the pairs: $ratios)"
+}
+
+# build_pin CPU: the backends the postmaster starts from now on run on
+# vCPU CPU alone ("": on every vCPU again); running processes keep theirs
+# (artrie's io worker may run on either).  Without taskset, or without
+# the right to set the postmaster's, nothing changes.
+build_pin() {
+	local pm
+	pm=$(head -1 "$PGDATA/postmaster.pid" 2>/dev/null) || return 0
+	command -v taskset >/dev/null || return 0
+	taskset -pc "${1:-0-$(($(nproc) - 1))}" "$pm" >/dev/null 2>&1 || true
+}
+
+# build_once KIND NAME TABLE: one CREATE INDEX of KIND named NAME on
+# TABLE, with its commit, in a session of its own after a sync; prints
+# "CLOCK NET", its milliseconds by the clock inside the backend and less
+# the backend's waits for a CPU meanwhile.
+build_once() {
+	local mark="SELECT extract(epoch FROM clock_timestamp()) * 1000, bench_run_delay() / 1e6" out
+	sync
+	out=$(q -c "$mark" -c "$(index_ddl "$1" "$2" "$3")" -c "$mark") || return 1
+	awk 'NR == 1 { t = $1; w = $2 } END { printf "%.3f %.3f\n", $1 - t, $1 - t - ($2 - w) }' <<<"$out"
+}
+
+# build_pairs DATASET KIND_A KIND_B NAME_A NAME_B: the build rows of two
+#   index kinds side by side: KIND_A's index NAME_A on ds_DATASET and
+#   KIND_B's NAME_B on twin_DATASET (the same rows in the same order), in
+#   pairs (B first in every other pair), each build in a new backend, as
+#   a CREATE INDEX in a session of its own pays (build_once); both
+#   dropped between pairs.  At least BUILD_PAIRS pairs, more until the
+#   builds took BUILD_MIN_MS, none begun after BUILD_MAX_MS.  Each kind's
+#   build row (ms) is the median of its builds less the backend's waits
+#   for a CPU, build_clock the median by the clock alone, with note rows
+#   listing them; KIND_B's ratio rows are the medians of the pairs'
+#   ratios.  The last pair's indexes stay built.  On an error records the
+#   skip, drops both and returns 1.
+#   Both tables are read into shared buffers first (BUILD_WARM, default
+#   1): the rounds before have read ds_DATASET, while twin_DATASET was
+#   just made, and the first build on it read every heap page into
+#   shared buffers for the first time (7,500 more page faults and 180 ms
+#   more CPU for bulgarian), which only artrie's first build paid.  Both
+#   builds of a pair start on one vCPU, the pairs taking the vCPUs in
+#   turn (BUILD_PIN, default 1; build_pin): this machine's two vCPUs ran
+#   at speeds 1.3x apart for tens of seconds, so a build's time depended
+#   on the vCPU its new backend was started on.
+build_pairs() {
+	local ds=$1 a=$2 b=$3 na=$4 nb=$5 p=0 total=0 kind out
+	emit "$ds" "$a" load_1min "$(cut -d' ' -f1 /proc/loadavg)" load
+	[ "${BUILD_WARM:-1}" = 1 ] &&
+		q -c "SELECT count(*) FROM ds_$ds" -c "SELECT count(*) FROM twin_$ds" >/dev/null
+	ROUND_FILE=$ARTRIE_TMP/builds.tsv
+	: >"$ROUND_FILE"
+	while :; do
+		p=$((p + 1))
+		[ "${BUILD_PIN:-1}" = 1 ] && build_pin $(((p - 1) % $(nproc)))
+		for kind in $([ $((p % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
+			if [ "$kind" = "$a" ]; then
+				out=$(build_once "$a" "$na" "ds_$ds")
+			else
+				out=$(build_once "$b" "$nb" "twin_$ds")
+			fi || {
+				skip "$ds" "$kind" build "$(last_err)"
+				build_pin ""
+				server_ensure
+				q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || true
+				rounds_collapse "builds side by side"
+				return 1
+			}
+			emit "$ds" "$kind" build "${out#* }" ms
+			emit "$ds" "$kind" build_clock "${out% *}" ms
+			total=$(awk -v a="$total" -v b="${out% *}" 'BEGIN { print a + b }')
+		done
+		awk -v t="$total" -v p="$p" -v n="$BUILD_PAIRS" -v lo="$BUILD_MIN_MS" -v hi="$BUILD_MAX_MS" \
+			'BEGIN { exit !((p >= n && t >= lo) || t >= hi) }' && break
+		q -c "DROP INDEX $na" -c "DROP INDEX $nb" || { skip "$ds" "$b" drop "$(last_err)"; server_ensure; }
+	done
+	build_pin ""
+	pair_ratios "$ds" "$a" "$b" build ms
+	pair_ratios "$ds" "$a" "$b" build_clock ms
+	rounds_collapse "builds side by side, each in a session of its own"
+}
