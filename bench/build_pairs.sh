@@ -12,8 +12,10 @@
 # (default "io_uring mmap"), per dataset, per variant of
 # BP_VARIANTS (default "before after", the order alternating between
 # datasets): twin_<dataset> made anew (as the full run makes it, just
-# before its builds), ds_<dataset> read once (as the rounds before the
-# builds read it), then PAIRS pairs (default 7) of builds.  Variant
+# before its builds; the one before is renamed and kept, so that the new
+# one's pages, as the full run's, go to shared buffers never used
+# before), ds_<dataset> read once (as the rounds before the builds read
+# it), then PAIRS pairs (default 7) of builds.  Variant
 # "after" is build_pairs as the full run has it; "before" leaves out its
 # warm-up of the two tables and its pinning of each pair to one vCPU
 # (BUILD_WARM=0 BUILD_PIN=0).
@@ -53,7 +55,7 @@ for backend in $BACKENDS; do
 		order=$VARIANTS
 		[ $((n % 2)) = 0 ] && order=$(echo "$VARIANTS" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
 		for v in $order; do
-			q -c "DROP TABLE IF EXISTS twin_$ds" \
+			q -c "ALTER TABLE IF EXISTS twin_$ds RENAME TO twin_${ds}_$n$v" \
 				-c "CREATE TABLE twin_$ds AS SELECT * FROM ds_$ds ORDER BY id" \
 				-c "VACUUM ANALYZE twin_$ds" -c "SELECT count(*) FROM ds_$ds" >/dev/null ||
 				{ last_err; exit 1; }
