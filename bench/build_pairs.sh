@@ -15,10 +15,9 @@
 # before its builds; the one before is renamed and kept, so that the new
 # one's pages, as the full run's, go to shared buffers never used
 # before), ds_<dataset> read once (as the rounds before the builds read
-# it), then PAIRS pairs (default 7) of builds.  Variant
-# "after" is build_pairs as the full run has it; "before" leaves out its
-# warm-up of the two tables and its pinning of each pair to one vCPU
-# (BUILD_WARM=0 BUILD_PIN=0).
+# it), then PAIRS pairs (default 7) of builds.  Variant "after" is
+# build_pairs as the full run has it; "before" leaves out its warm-up of
+# the two tables (BUILD_WARM=0).
 #
 # Writes bench/results/build_pairs-<date>.tsv (run.sh's rows, the
 # dataset column named <dataset>/<variant>) and prints per backend,
@@ -62,7 +61,7 @@ for backend in $BACKENDS; do
 			say "$backend $ds: $v, $PAIRS pairs"
 			warm=1
 			[ "$v" = before ] && warm=0
-			BUILD_WARM=$warm BUILD_PIN=$warm build_pairs "$ds" btree-C "artrie-$backend" bp_btree bp_artrie
+			BUILD_WARM=$warm build_pairs "$ds" btree-C "artrie-$backend" bp_btree bp_artrie
 			q -c "DROP INDEX IF EXISTS bp_btree" -c "DROP INDEX IF EXISTS bp_artrie" >/dev/null
 			sed -i "s|^$ds\t|$ds/$v\t|" "$TSV"
 		done

@@ -1085,17 +1085,6 @@ pair_ratios() {
 		"ratio (median of the pairs: $ratios)"
 }
 
-# build_pin CPU: the backends the postmaster starts from now on run on
-# vCPU CPU alone ("": on every vCPU again); running processes keep theirs
-# (artrie's io worker may run on either).  Without taskset, or without
-# the right to set the postmaster's, nothing changes.
-build_pin() {
-	local pm
-	pm=$(head -1 "$PGDATA/postmaster.pid" 2>/dev/null) || return 0
-	command -v taskset >/dev/null || return 0
-	taskset -pc "${1:-0-$(($(nproc) - 1))}" "$pm" >/dev/null 2>&1 || true
-}
-
 # build_once KIND NAME TABLE: one CREATE INDEX of KIND named NAME on
 # TABLE, with its commit, in a session of its own after a sync; prints
 # "CLOCK NET", its milliseconds by the clock inside the backend and less
@@ -1119,15 +1108,11 @@ build_once() {
 #   listing them; KIND_B's ratio rows are the medians of the pairs'
 #   ratios.  The last pair's indexes stay built.  On an error records the
 #   skip, drops both and returns 1.
-#   Both tables are read into shared buffers first (BUILD_WARM, default
-#   1): the rounds before have read ds_DATASET, while twin_DATASET was
-#   just made, and the first build on it read every heap page into
-#   shared buffers for the first time (7,500 more page faults and 180 ms
-#   more CPU for bulgarian), which only artrie's first build paid.  Both
-#   builds of a pair start on one vCPU, the pairs taking the vCPUs in
-#   turn (BUILD_PIN, default 1; build_pin): this machine's two vCPUs ran
-#   at speeds 1.3x apart for tens of seconds, so a build's time depended
-#   on the vCPU its new backend was started on.
+#   Both tables are read into shared buffers first (BUILD_WARM=0 leaves
+#   that out): the rounds before have read ds_DATASET, while
+#   twin_DATASET was just made, and the first build on it read every heap
+#   page into shared buffers never used before (7,500 more page faults and
+#   180 ms more CPU for bulgarian), which only artrie's first build paid.
 build_pairs() {
 	local ds=$1 a=$2 b=$3 na=$4 nb=$5 p=0 total=0 kind out
 	emit "$ds" "$a" load_1min "$(cut -d' ' -f1 /proc/loadavg)" load
@@ -1137,7 +1122,6 @@ build_pairs() {
 	: >"$ROUND_FILE"
 	while :; do
 		p=$((p + 1))
-		[ "${BUILD_PIN:-1}" = 1 ] && build_pin $(((p - 1) % $(nproc)))
 		for kind in $([ $((p % 2)) = 1 ] && echo "$a $b" || echo "$b $a"); do
 			if [ "$kind" = "$a" ]; then
 				out=$(build_once "$a" "$na" "ds_$ds")
@@ -1145,7 +1129,6 @@ build_pairs() {
 				out=$(build_once "$b" "$nb" "twin_$ds")
 			fi || {
 				skip "$ds" "$kind" build "$(last_err)"
-				build_pin ""
 				server_ensure
 				q -c "DROP INDEX IF EXISTS $na" -c "DROP INDEX IF EXISTS $nb" || true
 				rounds_collapse "builds side by side"
@@ -1159,7 +1142,6 @@ build_pairs() {
 			'BEGIN { exit !((p >= n && t >= lo) || t >= hi) }' && break
 		q -c "DROP INDEX $na" -c "DROP INDEX $nb" || { skip "$ds" "$b" drop "$(last_err)"; server_ensure; }
 	done
-	build_pin ""
 	pair_ratios "$ds" "$a" "$b" build ms
 	pair_ratios "$ds" "$a" "$b" build_clock ms
 	rounds_collapse "builds side by side, each in a session of its own"
