@@ -44,6 +44,7 @@ TSV=$OUT_DIR/build_pairs-$(date -u +%Y%m%d-%H%M).tsv
 	echo "# bash bench/build_pairs.sh $PAIRS; commit $HEAD_COMMIT; pools $ARTRIE_BENCH_POOL; $(nproc) vCPUs; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$TSV"
 # PAIRS pairs exactly: no bound of time (build_pairs stops at BUILD_MAX_MS)
+# shellcheck disable=SC2034  # build_pairs' (lib-bench.sh)
 BUILD_PAIRS=$PAIRS BUILD_MIN_MS=0 BUILD_MAX_MS=1000000000
 
 n=0
