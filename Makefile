@@ -18,8 +18,14 @@ OBJS = $(patsubst %.c,%.o,$(PG_SRCS) $(TRIE_SRCS))
 PG_CPPFLAGS = -I$(srcdir)/src
 # Each object's header dependencies, written by the compiler beside it
 # (src/am/am_scan.d), so that a changed header rebuilds what includes it.
-PG_CFLAGS = -MMD -MP
-SHLIB_LINK = -luring
+# Calls from one of artrie's files to another bind inside the library
+# (-Bsymbolic: the linker makes them direct calls and its globals' GOT
+# loads addresses, where each call went through a PLT stub), and calls
+# into the server go through the GOT without a stub (-fno-plt; the
+# server loads libraries with RTLD_NOW, so nothing is bound lazily).  No
+# symbol of artrie's is also the server's or a library's it links.
+PG_CFLAGS = -MMD -MP -fno-plt
+SHLIB_LINK = -luring -Wl,-Bsymbolic
 
 # pg_regress over sql/ and expected/.
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
