@@ -134,8 +134,16 @@ extern Datum am_key_datum(Relation index, const char *key, Size keylen);
 extern int	am_array_keys(Oid typid, Datum array, AmKey **keys);
 extern int	am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen);
 extern bool am_collation_is_bytewise(Oid collid);
-extern void am_check_status(ArtStatus status, Relation index,
-							const char *action);
+extern void am_status_error(ArtStatus status, Relation index,
+							const char *action) pg_attribute_noreturn() pg_attribute_cold;
+
+/* Turn a failed trie status into an ERROR; ART_OK returns. */
+static inline void
+am_check_status(ArtStatus status, Relation index, const char *action)
+{
+	if (unlikely(status != ART_OK))
+		am_status_error(status, index, action);
+}
 
 /* Keys of multicolumn indexes (am_cols.c): each column's marker byte. */
 #define AM_COL_NULL_FIRST		0x01

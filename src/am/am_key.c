@@ -356,17 +356,16 @@ am_collation_is_bytewise(Oid collid)
 }
 
 /*
- * Turn a failed trie status into an ERROR.
+ * The ERROR of a failed trie status (am_check_status's out-of-line part,
+ * kept apart from the scans' and lookups' hot paths).
  */
 void
-am_check_status(ArtStatus status, Relation index, const char *action)
+am_status_error(ArtStatus status, Relation index, const char *action)
 {
 	const char *relname = RelationGetRelationName(index);
 
 	switch (status)
 	{
-		case ART_OK:
-			return;
 		case ART_TOO_LONG:
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -397,10 +396,11 @@ am_check_status(ArtStatus status, Relation index, const char *action)
 							relname, action),
 					 errhint("Rebuild the index with REINDEX.")));
 			break;
+		case ART_OK:
 		case ART_NOT_FOUND:
 		case ART_EXISTS:
-			elog(ERROR, "unexpected trie status %d while %s artrie index \"%s\"",
-				 (int) status, action, relname);
 			break;
 	}
+	elog(ERROR, "unexpected trie status %d while %s artrie index \"%s\"",
+		 (int) status, action, relname);
 }
