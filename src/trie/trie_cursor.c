@@ -31,12 +31,16 @@
  * Room for the first entries of a batch, bytes of a key (the start, the
  * bound and the iterator's path each), bytes of a batch, pages of a path
  * and frames of the iterator, inside the cursor's own allocation: an exact
- * lookup or a short scan then allocates the cursor and nothing else.
- * Each buffer or array that outgrows its room moves to memory of its own.
+ * lookup or a scan of up to BATCH_FIRST + BATCH_SECOND entries of short
+ * keys (a 3-letter prefix of a word list) then allocates the cursor and
+ * nothing else, and a cursor set up again in the same memory
+ * (art_cursor_init: the index's cursor that a backend keeps between scans)
+ * allocates nothing at all.  Each buffer or array that outgrows its room
+ * moves to memory of its own.
  */
-#define CURSOR_ENTRIES		16
+#define CURSOR_ENTRIES		128
 #define CURSOR_KEY_BYTES	128
-#define CURSOR_BATCH_BYTES	256
+#define CURSOR_BATCH_BYTES	4096
 #define CURSOR_PAGES		8
 #define CURSOR_FRAMES		16
 
@@ -78,13 +82,17 @@ struct ArtCursor
 };
 
 /*
- * Fetch ahead at most this many entries (the first fetch 16, doubling with
- * each fetch, so short scans stay cheap: an ORDER BY ... LIMIT 10 after a
- * seek reads few entries past its last), or this many bytes.  Each fetch
- * seeks from the root again, so a long scan's batches are large: with 256
- * entries the seeks were a tenth of a scan's time per row on synth keys.
+ * Fetch ahead at most this many entries (the first fetch 16, so short
+ * scans stay cheap: an ORDER BY ... LIMIT 10 after a seek reads few
+ * entries past its last; the second 128, then doubling with each fetch),
+ * or this many bytes.  Each fetch seeks from the root again, so a long
+ * scan's batches are large: with 256 entries the seeks were a tenth of a
+ * scan's time per row on synth keys, and a scan of a hundred entries (a
+ * 3-letter prefix of a word list) took three fetches, two seeks, when the
+ * second took 32.
  */
 #define BATCH_FIRST		16
+#define BATCH_SECOND	128
 #define BATCH_ENTRIES	1024
 #define BATCH_BYTES		65536
 
@@ -101,6 +109,15 @@ compare(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 }
 
 static ArtStatus save_last(ArtCursor *c);
+
+/* The entries the fetch after one that could take max may take. */
+static inline int
+batch_next_max(int max)
+{
+	if (max == BATCH_FIRST)
+		return BATCH_SECOND;
+	return max < BATCH_ENTRIES ? 2 * max : max;
+}
 
 /* Copy len bytes into a cursor buffer. */
 static ArtStatus
@@ -512,8 +529,7 @@ fetch(ArtCursor *c)
 		st = fetch_prefix(c, &fetched);
 		if (st != ART_OK || fetched)
 		{
-			if (c->batch_max < BATCH_ENTRIES)
-				c->batch_max *= 2;
+			c->batch_max = batch_next_max(c->batch_max);
 			return st;
 		}
 	}
@@ -550,8 +566,7 @@ fetch(ArtCursor *c)
 		st = art_iter_next(it, &found);
 	}
 	art_iter_end(it);
-	if (c->batch_max < BATCH_ENTRIES)
-		c->batch_max *= 2;
+	c->batch_max = batch_next_max(c->batch_max);
 	return st;
 }
 

@@ -54,6 +54,7 @@ struct ArtMemStore
 	uint64_t	version;		/* the tries' content version */
 	uint64_t	groups;			/* the group count (groups_add) */
 	long		budget;			/* calls left before failing; -1: never */
+	uint64_t	mem_allocs;		/* mem_alloc calls (art_memstore_mem_allocs) */
 	bool		fail_mem;
 	bool		failed;
 	const char *violation;
@@ -326,6 +327,7 @@ mem_alloc_mem(void *store, size_t size)
 		violate(ms, "mem_alloc in a critical stretch");
 	if (ms->fail_mem && inject(ms))
 		return NULL;
+	ms->mem_allocs++;
 	return malloc(size);
 }
 
@@ -667,6 +669,13 @@ bool
 art_memstore_failed(const ArtMemStore *ms)
 {
 	return ms->failed;
+}
+
+/* How many times the tries' memory was allocated (mem_alloc). */
+uint64_t
+art_memstore_mem_allocs(const ArtMemStore *ms)
+{
+	return ms->mem_allocs;
 }
 
 /* Refuse what would wait for a split section another holder has. */

@@ -50,6 +50,9 @@ extern void art_memstore_fail_after(ArtMemStore *ms, long n, bool with_mem);
 /* Whether a call failed by injection since the last fail_after. */
 extern bool art_memstore_failed(const ArtMemStore *ms);
 
+/* How many times the tries' memory was allocated (mem_alloc). */
+extern uint64_t art_memstore_mem_allocs(const ArtMemStore *ms);
+
 /*
  * Refuse what would wait: while a split section entered exclusive is held
  * as another holder holds it too (in a real store the first would wait for

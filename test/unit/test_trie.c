@@ -1059,8 +1059,8 @@ test_cursors(void)
 
 	/*
 	 * Runs: after one entry, the rest of the first batch (15 entries),
-	 * then whole batches (32 entries, then the 52 left before the bound),
-	 * each going on from the last entry of the one before (an entry
+	 * then the second batch (up to 128 entries: the 84 left before the
+	 * bound), going on from the last entry of the one before (an entry
 	 * inserted behind the cursor is left out); then the end.
 	 */
 	CHECK(art_cursor_open(&f.t, &c) == ART_OK, "open runs");
@@ -1070,13 +1070,13 @@ test_cursors(void)
 	CHECK(art_cursor_next(c, &e, &len) == ART_OK && len == 5 &&
 		  memcmp(e, "c0200", 5) == 0, "runs: first");
 	i = 202;
-	for (nrun = 0; nrun < 3; nrun++)
+	for (nrun = 0; nrun < 2; nrun++)
 	{
-		static const int want[3] = {15, 32, 52};
+		static const int want[2] = {15, 84};
 
 		CHECK(art_cursor_next_run(c, &run) == ART_OK, "run %d", nrun);
 		CHECK(run.n == want[nrun], "run %d: %d entries", nrun, run.n);
-		CHECK(run.last == (nrun == 2), "run %d: last %d", nrun, run.last);
+		CHECK(run.last == (nrun == 1), "run %d: last %d", nrun, run.last);
 		for (k = 0; k < run.n; k++, i += 2)
 		{
 			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
@@ -1257,6 +1257,125 @@ test_cursor_prefix_ranges(void)
 }
 
 /*
+ * The prefix range of key read in runs, against the model, by a cursor set
+ * up with art_cursor_init in mem and released afterwards, as an index scan
+ * uses the cursor its backend keeps; *allocs is how many times the trie's
+ * memory was allocated meanwhile.
+ */
+static bool
+check_reused_range(Fixture *f, void *mem, const uint8_t *key, size_t len,
+				   uint64_t *allocs)
+{
+	uint64_t	before = art_memstore_mem_allocs(f->ms);
+	ScanSpec	s;
+	uint8_t		bound[4096];
+	ArtCursor  *c;
+	ArtRun		run;
+	const MKey *want = NULL;
+	ArtStatus	st;
+	int			k;
+
+	CHECK(len > 0 && len <= sizeof(bound) && key[len - 1] != 0xFF,
+		  "reused range key");
+	memcpy(bound, key, len);
+	bound[len - 1]++;
+	memset(&s, 0, sizeof(s));
+	s.dir = ART_FORWARD;
+	s.start = key;
+	s.start_len = len;
+	s.start_inclusive = true;
+	s.bound = bound;
+	s.bound_len = len;
+	s.limit = (int) f->m.n + 1;
+
+	c = art_cursor_init(mem, &f->t);
+	art_cursor_set_batched(c, true);
+	CHECK(art_cursor_seek(c, key, len, true, ART_FORWARD) == ART_OK, "seek");
+	CHECK(art_cursor_set_bound(c, bound, len, false) == ART_OK, "bound");
+	while ((st = art_cursor_next_run(c, &run)) == ART_OK)
+	{
+		for (k = 0; k < run.n; k++)
+		{
+			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
+
+			want = model_scan_next(&f->m, &s, want);
+			CHECK(want != NULL, "reused: trie has more");
+			CHECK(run.ends[k] - start == want->len &&
+				  memcmp(run.data + start, want->data, want->len) == 0,
+				  "reused: entry differs");
+		}
+		if (run.last)
+		{
+			st = art_cursor_next_run(c, &run);
+			break;
+		}
+	}
+	CHECK(st == ART_NOT_FOUND, "reused: %s", art_status_string(st));
+	CHECK(model_scan_next(&f->m, &s, want) == NULL, "reused: trie has fewer");
+	art_cursor_release(c);
+	*allocs = art_memstore_mem_allocs(f->ms) - before;
+	return true;
+}
+
+/*
+ * A cursor set up again and again in the same memory (the cursor a
+ * backend keeps between index scans): short ranges before and after
+ * ranges of long keys and of many entries, whose keys and batches outgrow
+ * the cursor's own storage, each read whole against the model; a range of
+ * a hundred short entries, or of one, allocates nothing.
+ */
+static bool
+test_cursor_reused(void)
+{
+	Fixture		f;
+	uint8_t		key[2100];
+	void	   *mem = malloc(art_cursor_size());
+	uint64_t	allocs;
+	int			len;
+	int			i;
+
+	CHECK(mem != NULL && fixture_init(&f), "create");
+	/* "s<g><nn>" || 0x00 || 6 bytes, 100 a group; 50 keys of 2,003 bytes */
+	for (i = 0; i < 300; i++)
+	{
+		len = snprintf((char *) key, sizeof(key), "s%d%02d", i / 100, i % 100);
+		key[len] = 0x00;
+		memset(key + len + 1, i % 7, 6);
+		CHECK(put(&f, key, len + 7), "put short");
+	}
+	for (i = 0; i < 50; i++)
+	{
+		key[0] = 'l';
+		memset(key + 1, 'x', 2000);
+		len = 1 + 2000 + snprintf((char *) key + 2001, 8, "%02d", i);
+		key[len] = 0x00;
+		memset(key + len + 1, i, 6);
+		CHECK(put(&f, key, len + 7), "put long");
+	}
+
+	CHECK(check_reused_range(&f, mem, S("s0"), &allocs), "s0");
+	CHECK(allocs == 0, "100 short entries: %llu allocations",
+		  (unsigned long long) allocs);
+	memset(key + 1, 'x', 1500);
+	CHECK(check_reused_range(&f, mem, key, 1501, &allocs), "long keys");
+	CHECK(check_reused_range(&f, mem, S("s1"), &allocs), "s1 after long keys");
+	CHECK(allocs == 0, "s1 after long keys: %llu allocations",
+		  (unsigned long long) allocs);
+	CHECK(check_reused_range(&f, mem, S("s"), &allocs), "300 entries");
+	memcpy(key, "s105", 4);
+	key[4] = 0x00;
+	CHECK(check_reused_range(&f, mem, key, 5, &allocs), "one entry");
+	CHECK(allocs == 0, "one entry: %llu allocations",
+		  (unsigned long long) allocs);
+	CHECK(check_reused_range(&f, mem, S("s2"), &allocs), "s2 after 300");
+	CHECK(allocs == 0, "s2 after 300 entries: %llu allocations",
+		  (unsigned long long) allocs);
+	fixture_done(&f);
+	free(mem);
+	return true;
+}
+
+/*
  * Forward scans over runs of leaves under N4/N16 nodes, where the
  * iterator steps from leaf to leaf without a frame of their own: every
  * start and every bound inside and around the runs, inclusive or not,
@@ -1323,7 +1442,7 @@ test_cursor_leaf_runs(void)
 			s.bound_inclusive = false;
 			CHECK(check_scan(&x->t, &x->m, &s), "bound %s", (char *) bound);
 		}
-		/* batched, in batches of 16, 32, ... entries */
+		/* batched, in batches of 16, 128, 256, ... entries */
 		{
 			ArtCursor  *c;
 			const uint8_t *e;
@@ -3657,6 +3776,7 @@ main(int argc, char **argv)
 		{"cursors", test_cursors},
 		{"cursor_leaf_runs", test_cursor_leaf_runs},
 		{"cursor_prefix_ranges", test_cursor_prefix_ranges},
+		{"cursor_reused", test_cursor_reused},
 		{"bulk", test_bulk},
 		{"compact", test_compact},
 		{"bulk_fill", test_bulk_fill},
