@@ -29,14 +29,14 @@
 
 /*
  * Room for the first entries of a batch, bytes of a key (the start, the
- * bound and the iterator's path each), bytes of a batch, pages of a path
- * and frames of the iterator, inside the cursor's own allocation: an exact
- * lookup or a scan of up to BATCH_FIRST + BATCH_SECOND entries of short
- * keys (a 3-letter prefix of a word list) then allocates the cursor and
- * nothing else, and a cursor set up again in the same memory
- * (art_cursor_init: the index's cursor that a backend keeps between scans)
- * allocates nothing at all.  Each buffer or array that outgrows its room
- * moves to memory of its own.
+ * bound, the last entry returned and the iterator's path each), bytes of
+ * a batch, pages of a path and frames of the iterator, inside the
+ * cursor's own allocation: an exact lookup or a scan of up to BATCH_FIRST
+ * + BATCH_SECOND entries of short keys (a 3-letter prefix of a word list)
+ * then allocates the cursor and nothing else, and a cursor set up again in
+ * the same memory (art_cursor_init: the cursor a backend keeps between
+ * index scans) allocates nothing at all.  Each buffer or array that
+ * outgrows its room moves to memory of its own.
  */
 #define CURSOR_ENTRIES		128
 #define CURSOR_KEY_BYTES	128
@@ -77,6 +77,7 @@ struct ArtCursor
 	bool		unlocked0[CURSOR_PAGES];
 	uint8_t		start0[CURSOR_KEY_BYTES];
 	uint8_t		bound0[CURSOR_KEY_BYTES];
+	uint8_t		last0[CURSOR_KEY_BYTES];
 	uint8_t		path0[CURSOR_KEY_BYTES];
 	uint8_t		batch0[CURSOR_BATCH_BYTES];
 };
@@ -181,6 +182,7 @@ art_cursor_init(void *mem, ArtTrie *t)
 	c->ends_cap = CURSOR_ENTRIES;
 	art_buf_give(&c->start, c->start0, sizeof(c->start0));
 	art_buf_give(&c->bound, c->bound0, sizeof(c->bound0));
+	art_buf_give(&c->last, c->last0, sizeof(c->last0));
 	art_buf_give(&c->path, c->path0, sizeof(c->path0));
 	art_buf_give(&c->batch, c->batch0, sizeof(c->batch0));
 	art_iter_give(&c->it, c->refs0, c->unlocked0, CURSOR_PAGES, c->frames0,
