@@ -49,6 +49,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdlib.h>
+
 #include "trie_internal.h"
 
 /* Bytes of a page in use: records and slots. */
@@ -64,6 +66,12 @@
 #define SPILL_TRIES		8
 /* How far in key order (runs of stubs) a spill looks on either side. */
 #define SPILL_REACH		2
+/* How far in key order (runs of stubs) a repack looks on either side. */
+#define REPACK_REACH	8
+/* Pages a repack lays out again, at most: a page and its neighbours. */
+#define REPACK_PAGES	(2 * REPACK_REACH + 1)
+/* A repack leaves no page loaded above this. */
+#define REPACK_HIGH		MERGE_HIGH
 
 #define MAX_SLOTS	(ART_PAGE_USABLE / 2 + 1)
 
@@ -369,14 +377,14 @@ typedef struct KeyWalk
 									 * order, a run into one page once */
 } KeyWalk;
 
-/* Add pg to pages (at most SPILL_TRIES, no repeats); returns the count. */
+/* Add pg to pages (at most most, no repeats); returns the count. */
 static int
-add_page(ArtPageNo *pages, int n, ArtPageNo pg)
+add_page(ArtPageNo *pages, int n, ArtPageNo pg, int most)
 {
 	for (int i = 0; i < n; i++)
 		if (pages[i] == pg)
 			return n;
-	if (n < SPILL_TRIES)
+	if (n < most)
 		pages[n++] = pg;
 	return n;
 }
@@ -384,16 +392,16 @@ add_page(ArtPageNo *pages, int n, ArtPageNo pg)
 /*
  * The pages, other than skip, that the stubs of parent lead to, nearest
  * to skip's stubs in key order first (walking each tree of parent in key
- * order, a run of stubs into one page counting once), at most
- * SPILL_REACH runs away on either side and SPILL_TRIES in all, into
- * pages; returns how many.  Spilling into them keeps each page close to a
+ * order, a run of stubs into one page counting once), at most reach
+ * runs away on either side and most in all, into pages; returns how
+ * many.  Spilling into them keeps each page close to a
  * range of neighbouring keys, as a btree's leaves are: subtrees from all
  * over the parent page gathered in one page would give it two parent
  * pages once the parent page splits, and merges pass over such pages.
  */
 static int
-neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
-				ArtPageNo *pages)
+neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
+				KeyWalk *kw, ArtPageNo *pages)
 {
 	int			np = art_page_nslots(parent);
 	int			n = 0;
@@ -444,15 +452,15 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, KeyWalk *kw,
 			key = k;
 		}
 	}
-	for (int d = 1; d <= SPILL_REACH && n < SPILL_TRIES; d++)
+	for (int d = 1; d <= reach && n < most; d++)
 		for (int i = 0; i < nseq; i++)
 		{
 			if (kw->seq[i] != skip)
 				continue;
 			if (i - d >= 0 && kw->seq[i - d] != skip)
-				n = add_page(pages, n, kw->seq[i - d]);
+				n = add_page(pages, n, kw->seq[i - d], most);
 			if (i + d < nseq && kw->seq[i + d] != skip)
-				n = add_page(pages, n, kw->seq[i + d]);
+				n = add_page(pages, n, kw->seq[i + d], most);
 		}
 	return n;
 }
@@ -476,6 +484,67 @@ root_of(MergeState *ms, uint16_t s)
 }
 
 /*
+ * The bytes (records and their slots) of the subtree of each page root of
+ * page, which analyse has just read into ms, into ms->size.
+ */
+static void
+subtree_sizes(uint8_t *page, MergeState *ms)
+{
+	int			nslots = art_page_nslots(page);
+
+	memset(ms->root, 0, sizeof(uint16_t) * (nslots + 1));
+	memset(ms->size, 0, sizeof(uint32_t) * (nslots + 1));
+	for (int s = 1; s <= nslots; s++)
+		if (art_slot_off(page, s) != 0)
+			ms->size[root_of(ms, (uint16_t) s)] +=
+				art_rec_size(art_rec(page, s)) + 2;
+}
+
+/*
+ * Pin exclusive, one at a time, the pages near page in key order under
+ * parent (neighbour_pages: for a spill SPILL_REACH runs of stubs away,
+ * for a repack REPACK_REACH), appending to q from q[*nq] on those whose
+ * every page root is referenced from parent and that a spill can fill
+ * (loaded below MERGE_HIGH) or a repack can move (holding no stub); the
+ * others are released again.  Each is below parent and reachable only
+ * through it, so no cycle of waits.  ms is scratch.
+ */
+static ArtStatus
+pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
+			   MergeState *ms, bool repacking, ArtPageRef *q, int *nq)
+{
+	ArtPageNo	sibs[REPACK_PAGES];
+	int			nsib;
+	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
+
+	if (kw == NULL)
+		return ART_NO_MEMORY;
+	if (repacking)
+		nsib = neighbour_pages(parent->data, page->pageno, REPACK_REACH,
+							   REPACK_PAGES - 1, kw, sibs);
+	else
+		nsib = neighbour_pages(parent->data, page->pageno, SPILL_REACH,
+							   SPILL_TRIES, kw, sibs);
+	art_free(t, kw);
+	for (int i = 0; i < nsib; i++)
+	{
+		ArtStatus	st = t->store.ops->pin(t->store.store, sibs[i],
+										   ART_LOCK_EXCLUSIVE, &q[*nq]);
+
+		if (st != ART_OK)
+			return st;
+		if (!analyse(parent, &q[*nq], ms) ||
+			(repacking ? ms->stubs : PAGE_LOAD(q[*nq].data) >= MERGE_HIGH))
+		{
+			t->store.ops->release(t->store.store, &q[*nq]);
+			continue;
+		}
+		(*nq)++;
+	}
+	return ART_OK;
+}
+
+/*
  * Spread the page roots of page, which holds no stub, over up to
  * SPILL_TRIES sibling pages (child pages of parent whose every page root
  * is referenced from it), each staying at or below MERGE_HIGH: largest
@@ -489,48 +558,28 @@ static ArtStatus
 spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	  MergeState *qs, bool *done)
 {
-	ArtPageNo	sibs[SPILL_TRIES];
 	ArtPageRef	q[SPILL_TRIES];
 	size_t		room[SPILL_TRIES];
 	size_t		total = 0;
 	int			nq = 0;
-	int			nsib;
 	int			nslots = art_page_nslots(page->data);
 	int			nroots = 0;
-	ArtStatus	st = ART_OK;
-
-	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
+	ArtStatus	st;
 
 	*done = false;
-	if (kw == NULL)
-		return ART_NO_MEMORY;
-	nsib = neighbour_pages(parent->data, page->pageno, kw, sibs);
-	art_free(t, kw);
-	for (int i = 0; i < nsib; i++)
+	st = pin_neighbours(t, parent, page, qs, false, q, &nq);
+	if (st != ART_OK)
+		goto out;
+	for (int j = 0; j < nq; j++)
 	{
-		st = t->store.ops->pin(t->store.store, sibs[i], ART_LOCK_EXCLUSIVE,
-							   &q[nq]);
-		if (st != ART_OK)
-			goto out;
-		if (!analyse(parent, &q[nq], qs) ||
-			PAGE_LOAD(q[nq].data) >= MERGE_HIGH)
-		{
-			t->store.ops->release(t->store.store, &q[nq]);
-			continue;
-		}
-		room[nq] = MERGE_HIGH - PAGE_LOAD(q[nq].data);
-		total += room[nq++];
+		room[j] = MERGE_HIGH - PAGE_LOAD(q[j].data);
+		total += room[j];
 	}
 	if (total < ms->bytes)
 		goto out;
 
 	/* the bytes of each page root's subtree, largest first */
-	memset(ms->root, 0, sizeof(uint16_t) * (nslots + 1));
-	memset(ms->size, 0, sizeof(uint32_t) * (nslots + 1));
-	for (int s = 1; s <= nslots; s++)
-		if (art_slot_off(page->data, s) != 0)
-			ms->size[root_of(ms, (uint16_t) s)] +=
-				art_rec_size(art_rec(page->data, s)) + 2;
+	subtree_sizes(page->data, ms);
 	for (int s = 1; s <= nslots; s++)
 	{
 		int			j;
@@ -575,6 +624,206 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 out:
 	while (nq > 0)
 		t->store.ops->release(t->store.store, &q[--nq]);
+	return st;
+}
+
+/* A page root that repack lays out again. */
+typedef struct RepackItem
+{
+	uint32_t	size;			/* bytes of its subtree, slots included */
+	uint16_t	slot;			/* its slot in its page */
+	uint8_t		from;			/* its page: an index into the group */
+	uint8_t		bin;			/* the page it goes to: a bin */
+} RepackItem;
+
+/* Order RepackItems largest first, then by page and slot. */
+static int
+item_desc(const void *a, const void *b)
+{
+	const RepackItem *x = a;
+	const RepackItem *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot ? 1 : 0;
+}
+
+/*
+ * The page roots of the nq pages of q (q[0] the underfull page) into
+ * *items, with their sizes, largest first; returns how many, or -1 when
+ * out of memory.
+ */
+static int
+repack_items(ArtTrie *t, ArtPageRef *parent, ArtPageRef *q, int nq,
+			 MergeState *ms, RepackItem **items)
+{
+	int			n = 0;
+	int			cap = 0;
+
+	*items = NULL;
+	for (int g = 0; g < nq; g++)
+	{
+		int			nslots = art_page_nslots(q[g].data);
+
+		analyse(parent, &q[g], ms);
+		subtree_sizes(q[g].data, ms);
+		for (int s = 1; s <= nslots; s++)
+		{
+			if (art_slot_off(q[g].data, s) == 0 || ms->up[s] != 0)
+				continue;
+			if (art_grow(t, (void **) items, &cap, n + 1,
+						 sizeof(RepackItem)) != ART_OK)
+				return -1;
+			(*items)[n].size = ms->size[s];
+			(*items)[n].slot = (uint16_t) s;
+			(*items)[n].from = (uint8_t) g;
+			(*items)[n].bin = 0;
+			n++;
+		}
+	}
+	if (n > 1)
+		qsort(*items, n, sizeof(RepackItem), item_desc);
+	return n;
+}
+
+/*
+ * Pack the items first-fit into bins of at most REPACK_HIGH bytes, as a
+ * bulk load packs subtrees into pages; returns the number of bins, or -1
+ * if that takes more than most.
+ */
+static int
+repack_bins(RepackItem *items, int nitems, int most)
+{
+	size_t		load[REPACK_PAGES];
+	int			nbins = 0;
+
+	for (int i = 0; i < nitems; i++)
+	{
+		int			k = 0;
+
+		while (k < nbins && load[k] + items[i].size > REPACK_HIGH)
+			k++;
+		if (k == nbins)
+		{
+			if (nbins == most)
+				return -1;
+			load[nbins++] = 0;
+		}
+		load[k] += items[i].size;
+		items[i].bin = (uint8_t) k;
+	}
+	return nbins;
+}
+
+/*
+ * Lay the page roots of page (which holds no stub) and of the pages near
+ * it in key order out again into fewer pages: the pages neighbour_pages
+ * gives that hold no stub and have every page root referenced from
+ * parent, packed first-fit, largest subtree first, each page at most
+ * REPACK_HIGH, as a bulk load packs whole subtrees.  A spill moves one
+ * page's subtrees into the room its neighbours have; this also moves
+ * theirs, so three page roots that fit one page end in one page wherever
+ * they were.  Each new page goes to the page that held most of its bytes,
+ * and the pages left over are freed.  *done says whether page was freed.
+ * The pages are pinned exclusive until the end (each below parent and
+ * reachable only through it), and nothing changes unless the group packs
+ * into fewer pages and the memory for the copies is there.
+ */
+static ArtStatus
+repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
+	   bool *done)
+{
+	ArtPageRef	q[REPACK_PAGES];
+	int			owner[REPACK_PAGES];	/* bin -> the index of its page */
+	bool		kept[REPACK_PAGES];
+	RepackItem *items = NULL;
+	uint8_t    *copy = NULL;
+	int			nq = 1;
+	int			nitems;
+	int			nbins;
+	ArtStatus	st;
+
+	*done = false;
+	q[0] = *page;
+	st = pin_neighbours(t, parent, page, ms, true, q, &nq);
+	if (st != ART_OK || nq < 2)
+		goto out;
+	nitems = repack_items(t, parent, q, nq, ms, &items);
+	if (nitems < 0)
+	{
+		st = ART_NO_MEMORY;
+		goto out;
+	}
+	nbins = repack_bins(items, nitems, nq - 1);
+	if (nbins < 0)
+		goto out;
+
+	/* each bin to the page that holds most of its bytes */
+	memset(kept, 0, sizeof(kept));
+	for (int k = 0; k < nbins; k++)
+	{
+		size_t		from[REPACK_PAGES] = {0};
+
+		owner[k] = -1;
+		for (int i = 0; i < nitems; i++)
+			if (items[i].bin == k)
+				from[items[i].from] += items[i].size;
+		for (int g = 0; g < nq; g++)
+			if (!kept[g] && (owner[k] < 0 || from[g] > from[owner[k]]))
+				owner[k] = g;
+		kept[owner[k]] = true;
+	}
+	copy = art_alloc(t, (size_t) (nq + 1) * ART_PAGE_SIZE);
+	if (copy == NULL)
+	{
+		st = ART_NO_MEMORY;
+		goto out;
+	}
+	memcpy(copy + (size_t) nq * ART_PAGE_SIZE, parent->data, ART_PAGE_SIZE);
+	for (int g = 0; g < nq; g++)
+		memcpy(copy + (size_t) g * ART_PAGE_SIZE, q[g].data, ART_PAGE_SIZE);
+
+	/* nothing below can fail */
+	for (int k = 0; k < nbins; k++)
+		art_page_init(q[owner[k]].data);
+	for (int g = 0; g < nq; g++)
+	{
+		ArtPageRef	src = {q[g].pageno, copy + (size_t) g * ART_PAGE_SIZE, NULL};
+		ArtPageRef	was = {parent->pageno, copy + (size_t) nq * ART_PAGE_SIZE, NULL};
+		int			nslots = art_page_nslots(src.data);
+
+		analyse(&was, &src, ms);
+		memset(ms->root, 0, sizeof(uint16_t) * (nslots + 1));
+		for (int i = 0; i < nitems; i++)
+			if (items[i].from == g)
+				ms->dest[items[i].slot] = items[i].bin;
+		for (int s = 1; s <= nslots; s++)
+			if (art_slot_off(src.data, s) != 0)
+				ms->dest[s] = ms->dest[root_of(ms, (uint16_t) s)];
+		for (int k = 0; k < nbins; k++)
+			move_records(parent->data, &src, &q[owner[k]], false, ms, k);
+	}
+	for (int g = 0; g < nq; g++)
+	{
+		if (kept[g])
+			t->store.ops->mark_dirty(t->store.store, &q[g]);
+		else
+			t->store.ops->free(t->store.store, &q[g]);
+	}
+	t->store.ops->mark_dirty(t->store.store, parent);
+	t->store.ops->version(t->store.store, true);
+	*done = !kept[0];
+	for (int g = 1; g < nq; g++)
+		if (kept[g])
+			t->store.ops->release(t->store.store, &q[g]);
+	nq = 1;
+out:
+	while (nq > 1)
+		t->store.ops->release(t->store.store, &q[--nq]);
+	art_free(t, items);
+	art_free(t, copy);
 	return st;
 }
 
@@ -680,6 +929,8 @@ merge_locked(ArtTrie *t, MergePath *mp)
 		bool		done = false;
 
 		st = spill(t, parent, page, ms, qs, &done);
+		if (st == ART_OK && !done)
+			st = repack(t, parent, page, qs, &done);
 		if (done)
 			mp->n = 1;
 	}
