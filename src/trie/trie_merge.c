@@ -24,7 +24,14 @@
  * the stubs of the parent page up to SPILL_REACH runs of stubs away on
  * either side of its own lead to), each staying at or below MERGE_HIGH,
  * so the room that random inserts leave in the halves of splits is used
- * again.
+ * again.  When it cannot (its neighbours lack the room for its subtrees
+ * as they lie), the page and the pages near it holding no stub (up to
+ * REPACK_REACH runs of stubs away) are repacked: all their page roots
+ * packed first-fit, largest first, into fewer pages at or below
+ * REPACK_HIGH, as a bulk load packs subtrees, and the pages left over
+ * freed.  Whole page roots of a few kilobytes fill pages only in threes
+ * and twos, and which three fit together depends on all their sizes, not
+ * on one page's.
  *
  * Only pages whose every page root is referenced from the parent page
  * take part (a page may have several parent pages).  Then neither page is
@@ -44,8 +51,9 @@
  * then, one at a time, child pages of the page (below it) or siblings
  * (child pages of the parent page, reachable from neither of the two, so
  * no cycle of waits can form); a spill keeps up to SPILL_TRIES siblings
- * that take part pinned at once (each reachable only through the parent
- * page, which it holds).  Everything is pinned before anything changes.
+ * that take part pinned at once, a repack up to REPACK_PAGES - 1 (each
+ * reachable only through the parent page, which it holds).  Everything
+ * is pinned before anything changes.
  *
  *-------------------------------------------------------------------------
  */

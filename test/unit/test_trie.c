@@ -2083,8 +2083,9 @@ test_verify_between_merges(void)
  * by new ones (the new inserted, then the old deleted in key order), then
  * 3 in 4 deleted in key order.  A page holding stubs that the deletes
  * leave underfull after they have passed its child pages takes a child
- * page in, so the trie ends within twice a fresh build's pages, and
- * sound.
+ * page in, and pages near each other in key order are packed again into
+ * fewer, so the trie ends within 1.7 times a fresh build's pages (52 for
+ * 32; 56 without the repacks), and sound.
  */
 static bool
 test_merge_sweep(void)
@@ -2111,7 +2112,7 @@ test_merge_sweep(void)
 	fresh = fresh_pages(&f.m);
 	printf("merge_sweep: %llu pages, fresh %llu\n",
 		   (unsigned long long) pages, (unsigned long long) fresh);
-	CHECK(pages <= 2 * fresh, "%llu pages for %llu fresh",
+	CHECK(pages * 10 <= fresh * 17, "%llu pages for %llu fresh",
 		  (unsigned long long) pages, (unsigned long long) fresh);
 	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
@@ -2125,9 +2126,11 @@ test_merge_sweep(void)
  * random row; the entries of updated and deleted rows go in key order
  * after each fifth of the table, as VACUUM removes them.  Pages filled
  * below 70% spread over their siblings up to two runs of stubs away in
- * key order when none takes them whole, so the pages stay within 1.36
- * times a fresh build's (1.32x; 1.41x when only pages below 45% spread,
- * and only over the siblings next to them).
+ * key order when none takes them whole, and when they cannot, are packed
+ * again with the pages up to eight runs away into fewer pages, so the
+ * pages stay within 1.28 times a fresh build's (117 for 92: 1.27x; 121
+ * without the repacks, 130 when only pages below 45% spread, and only
+ * over the siblings next to them).
  */
 static bool
 test_merge_churn(void)
@@ -2179,7 +2182,7 @@ test_merge_churn(void)
 	fresh = fresh_pages(&f.m);
 	printf("merge_churn: %llu pages, fresh %llu\n",
 		   (unsigned long long) pages, (unsigned long long) fresh);
-	CHECK(pages * 100 <= fresh * 136, "%llu pages for %llu fresh",
+	CHECK(pages * 100 <= fresh * 128, "%llu pages for %llu fresh",
 		  (unsigned long long) pages, (unsigned long long) fresh);
 	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
