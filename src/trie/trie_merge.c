@@ -798,10 +798,13 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 		art_page_init(q[owner[k]].data);
 	for (int g = 0; g < nq; g++)
 	{
-		ArtPageRef	src = {q[g].pageno, copy + (size_t) g * ART_PAGE_SIZE, NULL};
-		ArtPageRef	was = {parent->pageno, copy + (size_t) nq * ART_PAGE_SIZE, NULL};
-		int			nslots = art_page_nslots(src.data);
+		ArtPageRef	src = {q[g].pageno, NULL, NULL};
+		ArtPageRef	was = {parent->pageno, NULL, NULL};
+		int			nslots;
 
+		src.data = copy + (size_t) g * ART_PAGE_SIZE;
+		was.data = copy + (size_t) nq * ART_PAGE_SIZE;
+		nslots = art_page_nslots(src.data);
 		analyse(&was, &src, ms);
 		memset(ms->root, 0, sizeof(uint16_t) * (nslots + 1));
 		for (int i = 0; i < nitems; i++)
