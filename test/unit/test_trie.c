@@ -1096,6 +1096,64 @@ test_cursors(void)
 }
 
 /*
+ * The scan of the entries beginning with key, forward (from key inclusive
+ * to bound exclusive: key with its last byte one higher, written there).
+ */
+static bool
+prefix_range_spec(Fixture *f, const uint8_t *key, size_t len,
+				  uint8_t *bound, size_t boundcap, ScanSpec *s)
+{
+	CHECK(len > 0 && len <= boundcap && key[len - 1] != 0xFF,
+		  "prefix range key");
+	memcpy(bound, key, len);
+	bound[len - 1]++;
+	memset(s, 0, sizeof(*s));
+	s->dir = ART_FORWARD;
+	s->start = key;
+	s->start_len = len;
+	s->start_inclusive = true;
+	s->bound = bound;
+	s->bound_len = len;
+	s->limit = (int) f->m.n + 1;
+	return true;
+}
+
+/*
+ * The runs of cursor c, already positioned and bounded, against the
+ * model's scan s, to the end; what names the check in its messages.
+ */
+static bool
+check_runs(Fixture *f, ArtCursor *c, const ScanSpec *s, const char *what)
+{
+	ArtRun		run;
+	const MKey *want = NULL;
+	ArtStatus	st;
+
+	while ((st = art_cursor_next_run(c, &run)) == ART_OK)
+	{
+		for (int k = 0; k < run.n; k++)
+		{
+			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
+
+			want = model_scan_next(&f->m, s, want);
+			CHECK(want != NULL, "%s: trie has more", what);
+			CHECK(run.ends[k] - start == want->len &&
+				  memcmp(run.data + start, want->data, want->len) == 0,
+				  "%s: entry differs", what);
+		}
+		if (run.last)
+		{
+			st = art_cursor_next_run(c, &run);
+			break;
+		}
+	}
+	CHECK(st == ART_NOT_FOUND, "%s: %s", what, art_status_string(st));
+	CHECK(model_scan_next(&f->m, s, want) == NULL, "%s: trie has fewer",
+		  what);
+	return true;
+}
+
+/*
  * The entries beginning with key, forward, as an index's exact lookup asks
  * for them (from key inclusive to key with its last byte one higher,
  * exclusive): unbatched entry by entry, and batched in runs, each against
@@ -1107,53 +1165,19 @@ check_prefix_range(Fixture *f, const uint8_t *key, size_t len)
 	ScanSpec	s;
 	uint8_t		bound[4096];
 	ArtCursor  *c;
-	ArtRun		run;
-	const MKey *want = NULL;
-	ArtStatus	st;
-	int			k;
+	bool		ok;
 
-	CHECK(len > 0 && len <= sizeof(bound) && key[len - 1] != 0xFF,
-		  "prefix range key");
-	memcpy(bound, key, len);
-	bound[len - 1]++;
-	memset(&s, 0, sizeof(s));
-	s.dir = ART_FORWARD;
-	s.start = key;
-	s.start_len = len;
-	s.start_inclusive = true;
-	s.bound = bound;
-	s.bound_len = len;
-	s.limit = (int) f->m.n + 1;
+	if (!prefix_range_spec(f, key, len, bound, sizeof(bound), &s))
+		return false;
 	CHECK(check_scan(&f->t, &f->m, &s), "prefix range, unbatched");
 
 	CHECK(art_cursor_open(&f->t, &c) == ART_OK, "open batched");
 	art_cursor_set_batched(c, true);
 	CHECK(art_cursor_set_bound(c, bound, len, false) == ART_OK, "bound");
 	CHECK(art_cursor_seek(c, key, len, true, ART_FORWARD) == ART_OK, "seek");
-	while ((st = art_cursor_next_run(c, &run)) == ART_OK)
-	{
-		for (k = 0; k < run.n; k++)
-		{
-			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
-
-			want = model_scan_next(&f->m, &s, want);
-			CHECK(want != NULL, "prefix range, batched: trie has more");
-			CHECK(run.ends[k] - start == want->len &&
-				  memcmp(run.data + start, want->data, want->len) == 0,
-				  "prefix range, batched: entry differs");
-		}
-		if (run.last)
-		{
-			st = art_cursor_next_run(c, &run);
-			break;
-		}
-	}
-	CHECK(st == ART_NOT_FOUND, "prefix range, batched: %s",
-		  art_status_string(st));
-	CHECK(model_scan_next(&f->m, &s, want) == NULL,
-		  "prefix range, batched: trie has fewer");
+	ok = check_runs(f, c, &s, "prefix range, batched");
 	art_cursor_close(c);
-	return true;
+	return ok;
 }
 
 /*
@@ -1270,51 +1294,18 @@ check_reused_range(Fixture *f, void *mem, const uint8_t *key, size_t len,
 	ScanSpec	s;
 	uint8_t		bound[4096];
 	ArtCursor  *c;
-	ArtRun		run;
-	const MKey *want = NULL;
-	ArtStatus	st;
-	int			k;
+	bool		ok;
 
-	CHECK(len > 0 && len <= sizeof(bound) && key[len - 1] != 0xFF,
-		  "reused range key");
-	memcpy(bound, key, len);
-	bound[len - 1]++;
-	memset(&s, 0, sizeof(s));
-	s.dir = ART_FORWARD;
-	s.start = key;
-	s.start_len = len;
-	s.start_inclusive = true;
-	s.bound = bound;
-	s.bound_len = len;
-	s.limit = (int) f->m.n + 1;
-
+	if (!prefix_range_spec(f, key, len, bound, sizeof(bound), &s))
+		return false;
 	c = art_cursor_init(mem, &f->t);
 	art_cursor_set_batched(c, true);
 	CHECK(art_cursor_seek(c, key, len, true, ART_FORWARD) == ART_OK, "seek");
 	CHECK(art_cursor_set_bound(c, bound, len, false) == ART_OK, "bound");
-	while ((st = art_cursor_next_run(c, &run)) == ART_OK)
-	{
-		for (k = 0; k < run.n; k++)
-		{
-			size_t		start = k > 0 ? run.ends[k - 1] : run.start;
-
-			want = model_scan_next(&f->m, &s, want);
-			CHECK(want != NULL, "reused: trie has more");
-			CHECK(run.ends[k] - start == want->len &&
-				  memcmp(run.data + start, want->data, want->len) == 0,
-				  "reused: entry differs");
-		}
-		if (run.last)
-		{
-			st = art_cursor_next_run(c, &run);
-			break;
-		}
-	}
-	CHECK(st == ART_NOT_FOUND, "reused: %s", art_status_string(st));
-	CHECK(model_scan_next(&f->m, &s, want) == NULL, "reused: trie has fewer");
+	ok = check_runs(f, c, &s, "reused");
 	art_cursor_release(c);
 	*allocs = art_memstore_mem_allocs(f->ms) - before;
-	return true;
+	return ok;
 }
 
 /*
