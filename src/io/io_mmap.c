@@ -26,9 +26,11 @@
  * the kernel then reads around it, up to the device's read_ahead_kb per
  * fault (8 MB on the VM measured: 4 MB a fault on average for random
  * probes of a cold file).  For random probes (io_set_random_reads) the
- * mapping is advised MADV_RANDOM, so a fault reads only its own page;
- * streaming scans keep the kernel's read-around (MADV_NORMAL).  The advice
- * changes only when a read finds it differs.
+ * mapping is advised MADV_RANDOM, so a fault reads only its own 4 kB, and
+ * each read asks for its pages first (MADV_WILLNEED), so that an 8 kB page
+ * comes in one read, not two; streaming scans keep the kernel's
+ * read-around (MADV_NORMAL).  The advice changes only when a read finds it
+ * differs.
  *
  * Each file's descriptor counts as one of PostgreSQL's external
  * descriptors, so that PostgreSQL closes its own virtual files to stay
@@ -307,6 +309,36 @@ mmap_advise(MmapFile *f)
 }
 
 /*
+ * Ask the kernel to read the pages about to be copied, a run of pages at
+ * consecutive offsets per call, when the mapping is advised for random
+ * probes.  Under MADV_RANDOM a fault reads only its own 4 kB, so copying
+ * an 8 kB page the kernel's cache lacks would wait for two reads one after
+ * the other; MADV_WILLNEED starts the whole page's read at once (and costs
+ * a look into the kernel's cache when the page is there).  Streaming reads
+ * need no hint: the kernel reads around their faults.
+ */
+static void
+mmap_prefetch(MmapFile *f, const IoPage *pages, int npages)
+{
+	int			i = 0;
+
+	if (!f->advised_random)
+		return;
+	while (i < npages)
+	{
+		uint64		offset = pages[i].offset;
+		int			n = 1;
+
+		while (i + n < npages &&
+			   pages[i + n].offset == offset + (uint64) n * IO_PAGE_SIZE)
+			n++;
+		(void) madvise(f->base + offset, (Size) n * IO_PAGE_SIZE,
+					   MADV_WILLNEED);
+		i += n;
+	}
+}
+
+/*
  * Copy pages out of the mapping.
  */
 static void
@@ -323,6 +355,7 @@ mmap_read(const char *path, const IoPage *pages, int npages, IoFailure *fail)
 		(err = mmap_cover(f, end)) == 0)
 	{
 		mmap_advise(f);
+		mmap_prefetch(f, pages, npages);
 		err = mmap_copy_out(f, pages, npages);
 	}
 	if (err != 0)
