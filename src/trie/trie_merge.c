@@ -40,9 +40,12 @@
  * get their stubs in the parent page repointed (or, moved into the parent
  * page, take their stubs' slots).  A merge keeps the trie's content, and
  * the counts move with the nodes.  The page a merge frees holds no stubs:
- * verify and statistics, walking in steps, find a page holding stubs
- * again by its number.  A merge moves the store's content version, so
- * their checks across steps do not count a merge between them.
+ * moving a page of stubs whole gained at most a page in a model of churn,
+ * and spreading its stubs over several pages gives the pages below two
+ * parent pages, which merges pass over (bench/README.md, "Size under
+ * writes").  A merge moves the store's content version, so the checks of
+ * verify and statistics across their steps do not count a merge between
+ * them.
  *
  * Locks: the write section (share), then the split section exclusive, so
  * no insert is between its passes (its second pass relies on no node
