@@ -185,7 +185,7 @@ perf_procs() {
 			--pid "$backends" -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
 		echo "# io worker ($worker), by library and symbol"
 		[ -n "$worker" ] && perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort dso,symbol \
-			--pid "$worker" --percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
+			--pid "$worker" --percentage relative --percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$'
 	} >"$1"
 }
 
