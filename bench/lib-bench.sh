@@ -1146,3 +1146,30 @@ build_pairs() {
 	pair_ratios "$ds" "$a" "$b" build_clock ms
 	rounds_collapse "builds side by side, each in a session of its own"
 }
+
+# bench_recovery_cluster: a throwaway cluster for the crash recovery
+# benchmarks (recovery.sh, recovery_ab.sh) on which neither PostgreSQL nor
+# artrie checkpoints meanwhile (a pool large enough never to be half
+# dirty), with artrie and an empty table j whose column k has the artrie
+# index j_k.
+bench_recovery_cluster() {
+	artrie_start_cluster "artrie.checkpoint_timeout = 86400" \
+		"artrie.checkpoint_dirty_percent = 100" \
+		"artrie.buffer_pool_size = '4GB'" "checkpoint_timeout = '1h'" \
+		"max_wal_size = '20GB'"
+	as_pg "$PG_BIN/psql" -X -At -v ON_ERROR_STOP=1 -d postgres -c "CREATE EXTENSION artrie;
+		CREATE TABLE j (k text);
+		CREATE INDEX j_k ON j USING artrie (k);" >/dev/null
+}
+
+# bench_crash: SIGKILL the cluster's postmaster and all its children, and
+# wait until they are gone.
+bench_crash() {
+	local pm kids k
+	pm=$(head -1 "$PGDATA/postmaster.pid")
+	kids=$(pgrep -P "$pm" || true)
+	# shellcheck disable=SC2086
+	kill -9 "$pm" $kids
+	while kill -0 "$pm" 2>/dev/null; do sleep 0.1; done
+	for k in $kids; do while kill -0 "$k" 2>/dev/null; do sleep 0.1; done; done
+}

@@ -31,6 +31,7 @@
 set -eu
 
 . "$(dirname "$0")/../test/lib.sh"
+. "$(dirname "$0")/lib-bench.sh"
 
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10 100)
@@ -50,13 +51,7 @@ mkdir -p "$(dirname "$out")"
 psql_q() { as_pg "$PG_BIN/psql" -X -At -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
 
 for mb in "${sizes[@]}"; do
-	artrie_start_cluster "artrie.checkpoint_timeout = 86400" \
-		"artrie.checkpoint_dirty_percent = 100" \
-		"artrie.buffer_pool_size = '4GB'" "checkpoint_timeout = '1h'" \
-		"max_wal_size = '20GB'"
-	psql_q "CREATE EXTENSION artrie;
-		CREATE TABLE j (k text);
-		CREATE INDEX j_k ON j USING artrie (k);" >/dev/null
+	bench_recovery_cluster
 	# One batch tells the bytes of artrie WAL records a row costs; the
 	# rest in one go.
 	artrie_wal() { psql_q "SELECT (artrie_stats('j_k')->'wal'->>'$1')::bigint"; }
@@ -71,12 +66,7 @@ for mb in "${sizes[@]}"; do
 	# The WAL redo will go over: from PostgreSQL's redo pointer on.
 	wal_bytes=$(psql_q "SELECT pg_current_wal_insert_lsn() - redo_lsn FROM pg_control_checkpoint()")
 
-	pm=$(head -1 "$PGDATA/postmaster.pid")
-	kids=$(pgrep -P "$pm" || true)
-	# shellcheck disable=SC2086
-	kill -9 "$pm" $kids
-	while kill -0 "$pm" 2>/dev/null; do sleep 0.1; done
-	for k in $kids; do while kill -0 "$k" 2>/dev/null; do sleep 0.1; done; done
+	bench_crash
 
 	logstart=$(( $(wc -l <"$ARTRIE_TMP/server.log") + 1 ))
 	start=$(date +%s.%N)
