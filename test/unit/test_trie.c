@@ -2069,6 +2069,42 @@ test_verify_between_merges(void)
 }
 
 /*
+ * A page whose merge was tried and changed nothing is not tried again at
+ * each further delete in it: half of 20,000 md5-like entries, inserted one
+ * by one, deleted in key order as VACUUM does, enter the split section
+ * (each try does, exclusive) at most once every 8 deletes (4,904 times
+ * when every delete into an underfull page tried), and the trie ends
+ * sound and as small as those merges left it (111 pages for 62 fresh).
+ */
+static bool
+test_merge_passed_over(void)
+{
+	Fixture		f;
+	uint8_t		key[64];
+	uint64_t	before;
+	uint64_t	tries;
+	uint64_t	pages;
+
+	CHECK(fixture_init(&f), "create");
+	for (int i = 0; i < 20000; i++)
+		CHECK(put(&f, key, md5_entry(i, key)), "put");
+	before = art_memstore_split_sections(f.ms);
+	CHECK(delete_in_key_order(&f, 0, 20000, 2), "delete 1 in 2");
+	tries = art_memstore_split_sections(f.ms) - before;
+	pages = art_memstore_pages(f.ms);
+	printf("merge_passed_over: %llu tries for 10000 deletes, %llu pages, fresh %llu\n",
+		   (unsigned long long) tries, (unsigned long long) pages,
+		   (unsigned long long) fresh_pages(&f.m));
+	CHECK(tries * 8 <= 10000, "%llu tries for 10000 deletes",
+		  (unsigned long long) tries);
+	CHECK(pages * 100 <= fresh_pages(&f.m) * 180, "%llu pages for %llu fresh",
+		  (unsigned long long) pages, (unsigned long long) fresh_pages(&f.m));
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	return true;
+}
+
+/*
  * Merges after deletes in key order, as VACUUM makes them (TAP 028's
  * steps): 20,000 md5-like entries bulk loaded, three times all replaced
  * by new ones (the new inserted, then the old deleted in key order), then
@@ -3788,6 +3824,7 @@ main(int argc, char **argv)
 		{"finger_failures", test_finger_failures},
 		{"merge", test_merge},
 		{"merge_sweep", test_merge_sweep},
+		{"merge_passed_over", test_merge_passed_over},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
