@@ -2070,9 +2070,10 @@ test_verify_between_merges(void)
 
 /*
  * A page whose merge was tried and changed nothing is not tried again at
- * each further delete in it: half of 20,000 md5-like entries, inserted one
- * by one, deleted in key order as VACUUM does, enter the split section
- * (each try does, exclusive) at most once every 8 deletes (4,904 times
+ * each further delete in it: after half of 20,000 md5-like entries,
+ * inserted one by one, are deleted in key order as VACUUM does, the
+ * merges enter the split section (each try does, exclusive) at most once
+ * every 8 deletes (4,904 times
  * when every delete into an underfull page tried), and the trie ends
  * sound and as small as those merges left it (111 pages for 62 fresh).
  */
@@ -2081,16 +2082,26 @@ test_merge_passed_over(void)
 {
 	Fixture		f;
 	uint8_t		key[64];
-	uint64_t	before;
-	uint64_t	tries;
+	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * 10000);
+	uint64_t	tries = 0;
 	uint64_t	pages;
 
-	CHECK(fixture_init(&f), "create");
+	CHECK(keys != NULL && fixture_init(&f), "create");
 	for (int i = 0; i < 20000; i++)
 		CHECK(put(&f, key, md5_entry(i, key)), "put");
-	before = art_memstore_split_sections(f.ms);
-	CHECK(delete_in_key_order(&f, 0, 20000, 2), "delete 1 in 2");
-	tries = art_memstore_split_sections(f.ms) - before;
+	for (int i = 0; i < 10000; i++)
+		md5_entry(2 * i + 1, keys[i]);
+	qsort(keys, 10000, sizeof(*keys), cmp_md5_entries);
+	for (int i = 0; i < 10000; i++)
+	{
+		uint64_t	before;
+
+		CHECK(art_delete(&f.t, keys[i], 39) == ART_OK &&
+			  model_delete(&f.m, keys[i], 39), "delete");
+		before = art_memstore_split_sections(f.ms);
+		CHECK(art_merge(&f.t, keys[i], 39) == ART_OK, "merge");
+		tries += art_memstore_split_sections(f.ms) - before;
+	}
 	pages = art_memstore_pages(f.ms);
 	printf("merge_passed_over: %llu tries for 10000 deletes, %llu pages, fresh %llu\n",
 		   (unsigned long long) tries, (unsigned long long) pages,
@@ -2101,6 +2112,7 @@ test_merge_passed_over(void)
 		  (unsigned long long) pages, (unsigned long long) fresh_pages(&f.m));
 	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
+	free(keys);
 	return true;
 }
 
