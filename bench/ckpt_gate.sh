@@ -15,8 +15,10 @@
 # index is then changed: the io worker's next pass logs its whole image),
 # then a timed CHECKPOINT (ckpt_ms, as psql sees it) and the time from
 # its start until artrie's slot reaches its redo pointer (images_ms: the
-# io worker's pass at it is done).  Prints every run, then the medians
-# per version and size.  ARTRIE_KEEP=1 keeps the scratch directory.
+# io worker's pass at it is done), with the io worker's CPU time meanwhile
+# (cpu_ms, from /proc) and the pages it read (the image's, read back from
+# the file; artrie_io_stats()).  Prints every run, then the medians per
+# version and size.  ARTRIE_KEEP=1 keeps the scratch directory.
 set -u
 
 REPS=${1:-3}
@@ -40,13 +42,25 @@ bench_versions "$BASE"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
+# The io worker's CPU time so far, in 10 ms ticks (0 if it is not found).
+worker_cpu() {
+	local pid
+	pid=$(pgrep -f -P "$(head -1 "$PGDATA/postmaster.pid")" '^postgres: artrie io worker' | head -1)
+	awk '{ print $14 + $15 }' "/proc/${pid:-0}/stat" 2>/dev/null || echo 0
+}
+
+# The pages the io worker has read.
+worker_reads() { q -c "SELECT reads FROM artrie_io_stats() WHERE process = 'io worker'"; }
+
 # run VERSION SIZE REP: one measurement, printed as a line.
 run() {
-	local v=$1 n=$2 rep=$3 t0 t1 t2 redo
+	local v=$1 n=$2 rep=$3 t0 t1 t2 redo w0 w1 r0 r1
 	q -c 'CHECKPOINT' >/dev/null || { cat "$BENCH_ERR"; exit 1; }
 	sleep 2
 	q -c "INSERT INTO gate_$n (k) SELECT 'new/$rep/' || g FROM generate_series(1, 1000) g" ||
 		{ cat "$BENCH_ERR"; exit 1; }
+	r0=$(worker_reads)
+	w0=$(worker_cpu)
 	t0=$(now_ms)
 	q -c 'CHECKPOINT' || { cat "$BENCH_ERR"; exit 1; }
 	t1=$(now_ms)
@@ -55,11 +69,14 @@ run() {
 		sleep 0.01
 	done
 	t2=$(now_ms)
-	printf '%s\t%s\t%s\t%s\t%s\n' "$v" "$n" "$rep" $((t1 - t0)) $((t2 - t0)) | tee -a "$ARTRIE_TMP/runs.tsv"
+	w1=$(worker_cpu)
+	r1=$(worker_reads)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$n" "$rep" $((t1 - t0)) $((t2 - t0)) $(((w1 - w0) * 10)) $((r1 - r0)) |
+		tee -a "$ARTRIE_TMP/runs.tsv"
 }
 
 say "bash bench/ckpt_gate.sh $REPS (ARTRIE_BASE=${BASE:-none}), sizes $SIZES, $(date -u '+%Y-%m-%d %H:%M') UTC, load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf 'version\tkeys\trep\tckpt_ms\timages_ms\n'
+printf 'version\tkeys\trep\tckpt_ms\timages_ms\tcpu_ms\tpages_read\n'
 for rep in $(seq 1 "$REPS"); do
 	for v in $(bench_version_order "$rep"); do
 		[ "$VERSIONS" = head ] || bench_use_version "$v"
@@ -71,9 +88,10 @@ done
 say "medians (load $(cut -d' ' -f1-3 /proc/loadavg))"
 for v in $VERSIONS; do
 	for n in $SIZES; do
-		awk -F'\t' -v v="$v" -v n="$n" '$1 == v && $2 == n { c[++k] = $4; i[k] = $5 }
+		awk -F'\t' -v v="$v" -v n="$n" '$1 == v && $2 == n { c[++k] = $4; i[k] = $5; u[k] = $6; p[k] = $7 }
 			function med(a, k,   j, t, s) { for (s = 1; s <= k; s++) for (j = s + 1; j <= k; j++) if (a[j] < a[s]) { t = a[s]; a[s] = a[j]; a[j] = t }
 				return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
-			END { printf "%-5s %8s keys: CHECKPOINT %7.0f ms, io worker pass done %7.0f ms after its start\n", v, n, med(c, k), med(i, k) }' "$ARTRIE_TMP/runs.tsv"
+			END { printf "%-5s %8s keys: CHECKPOINT %7.0f ms, io worker pass done %7.0f ms after its start, its CPU %6.0f ms for %7.0f pages read\n",
+				v, n, med(c, k), med(i, k), med(u, k), med(p, k) }' "$ARTRIE_TMP/runs.tsv"
 	done
 done

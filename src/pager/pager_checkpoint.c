@@ -626,27 +626,50 @@ ckpt_image_read(PagerFileSlot *fs, IoPage *pages, int *frames,
 }
 
 /*
+ * How many pages an image reads back in one call: as many as the io
+ * backend takes in one batch, but no more scratch frames than a 64th of
+ * the pool, and at least PAGER_SCRATCH_BATCH.  Each call is a round trip
+ * to the device (under io_uring a submission and the worker's wait for
+ * it), which cost more of the worker's time than the pages themselves
+ * when a call read 8 pages.
+ */
+static int
+ckpt_image_batch(void)
+{
+	return Max(Min(io_batch_size(), pager_shared->nframes / 64),
+			   PAGER_SCRATCH_BATCH);
+}
+
+/*
  * Log the whole file as this checkpoint's snapshot has it, in runs of
  * PAGER_IMAGE_PAGES logical pages, through the WAL layer's file_image
  * hook, after the checkpoint wrote its set and without the write gate:
  * every logical page in use is read from the place the snapshot's copy of
  * the page map gives it (the set's pages were written there just now, the
- * others were there already) and checked against its write stamp.  Those
- * places stay in "durable" until the checkpoint is, so no writer's page
- * lands on one meanwhile; the pool's frames are not used, writers may be
- * changing them.  This is artrie's full-page write: a base backup may
- * copy the meta page of one checkpoint and pages that later checkpoints
- * freed and wrote again, and its redo rebuilds the file from the first
- * images after its start, then applies the entries logged since the
- * image began (image_begin), which it holds back until the image's last
- * record.
+ * others were there already) and checked against its write stamp, a
+ * group of runs at a time, ckpt_image_batch() pages a read.  Those places
+ * stay in "durable" until the checkpoint is, so no writer's page lands on
+ * one meanwhile; the pool's frames are not used, writers may be changing
+ * them.  This is artrie's full-page write: a base backup may copy the
+ * meta page of one checkpoint and pages that later checkpoints freed and
+ * wrote again, and its redo rebuilds the file from the first images after
+ * its start, then applies the entries logged since the image began
+ * (image_begin), which it holds back until the image's last record.
  */
 static void
 ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 {
-	char	   *bodies = palloc((Size) PAGER_IMAGE_PAGES * (ART_PAGE_SIZE - ART_PAGE_RESERVED));
+	int			batch = ckpt_image_batch();
+	uint32		group = (uint32) Max(batch / PAGER_IMAGE_PAGES, 1) * PAGER_IMAGE_PAGES;
+	Size		body = ART_PAGE_SIZE - ART_PAGE_RESERVED;
+	char	   *bodies = palloc((Size) group * body);
 	uint32	   *freelist = palloc_extended(sizeof(uint32) * Max(snap->nlogical, 1),
 											 MCXT_ALLOC_HUGE);
+	IoPage	   *pages = palloc(sizeof(IoPage) * batch);
+	int		   *frames = palloc(sizeof(int) * batch);
+	uint32	   *pagenos = palloc(sizeof(uint32) * batch);
+	uint32	   *stamps = palloc(sizeof(uint32) * batch);
+	int		   *slot = palloc(sizeof(int) * batch);
 	PagerImage	img;
 	uint32		first = 0;
 
@@ -655,35 +678,27 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 	img.id = fs->id;
 	img.user = snap->user;
 	img.freelist = freelist;
-	img.bodies = bodies;
 	do
 	{
-		IoPage		pages[PAGER_SCRATCH_BATCH];
-		int			frames[PAGER_SCRATCH_BATCH];
-		uint32		pagenos[PAGER_SCRATCH_BATCH];
-		uint32		stamps[PAGER_SCRATCH_BATCH];
-		int			slot[PAGER_SCRATCH_BATCH];
-		uint32		npages = Min(PAGER_IMAGE_PAGES, snap->nlogical - first);
+		uint32		gpages = Min(group, snap->nlogical - first);
+		uint32		run = 0;
 		int			nbodies = 0;
 		int			n = 0;
 
-		img.used = 0;
-		for (uint32 i = 0; i < npages; i++)
+		/* The group's pages in use, their bodies in logical page order. */
+		for (uint32 i = 0; i < gpages; i++)
 		{
 			uint32		phys = snap->pagemap[first + i].phys;
 
-			if (phys == PAGER_PHYS_FREE)
-				freelist[img.nfree++] = first + i;
 			if (!phys_real(phys))
 				continue;
-			img.used |= (uint32) 1 << i;
 			frames[n] = pager_scratch_get();
 			pages[n].offset = (uint64) phys * ART_PAGE_SIZE;
 			pages[n].buf = pager_frame_data(frames[n]);
 			pagenos[n] = first + i;
 			stamps[n] = snap->pagemap[first + i].stamp;
 			slot[n] = nbodies++;
-			if (++n == PAGER_SCRATCH_BATCH)
+			if (++n == batch)
 			{
 				ckpt_image_read(fs, pages, frames, pagenos, stamps, slot, n, bodies);
 				n = 0;
@@ -691,15 +706,42 @@ ckpt_log_images(PagerFileSlot *fs, const CkptSnapshot *snap)
 		}
 		if (n > 0)
 			ckpt_image_read(fs, pages, frames, pagenos, stamps, slot, n, bodies);
-		img.first = first == 0;
-		img.last = first + npages >= snap->nlogical;
-		img.firstpage = first;
-		img.npages = npages;
-		pager_hooks.file_image(&img);
-		if (img.first && !img.last)
-			ckpt_test_pause(fs, CKPT_PAUSE_IMAGE_MID);
-		first += npages;
+
+		/* Then the group's runs, a record each. */
+		nbodies = 0;
+		do
+		{
+			uint32		npages = Min(PAGER_IMAGE_PAGES, gpages - run);
+
+			img.used = 0;
+			img.bodies = bodies + (Size) nbodies * body;
+			for (uint32 i = 0; i < npages; i++)
+			{
+				uint32		phys = snap->pagemap[first + run + i].phys;
+
+				if (phys == PAGER_PHYS_FREE)
+					freelist[img.nfree++] = first + run + i;
+				if (!phys_real(phys))
+					continue;
+				img.used |= (uint32) 1 << i;
+				nbodies++;
+			}
+			img.first = first + run == 0;
+			img.last = first + run + npages >= snap->nlogical;
+			img.firstpage = first + run;
+			img.npages = npages;
+			pager_hooks.file_image(&img);
+			if (img.first && !img.last)
+				ckpt_test_pause(fs, CKPT_PAUSE_IMAGE_MID);
+			run += npages;
+		} while (run < gpages);
+		first += gpages;
 	} while (first < snap->nlogical);
+	pfree(slot);
+	pfree(stamps);
+	pfree(pagenos);
+	pfree(frames);
+	pfree(pages);
 	pfree(freelist);
 	pfree(bodies);
 }
