@@ -289,7 +289,7 @@ perf_procs() {
 	{
 		sed 's/^/# /' "$2"
 		perf_report --sort pid
-		echo "# backends ($backends), by library: share, samples, per 1000 rows ($1 thousand rows)"
+		echo "# backends ($backends), by library: share, samples, per 1000 rows ($3 thousand rows)"
 		[ -n "$backends" ] && perf_report --sort dso --pid "$backends" | per_krow "$3" 0
 		echo "# backends, by library and symbol (0.2% of their samples or more)"
 		[ -n "$backends" ] && perf_report --sort dso,symbol --pid "$backends" | per_krow "$3" 0.2
