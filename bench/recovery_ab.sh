@@ -33,6 +33,16 @@
 # replayed once more by the head build under `perf record -g`, and
 # DIR/recovery_ab-<wal>-startup.txt gets the startup process's report
 # (inclusive and own shares per function).
+#
+# With ARTRIE_RECOVERY_DELETES, the VACUUM that makes those delete records
+# is timed on the primary too: a fourth cluster gets the same inserts into
+# j and into a twin table jb with a btree index, a checkpoint and a clean
+# shutdown; every round, each build starts a fresh copy of it, deletes
+# the same rows of both tables (the same seed, the same heap order) and
+# runs VACUUM (VERBOSE) on j, then on jb, in one session; the rows
+# ("vacuum" in the wal column) give each VACUUM's CPU and elapsed time as
+# its VERBOSE report gives them, the ratio of artrie's to btree's and the
+# index's pages after it (artrie_stats).
 set -eu
 
 MB=${1:-100}
@@ -54,7 +64,7 @@ artrie_wal_bytes() { psql_q "SELECT (artrie_stats('j_k')->'wal'->>'bytes')::bigi
 # artrie insert records, then (after a checkpoint) deletes PERCENT% of the
 # rows and vacuums, is SIGKILLed, and its data directory is kept as
 # $ARTRIE_TMP/crashed-WAL; sets mb_WAL (the artrie records of the window
-# redo replays, MB) and desc_WAL.
+# redo replays, MB), desc_WAL and rows_inserted.
 make_crashed() {
 	local wal=$1 pct=$2 need ins_bytes from=0 bytes
 	[ -z "${PGDATA:-}" ] || rm -rf "$PGDATA"
@@ -65,6 +75,7 @@ make_crashed() {
 		psql_q "INSERT INTO j SELECT md5(g::text) || '/' || g FROM generate_series(50001, $need) g" >/dev/null
 	fi
 	ins_bytes=$(artrie_wal_bytes)
+	rows_inserted=$need
 	if [ "${3:-}" = checkpoint ]; then
 		psql_q "SELECT artrie_checkpoint()" >/dev/null
 		psql_q "CHECKPOINT" >/dev/null
@@ -83,12 +94,34 @@ make_crashed() {
 	cp -a "$PGDATA" "$ARTRIE_TMP/crashed-$wal"
 }
 
+# make_vacuum_source: the cluster VACUUM is timed on: the inserts of
+# make_crashed into j and its twin jb (a btree index), checkpointed and
+# shut down cleanly, kept as $ARTRIE_TMP/vacuum-source.
+make_vacuum_source() {
+	local rows=$rows_inserted
+	rm -rf "$PGDATA"
+	bench_recovery_cluster
+	psql_q "CREATE TABLE jb (k text); CREATE INDEX jb_k ON jb (k);
+		INSERT INTO j SELECT md5(g::text) || '/' || g FROM generate_series(1, 50000) g;
+		INSERT INTO jb SELECT md5(g::text) || '/' || g FROM generate_series(1, 50000) g" >/dev/null
+	if [ "$rows" -gt 50000 ]; then
+		psql_q "INSERT INTO j SELECT md5(g::text) || '/' || g FROM generate_series(50001, $rows) g;
+			INSERT INTO jb SELECT md5(g::text) || '/' || g FROM generate_series(50001, $rows) g" >/dev/null
+	fi
+	psql_q "SELECT artrie_checkpoint()" >/dev/null
+	psql_q "CHECKPOINT" >/dev/null
+	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
+	rm -rf "$ARTRIE_TMP/vacuum-source"
+	cp -a "$PGDATA" "$ARTRIE_TMP/vacuum-source"
+}
+
 WALS=inserts
 make_crashed inserts 0
 if [ "$DELETES" -gt 0 ]; then
 	WALS="inserts deletes checkpointed"
 	make_crashed deletes "$DELETES"
 	make_crashed checkpointed "$DELETES" checkpoint
+	make_vacuum_source
 fi
 
 out=$OUT_DIR/recovery_ab-$(date -u +%Y%m%d-%H%M).txt
@@ -130,6 +163,55 @@ for r in $(seq 1 "$PAIRS"); do
 	done
 done
 
+# vacuum_usage TABLE: from VACUUM (VERBOSE) reports on stdin, the CPU
+# (user + system) and elapsed seconds of TABLE's.
+vacuum_usage() {
+	awk -v t="\"postgres.public.$1\"" '
+		/finished vacuuming/ { mine = index($0, t) > 0 }
+		mine && match($0, /CPU: user: [0-9.]+ s, system: [0-9.]+ s, elapsed: [0-9.]+ s/) {
+			split(substr($0, RSTART, RLENGTH), f, " ")
+			printf "%.2f %s", f[3] + f[6], f[9]
+			exit
+		}'
+}
+
+# vacuum_run VERSION ROUND: VERSION's build on a fresh copy of the VACUUM
+# cluster deletes DELETES% of the rows of j and jb and vacuums j, then jb;
+# appends a "vacuum" row (CPU and elapsed of each VACUUM, the ratio of
+# artrie's CPU to btree's, the artrie index's pages after it).
+vacuum_run() {
+	local b=BIN_$1 out_v artrie btree pages
+	rm -rf "$PGDATA"
+	cp -a "$ARTRIE_TMP/vacuum-source" "$PGDATA"
+	runuser -u postgres -- "${!b}/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null
+	out_v=$(as_pg "${!b}/psql" -X -At -v ON_ERROR_STOP=1 -d postgres 2>&1 <<-SQL
+		SELECT setseed(0.5); DELETE FROM j WHERE random() < $DELETES / 100.0;
+		SELECT setseed(0.5); DELETE FROM jb WHERE random() < $DELETES / 100.0;
+		VACUUM (VERBOSE, PROCESS_TOAST false) j;
+		VACUUM (VERBOSE, PROCESS_TOAST false) jb;
+		SELECT 'pages ' || (artrie_stats('j_k')->>'pages');
+	SQL
+	)
+	as_pg "${!b}/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
+	artrie=$(vacuum_usage j <<<"$out_v")
+	btree=$(vacuum_usage jb <<<"$out_v")
+	pages=$(sed -n 's/^pages //p' <<<"$out_v")
+	read -r a_cpu a_wall <<<"${artrie:-? ?}"
+	read -r b_cpu b_wall <<<"${btree:-? ?}"
+	printf '%s\tvacuum\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$a_cpu" "$a_wall" "$b_cpu" "$b_wall" \
+		"$(awk -v a="$a_cpu" -v b="$b_cpu" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "?" }')" "${pages:-?}" |
+		tee -a "$out"
+}
+
+if [ "$DELETES" -gt 0 ]; then
+	printf '# VACUUM on the primary\nversion\twal\trun\tartrie_vacuum_cpu_s\tartrie_vacuum_wall_s\tbtree_vacuum_cpu_s\tbtree_vacuum_wall_s\tcpu_ratio\tartrie_pages_after\n' >>"$out"
+	for r in $(seq 1 "$PAIRS"); do
+		for v in $VERSIONS; do
+			vacuum_run "$v" "$r"
+		done
+	done
+fi
+
 {
 	echo "# medians"
 	for v in $VERSIONS; do
@@ -140,13 +222,27 @@ done
 					for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 					return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 				}
-				$1 == v && $2 == w && $4 != "?" { n++; c[n] = $4; s[n] = $5; r[n] = $7; o[n] = $7 - $4 }
+				$1 == v && $2 == w && NF == 8 && $4 != "?" { n++; c[n] = $4; s[n] = $5; r[n] = $7; o[n] = $7 - $4 }
 				END {
 					if (n == 0) { print v ", " w ": no run gave artrie'\''s log line"; exit }
 					ac = median(c, n); printf "%s, %s: artrie batches CPU %.3f s (sorting %.3f s) = %.1f MB/s of artrie records (%.1f MB); redo CPU %.3f s, PostgreSQL'\''s share %.3f s (%d runs)\n",
 						v, w, ac, median(s, n), mb / ac, mb, median(r, n), median(o, n), n
 				}' "$out"
 		done
+	done
+	for v in $VERSIONS; do
+		[ "$DELETES" -gt 0 ] || break
+		awk -F'\t' -v v="$v" '
+			function median(a, n,   i, j, t) {
+				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+				return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+			}
+			$1 == v && $2 == "vacuum" && $4 != "?" && $6 != "?" { n++; a[n] = $4; b[n] = $6; r[n] = $8 }
+			END {
+				if (n == 0) { print v ", VACUUM: no run gave both reports"; exit }
+				printf "%s, VACUUM of the deletes on the primary: artrie table %.2f s CPU, btree table %.2f s, ratio %.2f (%d runs)\n",
+					v, median(a, n), median(b, n), median(r, n), n
+			}' "$out"
 	done
 } | tee -a "$out"
 
