@@ -34,9 +34,14 @@
  * on one page's.
  *
  * A try that changes nothing notes the bytes the page must lose before
- * any of its moves could fit; the deletes that follow in the same page
- * (VACUUM and redo delete in key order) pass it over until it has lost
- * them, as long as nothing else changed the trie meanwhile.
+ * any of its moves could fit by size, and, for a spill or a repack that
+ * fitted by size but not by subtrees, the sizes it packed; the deletes
+ * that follow in the same page (VACUUM and redo delete in key order) pass
+ * it over until it has lost those bytes or that packing, redone from the
+ * sizes kept with the page root each delete went through smaller by what
+ * the page lost, succeeds, as long as nothing else changed the trie
+ * meanwhile.  So a page is passed over only when a try would change
+ * nothing, and the merges depend on the pages alone.
  *
  * Only pages whose every page root is referenced from the parent page
  * take part (a page may have several parent pages).  Then neither page is
@@ -111,60 +116,103 @@ typedef struct MergeState
 	bool		stubs;			/* the page holds stubs */
 } MergeState;
 
-/* The last two pages of a descent: the page and its parent page. */
+/*
+ * The last two pages of a descent: the page and its parent page, and the
+ * page root through which the descent entered the page.
+ */
 typedef struct MergePath
 {
 	ArtPageRef	refs[2];
 	int			n;
+	uint16_t	entry;
 } MergePath;
 
-/*
- * The last page this process's merges tried and left as it was, and the
- * bytes it must lose before a try could change anything.  VACUUM and redo
- * delete in key order, so the deletes that follow mostly end in the same
- * page, and trying it at each of them (its neighbours pinned and analysed
- * anew) cost most of a delete: in a model of VACUUM deleting half of
- * 200,000 entries, 99% of the tries changed nothing and took 95% of the
- * merges' CPU.  The page is passed over only while nothing but its own
- * deletes changed the trie since (the content version moved by one a
- * delete, each ending in this page); merges are best effort, so a page
- * passed over only merges later.
- */
-static struct
+/* A page root that repack lays out again. */
+typedef struct RepackItem
 {
-	const void *store;
+	uint32_t	size;			/* bytes of its subtree, slots included */
+	uint16_t	slot;			/* its slot in its page */
+	uint8_t		from;			/* its page: an index into the group */
+	uint8_t		bin;			/* the page it goes to: a bin */
+} RepackItem;
+
+/* The page roots of a repack's group, gathered as its pages are pinned. */
+typedef struct RepackList
+{
+	RepackItem *items;
+	int			n;
+	int			cap;
+} RepackList;
+
+/* Page roots a remembered packing keeps, at most (the page's; the others'). */
+#define LEFT_ITEMS		1024
+
+/*
+ * The last page this process's merges tried and left as it was, the bytes
+ * it must lose before a move could fit by size, and the packings (a
+ * spill's placement, a repack's first-fit) that fitted by size and failed,
+ * with the sizes they were made from.  VACUUM and redo delete in key
+ * order, so the deletes that follow mostly end in the same page, and
+ * trying it at each of them (its neighbours pinned and analysed anew) cost
+ * most of a delete: in a model of VACUUM deleting half of 200,000
+ * entries, 99% of the tries changed nothing and took 95% of the merges'
+ * CPU.  The page is passed over only while nothing but its own deletes
+ * changed the trie since (the content version moved by one a delete, each
+ * ending in this page, its parent page as it was) and a try would change
+ * nothing: it has lost fewer bytes than it lacked, and the packings,
+ * redone from the sizes kept, the page root each delete went through
+ * smaller by what the page lost, still fail.  So whether a page merges
+ * depends on the pages alone, as redo needs, not on what this process
+ * remembers.
+ */
+typedef struct MergeLeft
+{
+	const void *store;			/* NULL: nothing remembered */
 	ArtPageNo	page;
+	ArtPageNo	parent;			/* its parent page then, and its load */
+	size_t		parent_load;
 	size_t		bytes;			/* its records and their slots then */
+	size_t		now;			/* ... at the last delete passed over */
 	size_t		lack;			/* bytes it must lose first */
 	int			stubs;			/* the stubs it held */
 	uint64_t	version;		/* the content version expected now */
-}			merge_left;
+	int			nroots;			/* its page roots (-1: too many to keep) */
+	uint16_t	rslot[LEFT_ITEMS];	/* ... their slots, ascending */
+	uint32_t	rsize[LEFT_ITEMS];	/* ... the bytes of their subtrees */
+	int			spill_nq;		/* spill's pages with room; 0: no spill */
+	size_t		spill_room[SPILL_TRIES];
+	int			repack_nq;		/* repack's group; 0: no repack */
+	int			nother;
+	RepackItem	other[LEFT_ITEMS];	/* the group's other page roots */
+} MergeLeft;
+
+static MergeLeft merge_left;
 
 /*
- * The bytes of page's records and their slots (what a merge moves; a
- * delete takes a slot off them, not off the page's load), and its stubs
- * (a delete that emptied a child page of page, freed then, ends its path
- * in page and takes a stub away).
+ * The bytes of page's records and their slots: what a merge moves (a
+ * delete takes a slot off them, not off the page's load).
  */
 static size_t
-page_census(uint8_t *page, int *stubs)
+page_bytes(const uint8_t *page)
+{
+	return art_page_used(page) +
+		2 * (size_t) (art_page_nslots(page) - art_page_nfree(page));
+}
+
+/*
+ * The stubs of page (a delete that emptied a child page of page, freed
+ * then, ends its path in page and takes a stub away).
+ */
+static int
+page_stubs(uint8_t *page)
 {
 	int			nslots = art_page_nslots(page);
-	size_t		bytes = 0;
+	int			stubs = 0;
 
-	*stubs = 0;
 	for (int s = 1; s <= nslots; s++)
-	{
-		uint8_t    *rec;
-
-		if (art_slot_off(page, s) == 0)
-			continue;
-		rec = art_rec(page, s);
-		bytes += art_rec_size(rec) + 2;
-		if (art_is_stub(rec))
-			(*stubs)++;
-	}
-	return bytes;
+		if (art_slot_off(page, s) != 0 && art_is_stub(art_rec(page, s)))
+			stubs++;
+	return stubs;
 }
 
 /*
@@ -230,6 +278,7 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 				mp->n = 1;
 			}
 			mp->refs[mp->n++] = next;
+			mp->entry = slot;
 			at = art_child_of_slot(next.data, slot);
 			continue;
 		}
@@ -430,17 +479,19 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 	{
 		ArtPageRef	c;
 		ArtStatus	st;
-		bool		whole;
+		size_t		load;
 
 		st = t->store.ops->pin(t->store.store, pages[i], ART_LOCK_EXCLUSIVE,
 							   &c);
 		if (st != ART_OK)
 			return st;
-		whole = analyse(page, &c, cs) && !cs->stubs;
-		if (!whole || PAGE_LOAD(page->data) + cs->bytes > MERGE_HIGH)
+		/* by size first: analyse decodes every node of the page */
+		load = PAGE_LOAD(page->data) + page_bytes(c.data);
+		if (page_stubs(c.data) > 0 || load > MERGE_HIGH ||
+			!analyse(page, &c, cs))
 		{
-			if (whole)
-				note_lack(lack, PAGE_LOAD(page->data) + cs->bytes, MERGE_HIGH);
+			if (page_stubs(c.data) == 0 && load > MERGE_HIGH)
+				note_lack(lack, load, MERGE_HIGH);
 			t->store.ops->release(t->store.store, &c);
 			continue;
 		}
@@ -587,18 +638,123 @@ subtree_sizes(uint8_t *page, MergeState *ms)
 }
 
 /*
+ * Keep in ml the page roots of page, which analyse and subtree_sizes have
+ * just read into ms, in slot order, for a packing to be redone (nroots -1
+ * when they are too many).
+ */
+static void
+left_roots(MergeLeft *ml, uint8_t *page, const MergeState *ms)
+{
+	int			nslots = art_page_nslots(page);
+
+	ml->nroots = 0;
+	for (int s = 1; s <= nslots; s++)
+	{
+		if (art_slot_off(page, s) == 0 || ms->up[s] != 0)
+			continue;
+		if (ml->nroots == LEFT_ITEMS)
+		{
+			ml->nroots = -1;
+			return;
+		}
+		ml->rslot[ml->nroots] = (uint16_t) s;
+		ml->rsize[ml->nroots++] = ms->size[s];
+	}
+}
+
+/*
+ * Sort order[0..n), indexes into size in ascending order, by size, largest
+ * first; equal sizes keep their order.
+ */
+static void
+sort_largest_first(const uint32_t *size, uint16_t *order, int n)
+{
+	for (int i = 1; i < n; i++)
+	{
+		uint16_t	k = order[i];
+		int			j = i;
+
+		while (j > 0 && size[order[j - 1]] < size[k])
+		{
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = k;
+	}
+}
+
+/*
+ * Place the page roots order[0..n) (indexes into size, largest first),
+ * each into the one of the nq pages with the least room that takes it,
+ * taking that off its room; dest, if not NULL, gets each one's page.
+ * Returns whether every one found its place.
+ */
+static bool
+spill_place(const uint32_t *size, const uint16_t *order, int n,
+			size_t *room, int nq, uint8_t *dest)
+{
+	for (int i = 0; i < n; i++)
+	{
+		uint16_t	r = order[i];
+		int			best = -1;
+
+		for (int j = 0; j < nq; j++)
+			if (room[j] >= size[r] && (best < 0 || room[j] < room[best]))
+				best = j;
+		if (best < 0)
+			return false;
+		if (dest != NULL)
+			dest[r] = (uint8_t) best;
+		room[best] -= size[r];
+	}
+	return true;
+}
+
+/*
+ * Add the page roots of the page g of a repack's group, which analyse has
+ * just read into ms, with the bytes of their subtrees, to rl; false when
+ * out of memory.
+ */
+static bool
+add_items(ArtTrie *t, uint8_t *page, MergeState *ms, int g, RepackList *rl)
+{
+	int			nslots = art_page_nslots(page);
+
+	subtree_sizes(page, ms);
+	for (int s = 1; s <= nslots; s++)
+	{
+		RepackItem *it;
+
+		if (art_slot_off(page, s) == 0 || ms->up[s] != 0)
+			continue;
+		if (art_grow(t, (void **) &rl->items, &rl->cap, rl->n + 1,
+					 sizeof(RepackItem)) != ART_OK)
+			return false;
+		it = &rl->items[rl->n++];
+		it->size = ms->size[s];
+		it->slot = (uint16_t) s;
+		it->from = (uint8_t) g;
+		it->bin = 0;
+	}
+	return true;
+}
+
+/*
  * Pin exclusive, one at a time, the pages near page in key order under
  * parent (neighbour_pages: for a spill SPILL_REACH runs of stubs away,
  * for a repack REPACK_REACH), appending to q from q[*nq] on those whose
  * every page root is referenced from parent and that a spill can fill
- * (loaded below MERGE_HIGH) or a repack can move (holding no stub); the
- * others are released again.  Each is below parent and reachable only
+ * (loaded below MERGE_HIGH) or a repack can move (holding no stub; their
+ * page roots go to rl); the others are released again, most before
+ * analyse decodes their nodes.  Each is below parent and reachable only
  * through it, so no cycle of waits.  ms is scratch.
  */
 static ArtStatus
 pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
-			   MergeState *ms, bool repacking, ArtPageRef *q, int *nq)
+			   MergeState *ms, ArtPageRef *q, int *nq, RepackList *rl)
 {
+	bool		repacking = rl != NULL;
+
 	ArtPageNo	sibs[REPACK_PAGES];
 	int			nsib;
 	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
@@ -619,13 +775,16 @@ pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
 
 		if (st != ART_OK)
 			return st;
-		if (!analyse(parent, &q[*nq], ms) ||
-			(repacking ? ms->stubs : PAGE_LOAD(q[*nq].data) >= MERGE_HIGH))
+		if ((repacking ? page_stubs(q[*nq].data) > 0 :
+			 PAGE_LOAD(q[*nq].data) >= MERGE_HIGH) ||
+			!analyse(parent, &q[*nq], ms))
 		{
 			t->store.ops->release(t->store.store, &q[*nq]);
 			continue;
 		}
 		(*nq)++;
+		if (repacking && !add_items(t, q[*nq - 1].data, ms, *nq - 1, rl))
+			return ART_NO_MEMORY;
 	}
 	return ART_OK;
 }
@@ -635,14 +794,17 @@ pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
  * SPILL_TRIES sibling pages (child pages of parent whose every page root
  * is referenced from it), each staying at or below MERGE_HIGH: largest
  * subtree first, each into the sibling with the least room that takes it;
- * then free the page.  *done says whether it did.  The siblings that can
- * take part stay pinned exclusive until the end (each below parent and
+ * then free the page.  *done says whether it did; when the page fitted
+ * by size but not every subtree found its place, ml keeps the rooms, to
+ * redo the placement as the page shrinks.  ms holds page's analysis and
+ * the sizes of its subtrees; qs is scratch.  The siblings that can take
+ * part stay pinned exclusive until the end (each below parent and
  * reachable only through it, so no cycle of waits), and nothing changes
  * unless every subtree has its place.
  */
 static ArtStatus
 spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
-	  MergeState *qs, bool *done, size_t *lack)
+	  MergeState *qs, bool *done, MergeLeft *ml)
 {
 	ArtPageRef	q[SPILL_TRIES];
 	size_t		room[SPILL_TRIES];
@@ -655,7 +817,7 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	ArtStatus	st;
 
 	*done = false;
-	st = pin_neighbours(t, parent, page, qs, false, q, &nq);
+	st = pin_neighbours(t, parent, page, qs, q, &nq, NULL);
 	if (st != ART_OK)
 		goto out;
 	for (int j = 0; j < nq; j++)
@@ -668,42 +830,30 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	if (nq == 0)
 		goto out;
 
-	/* the bytes of each page root's subtree, largest first */
-	subtree_sizes(page->data, ms);
+	/* the page roots (merge_locked took their sizes), largest first */
 	for (int s = 1; s <= nslots; s++)
-	{
-		int			j;
-
-		if (art_slot_off(page->data, s) == 0 || ms->up[s] != 0)
-			continue;
-		j = nroots++;
-		while (j > 0 && ms->size[ms->order[j - 1]] < ms->size[s])
-		{
-			ms->order[j] = ms->order[j - 1];
-			j--;
-		}
-		ms->order[j] = (uint16_t) s;
-	}
+		if (art_slot_off(page->data, s) != 0 && ms->up[s] == 0)
+			ms->order[nroots++] = (uint16_t) s;
+	sort_largest_first(ms->size, ms->order, nroots);
 	/* it needs room for all, and the largest subtree a page with room */
 	need = ms->bytes > total ? ms->bytes - total : 0;
 	if (nroots > 0 && ms->size[ms->order[0]] > most + need)
 		need = ms->size[ms->order[0]] - most;
-	if (need < *lack)
-		*lack = need;
 	if (need > 0)
-		goto out;
-	for (int i = 0; i < nroots; i++)
 	{
-		uint16_t	r = ms->order[i];
-		int			best = -1;
-
-		for (int j = 0; j < nq; j++)
-			if (room[j] >= ms->size[r] && (best < 0 || room[j] < room[best]))
-				best = j;
-		if (best < 0)
-			goto out;
-		ms->dest[r] = (uint8_t) best;
-		room[best] -= ms->size[r];
+		if (need < ml->lack)
+			ml->lack = need;
+		goto out;
+	}
+	memcpy(ml->spill_room, room, sizeof(size_t) * nq);
+	if (!spill_place(ms->size, ms->order, nroots, room, nq, ms->dest))
+	{
+		/* it fits by size: the placement is redone as the page shrinks */
+		if (ml->nroots >= 0)
+			ml->spill_nq = nq;
+		else
+			ml->lack = 0;
+		goto out;
 	}
 	for (int s = 1; s <= nslots; s++)
 		if (art_slot_off(page->data, s) != 0)
@@ -725,15 +875,6 @@ out:
 	return st;
 }
 
-/* A page root that repack lays out again. */
-typedef struct RepackItem
-{
-	uint32_t	size;			/* bytes of its subtree, slots included */
-	uint16_t	slot;			/* its slot in its page */
-	uint8_t		from;			/* its page: an index into the group */
-	uint8_t		bin;			/* the page it goes to: a bin */
-} RepackItem;
-
 /* Order RepackItems largest first, then by page and slot. */
 static int
 item_desc(const void *a, const void *b)
@@ -746,44 +887,6 @@ item_desc(const void *a, const void *b)
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
 	return x->slot < y->slot ? -1 : x->slot > y->slot ? 1 : 0;
-}
-
-/*
- * The page roots of the nq pages of q (q[0] the underfull page) into
- * *items, with their sizes, largest first; returns how many, or -1 when
- * out of memory.
- */
-static int
-repack_items(ArtTrie *t, ArtPageRef *parent, ArtPageRef *q, int nq,
-			 MergeState *ms, RepackItem **items)
-{
-	int			n = 0;
-	int			cap = 0;
-
-	*items = NULL;
-	for (int g = 0; g < nq; g++)
-	{
-		int			nslots = art_page_nslots(q[g].data);
-
-		analyse(parent, &q[g], ms);
-		subtree_sizes(q[g].data, ms);
-		for (int s = 1; s <= nslots; s++)
-		{
-			if (art_slot_off(q[g].data, s) == 0 || ms->up[s] != 0)
-				continue;
-			if (art_grow(t, (void **) items, &cap, n + 1,
-						 sizeof(RepackItem)) != ART_OK)
-				return -1;
-			(*items)[n].size = ms->size[s];
-			(*items)[n].slot = (uint16_t) s;
-			(*items)[n].from = (uint8_t) g;
-			(*items)[n].bin = 0;
-			n++;
-		}
-	}
-	if (n > 1)
-		qsort(*items, n, sizeof(RepackItem), item_desc);
-	return n;
 }
 
 /*
@@ -816,6 +919,31 @@ repack_bins(RepackItem *items, int nitems, int most)
 }
 
 /*
+ * Keep in ml the page roots of a repack's group of nq pages that fit by
+ * size but not first-fit, those of the pages other than the underfull one
+ * (left_roots kept its own), for the first-fit to be redone as the page
+ * shrinks; when they are too many, note that the page lacks nothing
+ * known (lack 0).
+ */
+static void
+left_repack(MergeLeft *ml, const RepackItem *items, int nitems, int nq)
+{
+	ml->nother = 0;
+	for (int i = 0; i < nitems; i++)
+	{
+		if (items[i].from == 0)
+			continue;
+		if (ml->nother == LEFT_ITEMS || ml->nroots < 0)
+		{
+			ml->lack = 0;
+			return;
+		}
+		ml->other[ml->nother++] = items[i];
+	}
+	ml->repack_nq = nq;
+}
+
+/*
  * Lay the page roots of page (which holds no stub) and of the pages near
  * it in key order out again into fewer pages: the pages neighbour_pages
  * gives that hold no stub and have every page root referenced from
@@ -825,35 +953,37 @@ repack_bins(RepackItem *items, int nitems, int most)
  * theirs, so three page roots that fit one page end in one page wherever
  * they were.  Each new page goes to the page that held most of its bytes,
  * and the pages left over are freed.  *done says whether page was freed.
+ * ms holds page's analysis and the sizes of its subtrees; qs is scratch.
  * The pages are pinned exclusive until the end (each below parent and
  * reachable only through it), and nothing changes unless the group packs
  * into fewer pages and the memory for the copies is there.
  */
 static ArtStatus
 repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
-	   bool *done, size_t *lack)
+	   MergeState *qs, bool *done, MergeLeft *ml)
 {
 	ArtPageRef	q[REPACK_PAGES];
 	int			owner[REPACK_PAGES];	/* bin -> the index of its page */
 	bool		kept[REPACK_PAGES];
-	RepackItem *items = NULL;
+	RepackList	rl = {NULL, 0, 0};
+	RepackItem *items;
 	uint8_t    *copy = NULL;
 	int			nq = 1;
 	int			nitems;
 	int			nbins;
-	ArtStatus	st;
+	ArtStatus	st = ART_OK;
 
 	*done = false;
 	q[0] = *page;
-	st = pin_neighbours(t, parent, page, ms, true, q, &nq);
+	if (!add_items(t, page->data, ms, 0, &rl))
+		st = ART_NO_MEMORY;
+	else
+		st = pin_neighbours(t, parent, page, qs, q, &nq, &rl);
 	if (st != ART_OK || nq < 2)
 		goto out;
-	nitems = repack_items(t, parent, q, nq, ms, &items);
-	if (nitems < 0)
-	{
-		st = ART_NO_MEMORY;
-		goto out;
-	}
+	items = rl.items;
+	nitems = rl.n;
+	qsort(items, nitems, sizeof(RepackItem), item_desc);
 	nbins = repack_bins(items, nitems, nq - 1);
 	if (nbins < 0)
 	{
@@ -861,7 +991,10 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 
 		for (int i = 0; i < nitems; i++)
 			sum += items[i].size;
-		note_lack(lack, sum, (size_t) (nq - 1) * REPACK_HIGH);
+		if (sum > (size_t) (nq - 1) * REPACK_HIGH)
+			note_lack(&ml->lack, sum, (size_t) (nq - 1) * REPACK_HIGH);
+		else
+			left_repack(ml, items, nitems, nq);
 		goto out;
 	}
 
@@ -902,16 +1035,16 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 		src.data = copy + (size_t) g * ART_PAGE_SIZE;
 		was.data = copy + (size_t) nq * ART_PAGE_SIZE;
 		nslots = art_page_nslots(src.data);
-		analyse(&was, &src, ms);
-		memset(ms->root, 0, sizeof(uint16_t) * (nslots + 1));
+		analyse(&was, &src, qs);
+		memset(qs->root, 0, sizeof(uint16_t) * (nslots + 1));
 		for (int i = 0; i < nitems; i++)
 			if (items[i].from == g)
-				ms->dest[items[i].slot] = items[i].bin;
+				qs->dest[items[i].slot] = items[i].bin;
 		for (int s = 1; s <= nslots; s++)
 			if (art_slot_off(src.data, s) != 0)
-				ms->dest[s] = ms->dest[root_of(ms, (uint16_t) s)];
+				qs->dest[s] = qs->dest[root_of(qs, (uint16_t) s)];
 		for (int k = 0; k < nbins; k++)
-			move_records(parent->data, &src, &q[owner[k]], false, ms, k);
+			move_records(parent->data, &src, &q[owner[k]], false, qs, k);
 	}
 	for (int g = 0; g < nq; g++)
 	{
@@ -930,19 +1063,20 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 out:
 	while (nq > 1)
 		t->store.ops->release(t->store.store, &q[--nq]);
-	art_free(t, items);
+	art_free(t, rl.items);
 	art_free(t, copy);
 	return st;
 }
 
 /*
  * Merge the page (top of mp) into its parent page or a sibling, both
- * locked exclusive; returns ART_OK whether or not it merged.  *lack gets
- * the bytes the page must lose before a try could change anything
- * (LACK_NONE: none would), when it changed nothing.
+ * locked exclusive; returns ART_OK whether or not it merged.  When it
+ * changed nothing, ml gets the bytes the page must lose before a move
+ * could fit by size (LACK_NONE: none would) and the packings that fitted
+ * by size and failed.
  */
 static ArtStatus
-merge_locked(ArtTrie *t, MergePath *mp, size_t *lack)
+merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 {
 	ArtPageRef *parent = &mp->refs[0];
 	ArtPageRef *page = &mp->refs[1];
@@ -952,7 +1086,11 @@ merge_locked(ArtTrie *t, MergePath *mp, size_t *lack)
 	int			nsib;
 	ArtStatus	st = ART_OK;
 
-	*lack = LACK_NONE;
+	ml->lack = LACK_NONE;
+	ml->nroots = 0;
+	ml->spill_nq = 0;
+	ml->repack_nq = 0;
+	ml->nother = 0;
 	if (PAGE_LOAD(page->data) >= MERGE_LOW)
 		return ART_OK;
 	ms = art_alloc(t, sizeof(MergeState));
@@ -968,7 +1106,7 @@ merge_locked(ArtTrie *t, MergePath *mp, size_t *lack)
 
 	/* into the parent page, unless that is the root page */
 	if (parent->pageno != t->root && !ms->stubs)
-		note_lack(lack, PAGE_LOAD(parent->data) + ms->bytes, MERGE_HIGH);
+		note_lack(&ml->lack, PAGE_LOAD(parent->data) + ms->bytes, MERGE_HIGH);
 	if (parent->pageno != t->root && !ms->stubs &&
 		PAGE_LOAD(parent->data) + ms->bytes <= MERGE_HIGH)
 	{
@@ -985,7 +1123,7 @@ merge_locked(ArtTrie *t, MergePath *mp, size_t *lack)
 	{
 		bool		done = false;
 
-		st = pull_child(t, page, qs, &done, lack);
+		st = pull_child(t, page, qs, &done, &ml->lack);
 		if (st != ART_OK || done)
 			goto out;
 	}
@@ -996,26 +1134,34 @@ merge_locked(ArtTrie *t, MergePath *mp, size_t *lack)
 	{
 		ArtPageNo	pg = sibs[i];
 		ArtPageRef	q;
-		bool		into_q = false;
-		bool		into_page = false;
+		bool		qstubs;
+		size_t		qbytes;
+		bool		into_q;
+		bool		into_page;
+		bool		whole;
 
 		st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE, &q);
 		if (st != ART_OK)
 			goto out;
-		if (analyse(parent, &q, qs))
+		/* by size first: analyse decodes every node of the page */
+		qstubs = page_stubs(q.data) > 0;
+		qbytes = page_bytes(q.data);
+		into_q = !ms->stubs && PAGE_LOAD(q.data) + ms->bytes <= MERGE_HIGH;
+		into_page = !qstubs && PAGE_LOAD(page->data) + qbytes <= MERGE_HIGH;
+		whole = (into_q || into_page) && analyse(parent, &q, qs);
+		if (whole || (!into_q && !into_page))
 		{
-			/* the one with fewer bytes moves, if the other has room */
 			if (!ms->stubs)
-				note_lack(lack, PAGE_LOAD(q.data) + ms->bytes, MERGE_HIGH);
-			if (!qs->stubs)
-				note_lack(lack, PAGE_LOAD(page->data) + qs->bytes, MERGE_HIGH);
-			into_q = !ms->stubs &&
-				PAGE_LOAD(q.data) + ms->bytes <= MERGE_HIGH;
-			into_page = !qs->stubs &&
-				PAGE_LOAD(page->data) + qs->bytes <= MERGE_HIGH;
-			if (into_q && into_page)
-				into_q = ms->bytes <= qs->bytes;
+				note_lack(&ml->lack, PAGE_LOAD(q.data) + ms->bytes, MERGE_HIGH);
+			if (!qstubs)
+				note_lack(&ml->lack, PAGE_LOAD(page->data) + qbytes,
+						  MERGE_HIGH);
 		}
+		/* the one with fewer bytes moves, if the other has room */
+		into_q &= whole;
+		into_page &= whole;
+		if (into_q && into_page)
+			into_q = ms->bytes <= qbytes;
 		if (!into_q && !into_page)
 		{
 			t->store.ops->release(t->store.store, &q);
@@ -1045,9 +1191,11 @@ merge_locked(ArtTrie *t, MergePath *mp, size_t *lack)
 	{
 		bool		done = false;
 
-		st = spill(t, parent, page, ms, qs, &done, lack);
+		subtree_sizes(page->data, ms);
+		left_roots(ml, page->data, ms);
+		st = spill(t, parent, page, ms, qs, &done, ml);
 		if (st == ART_OK && !done)
-			st = repack(t, parent, page, qs, &done, lack);
+			st = repack(t, parent, page, ms, qs, &done, ml);
 		if (done)
 			mp->n = 1;
 	}
@@ -1058,32 +1206,120 @@ out:
 }
 
 /*
- * Whether to pass over page, the last page of a delete's path: the page
- * this process's merges last left as it was, with nothing changed since
- * but one delete in it for each call (this one's included), as many stubs
- * in it, and fewer bytes lost than its try lacked.
+ * Take the bytes the page lost since the last delete ml saw off the page
+ * root the delete went through (entry); false when ml does not know it.
  */
 static bool
-merge_passed_over(ArtTrie *t, const ArtPageRef *page)
+left_shrink(MergeLeft *ml, uint16_t entry, size_t lost)
 {
+	int			lo = 0;
+	int			hi = ml->nroots - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (ml->rslot[mid] == entry)
+		{
+			if (ml->rsize[mid] < lost)
+				return false;
+			ml->rsize[mid] -= (uint32_t) lost;
+			return true;
+		}
+		if (ml->rslot[mid] < entry)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/*
+ * Whether a packing ml keeps, redone from its sizes as they are now, would
+ * succeed: the spill's placement into the room its pages had, or the
+ * repack's first-fit of its group.  Out of memory counts as success: the
+ * try finds out.
+ */
+static bool
+left_packs(ArtTrie *t, const MergeLeft *ml)
+{
+	if (ml->spill_nq > 0)
+	{
+		uint16_t	order[LEFT_ITEMS];
+		size_t		room[SPILL_TRIES];
+
+		for (int i = 0; i < ml->nroots; i++)
+			order[i] = (uint16_t) i;
+		sort_largest_first(ml->rsize, order, ml->nroots);
+		memcpy(room, ml->spill_room, sizeof(size_t) * ml->spill_nq);
+		if (spill_place(ml->rsize, order, ml->nroots, room, ml->spill_nq,
+						NULL))
+			return true;
+	}
+	if (ml->repack_nq > 0)
+	{
+		int			n = ml->nother + ml->nroots;
+		RepackItem *items = art_alloc(t, sizeof(RepackItem) * n);
+		int			nbins;
+
+		if (items == NULL)
+			return true;
+		memcpy(items, ml->other, sizeof(RepackItem) * ml->nother);
+		for (int i = 0; i < ml->nroots; i++)
+		{
+			items[ml->nother + i].size = ml->rsize[i];
+			items[ml->nother + i].slot = ml->rslot[i];
+			items[ml->nother + i].from = 0;
+			items[ml->nother + i].bin = 0;
+		}
+		qsort(items, n, sizeof(RepackItem), item_desc);
+		nbins = repack_bins(items, n, ml->repack_nq - 1);
+		art_free(t, items);
+		if (nbins >= 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether to pass over the last page of a delete's path (top of mp, its
+ * parent page below it): the page this process's merges last left as it
+ * was, with nothing changed since but one delete in it for each call (this
+ * one's included), its parent page as it was (a delete that empties a
+ * page root takes its stub out of it), as many stubs in it (deletes take
+ * stubs away, never add one), fewer bytes lost than its try lacked, and
+ * the packings that failed still failing.
+ */
+static bool
+merge_passed_over(ArtTrie *t, const MergePath *mp)
+{
+	MergeLeft  *ml = &merge_left;
+	uint8_t    *page = mp->refs[1].data;
 	uint64_t	now = t->store.ops->version(t->store.store, false);
 	size_t		bytes;
-	int			stubs;
 	bool		pass;
 
-	if (merge_left.store != t->store.store || merge_left.page != page->pageno)
+	if (ml->store != t->store.store || ml->page != mp->refs[1].pageno)
 	{
-		merge_left.store = NULL;
+		ml->store = NULL;
 		return false;
 	}
-	bytes = page_census(page->data, &stubs);
-	pass = now == merge_left.version + 1 && stubs == merge_left.stubs &&
-		(merge_left.lack == LACK_NONE ||
-		 bytes + merge_left.lack > merge_left.bytes);
+	bytes = page_bytes(page);
+	pass = now == ml->version + 1 && mp->refs[0].pageno == ml->parent &&
+		PAGE_LOAD(mp->refs[0].data) == ml->parent_load &&
+		bytes <= ml->now &&
+		(ml->stubs == 0 || page_stubs(page) == ml->stubs) &&
+		(ml->lack == LACK_NONE || bytes + ml->lack > ml->bytes);
+	if (pass && (ml->spill_nq > 0 || ml->repack_nq > 0))
+		pass = left_shrink(ml, mp->entry, ml->now - bytes) &&
+			!left_packs(t, ml);
 	if (pass)
-		merge_left.version = now;
+	{
+		ml->version = now;
+		ml->now = bytes;
+	}
 	else
-		merge_left.store = NULL;
+		ml->store = NULL;
 	return pass;
 }
 
@@ -1105,7 +1341,7 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 	st = descend(t, entry, len, ART_LOCK_SHARE, &mp);
 	underfull = st == ART_OK && mp.n == 2 &&
 		PAGE_LOAD(mp.refs[1].data) < MERGE_LOW &&
-		!merge_passed_over(t, &mp.refs[1]);
+		!merge_passed_over(t, &mp);
 	path_release(t, &mp);
 	if (!underfull)
 		return st;
@@ -1116,18 +1352,21 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 	if (st == ART_OK && mp.n == 2)
 	{
 		uint64_t	before = t->store.ops->version(t->store.store, false);
-		size_t		lack = 0;
+		MergeLeft  *ml = &merge_left;
 
-		st = merge_locked(t, &mp, &lack);
-		if (st == ART_OK && mp.n == 2 && lack > 0 &&
+		ml->store = NULL;
+		st = merge_locked(t, &mp, ml);
+		if (st == ART_OK && mp.n == 2 && ml->lack > 0 &&
 			t->store.ops->version(t->store.store, false) == before)
 		{
-			merge_left.store = t->store.store;
-			merge_left.page = mp.refs[1].pageno;
-			merge_left.bytes = page_census(mp.refs[1].data,
-										   &merge_left.stubs);
-			merge_left.lack = lack;
-			merge_left.version = before;
+			ml->store = t->store.store;
+			ml->page = mp.refs[1].pageno;
+			ml->parent = mp.refs[0].pageno;
+			ml->parent_load = PAGE_LOAD(mp.refs[0].data);
+			ml->bytes = page_bytes(mp.refs[1].data);
+			ml->now = ml->bytes;
+			ml->stubs = page_stubs(mp.refs[1].data);
+			ml->version = before;
 		}
 	}
 	path_release(t, &mp);
