@@ -96,12 +96,14 @@ make_crashed() {
 
 # make_vacuum_source: the cluster VACUUM is timed on: the inserts of
 # make_crashed into j and its twin jb (a btree index), checkpointed and
-# shut down cleanly, kept as $ARTRIE_TMP/vacuum-source.
+# shut down cleanly, kept as $ARTRIE_TMP/vacuum-source.  Autovacuum is off
+# for both tables: it vacuumed jb while VACUUM j ran.
 make_vacuum_source() {
 	local rows=$rows_inserted
 	rm -rf "$PGDATA"
 	bench_recovery_cluster
-	psql_q "CREATE TABLE jb (k text); CREATE INDEX jb_k ON jb (k);
+	psql_q "ALTER TABLE j SET (autovacuum_enabled = off);
+		CREATE TABLE jb (k text) WITH (autovacuum_enabled = off); CREATE INDEX jb_k ON jb (k);
 		INSERT INTO j SELECT md5(g::text) || '/' || g FROM generate_series(1, 50000) g;
 		INSERT INTO jb SELECT md5(g::text) || '/' || g FROM generate_series(1, 50000) g" >/dev/null
 	if [ "$rows" -gt 50000 ]; then
