@@ -42,7 +42,9 @@
 # runs VACUUM (VERBOSE) on j, then on jb, in one session; the rows
 # ("vacuum" in the wal column) give each VACUUM's CPU and elapsed time as
 # its VERBOSE report gives them, the ratio of artrie's to btree's and the
-# index's pages after it (artrie_stats).
+# index's pages after it (artrie_stats).  With ARTRIE_PERF=DIR, the head
+# build's last VACUUM j is profiled for 30 s too
+# (DIR/recovery_ab-vacuum-backend.txt).
 set -eu
 
 MB=${1:-100}
@@ -177,6 +179,25 @@ vacuum_usage() {
 		}'
 }
 
+# vacuum_profile: with ARTRIE_PERF=DIR, 30 s of the backend running VACUUM
+# j (psql_pid's session) under `perf record -g`, its report in
+# DIR/recovery_ab-vacuum-backend.txt.
+vacuum_profile() {
+	local pm pid=
+	pm=$(head -1 "$PGDATA/postmaster.pid")
+	while [ -z "$pid" ] && kill -0 "$psql_pid" 2>/dev/null; do
+		pid=$(pgrep -P "$pm" -f 'VACUUM' | head -1 || true)
+		sleep 0.2
+	done
+	[ -n "$pid" ] || return 0
+	mkdir -p "$ARTRIE_PERF"
+	perf record -q -g -p "$pid" -o "$ARTRIE_TMP/perf-vacuum.data" -- sleep 30 >/dev/null 2>&1 || true
+	perf report -i "$ARTRIE_TMP/perf-vacuum.data" --children -g none --percent-limit 0.3 \
+		--stdio >"$ARTRIE_PERF/recovery_ab-vacuum-backend.txt" 2>/dev/null || true
+	rm -f "$ARTRIE_TMP/perf-vacuum.data"
+	echo "profile: $ARTRIE_PERF/recovery_ab-vacuum-backend.txt"
+}
+
 # vacuum_run VERSION ROUND: VERSION's build on a fresh copy of the VACUUM
 # cluster deletes DELETES% of the rows of j and jb and vacuums j, then jb;
 # appends a "vacuum" row (CPU and elapsed of each VACUUM, the ratio of
@@ -186,14 +207,19 @@ vacuum_run() {
 	rm -rf "$PGDATA"
 	cp -a "$ARTRIE_TMP/vacuum-source" "$PGDATA"
 	runuser -u postgres -- "${!b}/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null
-	out_v=$(as_pg "${!b}/psql" -X -At -v ON_ERROR_STOP=1 -d postgres 2>&1 <<-SQL
+	as_pg "${!b}/psql" -X -At -v ON_ERROR_STOP=1 -d postgres >"$ARTRIE_TMP/vacuum.out" 2>&1 <<-SQL &
 		SELECT setseed(0.5); DELETE FROM j WHERE random() < $DELETES / 100.0;
 		SELECT setseed(0.5); DELETE FROM jb WHERE random() < $DELETES / 100.0;
 		VACUUM (VERBOSE, PROCESS_TOAST false) j;
 		VACUUM (VERBOSE, PROCESS_TOAST false) jb;
 		SELECT 'pages ' || (artrie_stats('j_k')->>'pages');
 	SQL
-	)
+	psql_pid=$!
+	if [ -n "${ARTRIE_PERF:-}" ] && [ "$1" = head ] && [ "$2" = "$PAIRS" ]; then
+		vacuum_profile
+	fi
+	wait "$psql_pid"
+	out_v=$(cat "$ARTRIE_TMP/vacuum.out")
 	as_pg "${!b}/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
 	artrie=$(vacuum_usage j <<<"$out_v")
 	btree=$(vacuum_usage jb <<<"$out_v")
