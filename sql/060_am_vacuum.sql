@@ -34,6 +34,25 @@ SELECT id FROM vt WHERE k IS NULL;
 VACUUM vt;
 SELECT reltuples FROM pg_class WHERE relname = 'vt_k';
 
+-- VACUUM deletes the dead entries a group at a time: groups ended by
+-- their count (1024 entries) and by their bytes (64 kB), dead keys
+-- larger than a whole group (96 kB), and live keys between them.
+CREATE TABLE vl (id int, k text COLLATE "C");
+INSERT INTO vl SELECT i, CASE WHEN i % 500 = 0 THEN repeat(md5(i::text), 3000)
+	ELSE 'k' || lpad(i::text, 6, '0') END FROM generate_series(1, 5000) i;
+CREATE INDEX vl_k ON vl USING artrie (k);
+DELETE FROM vl WHERE id % 7 <> 0 OR id % 1000 = 0;
+VACUUM vl;
+SELECT reltuples FROM pg_class WHERE relname = 'vl_k';
+SELECT count(*), sum(length(k)) FROM vl WHERE k >= '';
+SELECT count(*) FROM vl WHERE k ^@ 'k0049';
+SELECT artrie_verify('vl_k', true);
+DELETE FROM vl;
+VACUUM vl;
+SELECT reltuples FROM pg_class WHERE relname = 'vl_k';
+SELECT count(*) FROM vl WHERE k >= '';
+
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 DROP TABLE vt;
+DROP TABLE vl;

@@ -3,10 +3,12 @@
  * am_vacuum.c
  *	  VACUUM for artrie: remove the entries of dead heap tuples.
  *
- * ambulkdelete walks both tries with a cursor and deletes each entry whose
- * TID the callback reports dead.  The cursor holds no lock between calls
- * and resumes strictly past the entry it returned, so deleting that entry
- * (and concurrent inserts and scans) leave the walk correct.  The
+ * ambulkdelete walks both tries with a cursor and deletes the entries whose
+ * TIDs the callback reports dead, a group of them at a time (a delete
+ * changes the trie, and the walk's next step after a change descends from
+ * the root again).  The cursor holds no lock between calls and resumes
+ * strictly past the entry it returned, so deleting the entries it
+ * returned (and concurrent inserts and scans) leave the walk correct.  The
  * deletions are flushed before returning: the heap reuses those line
  * pointers next, and no scan that must not return a removed entry (see
  * am_scan.c) may still hold a batch read before the deletions, here or
@@ -38,6 +40,53 @@ am_merge(ArtTrie *trie, const uint8 *entry, size_t len, Relation index)
 }
 
 /*
+ * The dead entries a walk has found and not deleted yet, back to back in
+ * key order: deleting one changes the trie, so the walk's next step would
+ * descend from the root again; deleted a group at a time, the walk
+ * descends once a group.
+ */
+typedef struct DeadEntries
+{
+	uint8	   *data;
+	Size		used;
+	Size		cap;
+	Size	   *ends;
+	int			n;
+} DeadEntries;
+
+/* A group ends at this many entries or bytes, whichever comes first. */
+#define DEAD_GROUP_ENTRIES	1024
+#define DEAD_GROUP_BYTES	(64 * 1024)
+
+/*
+ * Delete the entries gathered in dead, each logged and followed by the
+ * merge of the page it left underfull, and empty dead.
+ */
+static void
+am_delete_dead(ArtrieIndex *ai, ArtTrie *trie, DeadEntries *dead)
+{
+	Size		start = 0;
+
+	for (int i = 0; i < dead->n; i++)
+	{
+		uint8	   *entry = dead->data + start;
+		size_t		len = dead->ends[i] - start;
+		ArtStatus	status = art_delete(trie, entry, len);
+
+		if (status == ART_OK)
+		{
+			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, entry, len);
+			am_merge(trie, entry, len, ai->index);
+		}
+		else if (status != ART_NOT_FOUND)
+			am_check_status(status, ai->index, "vacuuming");
+		start = dead->ends[i];
+	}
+	dead->used = 0;
+	dead->n = 0;
+}
+
+/*
  * Delete the dead entries of one trie; count what is removed and kept.
  */
 static void
@@ -50,8 +99,13 @@ am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 	const uint8 *entry;
 	size_t		len;
 	ArtStatus	status;
-	uint8	   *copy = NULL;
-	Size		copycap = 0;
+	DeadEntries dead;
+
+	dead.cap = DEAD_GROUP_BYTES;
+	dead.data = palloc(dead.cap);
+	dead.used = 0;
+	dead.ends = palloc(sizeof(Size) * DEAD_GROUP_ENTRIES);
+	dead.n = 0;
 
 	am_check_status(art_cursor_open(trie, &cursor), index, "vacuuming");
 	am_check_status(art_cursor_seek(cursor, NULL, 0, true, ART_FORWARD),
@@ -73,31 +127,28 @@ am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 			stats->num_index_tuples += 1;
 			continue;
 		}
-
-		if (len > copycap)
-		{
-			copycap = Max(len, 2 * copycap);
-			if (copy)
-				pfree(copy);
-			copy = palloc(copycap);
-		}
-		memcpy(copy, entry, len);
-		status = art_delete(trie, copy, len);
-		if (status == ART_OK)
-		{
-			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, copy, len);
-			am_merge(trie, copy, len, index);
-		}
-		else if (status != ART_NOT_FOUND)
-			am_check_status(status, index, "vacuuming");
 		stats->tuples_removed += 1;
+
+		if (dead.n > 0 && dead.used + len > dead.cap)
+			am_delete_dead(ai, trie, &dead);
+		if (len > dead.cap)
+		{
+			dead.cap = len;
+			dead.data = repalloc(dead.data, dead.cap);
+		}
+		memcpy(dead.data + dead.used, entry, len);
+		dead.used += len;
+		dead.ends[dead.n++] = dead.used;
+		if (dead.n == DEAD_GROUP_ENTRIES)
+			am_delete_dead(ai, trie, &dead);
 	}
 	if (status != ART_NOT_FOUND)
 		am_check_status(status, index, "vacuuming");
+	am_delete_dead(ai, trie, &dead);
 
 	art_cursor_close(cursor);
-	if (copy)
-		pfree(copy);
+	pfree(dead.ends);
+	pfree(dead.data);
 }
 
 /*
