@@ -40,7 +40,7 @@
 /*
  * Is the type one whose key is a string of bytes (text, bpchar, name)?
  */
-bool
+pg_attribute_hot bool
 am_cols_is_string(Oid typid)
 {
 	return typid == TEXTOID || typid == BPCHAROID || typid == NAMEOID;

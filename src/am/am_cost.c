@@ -48,7 +48,7 @@ static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
  * Entries of the key trie with this prefix: a walk down the prefix's path,
  * whose reads are random probes (pager_set_random_reads).
  */
-static double
+static pg_attribute_hot double
 am_cost_count(ArtrieIndex *ai, ArtTrie *trie, const char *prefix, Size len,
 			  bool terminate)
 {
@@ -106,7 +106,7 @@ am_cost_count_qual(ArtrieIndex *ai, Oid typid, int strategy, Const *c,
  * (am_like_pattern), palloc'd, its length in *len; *equal when the scan
  * reads the keys equal to it (a pattern without wildcards).
  */
-static char *
+static pg_attribute_hot char *
 am_cost_like_prefix(Oid typid, Const *c, int *len, bool *equal)
 {
 	text	   *patt = DatumGetTextPP(c->constvalue);
@@ -533,7 +533,7 @@ am_cost_correlation(PlannerInfo *root, IndexOptInfo *index)
  * with exact entry counts where the quals of a single-column index allow
  * (a multicolumn index: am_cost_cols_scanned).
  */
-void
+pg_attribute_hot void
 artrie_costestimate(PlannerInfo *root, IndexPath *path, double loop_count,
 					Cost *indexStartupCost, Cost *indexTotalCost,
 					Selectivity *indexSelectivity, double *indexCorrelation,
@@ -747,7 +747,7 @@ am_cost_orders_bytewise(IndexOptInfo *info)
 /*
  * Planner hook: fix up what the planner knows of artrie indexes.
  */
-static void
+static pg_attribute_hot void
 am_get_relation_info(PlannerInfo *root, Oid relationObjectId, bool inhparent,
 					 RelOptInfo *rel)
 {

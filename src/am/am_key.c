@@ -343,7 +343,7 @@ am_bytes_cmp(const uint8 *a, Size alen, const uint8 *b, Size blen)
 /*
  * Does the collation order text exactly as its bytes ("C", "POSIX")?
  */
-bool
+pg_attribute_hot bool
 am_collation_is_bytewise(Oid collid)
 {
 	if (!OidIsValid(collid))

@@ -174,7 +174,7 @@ am_adopt(Relation index, const PagerAdoptSource *source)
  * The object access hook: relations' post-alter events, after those of
  * any hook installed before.
  */
-static void
+static pg_attribute_hot void
 am_lifecycle_object_access(ObjectAccessType access, Oid classId,
 						   Oid objectId, int subId, void *arg)
 {

@@ -141,7 +141,7 @@ am_char_caseless(const char *p, int len)
  * length, or -1 if the pattern is malformed (ends in an escape); *end is
  * where the prefix ends in the pattern.
  */
-static int
+static pg_attribute_hot int
 am_like_prefix(const char *patt, int len, bool ilike, char *prefix, int *end)
 {
 	int			n = 0;
@@ -189,7 +189,7 @@ am_like_prefix(const char *patt, int len, bool ilike, char *prefix, int *end)
  * pattern without wildcards matches some of the keys equal to the literal
  * without its blanks, those whose values have the padding it asks for.
  */
-AmLikeKind
+pg_attribute_hot AmLikeKind
 am_like_pattern(Oid typid, const char *patt, int len, char *prefix,
 				int *prefixlen)
 {
@@ -375,7 +375,7 @@ am_like_call_operator(IndexOptInfo *index, int col, Oid funcid)
  * gets the family's operator on the same arguments, not lossy: the same
  * function, answered by the scan as the operator is.
  */
-static IndexClause *
+static pg_attribute_hot IndexClause *
 am_like_index_clause(PlannerInfo *root, RestrictInfo *rinfo,
 					 IndexOptInfo *index, int col, bool allow_exact)
 {
@@ -667,7 +667,7 @@ am_like_or_path(PlannerInfo *root, RelOptInfo *rel, RestrictInfo *rinfo,
 /*
  * set_rel_pathlist hook: add the prefix paths of the file header.
  */
-static void
+static pg_attribute_hot void
 am_like_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 						 RangeTblEntry *rte)
 {

@@ -316,7 +316,7 @@ am_meta_read(Relation index, ArtrieMetaPageData *meta)
  * handle of this process has gone since (a dropped file's, whose memory
  * the next may take).
  */
-void
+pg_attribute_hot void
 am_open(Relation index, ArtrieIndex *ai)
 {
 	ArtPageStore store;
@@ -387,7 +387,7 @@ am_open_ready(Relation index)
  * back with whatever the pager held; in parallel mode, where there are
  * none, an error is raised.
  */
-ErrorData *
+pg_attribute_hot ErrorData *
 am_try_open(Relation index, ArtrieIndex *ai)
 {
 	MemoryContext cxt = CurrentMemoryContext;

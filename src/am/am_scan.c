@@ -995,7 +995,7 @@ am_scan_open_cursor(IndexScanDesc scan, bool forward)
 }
 
 /* Close the scan's cursor, if open, keeping it for reuse. */
-static void
+static pg_attribute_hot void
 am_scan_close_cursor(ArtrieScanOpaque so)
 {
 	if (so->cursor != NULL)
@@ -1031,7 +1031,7 @@ am_scan_take(ArtrieScanOpaque so)
  * used up or the direction changed: a new run, from this segment or the
  * next ones (see am_scan_next).
  */
-static bool
+static pg_attribute_hot bool
 am_scan_next_run(IndexScanDesc scan, bool forward)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
@@ -1226,7 +1226,7 @@ am_form_cols_tuple(IndexScanDesc scan)
 /*
  * ambeginscan: open the index and set up the scan state.
  */
-IndexScanDesc
+pg_attribute_hot IndexScanDesc
 artrie_beginscan(Relation index, int nkeys, int norderbys)
 {
 	IndexScanDesc scan = RelationGetIndexScan(index, nkeys, norderbys);
@@ -1253,7 +1253,7 @@ artrie_beginscan(Relation index, int nkeys, int norderbys)
  * scans have one rescan); a scan whose segments are made again (the inner
  * side of a nested loop) makes a context for them, reset at each rescan.
  */
-void
+pg_attribute_hot void
 artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 			  ScanKey orderbys, int norderbys)
 {
@@ -1285,7 +1285,7 @@ artrie_rescan(IndexScanDesc scan, ScanKey keys, int nkeys,
 /*
  * amgettuple: the next heap TID, and for index-only scans the key.
  */
-bool
+pg_attribute_hot bool
 artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
@@ -1330,7 +1330,7 @@ artrie_gettuple(IndexScanDesc scan, ScanDirection dir)
 /*
  * amgetbitmap: every matching heap TID into the bitmap.
  */
-int64
+pg_attribute_hot int64
 artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;
@@ -1357,7 +1357,7 @@ artrie_getbitmap(IndexScanDesc scan, TIDBitmap *tbm)
 /*
  * amendscan: release the cursor and the scan's memory.
  */
-void
+pg_attribute_hot void
 artrie_endscan(IndexScanDesc scan)
 {
 	ArtrieScanOpaque so = (ArtrieScanOpaque) scan->opaque;

@@ -332,7 +332,7 @@ am_has_unique_index(Oid relid, Oid amoid)
  * table of which it or a partition has a UNIQUE artrie index.  An insert
  * through a view is judged after rewriting, by the executor alone.
  */
-static void
+static pg_attribute_hot void
 am_check_on_conflict(Query *query)
 {
 	ListCell   *lc;
@@ -370,7 +370,7 @@ am_check_on_conflict(Query *query)
 /*
  * Parse analysis hook: the ON CONFLICT check.
  */
-static void
+static pg_attribute_hot void
 am_unique_post_parse_analyze(ParseState *pstate, Query *query,
 							 JumbleState *jstate)
 {

@@ -468,7 +468,7 @@ io_read_pages(const char *path, const IoPage *pages, int npages)
  * otherwise the pages around it come into the kernel's cache with it.
  * Returns the previous setting, for the caller to restore.
  */
-bool
+pg_attribute_hot bool
 io_set_random_reads(bool random)
 {
 	bool		prev = io_random_reads;

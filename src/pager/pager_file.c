@@ -716,7 +716,7 @@ retry:
  * Give back a handle's hold on its slot, unless the slot was released
  * under it (its file dropped) and its count started anew.
  */
-static void
+static pg_attribute_hot void
 slot_unhold(PagerFile *file)
 {
 	PagerFileSlot *fs = &pager_shared->files[file->slot];
@@ -751,7 +751,7 @@ files_unhold_all(void)
 }
 
 /* Transaction end: let go of the slots held. */
-static void
+static pg_attribute_hot void
 files_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
@@ -892,7 +892,7 @@ file_hold(PagerFile *file)
 /*
  * Let go of one handle's slot (it is being released or reused).
  */
-static void
+static pg_attribute_hot void
 file_unhold(PagerFile *file)
 {
 	int			i;
@@ -914,7 +914,7 @@ file_unhold(PagerFile *file)
  * next use holds the slot again, reopening the file if it was closed
  * meanwhile (it was checkpointed first, so its pages are as they were).
  */
-void
+pg_attribute_hot void
 pager_release_file(PagerFile *file)
 {
 	if (file->held && !pager_slot_pinned_here(file->slot))
@@ -925,7 +925,7 @@ pager_release_file(PagerFile *file)
  * Hold a handle's slot until the end of the transaction, reopening the
  * file (with warrant, see slot_open) if its slot was closed or reused.
  */
-static PagerFileSlot *
+static pg_attribute_hot PagerFileSlot *
 slot_hold(PagerFile *file, const PagerWarrant *warrant)
 {
 	while (!file->held && !file_hold(file))
@@ -940,7 +940,7 @@ slot_hold(PagerFile *file, const PagerWarrant *warrant)
  * pager_slot's way for a handle not held yet: hold its slot until the end
  * of the transaction, reopening the file if the slot was closed or reused.
  */
-PagerFileSlot *
+pg_attribute_hot PagerFileSlot *
 pager_slot_hold(PagerFile *file)
 {
 	return slot_hold(file, NULL);
@@ -1106,7 +1106,7 @@ pager_reset_file(const ArtFileId *id, const char *relname, XLogRecPtr lsn)
  * id's (a backend opens one file again and again, a scan per exact
  * lookup), else from local_files.
  */
-static LocalFile *
+static pg_attribute_hot LocalFile *
 local_find(const ArtFileId *id)
 {
 	LocalFile  *lf = local_last;
@@ -1126,7 +1126,7 @@ local_find(const ArtFileId *id)
  * Is a handle's file still loaded in the slot the handle took, as
  * relname's (any name if NULL)?
  */
-static bool
+static pg_attribute_hot bool
 local_loaded(LocalFile *lf, const char *relname)
 {
 	PagerFileSlot *fs = &pager_shared->files[lf->file.slot];
@@ -1164,7 +1164,7 @@ pager_open_warranted(const ArtFileId *id, const char *relname,
  * run, so that neither loads, creates or checks anything, nor raises an
  * error?  The planner opens an index this way without a subtransaction.
  */
-bool
+pg_attribute_hot bool
 pager_file_ready(const ArtFileId *id, const char *relname, bool unlogged)
 {
 	LocalFile  *lf;
@@ -1241,7 +1241,7 @@ pager_file_forget(const ArtFileId *id)
  * metapage, am_meta.c).  A kept handle whose slot was closed meanwhile
  * reopens its file at its next use, as any handle does.
  */
-uint64
+pg_attribute_hot uint64
 pager_handles_epoch(void)
 {
 	return local_epoch;
@@ -1671,7 +1671,7 @@ pager_forget_files_before(XLogRecPtr lsn)
 /*
  * Pages in use in the file.
  */
-uint32
+pg_attribute_hot uint32
 pager_file_pages(PagerFile *file)
 {
 	return pager_slot(file)->nused;

@@ -124,7 +124,7 @@ hold_file_matches(const ArtFileId *a, const ArtFileId *b)
  * Publish, per file, the least epoch of this process's holds; the files
  * past PAGER_HOLD_FILES - 1 share the last entry as "any file".
  */
-static void
+static pg_attribute_hot void
 hold_publish(void)
 {
 	ArtFileId	files[PAGER_HOLD_FILES];
@@ -166,7 +166,7 @@ hold_publish(void)
  * A resource owner released by an abort: the scans that took their holds
  * under it end without their endscan, so their holds end here.
  */
-static void
+static pg_attribute_hot void
 hold_release_callback(ResourceReleasePhase phase, bool isCommit,
 					  bool isTopLevel, void *arg)
 {
@@ -189,7 +189,7 @@ hold_release_callback(ResourceReleasePhase phase, bool isCommit,
  * A new hold for a scan of file, holding nothing yet; returns its number.
  * It belongs to the current resource owner.
  */
-int
+pg_attribute_hot int
 pager_hold_create(PagerFile *file)
 {
 	int			i;
@@ -226,7 +226,7 @@ pager_hold_create(PagerFile *file)
  * Before a scan reads a batch: hold the current epoch.  The batch then
  * lacks every entry removed by a bulk delete that is not waiting for it.
  */
-void
+pg_attribute_hot void
 pager_hold_refresh(int hold)
 {
 	for (;;)
@@ -245,7 +245,7 @@ pager_hold_refresh(int hold)
  * A scan that returns nothing more from a batch (at its end): its hold no
  * longer keeps bulk deletes waiting until it reads a batch again.
  */
-void
+pg_attribute_hot void
 pager_hold_clear(int hold)
 {
 	if (hold >= 0 && hold < local_nholds && local_holds[hold].epoch != 0)
@@ -269,7 +269,7 @@ pager_hold_drop(int hold)
 /*
  * The end of the transaction: no scan is left.
  */
-void
+pg_attribute_hot void
 pager_hold_release_all(void)
 {
 	PagerProcHolds *ph;

@@ -247,7 +247,7 @@ pager_count_hit(void)
  * This process's line of shared memory, or NULL (pager_file.c publishes
  * the file slots it holds there).
  */
-PagerProcLine *
+pg_attribute_hot PagerProcLine *
 pager_proc_line(void)
 {
 	return my_line;
@@ -259,7 +259,7 @@ pager_proc_line(void)
  * to the operation that failed; a scan that failed while its reads were
  * random probes leaves them so, and they go back to reading around.
  */
-static void
+static pg_attribute_hot void
 pager_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
@@ -390,7 +390,7 @@ pager_pin_reserve(void)
 /*
  * Record a pin of frame.
  */
-void
+pg_attribute_hot void
 pager_local_pin_add(int frame)
 {
 	for (int i = 0; i < local_npins; i++)
@@ -447,7 +447,7 @@ pager_local_pin_mark(int frame, bool split, int delta)
 /*
  * Forget a pin of frame.
  */
-static void
+static pg_attribute_hot void
 local_pin_remove(int frame)
 {
 	for (int i = 0; i < local_npins; i++)
@@ -542,7 +542,7 @@ pager_gate_exit(int slot)
 /*
  * Drop one pin.
  */
-void
+pg_attribute_hot void
 pager_unpin(int frame)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
@@ -555,7 +555,7 @@ pager_unpin(int frame)
 /*
  * Does this process hold a file's write gate?
  */
-bool
+pg_attribute_hot bool
 pager_gate_held(int slot)
 {
 	for (int i = 0; i < local_ngates; i++)
@@ -1166,7 +1166,7 @@ pager_pin_hinted(int slot, ArtPageNo pageno, int hint)
 /*
  * Pin page pageno of a file, reading it if it is not in the pool.
  */
-int
+pg_attribute_hot int
 pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 {
 	int			hint = pager_hint_index(slot, pageno);
@@ -1360,7 +1360,7 @@ pager_dirty_frames(int slot, uint32 nlogical, ArtPageNo **pagenos, int *n)
 /*
  * Does this process pin any frame of a file slot?
  */
-bool
+pg_attribute_hot bool
 pager_slot_pinned_here(int slot)
 {
 	for (int i = 0; i < local_npins; i++)
@@ -1490,7 +1490,7 @@ pager_pool_watch(void)
 /*
  * Random probes or streaming reads from now on; the previous setting.
  */
-bool
+pg_attribute_hot bool
 pager_set_random_reads(bool random)
 {
 	return io_set_random_reads(random);

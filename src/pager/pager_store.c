@@ -70,7 +70,7 @@ ref_exclusive(const ArtPageRef *ref)
  * (pager_ckpt_settle), so that it never changes the snapshot's contents
  * before they are copied out for the checkpoint.
  */
-static ArtStatus
+static pg_attribute_hot ArtStatus
 pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 {
 	PagerFile  *file = (PagerFile *) store;
@@ -95,7 +95,7 @@ pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 /*
  * ArtPageStoreOps.release
  */
-static void
+static pg_attribute_hot void
 pager_release(void *store, ArtPageRef *ref)
 {
 	PagerFile  *file = (PagerFile *) store;
@@ -285,7 +285,7 @@ pager_free(void *store, ArtPageRef *ref)
 /*
  * ArtPageStoreOps.mem_alloc: memory an ERROR frees with its context.
  */
-static void *
+static pg_attribute_hot void *
 pager_mem_alloc(void *store, size_t size)
 {
 	return palloc_extended(size, MCXT_ALLOC_HUGE);
@@ -294,7 +294,7 @@ pager_mem_alloc(void *store, size_t size)
 /*
  * ArtPageStoreOps.mem_free
  */
-static void
+static pg_attribute_hot void
 pager_mem_free(void *store, void *ptr)
 {
 	if (ptr)
@@ -629,7 +629,7 @@ static const ArtPageStoreOps pager_store_ops = {
 /*
  * The file as a page store for the trie.
  */
-ArtPageStore
+pg_attribute_hot ArtPageStore
 pager_page_store(PagerFile *file)
 {
 	ArtPageStore store;

@@ -8,14 +8,14 @@
 #include "trie_internal.h"
 
 /* Temporary memory from the store. */
-void *
+ART_HOT void *
 art_alloc(ArtTrie *t, size_t size)
 {
 	return t->store.ops->mem_alloc(t->store.store, size);
 }
 
 /* Give back temporary memory; NULL is ignored. */
-void
+ART_HOT void
 art_free(ArtTrie *t, void *ptr)
 {
 	if (ptr)
@@ -23,7 +23,7 @@ art_free(ArtTrie *t, void *ptr)
 }
 
 /* Grow *array (of elem-sized items, capacity *cap) to hold need items. */
-ArtStatus
+ART_HOT ArtStatus
 art_grow(ArtTrie *t, void **array, int *cap, int need, size_t elem)
 {
 	return art_grow_from(t, array, cap, need, elem, NULL);
@@ -33,7 +33,7 @@ art_grow(ArtTrie *t, void **array, int *cap, int need, size_t elem)
  * art_grow for an array that may still be in fixed, storage of its
  * holder's, which is not freed when the array moves out of it.
  */
-ArtStatus
+ART_HOT ArtStatus
 art_grow_from(ArtTrie *t, void **array, int *cap, int need, size_t elem,
 			  const void *fixed)
 {
@@ -58,7 +58,7 @@ art_grow_from(ArtTrie *t, void **array, int *cap, int need, size_t elem,
 }
 
 /* Pin a page and push it on the stack. */
-ArtStatus
+ART_HOT ArtStatus
 art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
 {
 	ArtStatus	st;
@@ -75,7 +75,7 @@ art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
 }
 
 /* Release the top page of the stack. */
-void
+ART_HOT void
 art_pin_pop(ArtTrie *t, ArtPinStack *ps)
 {
 	ps->n--;
@@ -94,7 +94,7 @@ art_pin_release_all(ArtTrie *t, ArtPinStack *ps)
 }
 
 /* Make room for len bytes in buf. */
-ArtStatus
+ART_HOT ArtStatus
 art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len)
 {
 	size_t		newcap;
@@ -133,7 +133,7 @@ art_buf_append_slow(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 }
 
 /* Free buf's memory (not its holder's storage). */
-void
+ART_HOT void
 art_buf_free(ArtTrie *t, ArtBuf *buf)
 {
 	if (!buf->fixed)
@@ -209,7 +209,7 @@ art_version(ArtTrie *t)
 }
 
 /* Point t at an existing trie. */
-void
+ART_HOT void
 art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root)
 {
 	t->store = store;

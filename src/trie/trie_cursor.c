@@ -121,7 +121,7 @@ batch_next_max(int max)
 }
 
 /* Copy len bytes into a cursor buffer. */
-static ArtStatus
+static ART_HOT ArtStatus
 buf_set(ArtTrie *t, ArtBuf *buf, const uint8_t *data, size_t len)
 {
 	buf->len = 0;
@@ -169,7 +169,7 @@ art_cursor_size(void)
  * Set up a cursor in memory of the caller's, as art_cursor_open does:
  * positioned before the first entry of t.
  */
-ArtCursor *
+ART_HOT ArtCursor *
 art_cursor_init(void *mem, ArtTrie *t)
 {
 	ArtCursor  *c = (ArtCursor *) mem;
@@ -191,7 +191,7 @@ art_cursor_init(void *mem, ArtTrie *t)
 }
 
 /* Set where the next call starts and in which direction. */
-ArtStatus
+ART_HOT ArtStatus
 art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 				bool inclusive, ArtDirection dir)
 {
@@ -215,7 +215,7 @@ art_cursor_set_batched(ArtCursor *cursor, bool batched)
 }
 
 /* Whether the next call is answered from the batch, without a fetch. */
-bool
+ART_HOT bool
 art_cursor_buffered(const ArtCursor *cursor)
 {
 	return cursor->done || cursor->ibatch < cursor->nbatch ||
@@ -223,7 +223,7 @@ art_cursor_buffered(const ArtCursor *cursor)
 }
 
 /* Set or clear the bound. */
-ArtStatus
+ART_HOT ArtStatus
 art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound, size_t len,
 					 bool inclusive)
 {
@@ -367,7 +367,7 @@ batch_add_leaf(ArtCursor *c, size_t pathlen, uint8_t k, const uint8_t *rec,
  * kept, if it stops before the first entry: then the caller seeks as for
  * any range.
  */
-static ArtStatus
+static ART_HOT ArtStatus
 fetch_prefix(ArtCursor *c, bool *fetched)
 {
 	ArtTrie    *t = c->t;
@@ -598,7 +598,7 @@ batch_valid(ArtCursor *c)
 }
 
 /* The next entry in the cursor's direction. */
-ArtStatus
+ART_HOT ArtStatus
 art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 {
 	ArtCursor  *c = cursor;
@@ -634,7 +634,7 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 }
 
 /* The rest of a batched cursor's batch (see trie.h). */
-ArtStatus
+ART_HOT ArtStatus
 art_cursor_next_run(ArtCursor *cursor, ArtRun *run)
 {
 	ArtCursor  *c = cursor;
@@ -658,7 +658,7 @@ art_cursor_next_run(ArtCursor *cursor, ArtRun *run)
  * Free the memory a cursor allocated beyond its own (its pages are
  * released); a cursor of art_cursor_init's may then be set up again.
  */
-void
+ART_HOT void
 art_cursor_release(ArtCursor *cursor)
 {
 	ArtTrie    *t = cursor->t;

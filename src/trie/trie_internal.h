@@ -344,6 +344,19 @@ art_count_width(uint64_t count, bool wide)
 #define ART_CACHE_LINE 64
 
 /*
+ * Marks a function that every read statement runs (a lookup's or a scan's
+ * seek, fetch, pins and node decoding): the compiler puts such functions
+ * in .text.hot, which the linker gathers from every object into one run of
+ * pages, as the server's layers do with pg_attribute_hot (docs/DESIGN.md,
+ * "Scans").
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define ART_HOT __attribute__((hot))
+#else
+#define ART_HOT
+#endif
+
+/*
  * Ask for a whole page at once, as a descent or a walk steps into it.
  * Each node visited in a page costs two dependent loads (its slot, then its
  * record), and the next node's follow only once the node is decoded, so a

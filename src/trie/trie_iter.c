@@ -27,7 +27,7 @@
 #include "trie_internal.h"
 
 /* Pin and share-lock pageno on top of the iterator's pin stack. */
-static ArtStatus
+static ART_HOT ArtStatus
 pin_page(ArtIter *it, ArtPageNo pageno)
 {
 	ArtStatus	st = ART_OK;
@@ -160,7 +160,7 @@ push_rec(ArtIter *it, uint8_t *rec)
  * Push a frame for the node c refers to in the top page (following a
  * stub); the node is decoded into the frame.
  */
-static ArtStatus
+static ART_HOT ArtStatus
 push(ArtIter *it, ArtChild c)
 {
 	uint8_t    *rec = art_child_rec(it->ps.refs[it->ps.n - 1].data, c);
@@ -185,7 +185,7 @@ push(ArtIter *it, ArtChild c)
 }
 
 /* Pop the top frame, releasing the pages only it used. */
-static void
+static ART_HOT void
 pop(ArtIter *it)
 {
 	it->nframes--;
@@ -204,7 +204,7 @@ pop(ArtIter *it)
  * if every such entry lies before it (the path sorts below the bound at a
  * byte it has), 0 if that depends on the bytes that follow.
  */
-static int
+static ART_HOT int
 stop_cmp(const ArtIter *it)
 {
 	const ArtBuf *o = it->out;
@@ -223,7 +223,7 @@ stop_cmp(const ArtIter *it)
  * only if something there may lie before it (else it->past is set and no
  * frame is pushed).
  */
-static ArtStatus
+static ART_HOT ArtStatus
 enter(ArtIter *it, uint8_t k, ArtChild c)
 {
 	ArtIterFrame *f = &it->frames[it->nframes - 1];
@@ -280,7 +280,7 @@ enter(ArtIter *it, uint8_t k, ArtChild c)
  * Go down from the top frame's node (just entered) to the first (forward)
  * or last entry of its subtree.
  */
-static ArtStatus
+static ART_HOT ArtStatus
 extreme(ArtIter *it, bool *found)
 {
 	for (;;)
@@ -329,7 +329,7 @@ extreme(ArtIter *it, bool *found)
 static ArtStatus resume(ArtIter *it, const ArtIterFrame *f, bool *found);
 
 /* Step from the current frames to the next position in the direction. */
-static ArtStatus
+static ART_HOT ArtStatus
 advance(ArtIter *it, bool *found)
 {
 	*found = false;
@@ -434,7 +434,7 @@ seek_child(ArtIterFrame *f, uint8_t k)
  * 0xFF bytes (forward: past every entry beginning with key).  key NULL:
  * the first or last entry.  *found false: none.
  */
-ArtStatus
+ART_HOT ArtStatus
 art_iter_seek(ArtIter *it, const uint8_t *key, size_t len, bool inclusive,
 			  bool upper_inf, bool *found)
 {
@@ -577,7 +577,7 @@ fill_full(const ArtIterFill *fl)
  * or done one, the stop bound) takes advance's way.  When the batch is
  * full, out holds its last entry, as after art_iter_next.
  */
-ArtStatus
+ART_HOT ArtStatus
 art_iter_fill(ArtIter *it, ArtIterFill *fl)
 {
 	ArtBuf	   *b = fl->batch;
@@ -718,7 +718,7 @@ resume(ArtIter *it, const ArtIterFrame *f, bool *found)
 }
 
 /* Release every page; the iterator's memory stays for another seek. */
-void
+ART_HOT void
 art_iter_end(ArtIter *it)
 {
 	while (it->ps.n > 0)
@@ -732,7 +732,7 @@ art_iter_end(ArtIter *it)
  * Free the iterator's memory (its pages are released), but for the first
  * storage art_iter_give gave it.
  */
-void
+ART_HOT void
 art_iter_free(ArtIter *it)
 {
 	art_iter_end(it);
@@ -758,7 +758,7 @@ art_iter_free(ArtIter *it)
  * (and do not free) only when they outgrow it: room for npages pages of a
  * path and nframes frames.
  */
-void
+ART_HOT void
 art_iter_give(ArtIter *it, ArtPageRef *refs, bool *unlocked, int npages,
 			  ArtIterFrame *frames, int nframes)
 {

@@ -485,7 +485,7 @@ art_rec_replace(uint8_t *page, int slot, const uint8_t *rec, size_t size)
 }
 
 /* Decode the node record at rec (not a stub). */
-void
+ART_HOT void
 art_node_decode(uint8_t *rec, ArtNode *node)
 {
 	art_node_decode_walk(rec, node);
@@ -713,7 +713,7 @@ art_stub_encode(ArtPageNo page, uint16_t slot, uint8_t *out)
 }
 
 /* Where a stub points. */
-void
+ART_HOT void
 art_stub_target(const uint8_t *rec, ArtPageNo *page, uint16_t *slot)
 {
 	*page = art_get32(rec + 1);
@@ -721,7 +721,7 @@ art_stub_target(const uint8_t *rec, ArtPageNo *page, uint16_t *slot)
 }
 
 /* The child under key, or none (art_child_none). */
-ArtChild
+ART_HOT ArtChild
 art_node_find(const ArtNode *node, uint8_t key)
 {
 	const uint8_t *keys;
@@ -752,7 +752,7 @@ art_node_find(const ArtNode *node, uint8_t key)
 }
 
 /* The child with the smallest key > after (after may be -1). */
-bool
+ART_HOT bool
 art_node_next(const ArtNode *node, int after, uint8_t *key, ArtChild *child)
 {
 	int			i;

@@ -17,7 +17,7 @@
  * for that page's lines at once (art_prefetch_page), and make *at refer to
  * the stub's target there.
  */
-static ArtStatus
+static ART_HOT ArtStatus
 couple(ArtTrie *t, ArtPageRef *cur, ArtChild *at)
 {
 	uint8_t    *rec = art_child_rec(cur->data, *at);
@@ -46,7 +46,7 @@ couple(ArtTrie *t, ArtPageRef *cur, ArtChild *at)
  * mismatch or a missing child.  The node's page stays pinned and
  * share-locked in *cur, a reference to the node in *noderef.
  */
-ArtStatus
+ART_HOT ArtStatus
 art_descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 		ArtNode *node, size_t *at, bool *matched, ArtChild *noderef)
 {
@@ -173,7 +173,7 @@ art_root_count(ArtTrie *t, uint8_t *page, ArtChild at, uint64_t *count)
 }
 
 /* Number of entries beginning with prefix: the count of one node. */
-ArtStatus
+ART_HOT ArtStatus
 art_count_prefix(ArtTrie *t, const uint8_t *prefix, size_t len,
 				 uint64_t *count)
 {

@@ -501,7 +501,7 @@ wal_shmem_request(void)
  * file lacks entries the primary has, or holds part of an image, and its
  * answers would be wrong.
  */
-bool
+pg_attribute_hot bool
 wal_file_usable(const ArtFileId *id)
 {
 	bool		unusable = false;
@@ -520,7 +520,7 @@ wal_file_usable(const ArtFileId *id)
  * Refuse a query the file id of index relname while it may not use it
  * (wal_file_usable).
  */
-void
+pg_attribute_hot void
 wal_check_usable(const ArtFileId *id, const char *relname)
 {
 	if (!wal_file_usable(id))
