@@ -24,6 +24,10 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # into the server go through the GOT without a stub (-fno-plt; the
 # server loads libraries with RTLD_NOW, so nothing is bound lazily).  No
 # symbol of artrie's is also the server's or a library's it links.
+# The functions every read statement runs are marked hot in the source
+# (pg_attribute_hot, ART_HOT): at -O2 GCC puts them in .text.hot, which
+# the linker's default script gathers from every object into one run of
+# pages (docs/DESIGN.md, "Scans").
 PG_CFLAGS = -MMD -MP -fno-plt
 SHLIB_LINK = -luring -Wl,-Bsymbolic
 

@@ -46,6 +46,15 @@
 # artrie_costestimate art_count_prefix") whose inclusive instructions and
 # calls per transaction are printed as well, from the same two files (a
 # function inlined into its callers has none).
+# LKB_CG_PAGES=1 adds the pages of code a transaction runs: the 4 KiB
+# pages holding an instruction whose count grew by at least half the
+# difference in transactions (run in every other transaction at least),
+# by object, and artrie.so's with the functions on each
+# (--dump-instr=yes --compress-pos=no, added to LKB_CG_OPTS).  Where
+# every kernel entry empties the TLB (page-table isolation without PCID)
+# a transaction pays for each of them; the functions marked hot sit
+# together (docs/DESIGN.md, "Scans"), so one far from the rest is a
+# function of the statement's path not yet marked.
 #
 # LKB_SQL: another statement than the lookup, a pgbench script line whose
 # %s is the table (e.g. "SELECT count(*) FROM %s WHERE k LIKE 'kir%%';"),
@@ -243,6 +252,48 @@ cg_funcs() {
 	END { for (i = 1; i <= n; i++) printf "%s %d %d\n", w[i], inc[w[i]], calls[w[i]] }' "$f"
 }
 
+# cg_pages FILE1 FILE2 DN: code pages per transaction (LKB_CG_PAGES) from
+# two callgrind files with absolute positions, DN transactions apart.
+cg_pages() {
+	awk -v dn="$3" '
+	function name(kind, s,   id) {
+		if (!match(s, /^\([0-9]+\)/))
+			return s
+		id = FILENAME SUBSEP kind SUBSEP substr(s, 1, RLENGTH)
+		if (length(s) > RLENGTH)
+			names[id] = substr(s, RLENGTH + 2)
+		return names[id]
+	}
+	FNR == 1 { nfile++ }
+	/^ob=/ { ob = name("ob", substr($0, 4)); n = split(ob, parts, "/"); ob = parts[n]; next }
+	/^fn=/ { fn = name("fn", substr($0, 4)); next }
+	/^cob=/ { name("ob", substr($0, 5)); next }
+	/^cfn=/ { name("fn", substr($0, 5)); next }
+	/^calls=/ { call = 1; next }
+	/^0x/ {
+		if (call) { call = 0; next }
+		ir[nfile, ob SUBSEP fn SUBSEP $1] += $2
+	}
+	END {
+		for (k in ir) {
+			split(k, a, SUBSEP)
+			if (a[1] != 2)
+				continue
+			k1 = 1 SUBSEP a[2] SUBSEP a[3] SUBSEP a[4]
+			if (ir[k] - (k1 in ir ? ir[k1] : 0) < dn / 2)
+				continue
+			page = a[2] " " substr(a[4], 1, length(a[4]) - 3)
+			if (!(page in seen)) { seen[page] = 1; pages[a[2]]++; total++ }
+			if (a[2] == "artrie.so" && !((page, a[3]) in on)) { on[page, a[3]] = 1; fns[page] = fns[page] " " a[3] }
+		}
+		printf "%d pages:", total
+		for (o in pages) printf " %s %d", o, pages[o]
+		printf "\n"
+		for (p in fns) printf "  %s:%s\n", p, fns[p] | "sort"
+		close("sort")
+	}' "$1" "$2"
+}
+
 # instr BUILD: the callgrind measurement of LKB_CALLGRIND.
 instr() {
 	local cg=$ARTRIE_TMP/cg n1=${LKB_CG_N1:-200} n2=${LKB_CG_N2:-1200} vpid t n new f ir1 ir2
@@ -251,7 +302,8 @@ instr() {
 	install -m 755 "$ARTRIE_TMP/artrie-$1.so" "$ARTRIE_TMP/inst$($PG_CONFIG --pkglibdir)/artrie.so"
 	as_pg "$PG_BIN/pg_ctl" -D "$PGDATA" -m fast -w stop >/dev/null
 	# shellcheck disable=SC2086
-	as_pg valgrind --tool=callgrind ${LKB_CG_OPTS:-} --callgrind-out-file="$cg/cg.%p" "$PG_BIN/postgres" -D "$PGDATA" \
+	as_pg valgrind --tool=callgrind ${LKB_CG_OPTS:-} ${LKB_CG_PAGES:+--dump-instr=yes --compress-pos=no} \
+		--callgrind-out-file="$cg/cg.%p" "$PG_BIN/postgres" -D "$PGDATA" \
 		-c artrie.io_backend=mmap >"$cg/server-$1.log" 2>&1 &
 	vpid=$!
 	for n in $(seq 1 300); do as_pg "$PG_BIN/pg_isready" -q && break; sleep 1; done
@@ -274,6 +326,10 @@ instr() {
 			join -t= <(cg_events "$cg/$1-$t-$n1" | sort) <(cg_events "$cg/$1-$t-$n2" | sort) |
 				awk -F= -v n="$((n2 - n1))" '{ printf " %s %.1f", $1, ($3 - $2) / n }' |
 				sed "s/^/callgrind $1 $t per transaction:/; s/\$/\n/"
+		fi
+		if [ "${LKB_CG_PAGES:-}" = 1 ]; then
+			cg_pages "$cg/$1-$t-$n1" "$cg/$1-$t-$n2" $((n2 - n1)) |
+				sed "1s/^/callgrind $1 $t code pages per transaction: /; 2,\$s/^/callgrind $1 $t /"
 		fi
 		if [ -n "${LKB_CG_FUNCS:-}" ]; then
 			# shellcheck disable=SC2086

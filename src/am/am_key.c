@@ -63,7 +63,7 @@ am_key_entry(const char *key, Size keylen, ItemPointer tid, Size *entrylen)
  * comparisons ignore, name up to its terminating NUL.  A copy made by
  * detoasting is left in copy for am_key_free.
  */
-AmKey
+pg_attribute_hot AmKey
 am_datum_key(Oid typid, Datum value)
 {
 	AmKey		key = {NULL, 0, NULL};
@@ -274,7 +274,7 @@ am_key_datum(Relation index, const char *key, Size keylen)
 /*
  * Free what am_datum_key copied, if anything.
  */
-void
+pg_attribute_hot void
 am_key_free(AmKey *key)
 {
 	if (key->copy != NULL)

@@ -883,7 +883,7 @@ static bool am_cursor_lent = false;
 static uint64 am_cursor_era = 1;
 
 /* Transaction end: the backend's cursor is no scan's any more. */
-static void
+static pg_attribute_hot void
 am_cursor_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
@@ -1389,7 +1389,7 @@ artrie_endscan(IndexScanDesc scan)
  * from its key (am_form_key_tuple, am_form_cols_tuple); a bpchar key has
  * lost its padding, so bpchar values are read from the heap.
  */
-bool
+pg_attribute_hot bool
 artrie_canreturn(Relation index, int attno)
 {
 	return index->rd_opcintype[attno - 1] != BPCHAROID;

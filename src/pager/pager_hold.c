@@ -258,7 +258,7 @@ pager_hold_clear(int hold)
 /*
  * A scan's end: give its hold back.
  */
-void
+pg_attribute_hot void
 pager_hold_drop(int hold)
 {
 	pager_hold_clear(hold);

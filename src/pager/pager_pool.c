@@ -656,7 +656,7 @@ pager_page_check(PagerFileSlot *fs, const char *page, uint32 pageno,
 /*
  * Hash and partition lock of a tag.
  */
-LWLock *
+pg_attribute_hot LWLock *
 pager_partition(const PagerTag *tag, uint32 *hash)
 {
 	*hash = get_hash_value(pager_table, tag);
@@ -958,7 +958,7 @@ pager_wait_read(PagerFrame *f)
 /*
  * Look a page up in the pool and pin its frame; -1 if absent.
  */
-static int
+static pg_attribute_hot int
 pager_lookup_pin(const PagerTag *tag, uint32 hash, LWLock *part)
 {
 	PagerLookup *ent;
@@ -1184,7 +1184,7 @@ pager_get_page(PagerFileSlot *fs, int slot, ArtPageNo pageno)
  * Pin page pageno of a file through the page table, reading it if it is
  * not in the pool.
  */
-static int
+static pg_attribute_hot int
 pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 {
 	PagerTag	tag;

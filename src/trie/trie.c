@@ -83,7 +83,7 @@ art_pin_pop(ArtTrie *t, ArtPinStack *ps)
 }
 
 /* Release every page of the stack and free its memory. */
-void
+ART_HOT void
 art_pin_release_all(ArtTrie *t, ArtPinStack *ps)
 {
 	while (ps->n > 0)

@@ -208,7 +208,7 @@ art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 }
 
 /* Return whole batches as read, without checking the version per call. */
-void
+ART_HOT void
 art_cursor_set_batched(ArtCursor *cursor, bool batched)
 {
 	cursor->batched = batched;
