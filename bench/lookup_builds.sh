@@ -253,7 +253,9 @@ cg_funcs() {
 }
 
 # cg_pages FILE1 FILE2 DN: code pages per transaction (LKB_CG_PAGES) from
-# two callgrind files with absolute positions, DN transactions apart.
+# two callgrind files with absolute positions, DN transactions apart (each
+# cost line's first position the instruction's address, its first count
+# the instructions run).
 cg_pages() {
 	awk -v dn="$3" '
 	function name(kind, s,   id) {
@@ -264,7 +266,8 @@ cg_pages() {
 			names[id] = substr(s, RLENGTH + 2)
 		return names[id]
 	}
-	FNR == 1 { nfile++ }
+	FNR == 1 { nfile++; npos = 1 }
+	/^positions:/ { npos = NF - 1 }
 	/^ob=/ { ob = name("ob", substr($0, 4)); n = split(ob, parts, "/"); ob = parts[n]; next }
 	/^fn=/ { fn = name("fn", substr($0, 4)); next }
 	/^cob=/ { name("ob", substr($0, 5)); next }
@@ -272,7 +275,7 @@ cg_pages() {
 	/^calls=/ { call = 1; next }
 	/^0x/ {
 		if (call) { call = 0; next }
-		ir[nfile, ob SUBSEP fn SUBSEP $1] += $2
+		ir[nfile, ob SUBSEP fn SUBSEP $1] += $(npos + 1)
 	}
 	END {
 		for (k in ir) {
