@@ -480,6 +480,7 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 		ArtPageRef	c;
 		ArtStatus	st;
 		size_t		load;
+		bool		stubs;
 
 		st = t->store.ops->pin(t->store.store, pages[i], ART_LOCK_EXCLUSIVE,
 							   &c);
@@ -487,10 +488,11 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 			return st;
 		/* by size first: analyse decodes every node of the page */
 		load = PAGE_LOAD(page->data) + page_bytes(c.data);
-		if (page_stubs(c.data) > 0 || load > MERGE_HIGH ||
+		stubs = page_stubs(c.data) > 0;
+		if (stubs || load > MERGE_HIGH ||
 			!analyse(page, &c, cs))
 		{
-			if (page_stubs(c.data) == 0 && load > MERGE_HIGH)
+			if (!stubs && load > MERGE_HIGH)
 				note_lack(lack, load, MERGE_HIGH);
 			t->store.ops->release(t->store.store, &c);
 			continue;
@@ -754,7 +756,6 @@ pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
 			   MergeState *ms, ArtPageRef *q, int *nq, RepackList *rl)
 {
 	bool		repacking = rl != NULL;
-
 	ArtPageNo	sibs[REPACK_PAGES];
 	int			nsib;
 	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
