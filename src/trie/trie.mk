@@ -15,6 +15,8 @@
 #                           (bench/trie_dups.c; DUPS_ARGS passed through)
 #   make trie-scan          prefix scans as an index scan reads them
 #                           (bench/trie_scan.c; SCAN_ARGS passed through)
+#   make trie-churn         pages under bench/space_churn.sh's churn
+#                           (bench/trie_churn.c; CHURN_ARGS passed through)
 #
 # The fuzzers (the trie harness among them) are in test/fuzz/fuzz.mk.
 
@@ -33,7 +35,7 @@ TRIE_SAN_FLAGS = $(TRIE_STD) -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 CLANG ?= clang-14
 
-.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups trie-scan
+.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups trie-scan trie-churn
 
 $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
@@ -61,6 +63,11 @@ $(TRIE_BUILD)/trie_scan: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_sca
 	@mkdir -p $(TRIE_BUILD)
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_scan.c
+
+$(TRIE_BUILD)/trie_churn: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_churn.c
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
+		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_churn.c
 
 $(TRIE_BUILD)/test_pagefmt: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c
 	@mkdir -p $(TRIE_BUILD)
@@ -105,3 +112,6 @@ trie-dups: $(TRIE_BUILD)/trie_dups
 
 trie-scan: $(TRIE_BUILD)/trie_scan
 	$(TRIE_BUILD)/trie_scan $(SCAN_ARGS)
+
+trie-churn: $(TRIE_BUILD)/trie_churn
+	$(TRIE_BUILD)/trie_churn $(CHURN_ARGS)
