@@ -23,7 +23,10 @@
  * layout as the bulk loader's of each subtree hanging from the root page
  * would take: the bytes of its pages (through every stub), rounded up to
  * pages filled 90% and 98%, subtree by subtree.  With CHURN_DUMP set it
- * also prints the tree of pages after 5x.
+ * also prints the tree of pages after 5x; with CHURN_REBUILD set, every
+ * VACUUM but the last is followed by a fresh build of the live entries
+ * (the churn goes on in it), so that a round's figures show what one
+ * round of the churn does to a packed trie.
  *
  * Usage: trie_churn DATASET [SEEDS [ROWS]]   (SEEDS: a count, from 1)
  *
@@ -495,6 +498,13 @@ churn(const char *ds, int seed, size_t rows)
 				printf(" peak %llu (%.3f)", (unsigned long long) peak,
 					   (double) peak / fresh);
 			printf("\n");
+		}
+		if (getenv("CHURN_REBUILD") && round < 25)
+		{
+			/* every VACUUM ends with the trie built afresh */
+			art_memstore_destroy(ms);
+			memcpy(load, row, sizeof(Entry) * nrow);
+			ms = bulk(load, nrow, &t);
 		}
 	}
 	census(ms, ds);
