@@ -187,6 +187,70 @@ page_compact(uint8_t *page)
 }
 
 /*
+ * The size of the record at offset off of page (off + 2 <= ART_PAGE_SIZE),
+ * whatever its bytes, or 0 if its header runs past the page end: the
+ * record's bytes may still do so, which the caller checks.
+ */
+size_t
+art_rec_size_at(const uint8_t *page, size_t off)
+{
+	const uint8_t *rec = page + off;
+	int			kind = rec[0] & ART_KIND_MASK;
+	size_t		hdr = (rec[0] & ART_FLAG_LONGPLEN) ? 3 : 2;
+
+	if (kind == ART_KIND_STUB)
+		hdr = ART_STUB_SIZE;
+	else if (kind != ART_NODE_LEAF)
+		hdr += 1 + (size_t) art_count_bytes(rec[0]);
+	if (off + hdr > ART_PAGE_SIZE)
+		return 0;
+	return art_rec_size(rec);
+}
+
+/*
+ * Lay a page out for a WAL image (trie.h): when its records lie in its
+ * record area and add up to the live bytes its header counts, compact it
+ * if its record area has holes (page_compact: records keep their slots)
+ * and set *lower to the end of its slot array and *upper to the start of
+ * its record area, the free bytes between.  Otherwise leave it alone,
+ * with both at ART_PAGE_SIZE, and return false.
+ */
+bool
+art_page_squeeze(uint8_t *page, uint16_t *lower, uint16_t *upper)
+{
+	size_t		nslots = art_page_nslots(page);
+	size_t		start = art_page_upper(page);
+	size_t		sum = 0;
+
+	*lower = ART_PAGE_SIZE;
+	*upper = ART_PAGE_SIZE;
+	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC ||
+		start > ART_PAGE_SIZE || ART_SLOTS_OFF + 2 * nslots > start)
+		return false;
+	for (size_t s = 1; s <= nslots; s++)
+	{
+		size_t		off = art_slot_off(page, (int) s);
+		size_t		size;
+
+		if (off == 0)
+			continue;
+		if (off < start || off + 2 > ART_PAGE_SIZE)
+			return false;
+		size = art_rec_size_at(page, off);
+		if (size == 0 || off + size > ART_PAGE_SIZE)
+			return false;
+		sum += size;
+	}
+	if (sum != art_page_used(page))
+		return false;
+	if (ART_PAGE_SIZE - start > sum)
+		page_compact(page);
+	*lower = (uint16_t) (ART_SLOTS_OFF + 2 * nslots);
+	*upper = art_page_upper(page);
+	return true;
+}
+
+/*
  * Rewrite the record area without holes, its records in pre-order from the
  * start of the area to the page end: each page root (a live record no
  * node of the page refers to, in slot order), then its children's

@@ -204,7 +204,6 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 	{
 		size_t		off = art_slot_off(page, s);
 		const uint8_t *rec = page + off;
-		size_t		hdr;
 		size_t		size;
 		int			kind;
 
@@ -218,14 +217,9 @@ check_page(Verify *v, ArtPageNo pageno, const uint8_t *page)
 			(kind == ART_KIND_STUB && rec[0] != ART_KIND_STUB) ||
 			(kind == ART_NODE_LEAF && (rec[0] & ART_CW_MASK) != 0))
 			return fail(v, pageno, s, "bad record flags 0x%02x", rec[0]);
-		hdr = (rec[0] & ART_FLAG_LONGPLEN) ? 3 : 2;
-		if (kind == ART_KIND_STUB)
-			hdr = ART_STUB_SIZE;
-		else if (kind != ART_NODE_LEAF)
-			hdr += 1 + (size_t) art_count_bytes(rec[0]);
-		if (off + hdr > ART_PAGE_SIZE)
+		size = art_rec_size_at(page, off);
+		if (size == 0)
 			return fail(v, pageno, s, "record header past the page end");
-		size = art_rec_size(rec);
 		if (off + size > ART_PAGE_SIZE)
 			return fail(v, pageno, s, "record of %zu bytes past the page end",
 						size);

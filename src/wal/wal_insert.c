@@ -41,7 +41,9 @@
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
+#include "utils/memutils.h"
 
+#include "trie/trie.h"
 #include "wal/wal.h"
 #include "wal/wal_internal.h"
 
@@ -128,19 +130,41 @@ wal_log_vacuum(const ArtFileId *file)
 /*
  * Log one image record: pages [first, first + npages) whose bodies are in
  * bodies (the used ones only), and with WAL_IMAGE_LAST the free list and
- * user words.
+ * user words.  Each body is packed (WAL_IMAGE_PACKED): a copy of its page
+ * laid out by art_page_squeeze, its free bytes left out, so a page logs
+ * its header, its slots and its live records.
  */
 static void
 wal_log_image_record(const ArtFileId *id, uint32 flags, uint32 first,
 					 uint32 npages, uint32 used, const char *bodies,
 					 const uint32 *freelist, uint32 nfree, const uint32 *user)
 {
+	static uint8 *page;
+	static uint8 *packed;
 	WalImageRecord rec;
-	Size		nbytes = (Size) wal_image_used_count(used, npages) * WAL_IMAGE_BODY;
+	int			nused = wal_image_used_count(used, npages);
+	Size		nbytes = 0;
+
+	if (packed == NULL)
+	{
+		page = MemoryContextAllocZero(TopMemoryContext, ART_PAGE_SIZE);
+		packed = MemoryContextAlloc(TopMemoryContext, (Size) WAL_IMAGE_PAGES *
+									(WAL_IMAGE_PACK_HDR + WAL_IMAGE_BODY));
+	}
+	for (int i = 0; i < nused; i++)
+	{
+		uint16		lower;
+		uint16		upper;
+
+		memcpy(page + ART_PAGE_RESERVED, bodies + (Size) i * WAL_IMAGE_BODY,
+			   WAL_IMAGE_BODY);
+		(void) art_page_squeeze(page, &lower, &upper);
+		nbytes += wal_image_pack(page, lower, upper, packed + nbytes);
+	}
 
 	memset(&rec, 0, sizeof(rec));
 	rec.file = *id;
-	rec.flags = flags;
+	rec.flags = flags | WAL_IMAGE_PACKED;
 	rec.first = first;
 	rec.npages = npages;
 	rec.used = used;
@@ -151,7 +175,7 @@ wal_log_image_record(const ArtFileId *id, uint32 flags, uint32 first,
 	XLogBeginInsert();
 	XLogRegisterData((char *) &rec, sizeof(rec));
 	if (nbytes > 0)
-		XLogRegisterData((char *) bodies, nbytes);
+		XLogRegisterData((char *) packed, nbytes);
 	if (nfree > 0)
 		XLogRegisterData((char *) freelist, sizeof(uint32) * nfree);
 	(void) XLogInsert(ARTRIE_RMGR_ID, WAL_ARTRIE_IMAGE);

@@ -16,7 +16,9 @@
  *	- an image record: a run of up to WAL_IMAGE_PAGES logical pages of a
  *	  file just built or copied, or (WAL_IMAGE_CKPT) of a changed file as
  *	  the first checkpoint after a move of PostgreSQL's redo pointer
- *	  leaves it, which redo writes at the same logical page numbers; the
+ *	  leaves it, which redo writes at the same logical page numbers (each
+ *	  page without its free bytes, WAL_IMAGE_PACKED, in records logged
+ *	  since that flag exists); the
  *	  first of a file's run of image records starts the file afresh, the
  *	  last one also carries the file's free logical pages and its user
  *	  words;
@@ -66,6 +68,15 @@
 #define WAL_IMAGE_CKPT		0x04	/* a checkpoint's image of a changed file */
 #define WAL_IMAGE_BEGUN		0x08	/* with CKPT: an image-begin record of the
 									 * file came before it */
+#define WAL_IMAGE_PACKED	0x10	/* the bodies leave free bytes out */
+
+/*
+ * A packed body: the page offsets lower and upper (2 bytes each,
+ * ART_PAGE_RESERVED <= lower <= upper <= ART_PAGE_SIZE), then the page's
+ * bytes [ART_PAGE_RESERVED, lower) and [upper, ART_PAGE_SIZE); the bytes
+ * between are free in the page, and redo writes zeros there.
+ */
+#define WAL_IMAGE_PACK_HDR	4
 
 /* An entry record; the entry's bytes follow it. */
 typedef struct WalEntryRecord
@@ -77,7 +88,8 @@ typedef struct WalEntryRecord
 
 /*
  * An image record; then the bodies of the pages in used (bit i for page
- * first + i), in order; then, with WAL_IMAGE_LAST, nfree logical page
+ * first + i), in order, WAL_IMAGE_BODY bytes each or, with
+ * WAL_IMAGE_PACKED, packed; then, with WAL_IMAGE_LAST, nfree logical page
  * numbers that are free in the file.
  */
 typedef struct WalImageRecord
@@ -141,5 +153,21 @@ extern bool wal_vacuum_decode(const uint8_t *data, size_t len,
 
 /* The number of pages an image record's used bitmap names. */
 extern int	wal_image_used_count(uint32_t used, uint32_t npages);
+
+/*
+ * Pack page (ART_PAGE_SIZE bytes) into out, leaving its bytes [lower,
+ * upper) out (lower == upper: none); returns the bytes written, at most
+ * WAL_IMAGE_PACK_HDR + WAL_IMAGE_BODY.
+ */
+extern size_t wal_image_pack(const uint8_t *page, uint16_t lower,
+							 uint16_t upper, uint8_t *out);
+
+/*
+ * The body (WAL_IMAGE_BODY bytes) of the next used page of a decoded
+ * image record whose bodies continue at *p: *p itself, or with
+ * WAL_IMAGE_PACKED the body unpacked into buf; *p moves past it.
+ */
+extern const uint8_t *wal_image_body(const WalImageRecord *rec,
+									 const uint8_t **p, uint8_t *buf);
 
 #endif							/* ARTRIE_WAL_RECORD_H */

@@ -484,6 +484,7 @@ static void
 redo_image(const WalImageRecord *rec, const uint8 *bodies,
 		   const uint8 *freelist, XLogRecPtr lsn)
 {
+	static uint8 body[WAL_IMAGE_BODY];
 	PagerFile  *file;
 	char		path[MAXPGPATH];
 	bool		ckpt = (rec->flags & WAL_IMAGE_CKPT) != 0;
@@ -530,8 +531,8 @@ redo_image(const WalImageRecord *rec, const uint8 *bodies,
 			pager_copy_in_page(file, rec->first + i, NULL);
 			continue;
 		}
-		pager_copy_in_page(file, rec->first + i, (const char *) bodies);
-		bodies += WAL_IMAGE_BODY;
+		pager_copy_in_page(file, rec->first + i,
+						   (const char *) wal_image_body(rec, &bodies, body));
 	}
 	if (rec->flags & WAL_IMAGE_LAST)
 	{
@@ -1522,14 +1523,15 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 		const uint8 *freelist;
 
 		if (wal_image_decode(data, len, &rec, &bodies, &freelist))
-			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s%s%s",
+			appendStringInfo(buf, "file %u/%u.%u, pages %u-%u%s%s%s%s%s",
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, rec.first,
 							 rec.first + rec.npages,
 							 (rec.flags & WAL_IMAGE_CKPT) ? ", checkpoint" : "",
 							 (rec.flags & WAL_IMAGE_BEGUN) ? ", begun" : "",
 							 (rec.flags & WAL_IMAGE_FIRST) ? ", first" : "",
-							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "");
+							 (rec.flags & WAL_IMAGE_LAST) ? ", last" : "",
+							 (rec.flags & WAL_IMAGE_PACKED) ? ", packed" : "");
 	}
 	else if (kind == WAL_ARTRIE_UNCHANGED || kind == WAL_ARTRIE_IMAGE_BEGIN)
 	{

@@ -16,9 +16,13 @@
  * each, then len entry bytes, len between 1 and WAL_MAX_ENTRY; an image
  * record is file, flags, first, npages, used, nfree and PAGER_USER_WORDS
  * user words, 4 bytes each, then the WAL_IMAGE_BODY-byte bodies of the
- * pages whose bit is set among the first npages bits of used, then nfree
+ * pages whose bit is set among the first npages bits of used (with
+ * WAL_IMAGE_PACKED each body is a 2-byte lower and a 2-byte upper,
+ * ART_PAGE_RESERVED <= lower <= upper <= ART_PAGE_SIZE, then lower -
+ * ART_PAGE_RESERVED bytes and ART_PAGE_SIZE - upper bytes, which unpack
+ * around upper - lower zeros), then nfree
  * 4-byte page numbers; flags hold only WAL_IMAGE_FIRST, WAL_IMAGE_LAST,
- * WAL_IMAGE_CKPT and WAL_IMAGE_BEGUN, npages is at most WAL_IMAGE_PAGES, used has no bit at
+ * WAL_IMAGE_CKPT, WAL_IMAGE_BEGUN and WAL_IMAGE_PACKED, npages is at most WAL_IMAGE_PAGES, used has no bit at
  * or past npages, first + npages fits in 32 bits, and nfree is 0 without
  * WAL_IMAGE_LAST; an unchanged record, and an image-begin record, is
  * file, 4 zero bytes and a nonzero 8-byte WAL position, 24 bytes in all; a vacuum record is file
@@ -40,7 +44,8 @@
  * byte, the harness breaks one rule of the format (a byte more or less, a
  * length of 0 or past the bound, too many pages, a stray used bit, an
  * unknown flag, a free list without WAL_IMAGE_LAST, a page range past
- * 2^32) or none, and the decoder must reject what was broken.
+ * 2^32, a packed body whose lower passes its upper) or none, and the
+ * decoder must reject what was broken.
  *
  *-------------------------------------------------------------------------
  */
@@ -65,7 +70,8 @@
 /* Bounds on what the generated mode builds. */
 #define MAX_GEN_ENTRY	70000
 #define MAX_GEN_FREE	600
-#define GEN_BUF_SIZE	(IMAGE_HDR + WAL_IMAGE_PAGES * WAL_IMAGE_BODY + \
+#define GEN_BUF_SIZE	(IMAGE_HDR + \
+						 WAL_IMAGE_PAGES * (WAL_IMAGE_PACK_HDR + WAL_IMAGE_BODY) + \
 						 4 * (MAX_GEN_FREE + 1))
 
 static uint32_t
@@ -155,6 +161,45 @@ ref_entry_ok(const uint8_t *data, size_t len)
 		(uint64_t) len == (uint64_t) ENTRY_HDR + elen;
 }
 
+/* A 2-byte field in the machine's byte order. */
+static uint32_t
+get_u16(const uint8_t *p)
+{
+	uint16_t	v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * The bytes of the bodies of an image payload data[0, len) with these
+ * flags and used pages, by the harness's reading; -1 if the packed ones
+ * are malformed or run past len.
+ */
+static int64_t
+ref_bodies_len(const uint8_t *data, size_t len, uint32_t flags, uint32_t used)
+{
+	size_t		pos = IMAGE_HDR;
+
+	if (!(flags & WAL_IMAGE_PACKED))
+		return (int64_t) ref_popcount(used) * WAL_IMAGE_BODY;
+	for (int i = ref_popcount(used); i > 0; i--)
+	{
+		uint32_t	lower;
+		uint32_t	upper;
+
+		if (len - pos < 4)
+			return -1;
+		lower = get_u16(data + pos);
+		upper = get_u16(data + pos + 2);
+		if (lower < ART_PAGE_RESERVED || lower > upper || upper > ART_PAGE_SIZE ||
+			len - pos - 4 < (lower - ART_PAGE_RESERVED) + (ART_PAGE_SIZE - upper))
+			return -1;
+		pos += 4 + (lower - ART_PAGE_RESERVED) + (ART_PAGE_SIZE - upper);
+	}
+	return (int64_t) (pos - IMAGE_HDR);
+}
+
 /* Whether the harness's reading says data[0, len) is an image payload. */
 static bool
 ref_image_ok(const uint8_t *data, size_t len)
@@ -164,6 +209,7 @@ ref_image_ok(const uint8_t *data, size_t len)
 				npages,
 				used,
 				nfree;
+	int64_t		blen;
 
 	if (len < IMAGE_HDR)
 		return false;
@@ -173,13 +219,15 @@ ref_image_ok(const uint8_t *data, size_t len)
 	used = get_u32(data + IMAGE_OFF_USED);
 	nfree = get_u32(data + IMAGE_OFF_NFREE);
 	if (npages > WAL_IMAGE_PAGES ||
-		(flags & ~(uint32_t) (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT | WAL_IMAGE_BEGUN)) != 0 ||
+		(flags & ~(uint32_t) (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT |
+							  WAL_IMAGE_BEGUN | WAL_IMAGE_PACKED)) != 0 ||
 		(used & ~ref_used_mask(npages)) != 0 ||
 		(uint64_t) first + npages > UINT32_MAX ||
 		(nfree != 0 && !(flags & WAL_IMAGE_LAST)))
 		return false;
-	return (uint64_t) len == (uint64_t) IMAGE_HDR +
-		(uint64_t) ref_popcount(used) * WAL_IMAGE_BODY + (uint64_t) nfree * 4;
+	blen = ref_bodies_len(data, len, flags, used);
+	return blen >= 0 &&
+		(uint64_t) len == (uint64_t) IMAGE_HDR + (uint64_t) blen + (uint64_t) nfree * 4;
 }
 
 /*
@@ -240,7 +288,7 @@ check_image(const uint8_t *data, size_t len)
 			 rec.used, rec.npages,
 			 wal_image_used_count(rec.used, rec.npages), nused);
 	if (bodies != data + IMAGE_HDR ||
-		freelist != bodies + (size_t) nused * WAL_IMAGE_BODY ||
+		freelist != bodies + ref_bodies_len(data, len, rec.flags, rec.used) ||
 		freelist + (size_t) rec.nfree * 4 != data + len)
 		FAIL("image bodies at offset %td, free list at %td of %u pages, payload of %zu bytes",
 			 bodies - data, freelist - data, rec.nfree, len);
@@ -395,7 +443,8 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 	const uint8_t *bodies;
 	const uint8_t *freelist;
 	ArtFileId	file = next_file(in);
-	uint32_t	flags = next_byte(in) & (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT | WAL_IMAGE_BEGUN);
+	uint32_t	flags = next_byte(in) & (WAL_IMAGE_FIRST | WAL_IMAGE_LAST | WAL_IMAGE_CKPT |
+										 WAL_IMAGE_BEGUN | WAL_IMAGE_PACKED);
 	uint32_t	npages = next_byte(in) % (WAL_IMAGE_PAGES + 1);
 	uint32_t	first = next_u32(in);
 	uint32_t	used = next_u32(in) & ref_used_mask(npages);
@@ -406,6 +455,10 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 	uint8_t    *p;
 	size_t		len;
 	uint32_t	nth;
+	uint16_t	lower[WAL_IMAGE_PAGES];
+	uint16_t	upper[WAL_IMAGE_PAGES];
+	static uint8_t page[ART_PAGE_SIZE];
+	static uint8_t unpacked[WAL_IMAGE_BODY];
 
 	for (int w = 0; w < PAGER_USER_WORDS; w++)
 		user[w] = next_u32(in);
@@ -427,8 +480,18 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 	{
 		if (!(used & ((uint32_t) 1 << i)))
 			continue;
+		lower[i] = upper[i] = ART_PAGE_SIZE;
+		if (!(flags & WAL_IMAGE_PACKED))
+		{
+			for (size_t k = 0; k < WAL_IMAGE_BODY; k++)
+				*p++ = body_byte(fill, i, k);
+			continue;
+		}
+		lower[i] = (uint16_t) (ART_PAGE_RESERVED + next_u16(in) % (WAL_IMAGE_BODY + 1));
+		upper[i] = (uint16_t) (lower[i] + next_u16(in) % (ART_PAGE_SIZE - lower[i] + 1));
 		for (size_t k = 0; k < WAL_IMAGE_BODY; k++)
-			*p++ = body_byte(fill, i, k);
+			page[ART_PAGE_RESERVED + k] = body_byte(fill, i, k);
+		p += wal_image_pack(page, lower[i], upper[i], p);
 	}
 	for (uint32_t i = 0; i < nfree; i++, p += 4)
 		put_u32(p, first * 3 + i * 7);
@@ -446,20 +509,33 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 	nth = 0;
 	for (uint32_t i = 0; i < npages; i++)
 	{
+		const uint8_t *at = bodies;
 		const uint8_t *body;
 
 		if (!(used & ((uint32_t) 1 << i)))
 			continue;
-		body = bodies + (size_t) nth++ * WAL_IMAGE_BODY;
+		body = wal_image_body(&rec, &bodies, unpacked);
+		if (!(flags & WAL_IMAGE_PACKED) &&
+			(body != at || at != buf + IMAGE_HDR + (size_t) nth * WAL_IMAGE_BODY))
+			FAIL("body of page %u not found in place", i);
+		nth++;
 		for (size_t k = 0; k < WAL_IMAGE_BODY; k++)
-			if (body[k] != body_byte(fill, i, k))
+		{
+			bool		hole = ART_PAGE_RESERVED + k >= lower[i] &&
+				ART_PAGE_RESERVED + k < upper[i];
+
+			if (body[k] != (hole ? 0 : body_byte(fill, i, k)))
 				FAIL("body of page %u decoded differently at byte %zu", i, k);
+		}
 	}
+	if (bodies != freelist)
+		FAIL("the bodies end at offset %td, the free list begins at %td",
+			 bodies - buf, freelist - buf);
 	for (uint32_t i = 0; i < nfree; i++)
 		if (get_u32(freelist + 4 * i) != first * 3 + i * 7)
 			FAIL("free page %u decoded differently", i);
 
-	switch (damage % 9)
+	switch (damage % 10)
 	{
 		case 1:					/* one byte short */
 			len--;
@@ -476,7 +552,7 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 			put_u32(buf + IMAGE_OFF_USED, used | ((uint32_t) 1 << (npages + (damage >> 4) % (32 - npages))));
 			break;
 		case 5:					/* an unknown flag */
-			put_u32(buf + IMAGE_OFF_FLAGS, flags | ((uint32_t) 16 << ((damage >> 4) % 28)));
+			put_u32(buf + IMAGE_OFF_FLAGS, flags | ((uint32_t) 32 << ((damage >> 4) % 27)));
 			break;
 		case 6:					/* a free list without LAST */
 			if (nfree == 0)
@@ -491,11 +567,20 @@ fuzz_gen_image(Input *in, uint8_t *buf)
 		case 8:					/* the header cut */
 			len = damage % IMAGE_HDR;
 			break;
+		case 9:					/* a packed body's lower past its upper */
+			if (!(flags & WAL_IMAGE_PACKED) || used == 0)
+				return;
+			{
+				uint16_t	past = (uint16_t) (get_u16(buf + IMAGE_HDR + 2) + 1);
+
+				memcpy(buf + IMAGE_HDR, &past, sizeof(past));
+			}
+			break;
 		default:
 			return;
 	}
 	if (check_image(buf, len))
-		FAIL("broken image record (damage %d) accepted", damage % 9);
+		FAIL("broken image record (damage %d) accepted", damage % 10);
 }
 
 /* A record built from the input. */

@@ -84,6 +84,11 @@ write('wal', 'raw-image-free', b'\x00' + image_record(3, 0, 0, 0, free=(4, 9, 2)
                                                      user=(1, 2, 3, 4)))
 write('wal', 'raw-image-page', b'\x00' + image_record(1, 64, 2, 2))
 write('wal', 'raw-image-stray', b'\x00' + image_record(0, 64, 2, 4))
+# ...and packed (flag 0x10): a page without bytes [60, 8000), a page whole.
+write('wal', 'raw-image-packed', b'\x00'
+      + struct.pack('<3IIIIII4I', *FILE_ID, 0x11, 5, 2, 3, 0, 0, 0, 0, 0)
+      + struct.pack('<HH', 60, 8000) + bytes(range(28)) + bytes(192)
+      + struct.pack('<HH', 8192, 8192) + b'\x07' * BODY)
 # fuzz_wal, generated mode: an entry (kind 0) and images (kind 1) of a
 # few pages, a whole run and the last of a file, broken in different ways
 # by their damage byte.
@@ -94,6 +99,8 @@ write('wal', 'gen-image-few', b'\x01\x01' + ids + b'\x01\x04\x00\x00\x00\x00\x0b
       + bytes(16) + b'\x55\x00')
 write('wal', 'gen-image-run', b'\x01\x01' + ids + b'\x00\x20\x20\x00\x00\x00\xff\xff\xff\x7f'
       + bytes(16) + b'\x33\x14')
+write('wal', 'gen-image-packed', b'\x01\x01' + ids + b'\x10\x04\x00\x00\x00\x00\x05\x00\x00\x00'
+      + bytes(16) + b'\x21\x09' + struct.pack('<4H', 100, 300, 8000, 8100))
 write('wal', 'gen-image-last', b'\x01\x01' + ids + b'\x02\x05\x40\x00\x00\x00\x15\x00\x00\x00'
       + b'\x09\x00' + b'\x01\x00\x00\x00' * 4 + b'\x77\x06')
 
