@@ -133,11 +133,16 @@ art_stub_count(ArtTrie *t, const uint8_t *stub, uint64_t *count)
  * insert would have to lock the root page exclusive to keep them): sum
  * the entries of the node's subtree in the root page and the counts of
  * the nodes its stubs lead to, each of those pages locked share in turn.
+ * A subtree that visits more records than the page has slots, or more
+ * than the stack holds, runs in a circle: ART_CORRUPT, not an endless
+ * loop (only a damaged page whose checksum still holds can be one).
  */
 ArtStatus
 art_root_count(ArtTrie *t, uint8_t *page, ArtChild at, uint64_t *count)
 {
-	ArtChild   *stack = art_alloc(t, sizeof(ArtChild) * ART_PAGE_SIZE / 2);
+	const int	cap = ART_PAGE_SIZE / 2;
+	ArtChild   *stack = art_alloc(t, sizeof(ArtChild) * cap);
+	size_t		visits = 0;
 	int			sp = 0;
 	ArtStatus	st = ART_OK;
 
@@ -154,6 +159,11 @@ art_root_count(ArtTrie *t, uint8_t *page, ArtChild at, uint64_t *count)
 		ArtChild	s;
 		uint64_t	c;
 
+		if (++visits > art_page_nslots(page))
+		{
+			st = ART_CORRUPT;
+			break;
+		}
 		if (art_is_stub(rec))
 		{
 			st = art_stub_count(t, rec, &c);
@@ -164,6 +174,11 @@ art_root_count(ArtTrie *t, uint8_t *page, ArtChild at, uint64_t *count)
 		*count += node.terminal ? 1 : 0;
 		while (art_node_next(&node, key, &k, &s))
 		{
+			if (sp == cap)
+			{
+				st = ART_CORRUPT;
+				break;
+			}
 			stack[sp++] = s;
 			key = k;
 		}

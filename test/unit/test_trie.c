@@ -971,6 +971,35 @@ test_verify_page_cycle(void)
 	return true;
 }
 
+/*
+ * A prefix count of the root page over a node whose child is the node
+ * itself (a damaged page whose checksum holds) ends with ART_CORRUPT
+ * instead of going round the circle for ever.
+ */
+static bool
+test_root_count_cycle(void)
+{
+	Fixture		f;
+	ArtPageRef	root;
+	uint8_t		rec[ART_MAX_RECORD];
+	uint64_t	count = 0;
+
+	CHECK(fixture_init(&f), "create");
+	CHECK(put(&f, (const uint8_t *) "ab", 2), "put");
+	CHECK(art_count_prefix(&f.t, (const uint8_t *) "", 0, &count) == ART_OK &&
+		  count == 1, "sound count: %llu", (unsigned long long) count);
+	CHECK(f.t.store.ops->pin(f.ms, f.t.root, ART_LOCK_EXCLUSIVE, &root) == ART_OK,
+		  "root page");
+	art_rec_replace(root.data, ART_ROOT_SLOT, rec,
+					one_child_node('a', ART_ROOT_SLOT, rec));
+	f.t.store.ops->release(f.ms, &root);
+	CHECK(art_count_prefix(&f.t, (const uint8_t *) "", 0, &count) == ART_CORRUPT,
+		  "circle counted");
+	CHECK(art_memstore_pinned(f.ms) == 0, "pins left");
+	fixture_done(&f);
+	return true;
+}
+
 /* Cursors with bounds and prefixes, and across modifications. */
 static bool
 test_cursors(void)
@@ -4049,6 +4078,7 @@ main(int argc, char **argv)
 		{"deep_delete_readers", test_deep_delete_readers},
 		{"verify_detects", test_verify_detects},
 		{"verify_cycle", test_verify_page_cycle},
+		{"root_count_cycle", test_root_count_cycle},
 		{"verify_between_writers", test_verify_between_writers},
 		{"verify_between_merges", test_verify_between_merges},
 		{"cursors", test_cursors},
