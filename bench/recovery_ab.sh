@@ -44,7 +44,9 @@
 # its VERBOSE report gives them, the ratio of artrie's to btree's and the
 # index's pages after it (artrie_stats).  With ARTRIE_PERF=DIR, the head
 # build's last VACUUM j is profiled for 30 s too
-# (DIR/recovery_ab-vacuum-backend.txt).
+# (DIR/recovery_ab-vacuum-backend.txt).  ARTRIE_RECOVERY_VACUUM_ONLY=1
+# times only that VACUUM: no crashed directory but the inserts' (which
+# sizes the table) is made, and nothing is replayed.
 set -eu
 
 MB=${1:-100}
@@ -59,6 +61,7 @@ bench_ab_begin "$BASE"
 chown -R postgres: "$ARTRIE_TMP"
 
 DELETES=${ARTRIE_RECOVERY_DELETES:-0}
+VACUUM_ONLY=${ARTRIE_RECOVERY_VACUUM_ONLY:-0}
 psql_q() { as_pg "$PG_BIN/psql" -X -At -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
 artrie_wal_bytes() { psql_q "SELECT (artrie_stats('j_k')->'wal'->>'bytes')::bigint"; }
 
@@ -121,7 +124,10 @@ make_vacuum_source() {
 
 WALS=inserts
 make_crashed inserts 0
-if [ "$DELETES" -gt 0 ]; then
+if [ "$DELETES" -gt 0 ] && [ "$VACUUM_ONLY" = 1 ]; then
+	WALS=
+	make_vacuum_source
+elif [ "$DELETES" -gt 0 ]; then
 	WALS="inserts deletes checkpointed"
 	make_crashed deletes "$DELETES"
 	make_crashed checkpointed "$DELETES" checkpoint
@@ -131,11 +137,12 @@ fi
 out=$OUT_DIR/recovery_ab-$(date -u +%Y%m%d-%H%M).txt
 mkdir -p "$OUT_DIR"
 {
-	echo "# ${ARTRIE_RECOVERY_DELETES:+ARTRIE_RECOVERY_DELETES=$DELETES }bash bench/recovery_ab.sh $MB $PAIRS (ARTRIE_BASE=${BASE:-none}: ${BASE_COMMIT:-}; head $HEAD_COMMIT), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# ${ARTRIE_RECOVERY_DELETES:+ARTRIE_RECOVERY_DELETES=$DELETES }${ARTRIE_RECOVERY_VACUUM_ONLY:+ARTRIE_RECOVERY_VACUUM_ONLY=$VACUUM_ONLY }bash bench/recovery_ab.sh $MB $PAIRS (ARTRIE_BASE=${BASE:-none}: ${BASE_COMMIT:-}; head $HEAD_COMMIT), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	for w in $WALS; do
 		d=desc_$w
 		echo "# $w: artrie records ${!d}, replayed from one crashed data directory by every run"
 	done
+	[ "$DELETES" -eq 0 ] || echo "# vacuum: $rows_inserted rows in j (artrie) and jb (btree), $DELETES% of them deleted (the same rows) and vacuumed by every run"
 	printf 'version\twal\trun\tartrie_cpu_s\tartrie_sort_cpu_s\tartrie_wall_s\tredo_cpu_s\tredo_wall_s\n'
 } >"$out"
 
