@@ -6,14 +6,17 @@
  * ambulkdelete walks both tries with a cursor and deletes the entries whose
  * TIDs the callback reports dead, a group of them at a time (a delete
  * changes the trie, and the walk's next step after a change descends from
- * the root again).  The cursor holds no lock between calls and resumes
- * strictly past the entry it returned, so deleting the entries it
- * returned (and concurrent inserts and scans) leave the walk correct.  The
- * deletions are flushed before returning: the heap reuses those line
- * pointers next, and no scan that must not return a removed entry (see
- * am_scan.c) may still hold a batch read before the deletions, here or
- * on a hot standby (a vacuum record, logged after the deletions, makes
- * the standby's redo wait for its scans, or cancel them).
+ * the root again).  The deletes of a group come in key order, so runs of
+ * them end in the same page: the page a run left underfull is merged once,
+ * after the group's deletes, instead of after each delete.  The cursor
+ * holds no lock between calls and resumes strictly past the entry it
+ * returned, so deleting the entries it returned (and concurrent inserts
+ * and scans) leave the walk correct.  The deletions are flushed before
+ * returning: the heap reuses those line pointers next, and no scan that
+ * must not return a removed entry (see am_scan.c) may still hold a batch
+ * read before the deletions, here or on a hot standby (a vacuum record,
+ * logged after the deletions, makes the standby's redo wait for its
+ * scans, or cancel them).
  *
  *-------------------------------------------------------------------------
  */
@@ -43,7 +46,8 @@ am_merge(ArtTrie *trie, const uint8 *entry, size_t len, Relation index)
  * The dead entries a walk has found and not deleted yet, back to back in
  * key order: deleting one changes the trie, so the walk's next step would
  * descend from the root again; deleted a group at a time, the walk
- * descends once a group.
+ * descends once a group.  pages[i]: where entry i's path ended once
+ * deleted (ART_INVALID_PAGENO: it was not there).
  */
 typedef struct DeadEntries
 {
@@ -51,6 +55,7 @@ typedef struct DeadEntries
 	Size		used;
 	Size		cap;
 	Size	   *ends;
+	ArtPageNo  *pages;
 	int			n;
 } DeadEntries;
 
@@ -58,29 +63,56 @@ typedef struct DeadEntries
 #define DEAD_GROUP_ENTRIES	1024
 #define DEAD_GROUP_BYTES	(64 * 1024)
 
+/* Entry i of dead, and its length. */
+static uint8 *
+dead_entry(const DeadEntries *dead, int i, size_t *len)
+{
+	Size		start = i > 0 ? dead->ends[i - 1] : 0;
+
+	*len = dead->ends[i] - start;
+	return dead->data + start;
+}
+
 /*
- * Delete the entries gathered in dead, each logged and followed by the
- * merge of the page it left underfull, and empty dead.
+ * Delete the entries gathered in dead, each logged, then merge the pages
+ * they left underfull, and empty dead.  A run of deletes that ended in
+ * one page (key order puts them together) merges it once, by the run's
+ * last entry: a merge after each delete descended from the root again to
+ * try a page that the next delete emptied further.
  */
 static void
 am_delete_dead(ArtrieIndex *ai, ArtTrie *trie, DeadEntries *dead)
 {
-	Size		start = 0;
+	int			last = -1;
+	uint8	   *entry;
+	size_t		len;
 
 	for (int i = 0; i < dead->n; i++)
 	{
-		uint8	   *entry = dead->data + start;
-		size_t		len = dead->ends[i] - start;
-		ArtStatus	status = art_delete(trie, entry, len);
+		ArtStatus	status;
 
+		entry = dead_entry(dead, i, &len);
+		status = art_delete_page(trie, entry, len, &dead->pages[i]);
 		if (status == ART_OK)
-		{
 			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, entry, len);
-			am_merge(trie, entry, len, ai->index);
-		}
 		else if (status != ART_NOT_FOUND)
 			am_check_status(status, ai->index, "vacuuming");
-		start = dead->ends[i];
+	}
+	for (int i = 0; i < dead->n; i++)
+	{
+		if (dead->pages[i] == ART_INVALID_PAGENO)
+			continue;
+		if (last >= 0 && dead->pages[i] != dead->pages[last])
+		{
+			entry = dead_entry(dead, last, &len);
+			am_merge(trie, entry, len, ai->index);
+		}
+		last = i;
+	}
+	if (last >= 0)
+	{
+		entry = dead_entry(dead, last, &len);
+		am_merge(trie, entry, len, ai->index);
 	}
 	dead->used = 0;
 	dead->n = 0;
@@ -105,6 +137,7 @@ am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 	dead.data = palloc(dead.cap);
 	dead.used = 0;
 	dead.ends = palloc(sizeof(Size) * DEAD_GROUP_ENTRIES);
+	dead.pages = palloc(sizeof(ArtPageNo) * DEAD_GROUP_ENTRIES);
 	dead.n = 0;
 
 	am_check_status(art_cursor_open(trie, &cursor), index, "vacuuming");
@@ -147,6 +180,7 @@ am_bulkdelete_trie(ArtrieIndex *ai, ArtTrie *trie,
 	am_delete_dead(ai, trie, &dead);
 
 	art_cursor_close(cursor);
+	pfree(dead.pages);
 	pfree(dead.ends);
 	pfree(dead.data);
 }

@@ -74,6 +74,15 @@ extern ArtStatus art_insert(ArtTrie *t, const uint8_t *entry, size_t len);
 extern ArtStatus art_delete(ArtTrie *t, const uint8_t *entry, size_t len);
 
 /*
+ * art_delete, telling where the entry's path ends once it is gone: with
+ * ART_OK, *page is the page art_merge(entry) would look at (the root page
+ * included), so that a caller deleting entries in key order can merge
+ * once per run of deletes that end in the same page, after its last.
+ */
+extern ArtStatus art_delete_page(ArtTrie *t, const uint8_t *entry,
+								 size_t len, ArtPageNo *page);
+
+/*
  * After a delete of entry: if the last page of its path is underfull,
  * move its content into its parent page or a sibling page and free it
  * (trie_merge.c).  Keeps the trie's content; a failure changes nothing,

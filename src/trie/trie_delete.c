@@ -352,10 +352,12 @@ release_path(ArtTrie *t, DelPath *dp)
  * stays as it was, and it changes one page at a time, kept pinned so that
  * locking them again cannot fail.  Readers may see the change half made
  * (a count above still one too high, as between an insert's passes), but
- * never what it frees: the page of the break level goes first.
+ * never what it frees: the page of the break level goes first.  *page
+ * gets that page, where the entry's path ends once it is gone (the page
+ * of the deepest node that keeps an entry, never freed).
  */
 static ArtStatus
-delete_entry(ArtTrie *t, const uint8_t *key, size_t len)
+delete_entry(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
 {
 	DelPath		dp = {0};
 	ArtLockMode split = ART_LOCK_SHARE;
@@ -377,6 +379,7 @@ delete_entry(ArtTrie *t, const uint8_t *key, size_t len)
 	{
 		/* Everything is pinned: from here on nothing can fail. */
 		find_break(&dp);
+		*page = dp.ps.refs[dp.lv[dp.brk].pidx].pageno;
 		change_path(t, &dp, split == ART_LOCK_EXCLUSIVE);
 		if (dp.counted && art_group_change(key, len, dp.shared))
 			t->store.ops->groups_add(t->store.store, -1);
@@ -393,12 +396,25 @@ delete_entry(ArtTrie *t, const uint8_t *key, size_t len)
 ArtStatus
 art_delete(ArtTrie *t, const uint8_t *key, size_t len)
 {
+	ArtPageNo	page;
+
+	return art_delete_page(t, key, len, &page);
+}
+
+/*
+ * Delete an entry as art_delete does; with ART_OK, *page is the page
+ * where its path now ends, the page art_merge would try after it.
+ */
+ArtStatus
+art_delete_page(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
+{
 	ArtStatus	st;
 
+	*page = ART_INVALID_PAGENO;
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_NOT_FOUND;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
-	st = delete_entry(t, key, len);
+	st = delete_entry(t, key, len, page);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }

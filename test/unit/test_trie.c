@@ -2369,6 +2369,102 @@ test_merge_passed_over_sound(void)
 }
 
 /*
+ * Delete keys[from .. from + n) (md5-like entries, in key order) from f as
+ * VACUUM deletes a group of them: every delete first, each telling the
+ * page its path ended in, then a merge by the last entry of each run of
+ * deletes that ended in one page.  Counts the merges and their tries
+ * (split sections entered) into *merges and *tries.
+ */
+static bool
+delete_group_runs(Fixture *f, uint8_t (*keys)[39], int from, int n,
+				  ArtPageNo *pages, uint64_t *merges, uint64_t *tries)
+{
+	for (int i = from; i < from + n; i++)
+	{
+		CHECK(art_delete_page(&f->t, keys[i], 39, &pages[i]) == ART_OK &&
+			  model_delete(&f->m, keys[i], 39), "delete");
+		CHECK(pages[i] != ART_INVALID_PAGENO, "no page for a delete");
+	}
+	for (int i = from; i < from + n; i++)
+	{
+		uint64_t	before = art_memstore_split_sections(f->ms);
+
+		if (i + 1 < from + n && pages[i + 1] == pages[i])
+			continue;
+		CHECK(art_merge(&f->t, keys[i], 39) == ART_OK, "merge");
+		*tries += art_memstore_split_sections(f->ms) - before;
+		(*merges)++;
+	}
+	return true;
+}
+
+/*
+ * VACUUM's merges, once per run of a group's deletes that ended in one
+ * page (src/am/am_vacuum.c), against a merge after every delete: half of
+ * 20,000 md5-like entries, inserted one by one, deleted in key order in
+ * groups of 1,024.  A delete of an absent entry names no page.  The runs'
+ * merges leave the trie sound and no larger than merges after every
+ * delete do, with a fraction of the merges and fewer tries.
+ */
+static bool
+test_merge_runs(void)
+{
+	Fixture		f[2];
+	uint8_t		key[64];
+	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * 10000);
+	ArtPageNo  *pages = malloc(sizeof(ArtPageNo) * 10000);
+	ArtPageNo	page;
+	uint64_t	each_tries;
+	uint64_t	merges = 0;
+	uint64_t	tries = 0;
+	uint64_t	each_pages;
+	uint64_t	runs_pages;
+
+	CHECK(keys != NULL && pages != NULL, "memory");
+	for (int j = 0; j < 2; j++)
+	{
+		CHECK(fixture_init(&f[j]), "create");
+		for (int i = 0; i < 20000; i++)
+			CHECK(put(&f[j], key, md5_entry(i, key)), "put");
+	}
+	for (int i = 0; i < 10000; i++)
+		md5_entry(2 * i + 1, keys[i]);
+	qsort(keys, 10000, sizeof(*keys), cmp_md5_entries);
+
+	each_tries = merge_sections;
+	for (int i = 0; i < 10000; i++)
+		CHECK(del(&f[0], keys[i], 39), "delete and merge");
+	each_tries = merge_sections - each_tries;
+	for (int g = 0; g < 10000; g += 1024)
+		CHECK(delete_group_runs(&f[1], keys, g, g + 1024 <= 10000 ? 1024 : 10000 - g,
+								pages, &merges, &tries), "group");
+	CHECK(art_delete_page(&f[1].t, keys[0], 39, &page) == ART_NOT_FOUND &&
+		  page == ART_INVALID_PAGENO, "an absent entry's delete names a page");
+
+	each_pages = art_memstore_pages(f[0].ms);
+	runs_pages = art_memstore_pages(f[1].ms);
+	printf("merge_runs: after each delete %llu tries, %llu pages; once a run %llu merges, %llu tries, %llu pages; fresh %llu\n",
+		   (unsigned long long) each_tries, (unsigned long long) each_pages,
+		   (unsigned long long) merges, (unsigned long long) tries,
+		   (unsigned long long) runs_pages,
+		   (unsigned long long) fresh_pages(&f[1].m));
+	CHECK(merges * 8 <= 10000, "%llu merges for 10000 deletes",
+		  (unsigned long long) merges);
+	CHECK(tries < each_tries, "%llu tries, %llu after each delete",
+		  (unsigned long long) tries, (unsigned long long) each_tries);
+	CHECK(runs_pages <= each_pages, "%llu pages, %llu after each delete",
+		  (unsigned long long) runs_pages, (unsigned long long) each_pages);
+	for (int j = 0; j < 2; j++)
+	{
+		CHECK(fixture_sound(&f[j]), "trie sound");
+		fixture_done(&f[j]);
+	}
+	free(keys);
+	free(pages);
+	return true;
+}
+
+/*
  * Merges after deletes in key order, as VACUUM makes them (TAP 028's
  * steps): 20,000 md5-like entries bulk loaded, three times all replaced
  * by new ones (the new inserted, then the old deleted in key order), then
@@ -4105,6 +4201,7 @@ main(int argc, char **argv)
 		{"merge_sweep", test_merge_sweep},
 		{"merge_passed_over", test_merge_passed_over},
 		{"merge_passed_over_sound", test_merge_passed_over_sound},
+		{"merge_runs", test_merge_runs},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
