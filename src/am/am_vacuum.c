@@ -63,6 +63,21 @@ typedef struct DeadEntries
 #define DEAD_GROUP_ENTRIES	1024
 #define DEAD_GROUP_BYTES	(64 * 1024)
 
+/*
+ * Deletes made in one art_delete_sorted call, which keeps the trie's root
+ * page locked exclusive throughout (readers and inserts wait for it).
+ */
+#define DEAD_SORTED_ENTRIES	64
+
+/* What am_dead_deleted logs a delete of and where it notes the page. */
+typedef struct DeadDeleted
+{
+	ArtrieIndex *ai;
+	ArtTrie    *trie;
+	const DeadEntries *dead;
+	ArtPageNo  *pages;			/* the group's, from the call's first entry */
+} DeadDeleted;
+
 /* Entry i of dead, and its length. */
 static uint8 *
 dead_entry(const DeadEntries *dead, int i, size_t *len)
@@ -74,11 +89,29 @@ dead_entry(const DeadEntries *dead, int i, size_t *len)
 }
 
 /*
+ * Log a delete art_delete_sorted made (entry i of its call), while the
+ * trie's pages are locked, and note the page its path ended in.
+ */
+static void
+am_dead_deleted(void *arg, int i, ArtPageNo page)
+{
+	DeadDeleted *dd = arg;
+	int			k = (int) (dd->pages - dd->dead->pages) + i;
+	size_t		len;
+	uint8	   *entry = dead_entry(dd->dead, k, &len);
+
+	dd->pages[i] = page;
+	am_wal_entry(dd->ai, WAL_ARTRIE_DELETE, dd->trie, entry, len);
+}
+
+/*
  * Delete the entries gathered in dead, each logged, then merge the pages
- * they left underfull, and empty dead.  A run of deletes that ended in
- * one page (key order puts them together) merges it once, by the run's
- * last entry: a merge after each delete descended from the root again to
- * try a page that the next delete emptied further.
+ * they left underfull, and empty dead.  The deletes go DEAD_SORTED_ENTRIES
+ * at a time through art_delete_sorted, which keeps one delete's path for
+ * the next.  A run of deletes that ended in one page (key order puts them
+ * together) merges it once, by the run's last entry: a merge after each
+ * delete descended from the root again to try a page that the next delete
+ * emptied further.
  */
 static void
 am_delete_dead(ArtrieIndex *ai, ArtTrie *trie, DeadEntries *dead)
@@ -88,15 +121,19 @@ am_delete_dead(ArtrieIndex *ai, ArtTrie *trie, DeadEntries *dead)
 	size_t		len;
 
 	for (int i = 0; i < dead->n; i++)
+		dead->pages[i] = ART_INVALID_PAGENO;
+	for (int from = 0; from < dead->n; from += DEAD_SORTED_ENTRIES)
 	{
-		ArtStatus	status;
+		DeadDeleted dd = {ai, trie, dead, dead->pages + from};
+		ArtRun		run;
 
-		entry = dead_entry(dead, i, &len);
-		status = art_delete_page(trie, entry, len, &dead->pages[i]);
-		if (status == ART_OK)
-			am_wal_entry(ai, WAL_ARTRIE_DELETE, trie, entry, len);
-		else if (status != ART_NOT_FOUND)
-			am_check_status(status, ai->index, "vacuuming");
+		run.data = dead->data;
+		run.ends = dead->ends + from;
+		run.start = from > 0 ? dead->ends[from - 1] : 0;
+		run.n = Min(DEAD_SORTED_ENTRIES, dead->n - from);
+		run.last = false;
+		am_check_status(art_delete_sorted(trie, &run, am_dead_deleted, &dd),
+						ai->index, "vacuuming");
 	}
 	for (int i = 0; i < dead->n; i++)
 	{

@@ -235,6 +235,24 @@ extern ArtStatus art_cursor_next_run(ArtCursor *cursor, ArtRun *run);
 extern void art_cursor_close(ArtCursor *cursor);
 
 /*
+ * Deletes of a run's entries, in increasing order, as art_delete_page
+ * each, that keep the path of one locked for the next, so that entries
+ * sharing their paths' pages do not pin and lock them again (the run's
+ * last is not read).  done(arg, i, page) follows each delete that found
+ * its entry, page as art_delete_page gives it, with pages of the trie
+ * still locked exclusive (the root page among them): it must not use the
+ * trie or wait for anything another user of the trie may hold; logging
+ * the delete is what it is for.  The root page stays locked for the whole
+ * run, so callers bound its length.  Returns ART_OK, or the status of the
+ * first delete that failed (ART_NOT_FOUND is not a failure), which ends
+ * the run.
+ */
+typedef void (*ArtDeleteDone) (void *arg, int i, ArtPageNo page);
+
+extern ArtStatus art_delete_sorted(ArtTrie *t, const ArtRun *run,
+								   ArtDeleteDone done, void *arg);
+
+/*
  * A cursor in memory of the caller's, of art_cursor_size() bytes aligned
  * as the store's temporary memory is: art_cursor_init sets it up on t as
  * art_cursor_open would, and art_cursor_release frees what it allocated

@@ -105,7 +105,12 @@ decrement(uint8_t *page, ArtChild at)
  * dp->ps, each node in dp->lv.  With hold, every page stays locked, and a
  * path that goes on below ART_MAX_LOCKED_PAGES pages stops with *deep set;
  * without, a page is unlocked (still pinned) once the next one is locked,
- * and the last one at the end.
+ * and the last one at the end.  With hold, dp->ps may hold the pages of a
+ * path already, locked in mode (art_delete_sorted's last delete): the
+ * path goes on through those its stubs lead to, and at the first stub
+ * that leads elsewhere lets go of the held pages below it, so that pages
+ * are still locked from the root down; held pages below the path's last
+ * page stay held.
  */
 static ArtStatus
 find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
@@ -117,7 +122,7 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 	size_t		d = 0;
 
 	*deep = false;
-	st = art_pin_push(t, ps, t->root, mode);
+	st = ps->n > 0 ? ART_OK : art_pin_push(t, ps, t->root, mode);
 	if (st == ART_OK)
 		st = art_grow(t, (void **) &dp->lv, &dp->cap, 1, sizeof(DelLevel));
 	if (st != ART_OK)
@@ -157,21 +162,28 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 			ArtPageNo	pg;
 			uint16_t	slot;
 
-			if (hold && ps->n >= ART_MAX_LOCKED_PAGES)
-			{
-				*deep = true;
-				return ART_OK;
-			}
 			next.stub_pidx = next.pidx;
 			next.stub = child;
 			art_stub_target(art_child_rec(page, child), &pg, &slot);
-			st = art_pin_push(t, ps, pg, mode);
-			if (st != ART_OK)
-				return st;
-			next.node = art_child_of_slot(ps->refs[ps->n - 1].data, slot);
-			if (!hold)
-				t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 2]);
-			next.pidx = ps->n - 1;
+			if (ps->n > next.pidx + 1 && ps->refs[next.pidx + 1].pageno == pg)
+				next.pidx++;
+			else
+			{
+				while (ps->n > next.pidx + 1)
+					art_pin_pop(t, ps);
+				if (hold && ps->n >= ART_MAX_LOCKED_PAGES)
+				{
+					*deep = true;
+					return ART_OK;
+				}
+				st = art_pin_push(t, ps, pg, mode);
+				if (st != ART_OK)
+					return st;
+				if (!hold)
+					t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 2]);
+				next.pidx = ps->n - 1;
+			}
+			next.node = art_child_of_slot(ps->refs[next.pidx].data, slot);
 		}
 		st = art_grow(t, (void **) &dp->lv, &dp->cap, dp->nlev + 1,
 					  sizeof(DelLevel));
@@ -321,19 +333,29 @@ change_path(ArtTrie *t, DelPath *dp, bool relock)
 	}
 }
 
-/* Release the pages of a delete's path that it did not free, and its memory. */
+/*
+ * Release the pages of a delete's path from the keep-th down that it did
+ * not free.
+ */
 static void
-release_path(ArtTrie *t, DelPath *dp)
+drop_path(ArtTrie *t, DelPath *dp, int keep)
 {
 	ArtPinStack *ps = &dp->ps;
 
-	while (ps->n > 0)
+	while (ps->n > keep)
 	{
 		ps->n--;
 		if (ps->refs[ps->n].data != NULL)
 			t->store.ops->release(t->store.store, &ps->refs[ps->n]);
 	}
-	art_pin_release_all(t, ps);
+}
+
+/* Release the pages of a delete's path that it did not free, and its memory. */
+static void
+release_path(ArtTrie *t, DelPath *dp)
+{
+	drop_path(t, dp, 0);
+	art_pin_release_all(t, &dp->ps);
 	art_free(t, dp->lv);
 }
 
@@ -415,6 +437,73 @@ art_delete_page(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
 		return ART_NOT_FOUND;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	st = delete_entry(t, key, len, page);
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	return st;
+}
+
+/*
+ * Delete entries given in increasing order, each as art_delete_page does,
+ * keeping the path of one delete locked for the next: entries in order
+ * share most of their paths, and a delete goes on through the pages of
+ * the last one's that its path shares without pinning and locking them
+ * again.  The entries are a run's (trie.h's ArtRun; last is not read).  After
+ * each delete that found its entry, done(arg, i, page) gets the page
+ * art_delete_page would give, while the pages of the path down to it are
+ * still locked exclusive: it must not use the trie, nor wait for anything
+ * another user of the trie may hold (it logs the delete).  So the path's
+ * pages stay locked for the n deletes, the root page among them: callers
+ * bound n.  Pages are still locked from the root down: at the first stub
+ * that leads off the pages held, those below it are let go first.  A path
+ * longer than ART_MAX_LOCKED_PAGES pages goes as art_delete's does, with
+ * nothing else held.  Returns ART_OK, or the status of the first delete
+ * that failed (neither ART_OK nor ART_NOT_FOUND), which ends the run.
+ */
+ArtStatus
+art_delete_sorted(ArtTrie *t, const ArtRun *run, ArtDeleteDone done,
+				  void *arg)
+{
+	DelPath		dp = {0};
+	ArtStatus	st = ART_OK;
+
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
+	t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
+	for (int i = 0; i < run->n && st == ART_OK; i++)
+	{
+		size_t		start = i > 0 ? run->ends[i - 1] : run->start;
+		const uint8_t *key = run->data + start;
+		size_t		len = run->ends[i] - start;
+		ArtPageNo	page;
+		bool		deep;
+
+		if (len > ART_MAX_ENTRY_LEN)
+			continue;
+		st = find_path(t, key, len, ART_LOCK_EXCLUSIVE, true, &dp, &deep);
+		if (st == ART_OK && deep)
+		{
+			drop_path(t, &dp, 0);
+			t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
+			st = delete_entry(t, key, len, &page);
+			t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
+		}
+		else if (st == ART_OK)
+		{
+			/* pages held from the last path, below this one's end */
+			drop_path(t, &dp, dp.lv[dp.nlev - 1].pidx + 1);
+			find_break(&dp);
+			page = dp.ps.refs[dp.lv[dp.brk].pidx].pageno;
+			change_path(t, &dp, false);
+			if (dp.counted && art_group_change(key, len, dp.shared))
+				t->store.ops->groups_add(t->store.store, -1);
+			/* the next entry's path leaves this one's at the break or above */
+			drop_path(t, &dp, dp.lv[dp.brk].pidx + 1);
+		}
+		if (st == ART_OK)
+			done(arg, i, page);
+		else if (st == ART_NOT_FOUND)
+			st = ART_OK;
+	}
+	release_path(t, &dp);
+	t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }

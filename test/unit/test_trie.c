@@ -2369,6 +2369,26 @@ test_merge_passed_over_sound(void)
 }
 
 /*
+ * Two tries, f[0] and f[1], of the same 20,000 md5-like entries inserted
+ * one by one, and the odd rows' entries in keys[0 .. 10000), unsorted.
+ */
+static bool
+twins_with_odd_rows(Fixture *f, uint8_t (*keys)[39])
+{
+	uint8_t		key[64];
+
+	for (int j = 0; j < 2; j++)
+	{
+		CHECK(fixture_init(&f[j]), "create");
+		for (int i = 0; i < 20000; i++)
+			CHECK(put(&f[j], key, md5_entry(i, key)), "put");
+	}
+	for (int i = 0; i < 10000; i++)
+		md5_entry(2 * i + 1, keys[i]);
+	return true;
+}
+
+/*
  * Delete keys[from .. from + n) (md5-like entries, in key order) from f as
  * VACUUM deletes a group of them: every delete first, each telling the
  * page its path ended in, then a merge by the last entry of each run of
@@ -2410,7 +2430,6 @@ static bool
 test_merge_runs(void)
 {
 	Fixture		f[2];
-	uint8_t		key[64];
 	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * 10000);
 	ArtPageNo  *pages = malloc(sizeof(ArtPageNo) * 10000);
 	ArtPageNo	page;
@@ -2421,14 +2440,7 @@ test_merge_runs(void)
 	uint64_t	runs_pages;
 
 	CHECK(keys != NULL && pages != NULL, "memory");
-	for (int j = 0; j < 2; j++)
-	{
-		CHECK(fixture_init(&f[j]), "create");
-		for (int i = 0; i < 20000; i++)
-			CHECK(put(&f[j], key, md5_entry(i, key)), "put");
-	}
-	for (int i = 0; i < 10000; i++)
-		md5_entry(2 * i + 1, keys[i]);
+	CHECK(twins_with_odd_rows(f, keys), "twins");
 	qsort(keys, 10000, sizeof(*keys), cmp_md5_entries);
 
 	each_tries = merge_sections;
@@ -2461,6 +2473,116 @@ test_merge_runs(void)
 	}
 	free(keys);
 	free(pages);
+	return true;
+}
+
+/* What delete_sorted_done saw: the pages of a run's deletes, by entry. */
+typedef struct SortedDone
+{
+	ArtPageNo  *pages;
+	int			calls;
+	bool		ordered;
+	int			last;
+} SortedDone;
+
+/* art_delete_sorted's done: note the page, check the order of calls. */
+static void
+delete_sorted_done(void *arg, int i, ArtPageNo page)
+{
+	SortedDone *sd = arg;
+
+	if (i <= sd->last)
+		sd->ordered = false;
+	sd->last = i;
+	sd->pages[i] = page;
+	sd->calls++;
+}
+
+/*
+ * art_delete_sorted against art_delete_page one by one, in twin tries of
+ * the same 20,000 md5-like entries inserted one by one: 12,000 entries in
+ * key order, the odd rows' and 2,000 absent ones, in runs of 64 (the
+ * root page locked through each), each run followed by the merges of
+ * VACUUM's runs (once per run of deletes that ended in one page).  Every
+ * delete that found its entry is reported once, in order, with the page
+ * art_delete_page gives for it; the absent ones are not; nothing stays
+ * pinned after a run; the twins end with the same pages, and sound.
+ */
+static bool
+test_delete_sorted(void)
+{
+	Fixture		f[2];
+	int			n = 12000;
+	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * n);
+	size_t	   *ends = malloc(sizeof(size_t) * n);
+	ArtPageNo  *one = malloc(sizeof(ArtPageNo) * n);
+	ArtPageNo  *run_pages = malloc(sizeof(ArtPageNo) * n);
+	int			found = 0;
+
+	CHECK(keys != NULL && ends != NULL && one != NULL && run_pages != NULL,
+		  "memory");
+	CHECK(twins_with_odd_rows(f, keys), "twins");
+	for (int i = 0; i < 2000; i++)
+		md5_entry(20000 + i, keys[10000 + i]);
+	qsort(keys, n, sizeof(*keys), cmp_md5_entries);
+	for (int i = 0; i < n; i++)
+		ends[i] = (size_t) (i + 1) * 39;
+
+	for (int from = 0; from < n; from += 64)
+	{
+		ArtRun		run;
+		SortedDone	sd = {run_pages + from, 0, true, -1};
+		int			m = n - from < 64 ? n - from : 64;
+		int			had = 0;
+
+		for (int i = from; i < from + m; i++)
+		{
+			ArtStatus	st = art_delete_page(&f[0].t, keys[i], 39, &one[i]);
+			bool		in_model = model_delete(&f[0].m, keys[i], 39);
+
+			CHECK(st == (in_model ? ART_OK : ART_NOT_FOUND),
+				  "delete: %s", art_status_string(st));
+			run_pages[i] = ART_INVALID_PAGENO;
+			if (model_delete(&f[1].m, keys[i], 39))
+				had++;
+		}
+		run.data = &keys[0][0];
+		run.ends = ends + from;
+		run.start = (size_t) from * 39;
+		run.n = m;
+		run.last = false;
+		CHECK(art_delete_sorted(&f[1].t, &run, delete_sorted_done, &sd) ==
+			  ART_OK, "delete_sorted");
+		CHECK(sd.ordered && sd.calls == had, "%d reports, in order %d, for %d entries found",
+			  sd.calls, (int) sd.ordered, had);
+		CHECK(art_memstore_pinned(f[1].ms) == 0, "%d pages still pinned",
+			  art_memstore_pinned(f[1].ms));
+		for (int i = from; i < from + m; i++)
+			CHECK(run_pages[i] == one[i], "entry %d: page %u, %u one by one",
+				  i, (unsigned) run_pages[i], (unsigned) one[i]);
+		found += had;
+		for (int j = 0; j < 2; j++)
+			for (int i = from; i < from + m; i++)
+				if (one[i] != ART_INVALID_PAGENO &&
+					(i + 1 == from + m || one[i + 1] != one[i]))
+					CHECK(art_merge(&f[j].t, keys[i], 39) == ART_OK, "merge");
+		CHECK(art_memstore_pages(f[0].ms) == art_memstore_pages(f[1].ms),
+			  "%llu pages, %llu one by one",
+			  (unsigned long long) art_memstore_pages(f[1].ms),
+			  (unsigned long long) art_memstore_pages(f[0].ms));
+	}
+	printf("delete_sorted: %d of %d entries found, %llu pages either way\n",
+		   found, n, (unsigned long long) art_memstore_pages(f[1].ms));
+	CHECK(found == 10000, "%d entries found", found);
+	for (int j = 0; j < 2; j++)
+	{
+		CHECK(fixture_sound(&f[j]), "trie sound");
+		fixture_done(&f[j]);
+	}
+	free(keys);
+	free(ends);
+	free(one);
+	free(run_pages);
 	return true;
 }
 
@@ -4202,6 +4324,7 @@ main(int argc, char **argv)
 		{"merge_passed_over", test_merge_passed_over},
 		{"merge_passed_over_sound", test_merge_passed_over_sound},
 		{"merge_runs", test_merge_runs},
+		{"delete_sorted", test_delete_sorted},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
