@@ -316,9 +316,8 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 	{
 		uint8_t    *rec;
 		ArtNode		node;
-		int			key = -1;
-		uint8_t		k;
-		ArtChild	c;
+		ArtChild	kids[256];
+		int			n;
 
 		if (art_slot_off(page, s) == 0)
 			continue;
@@ -329,13 +328,13 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 			ms->stubs = true;
 			continue;
 		}
-		art_node_decode(rec, &node);
-		while (art_node_next(&node, key, &k, &c))
-		{
-			if (art_child_slot(page, c) <= nslots)
-				ms->up[art_child_slot(page, c)] = (uint16_t) s;
-			key = k;
-		}
+		if ((rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
+			continue;
+		art_node_decode_walk(rec, &node);
+		n = art_node_children(&node, kids);
+		for (int i = 0; i < n; i++)
+			if (art_child_slot(page, kids[i]) <= nslots)
+				ms->up[art_child_slot(page, kids[i])] = (uint16_t) s;
 	}
 	for (int s = 1; s <= np; s++)
 	{
@@ -514,6 +513,7 @@ typedef struct KeyWalk
 	uint16_t	stack[MAX_SLOTS];
 	ArtPageNo	seq[MAX_SLOTS];		/* the pages the stubs lead to, in key
 									 * order, a run into one page once */
+	ArtChild	kids[256];		/* a node's children */
 } KeyWalk;
 
 /* Add pg to pages (at most most, no repeats); returns the count. */
@@ -550,19 +550,19 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
 	memset(kw->inner, 0, np + 1);
 	for (int s = 1; s <= np; s++)
 	{
+		uint8_t    *rec;
 		ArtNode		node;
-		int			key = -1;
-		uint8_t		k;
-		ArtChild	c;
+		int			nk;
 
-		if (art_slot_off(parent, s) == 0 || art_is_stub(art_rec(parent, s)))
+		if (art_slot_off(parent, s) == 0)
 			continue;
-		art_node_decode(art_rec(parent, s), &node);
-		while (art_node_next(&node, key, &k, &c))
-		{
-			kw->inner[art_child_slot(parent, c)] = 1;
-			key = k;
-		}
+		rec = art_rec(parent, s);
+		if (art_is_stub(rec) || (rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
+			continue;
+		art_node_decode_walk(rec, &node);
+		nk = art_node_children(&node, kw->kids);
+		for (int i = 0; i < nk; i++)
+			kw->inner[art_child_slot(parent, kw->kids[i])] = 1;
 	}
 	for (int s = np; s >= 1; s--)
 		if (art_slot_off(parent, s) != 0 && !kw->inner[s])
@@ -571,9 +571,7 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
 	{
 		uint8_t    *rec = art_rec(parent, kw->stack[--sp]);
 		ArtNode		node;
-		int			key = 256;
-		uint8_t		k;
-		ArtChild	c;
+		int			nk;
 		ArtPageNo	pg;
 		uint16_t	sl;
 
@@ -584,12 +582,12 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
 				kw->seq[nseq++] = pg;
 			continue;
 		}
-		art_node_decode(rec, &node);
-		while (art_node_prev(&node, key, &k, &c))
-		{
-			kw->stack[sp++] = art_child_slot(parent, c);
-			key = k;
-		}
+		if ((rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
+			continue;
+		art_node_decode_walk(rec, &node);
+		nk = art_node_children(&node, kw->kids);
+		while (nk > 0)
+			kw->stack[sp++] = art_child_slot(parent, kw->kids[--nk]);
 	}
 	for (int d = 1; d <= reach && n < most; d++)
 		for (int i = 0; i < nseq; i++)
@@ -744,18 +742,15 @@ add_items(ArtTrie *t, uint8_t *page, MergeState *ms, int g, RepackList *rl)
 /*
  * Pin exclusive, one at a time, the pages near page in key order under
  * parent (neighbour_pages: for a spill SPILL_REACH runs of stubs away,
- * for a repack REPACK_REACH), appending to q from q[*nq] on those whose
- * every page root is referenced from parent and that a spill can fill
- * (loaded below MERGE_HIGH) or a repack can move (holding no stub; their
- * page roots go to rl); the others are released again, most before
- * analyse decodes their nodes.  Each is below parent and reachable only
- * through it, so no cycle of waits.  ms is scratch.
+ * for a repack REPACK_REACH), appending to q from q[*nq] on those that a
+ * spill can fill (loaded below MERGE_HIGH) or a repack can move (holding
+ * no stub); the others are released again.  Each is below parent and
+ * reachable only through it, so no cycle of waits.
  */
 static ArtStatus
 pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
-			   MergeState *ms, ArtPageRef *q, int *nq, RepackList *rl)
+			   bool repacking, ArtPageRef *q, int *nq)
 {
-	bool		repacking = rl != NULL;
 	ArtPageNo	sibs[REPACK_PAGES];
 	int			nsib;
 	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
@@ -776,18 +771,71 @@ pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
 
 		if (st != ART_OK)
 			return st;
-		if ((repacking ? page_stubs(q[*nq].data) > 0 :
-			 PAGE_LOAD(q[*nq].data) >= MERGE_HIGH) ||
-			!analyse(parent, &q[*nq], ms))
-		{
+		if (repacking ? page_stubs(q[*nq].data) > 0 :
+			PAGE_LOAD(q[*nq].data) >= MERGE_HIGH)
 			t->store.ops->release(t->store.store, &q[*nq]);
-			continue;
-		}
-		(*nq)++;
-		if (repacking && !add_items(t, q[*nq - 1].data, ms, *nq - 1, rl))
-			return ART_NO_MEMORY;
+		else
+			(*nq)++;
 	}
 	return ART_OK;
+}
+
+/*
+ * Keep of the pages q[from..*nq) those whose every page root is referenced
+ * from parent, in their order, and release the others; with rl (a
+ * repack), the kept pages' page roots go to rl.  analyse decodes every
+ * node of each page, so the callers check sizes first.  ms is scratch.
+ */
+static ArtStatus
+keep_whole(ArtTrie *t, ArtPageRef *parent, MergeState *ms, ArtPageRef *q,
+		   int from, int *nq, RepackList *rl)
+{
+	int			n = *nq;
+
+	*nq = from;
+	for (int i = from; i < n; i++)
+	{
+		if (!analyse(parent, &q[i], ms))
+		{
+			t->store.ops->release(t->store.store, &q[i]);
+			continue;
+		}
+		q[(*nq)++] = q[i];
+		if (rl != NULL && !add_items(t, q[*nq - 1].data, ms, *nq - 1, rl))
+		{
+			while (++i < n)
+				t->store.ops->release(t->store.store, &q[i]);
+			return ART_NO_MEMORY;
+		}
+	}
+	return ART_OK;
+}
+
+/*
+ * The bytes page must lose before its page roots (ms: its analysis, the
+ * sizes of its subtrees, order: its nroots page roots, largest first)
+ * could spill into the room of the nq pages of q, into room: room for
+ * all its bytes, and for the largest subtree a page with room.
+ */
+static size_t
+spill_need(const MergeState *ms, int nroots, const ArtPageRef *q, int nq,
+		   size_t *room)
+{
+	size_t		total = 0;
+	size_t		most = 0;
+	size_t		need;
+
+	for (int j = 0; j < nq; j++)
+	{
+		room[j] = MERGE_HIGH - PAGE_LOAD(q[j].data);
+		total += room[j];
+		if (room[j] > most)
+			most = room[j];
+	}
+	need = ms->bytes > total ? ms->bytes - total : 0;
+	if (nroots > 0 && ms->size[ms->order[0]] > most + need)
+		need = ms->size[ms->order[0]] - most;
+	return need;
 }
 
 /*
@@ -809,8 +857,6 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 {
 	ArtPageRef	q[SPILL_TRIES];
 	size_t		room[SPILL_TRIES];
-	size_t		total = 0;
-	size_t		most = 0;
 	size_t		need;
 	int			nq = 0;
 	int			nslots = art_page_nslots(page->data);
@@ -818,17 +864,8 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	ArtStatus	st;
 
 	*done = false;
-	st = pin_neighbours(t, parent, page, qs, q, &nq, NULL);
-	if (st != ART_OK)
-		goto out;
-	for (int j = 0; j < nq; j++)
-	{
-		room[j] = MERGE_HIGH - PAGE_LOAD(q[j].data);
-		total += room[j];
-		if (room[j] > most)
-			most = room[j];
-	}
-	if (nq == 0)
+	st = pin_neighbours(t, parent, page, false, q, &nq);
+	if (st != ART_OK || nq == 0)
 		goto out;
 
 	/* the page roots (merge_locked took their sizes), largest first */
@@ -836,10 +873,19 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 		if (art_slot_off(page->data, s) != 0 && ms->up[s] == 0)
 			ms->order[nroots++] = (uint16_t) s;
 	sort_largest_first(ms->size, ms->order, nroots);
-	/* it needs room for all, and the largest subtree a page with room */
-	need = ms->bytes > total ? ms->bytes - total : 0;
-	if (nroots > 0 && ms->size[ms->order[0]] > most + need)
-		need = ms->size[ms->order[0]] - most;
+
+	/*
+	 * by room before analyse decodes the pages: those that take part are
+	 * among them, so the page lacks at least what it lacks here
+	 */
+	need = spill_need(ms, nroots, q, nq, room);
+	if (need == 0)
+	{
+		st = keep_whole(t, parent, qs, q, 0, &nq, NULL);
+		if (st != ART_OK || nq == 0)
+			goto out;
+		need = spill_need(ms, nroots, q, nq, room);
+	}
 	if (need > 0)
 	{
 		if (need < ml->lack)
@@ -969,17 +1015,36 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	RepackList	rl = {NULL, 0, 0};
 	RepackItem *items;
 	uint8_t    *copy = NULL;
+	size_t		room = 0;
 	int			nq = 1;
 	int			nitems;
 	int			nbins;
-	ArtStatus	st = ART_OK;
+	ArtStatus	st;
 
 	*done = false;
 	q[0] = *page;
+	st = pin_neighbours(t, parent, page, true, q, &nq);
+	if (st != ART_OK || nq < 2)
+		goto out;
+
+	/*
+	 * by bytes before analyse decodes the pages: a group packs into a page
+	 * fewer only if its pages' room below REPACK_HIGH adds up to a page,
+	 * and those that take part are among these, so the page lacks at least
+	 * what it lacks here
+	 */
+	for (int g = 0; g < nq; g++)
+		if (page_bytes(q[g].data) < REPACK_HIGH)
+			room += REPACK_HIGH - page_bytes(q[g].data);
+	if (room < REPACK_HIGH)
+	{
+		note_lack(&ml->lack, REPACK_HIGH, room);
+		goto out;
+	}
 	if (!add_items(t, page->data, ms, 0, &rl))
 		st = ART_NO_MEMORY;
 	else
-		st = pin_neighbours(t, parent, page, qs, q, &nq, &rl);
+		st = keep_whole(t, parent, qs, q, 1, &nq, &rl);
 	if (st != ART_OK || nq < 2)
 		goto out;
 	items = rl.items;
