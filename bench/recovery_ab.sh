@@ -47,6 +47,10 @@
 # (DIR/recovery_ab-vacuum-backend.txt).  ARTRIE_RECOVERY_VACUUM_ONLY=1
 # times only that VACUUM: no crashed directory but the inserts' (which
 # sizes the table) is made, and nothing is replayed.
+#
+# ARTRIE_RECOVERY_WALS limits the WALs made and replayed to those it names
+# (say "checkpointed", the deletes alone), and ARTRIE_RECOVERY_VACUUM=0
+# leaves out the VACUUM on the primary.
 set -eu
 
 MB=${1:-100}
@@ -123,26 +127,34 @@ make_vacuum_source() {
 }
 
 WALS=inserts
-make_crashed inserts 0
-if [ "$DELETES" -gt 0 ] && [ "$VACUUM_ONLY" = 1 ]; then
+[ "$DELETES" -eq 0 ] || WALS="inserts deletes checkpointed"
+WALS=${ARTRIE_RECOVERY_WALS:-$WALS}
+VACUUM=${ARTRIE_RECOVERY_VACUUM:-1}
+[ "$DELETES" -gt 0 ] || VACUUM=0
+MAKE=$WALS
+if [ "$VACUUM" -ne 0 ] && [ "$VACUUM_ONLY" = 1 ]; then
 	WALS=
-	make_vacuum_source
-elif [ "$DELETES" -gt 0 ]; then
-	WALS="inserts deletes checkpointed"
-	make_crashed deletes "$DELETES"
-	make_crashed checkpointed "$DELETES" checkpoint
-	make_vacuum_source
+	MAKE=inserts
 fi
+for w in $MAKE; do
+	case $w in
+		inserts) make_crashed inserts 0 ;;
+		deletes) make_crashed deletes "$DELETES" ;;
+		checkpointed) make_crashed checkpointed "$DELETES" checkpoint ;;
+		*) echo "$0: unknown WAL $w" >&2; exit 2 ;;
+	esac
+done
+[ "$VACUUM" -eq 0 ] || make_vacuum_source
 
 out=$OUT_DIR/recovery_ab-$(date -u +%Y%m%d-%H%M).txt
 mkdir -p "$OUT_DIR"
 {
-	echo "# ${ARTRIE_RECOVERY_DELETES:+ARTRIE_RECOVERY_DELETES=$DELETES }${ARTRIE_RECOVERY_VACUUM_ONLY:+ARTRIE_RECOVERY_VACUUM_ONLY=$VACUUM_ONLY }bash bench/recovery_ab.sh $MB $PAIRS (ARTRIE_BASE=${BASE:-none}: ${BASE_COMMIT:-}; head $HEAD_COMMIT), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# ${ARTRIE_RECOVERY_DELETES:+ARTRIE_RECOVERY_DELETES=$DELETES }${ARTRIE_RECOVERY_VACUUM_ONLY:+ARTRIE_RECOVERY_VACUUM_ONLY=$VACUUM_ONLY }${ARTRIE_RECOVERY_WALS:+ARTRIE_RECOVERY_WALS=\"$WALS\" }${ARTRIE_RECOVERY_VACUUM:+ARTRIE_RECOVERY_VACUUM=$VACUUM }bash bench/recovery_ab.sh $MB $PAIRS (ARTRIE_BASE=${BASE:-none}: ${BASE_COMMIT:-}; head $HEAD_COMMIT), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	for w in $WALS; do
 		d=desc_$w
 		echo "# $w: artrie records ${!d}, replayed from one crashed data directory by every run"
 	done
-	[ "$DELETES" -eq 0 ] || echo "# vacuum: $rows_inserted rows in j (artrie) and jb (btree), $DELETES% of them deleted (the same rows) and vacuumed by every run"
+	[ "$VACUUM" -eq 0 ] || echo "# vacuum: $rows_inserted rows in j (artrie) and jb (btree), $DELETES% of them deleted (the same rows) and vacuumed by every run"
 	printf 'version\twal\trun\tartrie_cpu_s\tartrie_sort_cpu_s\tartrie_wall_s\tredo_cpu_s\tredo_wall_s\n'
 } >"$out"
 
@@ -238,7 +250,7 @@ vacuum_run() {
 		tee -a "$out"
 }
 
-if [ "$DELETES" -gt 0 ]; then
+if [ "$VACUUM" -ne 0 ]; then
 	printf '# VACUUM on the primary\nversion\twal\trun\tartrie_vacuum_cpu_s\tartrie_vacuum_wall_s\tbtree_vacuum_cpu_s\tbtree_vacuum_wall_s\tcpu_ratio\tartrie_pages_after\n' >>"$out"
 	for r in $(seq 1 "$PAIRS"); do
 		for v in $VERSIONS; do
@@ -266,7 +278,7 @@ fi
 		done
 	done
 	for v in $VERSIONS; do
-		[ "$DELETES" -gt 0 ] || break
+		[ "$VACUUM" -ne 0 ] || break
 		awk -F'\t' -v v="$v" '
 			function median(a, n,   i, j, t) {
 				for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
