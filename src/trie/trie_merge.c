@@ -117,6 +117,26 @@ typedef struct MergeState
 } MergeState;
 
 /*
+ * What a try reads of the parent page once: its stubs (the page and slot
+ * each leads to, and its own slot), and, once a spill or a repack asks,
+ * the pages they lead to in key order (neighbour_pages), with the walk's
+ * scratch.
+ */
+typedef struct ParentView
+{
+	int			nstubs;
+	ArtPageNo	pg[MAX_SLOTS];
+	uint16_t	sl[MAX_SLOTS];
+	uint16_t	at[MAX_SLOTS];
+	int			nseq;			/* -1: not walked yet */
+	ArtPageNo	seq[MAX_SLOTS];	/* the pages the stubs lead to, in key
+								 * order, a run into one page once */
+	uint8_t		inner[MAX_SLOTS];	/* the record has a parent in its page */
+	uint16_t	stack[MAX_SLOTS];
+	ArtChild	kids[256];		/* a node's children */
+} ParentView;
+
+/*
  * The last two pages of a descent: the page and its parent page, and the
  * page root through which the descent entered the page.
  */
@@ -296,17 +316,38 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 	}
 }
 
+/* Read the stubs of parent into pv, and no walk yet. */
+static void
+parent_view(uint8_t *parent, ParentView *pv)
+{
+	int			np = art_page_nslots(parent);
+
+	pv->nstubs = 0;
+	pv->nseq = -1;
+	for (int s = 1; s <= np; s++)
+	{
+		uint8_t    *rec;
+
+		if (art_slot_off(parent, s) == 0)
+			continue;
+		rec = art_rec(parent, s);
+		if (!art_is_stub(rec))
+			continue;
+		art_stub_target(rec, &pv->pg[pv->nstubs], &pv->sl[pv->nstubs]);
+		pv->at[pv->nstubs++] = (uint16_t) s;
+	}
+}
+
 /*
- * Analyse a child page of parent: which records are page roots, the stub
- * of each in parent, the bytes to move.  Returns whether every page root
- * is referenced from parent.
+ * Analyse a child page of the parent page pv views: which records are
+ * page roots, the stub of each in the parent page, the bytes to move.
+ * Returns whether every page root is referenced from the parent page.
  */
 static bool
-analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
+analyse(const ParentView *pv, const ArtPageRef *child, MergeState *ms)
 {
 	uint8_t    *page = child->data;
 	int			nslots = art_page_nslots(page);
-	int			np = art_page_nslots(parent->data);
 
 	memset(ms->stub, 0, sizeof(uint16_t) * (nslots + 1));
 	memset(ms->up, 0, sizeof(uint16_t) * (nslots + 1));
@@ -336,21 +377,10 @@ analyse(const ArtPageRef *parent, const ArtPageRef *child, MergeState *ms)
 			if (art_child_slot(page, kids[i]) <= nslots)
 				ms->up[art_child_slot(page, kids[i])] = (uint16_t) s;
 	}
-	for (int s = 1; s <= np; s++)
-	{
-		uint8_t    *rec;
-		ArtPageNo	pg;
-		uint16_t	sl;
-
-		if (art_slot_off(parent->data, s) == 0)
-			continue;
-		rec = art_rec(parent->data, s);
-		if (!art_is_stub(rec))
-			continue;
-		art_stub_target(rec, &pg, &sl);
-		if (pg == child->pageno && sl >= 1 && sl <= nslots)
-			ms->stub[sl] = (uint16_t) s;
-	}
+	for (int i = 0; i < pv->nstubs; i++)
+		if (pv->pg[i] == child->pageno && pv->sl[i] >= 1 &&
+			pv->sl[i] <= nslots)
+			ms->stub[pv->sl[i]] = pv->at[i];
 	for (int s = 1; s <= nslots; s++)
 		if (art_slot_off(page, s) != 0 && ms->up[s] == 0 && ms->stub[s] == 0)
 			return false;
@@ -472,24 +502,32 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 {
 	ArtPageNo	pages[MERGE_TRIES];
 	int			n = child_pages(page->data, ART_INVALID_PAGENO, pages);
+	ParentView *pv = NULL;
+	ArtStatus	st = ART_OK;
 
 	*done = false;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n && st == ART_OK && !*done; i++)
 	{
 		ArtPageRef	c;
-		ArtStatus	st;
 		size_t		load;
 		bool		stubs;
 
 		st = t->store.ops->pin(t->store.store, pages[i], ART_LOCK_EXCLUSIVE,
 							   &c);
 		if (st != ART_OK)
-			return st;
+			break;
 		/* by size first: analyse decodes every node of the page */
 		load = PAGE_LOAD(page->data) + page_bytes(c.data);
 		stubs = page_stubs(c.data) > 0;
-		if (stubs || load > MERGE_HIGH ||
-			!analyse(page, &c, cs))
+		if (!stubs && load <= MERGE_HIGH && pv == NULL)
+		{
+			pv = art_alloc(t, sizeof(ParentView));
+			if (pv == NULL)
+				st = ART_NO_MEMORY;
+			else
+				parent_view(page->data, pv);
+		}
+		if (stubs || load > MERGE_HIGH || pv == NULL || !analyse(pv, &c, cs))
 		{
 			if (!stubs && load > MERGE_HIGH)
 				note_lack(lack, load, MERGE_HIGH);
@@ -501,20 +539,10 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 		t->store.ops->free(t->store.store, &c);
 		t->store.ops->version(t->store.store, true);
 		*done = true;
-		return ART_OK;
 	}
-	return ART_OK;
+	art_free(t, pv);
+	return st;
 }
-
-/* Scratch for neighbour_pages: the parent page's records in key order. */
-typedef struct KeyWalk
-{
-	uint8_t		inner[MAX_SLOTS];	/* the record has a parent in its page */
-	uint16_t	stack[MAX_SLOTS];
-	ArtPageNo	seq[MAX_SLOTS];		/* the pages the stubs lead to, in key
-									 * order, a run into one page once */
-	ArtChild	kids[256];		/* a node's children */
-} KeyWalk;
 
 /* Add pg to pages (at most most, no repeats); returns the count. */
 static int
@@ -529,25 +557,17 @@ add_page(ArtPageNo *pages, int n, ArtPageNo pg, int most)
 }
 
 /*
- * The pages, other than skip, that the stubs of parent lead to, nearest
- * to skip's stubs in key order first (walking each tree of parent in key
- * order, a run of stubs into one page counting once), at most reach
- * runs away on either side and most in all, into pages; returns how
- * many.  Spilling into them keeps each page close to a
- * range of neighbouring keys, as a btree's leaves are: subtrees from all
- * over the parent page gathered in one page would give it two parent
- * pages once the parent page splits, and merges pass over such pages.
+ * Walk each tree of parent in key order, into pv->seq the pages its stubs
+ * lead to, a run of stubs into one page once.
  */
-static int
-neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
-				KeyWalk *kw, ArtPageNo *pages)
+static void
+key_walk(uint8_t *parent, ParentView *pv)
 {
 	int			np = art_page_nslots(parent);
-	int			n = 0;
 	int			sp = 0;
 	int			nseq = 0;
 
-	memset(kw->inner, 0, np + 1);
+	memset(pv->inner, 0, np + 1);
 	for (int s = 1; s <= np; s++)
 	{
 		uint8_t    *rec;
@@ -560,16 +580,16 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
 		if (art_is_stub(rec) || (rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
 			continue;
 		art_node_decode_walk(rec, &node);
-		nk = art_node_children(&node, kw->kids);
+		nk = art_node_children(&node, pv->kids);
 		for (int i = 0; i < nk; i++)
-			kw->inner[art_child_slot(parent, kw->kids[i])] = 1;
+			pv->inner[art_child_slot(parent, pv->kids[i])] = 1;
 	}
 	for (int s = np; s >= 1; s--)
-		if (art_slot_off(parent, s) != 0 && !kw->inner[s])
-			kw->stack[sp++] = (uint16_t) s;
+		if (art_slot_off(parent, s) != 0 && !pv->inner[s])
+			pv->stack[sp++] = (uint16_t) s;
 	while (sp > 0)
 	{
-		uint8_t    *rec = art_rec(parent, kw->stack[--sp]);
+		uint8_t    *rec = art_rec(parent, pv->stack[--sp]);
 		ArtNode		node;
 		int			nk;
 		ArtPageNo	pg;
@@ -578,26 +598,47 @@ neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
 		if (art_is_stub(rec))
 		{
 			art_stub_target(rec, &pg, &sl);
-			if (nseq == 0 || kw->seq[nseq - 1] != pg)
-				kw->seq[nseq++] = pg;
+			if (nseq == 0 || pv->seq[nseq - 1] != pg)
+				pv->seq[nseq++] = pg;
 			continue;
 		}
 		if ((rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
 			continue;
 		art_node_decode_walk(rec, &node);
-		nk = art_node_children(&node, kw->kids);
+		nk = art_node_children(&node, pv->kids);
 		while (nk > 0)
-			kw->stack[sp++] = art_child_slot(parent, kw->kids[--nk]);
+			pv->stack[sp++] = art_child_slot(parent, pv->kids[--nk]);
 	}
+	pv->nseq = nseq;
+}
+
+/*
+ * The pages, other than skip, that the stubs of parent lead to, nearest
+ * to skip's stubs in key order first (walking each tree of parent in key
+ * order, a run of stubs into one page counting once), at most reach
+ * runs away on either side and most in all, into pages; returns how
+ * many.  Spilling into them keeps each page close to a
+ * range of neighbouring keys, as a btree's leaves are: subtrees from all
+ * over the parent page gathered in one page would give it two parent
+ * pages once the parent page splits, and merges pass over such pages.
+ */
+static int
+neighbour_pages(uint8_t *parent, ArtPageNo skip, int reach, int most,
+				ParentView *pv, ArtPageNo *pages)
+{
+	int			n = 0;
+
+	if (pv->nseq < 0)
+		key_walk(parent, pv);
 	for (int d = 1; d <= reach && n < most; d++)
-		for (int i = 0; i < nseq; i++)
+		for (int i = 0; i < pv->nseq; i++)
 		{
-			if (kw->seq[i] != skip)
+			if (pv->seq[i] != skip)
 				continue;
-			if (i - d >= 0 && kw->seq[i - d] != skip)
-				n = add_page(pages, n, kw->seq[i - d], most);
-			if (i + d < nseq && kw->seq[i + d] != skip)
-				n = add_page(pages, n, kw->seq[i + d], most);
+			if (i - d >= 0 && pv->seq[i - d] != skip)
+				n = add_page(pages, n, pv->seq[i - d], most);
+			if (i + d < pv->nseq && pv->seq[i + d] != skip)
+				n = add_page(pages, n, pv->seq[i + d], most);
 		}
 	return n;
 }
@@ -748,22 +789,18 @@ add_items(ArtTrie *t, uint8_t *page, MergeState *ms, int g, RepackList *rl)
  * reachable only through it, so no cycle of waits.
  */
 static ArtStatus
-pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
-			   bool repacking, ArtPageRef *q, int *nq)
+pin_neighbours(ArtTrie *t, ArtPageRef *parent, ParentView *pv,
+			   ArtPageRef *page, bool repacking, ArtPageRef *q, int *nq)
 {
 	ArtPageNo	sibs[REPACK_PAGES];
 	int			nsib;
-	KeyWalk    *kw = art_alloc(t, sizeof(KeyWalk));
 
-	if (kw == NULL)
-		return ART_NO_MEMORY;
 	if (repacking)
 		nsib = neighbour_pages(parent->data, page->pageno, REPACK_REACH,
-							   REPACK_PAGES - 1, kw, sibs);
+							   REPACK_PAGES - 1, pv, sibs);
 	else
 		nsib = neighbour_pages(parent->data, page->pageno, SPILL_REACH,
-							   SPILL_TRIES, kw, sibs);
-	art_free(t, kw);
+							   SPILL_TRIES, pv, sibs);
 	for (int i = 0; i < nsib; i++)
 	{
 		ArtStatus	st = t->store.ops->pin(t->store.store, sibs[i],
@@ -787,7 +824,7 @@ pin_neighbours(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
  * node of each page, so the callers check sizes first.  ms is scratch.
  */
 static ArtStatus
-keep_whole(ArtTrie *t, ArtPageRef *parent, MergeState *ms, ArtPageRef *q,
+keep_whole(ArtTrie *t, const ParentView *pv, MergeState *ms, ArtPageRef *q,
 		   int from, int *nq, RepackList *rl)
 {
 	int			n = *nq;
@@ -795,7 +832,7 @@ keep_whole(ArtTrie *t, ArtPageRef *parent, MergeState *ms, ArtPageRef *q,
 	*nq = from;
 	for (int i = from; i < n; i++)
 	{
-		if (!analyse(parent, &q[i], ms))
+		if (!analyse(pv, &q[i], ms))
 		{
 			t->store.ops->release(t->store.store, &q[i]);
 			continue;
@@ -852,8 +889,8 @@ spill_need(const MergeState *ms, int nroots, const ArtPageRef *q, int nq,
  * unless every subtree has its place.
  */
 static ArtStatus
-spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
-	  MergeState *qs, bool *done, MergeLeft *ml)
+spill(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
+	  MergeState *ms, MergeState *qs, bool *done, MergeLeft *ml)
 {
 	ArtPageRef	q[SPILL_TRIES];
 	size_t		room[SPILL_TRIES];
@@ -864,7 +901,7 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	ArtStatus	st;
 
 	*done = false;
-	st = pin_neighbours(t, parent, page, false, q, &nq);
+	st = pin_neighbours(t, parent, pv, page, false, q, &nq);
 	if (st != ART_OK || nq == 0)
 		goto out;
 
@@ -881,7 +918,7 @@ spill(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	need = spill_need(ms, nroots, q, nq, room);
 	if (need == 0)
 	{
-		st = keep_whole(t, parent, qs, q, 0, &nq, NULL);
+		st = keep_whole(t, pv, qs, q, 0, &nq, NULL);
 		if (st != ART_OK || nq == 0)
 			goto out;
 		need = spill_need(ms, nroots, q, nq, room);
@@ -1006,8 +1043,8 @@ left_repack(MergeLeft *ml, const RepackItem *items, int nitems, int nq)
  * into fewer pages and the memory for the copies is there.
  */
 static ArtStatus
-repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
-	   MergeState *qs, bool *done, MergeLeft *ml)
+repack(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
+	   MergeState *ms, MergeState *qs, bool *done, MergeLeft *ml)
 {
 	ArtPageRef	q[REPACK_PAGES];
 	int			owner[REPACK_PAGES];	/* bin -> the index of its page */
@@ -1023,7 +1060,7 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 
 	*done = false;
 	q[0] = *page;
-	st = pin_neighbours(t, parent, page, true, q, &nq);
+	st = pin_neighbours(t, parent, pv, page, true, q, &nq);
 	if (st != ART_OK || nq < 2)
 		goto out;
 
@@ -1044,7 +1081,7 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	if (!add_items(t, page->data, ms, 0, &rl))
 		st = ART_NO_MEMORY;
 	else
-		st = keep_whole(t, parent, qs, q, 1, &nq, &rl);
+		st = keep_whole(t, pv, qs, q, 1, &nq, &rl);
 	if (st != ART_OK || nq < 2)
 		goto out;
 	items = rl.items;
@@ -1079,13 +1116,12 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 				owner[k] = g;
 		kept[owner[k]] = true;
 	}
-	copy = art_alloc(t, (size_t) (nq + 1) * ART_PAGE_SIZE);
+	copy = art_alloc(t, (size_t) nq * ART_PAGE_SIZE);
 	if (copy == NULL)
 	{
 		st = ART_NO_MEMORY;
 		goto out;
 	}
-	memcpy(copy + (size_t) nq * ART_PAGE_SIZE, parent->data, ART_PAGE_SIZE);
 	for (int g = 0; g < nq; g++)
 		memcpy(copy + (size_t) g * ART_PAGE_SIZE, q[g].data, ART_PAGE_SIZE);
 
@@ -1095,13 +1131,11 @@ repack(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page, MergeState *ms,
 	for (int g = 0; g < nq; g++)
 	{
 		ArtPageRef	src = {q[g].pageno, NULL, NULL};
-		ArtPageRef	was = {parent->pageno, NULL, NULL};
 		int			nslots;
 
 		src.data = copy + (size_t) g * ART_PAGE_SIZE;
-		was.data = copy + (size_t) nq * ART_PAGE_SIZE;
 		nslots = art_page_nslots(src.data);
-		analyse(&was, &src, qs);
+		analyse(pv, &src, qs);
 		memset(qs->root, 0, sizeof(uint16_t) * (nslots + 1));
 		for (int i = 0; i < nitems; i++)
 			if (items[i].from == g)
@@ -1148,6 +1182,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 	ArtPageRef *page = &mp->refs[1];
 	MergeState *ms;
 	MergeState *qs;
+	ParentView *pv;
 	ArtPageNo	sibs[MERGE_TRIES];
 	int			nsib;
 	ArtStatus	st = ART_OK;
@@ -1161,13 +1196,16 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 		return ART_OK;
 	ms = art_alloc(t, sizeof(MergeState));
 	qs = art_alloc(t, sizeof(MergeState));
-	if (ms == NULL || qs == NULL)
+	pv = art_alloc(t, sizeof(ParentView));
+	if (ms == NULL || qs == NULL || pv == NULL)
 	{
 		art_free(t, ms);
 		art_free(t, qs);
+		art_free(t, pv);
 		return ART_NO_MEMORY;
 	}
-	if (!analyse(parent, page, ms))
+	parent_view(parent->data, pv);
+	if (!analyse(pv, page, ms))
 		goto out;
 
 	/* into the parent page, unless that is the root page */
@@ -1214,7 +1252,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 		qbytes = page_bytes(q.data);
 		into_q = !ms->stubs && PAGE_LOAD(q.data) + ms->bytes <= MERGE_HIGH;
 		into_page = !qstubs && PAGE_LOAD(page->data) + qbytes <= MERGE_HIGH;
-		whole = (into_q || into_page) && analyse(parent, &q, qs);
+		whole = (into_q || into_page) && analyse(pv, &q, qs);
 		if (whole || (!into_q && !into_page))
 		{
 			if (!ms->stubs)
@@ -1259,15 +1297,16 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 
 		subtree_sizes(page->data, ms);
 		left_roots(ml, page->data, ms);
-		st = spill(t, parent, page, ms, qs, &done, ml);
+		st = spill(t, parent, pv, page, ms, qs, &done, ml);
 		if (st == ART_OK && !done)
-			st = repack(t, parent, page, ms, qs, &done, ml);
+			st = repack(t, parent, pv, page, ms, qs, &done, ml);
 		if (done)
 			mp->n = 1;
 	}
 out:
 	art_free(t, ms);
 	art_free(t, qs);
+	art_free(t, pv);
 	return st;
 }
 
