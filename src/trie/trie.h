@@ -357,12 +357,13 @@ extern ArtStatus art_verify(ArtTrie *t, char *msg, size_t msglen);
 /*
  * Lay out a trie page (ART_PAGE_SIZE bytes, the store's included) for a
  * WAL image that leaves its free bytes out: returns true with *lower and
- * *upper set so that the bytes [*lower, *upper) are free, the page
- * compacted first if its records had holes between them (every record
+ * *upper set so that the bytes [*lower, *upper) are free (those between
+ * its slots and its records), the page compacted first if its records
+ * had a good share of the page in holes between them (every record
  * keeps its slot, so the page is the same page to every operation, and
- * stays so with any bytes in [*lower, *upper)).  A page that is not a
- * trie page whose records add up is left as it is: false, both at
- * ART_PAGE_SIZE (keep it whole).
+ * stays so with any bytes in [*lower, *upper)).  A page that is no trie
+ * page, or whose slots do not end before its records, is left as it is:
+ * false, both at ART_PAGE_SIZE (keep it whole).
  */
 extern bool art_page_squeeze(uint8_t *page, uint16_t *lower, uint16_t *upper);
 

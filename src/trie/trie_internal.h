@@ -386,6 +386,13 @@ extern void art_page_init(uint8_t *page);
 extern void art_root_reset(uint8_t *page);
 extern size_t art_rec_size(const uint8_t *rec);
 extern size_t art_rec_size_at(const uint8_t *page, size_t off);
+
+/*
+ * Holes between a page's records that make art_page_squeeze compact it:
+ * a compaction costs about as many instructions as a page's CRC32C ten
+ * times over, worth it only for a good share of the page.
+ */
+#define ART_SQUEEZE_HOLES	1024
 extern int	art_rec_alloc(uint8_t *page, const uint8_t *rec, size_t size);
 extern void art_page_add_slots(uint8_t *page, int count);
 extern void art_rec_put(uint8_t *page, int slot, const uint8_t *rec,

@@ -208,25 +208,16 @@ art_rec_size_at(const uint8_t *page, size_t off)
 }
 
 /*
- * Lay a page out for a WAL image (trie.h): when its records lie in its
- * record area and add up to the live bytes its header counts, compact it
- * if its record area has holes (page_compact: records keep their slots)
- * and set *lower to the end of its slot array and *upper to the start of
- * its record area, the free bytes between.  Otherwise leave it alone,
- * with both at ART_PAGE_SIZE, and return false.
+ * Whether the records of a page lie in its record area and add up to the
+ * live bytes its header counts, so that page_compact may rewrite it.
  */
-bool
-art_page_squeeze(uint8_t *page, uint16_t *lower, uint16_t *upper)
+static bool
+page_records_add_up(const uint8_t *page)
 {
 	size_t		nslots = art_page_nslots(page);
 	size_t		start = art_page_upper(page);
 	size_t		sum = 0;
 
-	*lower = ART_PAGE_SIZE;
-	*upper = ART_PAGE_SIZE;
-	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC ||
-		start > ART_PAGE_SIZE || ART_SLOTS_OFF + 2 * nslots > start)
-		return false;
 	for (size_t s = 1; s <= nslots; s++)
 	{
 		size_t		off = art_slot_off(page, (int) s);
@@ -241,9 +232,31 @@ art_page_squeeze(uint8_t *page, uint16_t *lower, uint16_t *upper)
 			return false;
 		sum += size;
 	}
-	if (sum != art_page_used(page))
+	return sum == art_page_used(page);
+}
+
+/*
+ * Lay a page out for a WAL image (trie.h): set *lower to the end of its
+ * slot array and *upper to the start of its record area, the free bytes
+ * between, after compacting it (page_compact: records keep their slots)
+ * when the holes between its records come to ART_SQUEEZE_HOLES bytes and
+ * its records add up.  A page whose header does not place its slots
+ * before its record area, or that is no trie page, is left whole:
+ * false, both at ART_PAGE_SIZE.
+ */
+bool
+art_page_squeeze(uint8_t *page, uint16_t *lower, uint16_t *upper)
+{
+	size_t		nslots = art_page_nslots(page);
+	size_t		start = art_page_upper(page);
+
+	*lower = ART_PAGE_SIZE;
+	*upper = ART_PAGE_SIZE;
+	if (art_get16(page + ART_HDR_OFF) != ART_PAGE_MAGIC ||
+		start > ART_PAGE_SIZE || ART_SLOTS_OFF + 2 * nslots > start)
 		return false;
-	if (ART_PAGE_SIZE - start > sum)
+	if (ART_PAGE_SIZE - start >= (size_t) art_page_used(page) + ART_SQUEEZE_HOLES &&
+		page_records_add_up(page))
 		page_compact(page);
 	*lower = (uint16_t) (ART_SLOTS_OFF + 2 * nslots);
 	*upper = art_page_upper(page);
