@@ -46,7 +46,9 @@
  * subtrees of about 4.2-4.6 KB were packed by their children, and page
  * merges after deletes in key order then left 91 pages where they leave
  * 55 (the unit test merge_sweep; 64 with 4/7 of a page).  Synth's
- * subtrees of ten users take 4.8-5.2 KB (1M-5M keys).
+ * subtrees of ten users take 4.8-5.2 KB (1M and 5M keys), 4.3-4.7 KB at
+ * 2-4M keys: flush_kids opens at half a page when this bound leaves pages
+ * under 3/4 full (gathered_loose).
  */
 #define BULK_OPEN	(ART_PAGE_USABLE * 7 / 12)
 
@@ -405,9 +407,9 @@ size_desc(const void *a, const void *b)
 
 /*
  * Gather the subtrees of x that flush_kids packs: x's pending children,
- * except that a child larger than BULK_OPEN bytes (two of which would not
- * share a page) is opened: it stays pending and its own pending children
- * are gathered in its place, recursively.  Only a node with several
+ * except that a child larger than open bytes (BULK_OPEN, or half a page:
+ * two of which would not share a page) is opened: it stays pending and
+ * its own pending children are gathered in its place, recursively.  Only a node with several
  * children, all pending, is opened: a chain node's one child would take
  * its place alone, and a long key's chain (an insert's long tail, which
  * keeps its pages pinned) would take twice the pages.  Opened nodes are
@@ -415,7 +417,7 @@ size_desc(const void *a, const void *b)
  * in that order.
  */
 static ArtStatus
-gather(ArtBulkLoader *l, BNode *x)
+gather(ArtBulkLoader *l, BNode *x, size_t open_above)
 {
 	ArtStatus	st = ART_OK;
 	int			i;
@@ -428,7 +430,7 @@ gather(ArtBulkLoader *l, BNode *x)
 
 		if (k->page != ART_INVALID_PAGENO)
 			continue;
-		if (k->size > BULK_OPEN && k->n > 1)
+		if (k->size > open_above && k->n > 1)
 		{
 			open = true;
 			for (j = 0; j < k->n && open; j++)
@@ -436,7 +438,7 @@ gather(ArtBulkLoader *l, BNode *x)
 		}
 		if (open)
 		{
-			st = gather(l, k);
+			st = gather(l, k, open_above);
 			if (st == ART_OK)
 				st = art_grow(l->t, (void **) &l->opened, &l->openedcap,
 							  l->nopened + 1, sizeof(BNode *));
@@ -450,6 +452,28 @@ gather(ArtBulkLoader *l, BNode *x)
 			l->sel[l->nsel++] = k;
 	}
 	return st;
+}
+
+/*
+ * Whether the subtrees gathered leave pages under 3/4 full: each of those
+ * over half a page takes a page of its own, and all of them together
+ * would not fill those pages to 3/4.  Between half a page and BULK_OPEN
+ * (synth's subtrees of ten users at 2-4 million keys, 4.3-4.7 kB, ten of
+ * them under one node) that made pages 57% full.
+ */
+static bool
+gathered_loose(const ArtBulkLoader *l)
+{
+	size_t		total = 0;
+	int			nbig = 0;
+
+	for (int i = 0; i < l->nsel; i++)
+	{
+		total += l->sel[i]->size;
+		if (l->sel[i]->size > ART_PAGE_USABLE / 2)
+			nbig++;
+	}
+	return nbig > 0 && total < (size_t) nbig * ART_PAGE_USABLE * 3 / 4;
 }
 
 /*
@@ -481,7 +505,14 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 
 	l->nsel = 0;
 	l->nopened = 0;
-	st = gather(l, b);
+	st = gather(l, b, BULK_OPEN);
+	if (st == ART_OK && gathered_loose(l))
+	{
+		/* open the large subtrees at half a page instead */
+		l->nsel = 0;
+		l->nopened = 0;
+		st = gather(l, b, ART_PAGE_USABLE / 2);
+	}
 	nsel = l->nsel;
 	sel = l->sel;
 	if (st == ART_OK && nsel > 0)

@@ -1899,6 +1899,43 @@ test_bulk(void)
 	return true;
 }
 
+/*
+ * Bulk load of subtrees between half a page and BULK_OPEN under one node:
+ * ten 'user/<d>' subtrees of ten users with 28 or 30 items each (4.3-4.6
+ * kB), as synth's keys make them at 2-4 million rows.  Each took a page
+ * alone, 10 pages 55% full; their children must be packed instead, every
+ * page but the root page and one partly filled at least 3/4 full.
+ */
+static bool
+test_bulk_half_page_subtrees(void)
+{
+	for (int items = 28; items <= 30; items += 2)
+	{
+		Fixture		f;
+		ArtStats	a;
+		uint8_t		key[40];
+
+		CHECK(fixture_init(&f), "create");
+		for (int u = 0; u < 100; u++)
+			for (int i = 0; i < items; i++)
+			{
+				int			len = snprintf((char *) key, sizeof(key),
+										   "user/%02d/item/%07ld", u,
+										   (long) ((u * items + i) * 7919L % 9999991L));
+
+				model_insert(&f.m, key, len + 1);
+			}
+		CHECK(load_bulk(&f.t, &f.m), "bulk");
+		CHECK(check_content(&f.t, &f.m), "bulk content");
+		CHECK(art_stats(&f.t, &a) == ART_OK, "stats");
+		CHECK(a.pages <= a.bytes_used / (ART_PAGE_USABLE * 3 / 4) + 2,
+			  "%d items: %llu pages for %llu bytes", items,
+			  (unsigned long long) a.pages, (unsigned long long) a.bytes_used);
+		fixture_done(&f);
+	}
+	return true;
+}
+
 /* The trie's order of two byte strings, for qsort. */
 static int
 sort_item_cmp(const void *a, const void *b)
@@ -4319,6 +4356,7 @@ main(int argc, char **argv)
 		{"cursor_prefix_ranges", test_cursor_prefix_ranges},
 		{"cursor_reused", test_cursor_reused},
 		{"bulk", test_bulk},
+		{"bulk_half_page_subtrees", test_bulk_half_page_subtrees},
 		{"compact", test_compact},
 		{"squeeze", test_squeeze},
 		{"bulk_fill", test_bulk_fill},
