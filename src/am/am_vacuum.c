@@ -8,7 +8,9 @@
  * changes the trie, and the walk's next step after a change descends from
  * the root again).  The deletes of a group come in key order, so runs of
  * them end in the same page: the page a run left underfull is merged once,
- * after the group's deletes, instead of after each delete.  The cursor
+ * after the group's deletes, instead of after each delete; the deletes are
+ * logged as needing no merge, and each merge is logged, so that redo
+ * merges where VACUUM did.  The cursor
  * holds no lock between calls and resumes strictly past the entry it
  * returned, so deleting the entries it returned (and concurrent inserts
  * and scans) leave the walk correct.  The deletions are flushed before
@@ -28,18 +30,21 @@
 #include "am/am.h"
 
 /*
- * Merge the underfull page a delete of entry left, if any: best effort, a
- * merge that fails changes nothing, so VACUUM goes on (the pager's own
- * errors are ERRORs as everywhere).
+ * Merge the underfull page a delete of entry left, if any, and log the
+ * merge, so that redo merges there too (the deletes are logged without a
+ * merge after each): best effort, a merge that fails changes nothing, so
+ * VACUUM goes on (the pager's own errors are ERRORs as everywhere).
  */
 static void
-am_merge(ArtTrie *trie, const uint8 *entry, size_t len, Relation index)
+am_merge(ArtrieIndex *ai, ArtTrie *trie, const uint8 *entry, size_t len)
 {
-	ArtStatus	status = art_merge(trie, entry, len);
+	ArtStatus	status;
 
+	am_wal_entry(ai, WAL_ARTRIE_MERGE, trie, entry, len);
+	status = art_merge(trie, entry, len);
 	if (status != ART_OK)
 		elog(DEBUG1, "artrie index \"%s\": page merge skipped: %s",
-			 RelationGetRelationName(index), art_status_string(status));
+			 RelationGetRelationName(ai->index), art_status_string(status));
 }
 
 /*
@@ -101,7 +106,8 @@ am_dead_deleted(void *arg, int i, ArtPageNo page)
 	uint8	   *entry = dead_entry(dd->dead, k, &len);
 
 	dd->pages[i] = page;
-	am_wal_entry(dd->ai, WAL_ARTRIE_DELETE, dd->trie, entry, len);
+	am_wal_entry(dd->ai, WAL_ARTRIE_DELETE | WAL_ARTRIE_NO_MERGE, dd->trie,
+				 entry, len);
 }
 
 /*
@@ -142,14 +148,14 @@ am_delete_dead(ArtrieIndex *ai, ArtTrie *trie, DeadEntries *dead)
 		if (last >= 0 && dead->pages[i] != dead->pages[last])
 		{
 			entry = dead_entry(dead, last, &len);
-			am_merge(trie, entry, len, ai->index);
+			am_merge(ai, trie, entry, len);
 		}
 		last = i;
 	}
 	if (last >= 0)
 	{
 		entry = dead_entry(dead, last, &len);
-		am_merge(trie, entry, len, ai->index);
+		am_merge(ai, trie, entry, len);
 	}
 	dead->used = 0;
 	dead->n = 0;

@@ -24,7 +24,8 @@ am_needs_wal(Relation index)
 
 /*
  * Log an entry just inserted into (WAL_ARTRIE_INSERT) or deleted from
- * (WAL_ARTRIE_DELETE) one of the index's tries.
+ * (WAL_ARTRIE_DELETE, with WAL_ARTRIE_NO_MERGE if the caller logs its
+ * merges) one of the index's tries, or a merge at it (WAL_ARTRIE_MERGE).
  */
 void
 am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie, const uint8 *entry,

@@ -114,6 +114,15 @@ extern ArtStatus art_finger_insert(ArtFinger *finger, const uint8_t *entry,
 								   size_t len);
 extern ArtStatus art_finger_delete(ArtFinger *finger, const uint8_t *entry,
 								   size_t len);
+
+/*
+ * art_finger_delete without the merge, and a merge through the finger
+ * (art_merge): for a caller that merges where the deletes' writer did.
+ */
+extern ArtStatus art_finger_delete_only(ArtFinger *finger,
+										const uint8_t *entry, size_t len);
+extern ArtStatus art_finger_merge(ArtFinger *finger, const uint8_t *entry,
+								  size_t len);
 extern void art_finger_end(ArtFinger *finger);
 
 /*

@@ -417,13 +417,33 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 ArtStatus
 art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
 {
-	ArtStatus	st;
+	ArtStatus	st = art_finger_delete_only(f, entry, len);
 
-	finger_drop(f);
-	st = art_delete(f->t, entry, len);
 	if (st == ART_OK)
 		(void) art_merge(f->t, entry, len);
 	return st;
+}
+
+/*
+ * Delete an entry through a finger without a merge after it; as
+ * art_delete, whose write section nests in the finger's.
+ */
+ArtStatus
+art_finger_delete_only(ArtFinger *f, const uint8_t *entry, size_t len)
+{
+	finger_drop(f);
+	return art_delete(f->t, entry, len);
+}
+
+/*
+ * Merge at an entry through a finger; as art_merge, whose write section
+ * nests in the finger's, after the finger lets its path go.
+ */
+ArtStatus
+art_finger_merge(ArtFinger *f, const uint8_t *entry, size_t len)
+{
+	finger_drop(f);
+	return art_merge(f->t, entry, len);
 }
 
 /* Set whether the finger packs pages (trie.h). */

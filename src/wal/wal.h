@@ -54,7 +54,11 @@ extern void wal_check_usable(const ArtFileId *id, const char *relname);
 /* From _PG_init: register the resource manager and the hooks. */
 extern void wal_init(void);
 
-/* Log an insert or delete (WAL_ARTRIE_INSERT or _DELETE) of one entry. */
+/*
+ * Log an insert or delete (WAL_ARTRIE_INSERT or _DELETE, the latter with
+ * WAL_ARTRIE_NO_MERGE where merges are logged) of one entry, or a merge at
+ * one (WAL_ARTRIE_MERGE).
+ */
 extern void wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 						  const uint8 *entry, Size len);
 

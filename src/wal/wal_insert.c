@@ -75,7 +75,9 @@ wal_log_image_begin(const ArtFileId *file, XLogRecPtr since)
 
 /*
  * Log one entry inserted into (WAL_ARTRIE_INSERT) or deleted from
- * (WAL_ARTRIE_DELETE) the trie with root page root of a file.
+ * (WAL_ARTRIE_DELETE, with WAL_ARTRIE_NO_MERGE if the caller logs its
+ * merges) the trie with root page root of a file, or a merge at the entry
+ * (WAL_ARTRIE_MERGE).
  */
 void
 wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
@@ -83,7 +85,9 @@ wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 {
 	WalEntryRecord rec;
 
-	Assert(kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE);
+	Assert(kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE ||
+		   kind == (WAL_ARTRIE_DELETE | WAL_ARTRIE_NO_MERGE) ||
+		   kind == WAL_ARTRIE_MERGE);
 	memset(&rec, 0, sizeof(rec));
 	rec.file = *file;
 	rec.root = root;

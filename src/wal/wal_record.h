@@ -7,12 +7,19 @@
  * Plain C (no PostgreSQL header), so that the WAL record fuzzer
  * (test/fuzz/fuzz_wal.c) runs the very decoder redo runs.
  *
- * Four kinds of record:
+ * Kinds of record:
  *
  *	- an entry record: one entry inserted into, or deleted from, one trie
  *	  (named by its root page) of one artrie file; applying it is
  *	  idempotent (an entry already present is not inserted again, an
- *	  absent one is not deleted);
+ *	  absent one is not deleted).  Redo merges the page a delete left
+ *	  underfull after the delete, unless the record carries
+ *	  WAL_ARTRIE_NO_MERGE: its writer merges where it chose, each merge
+ *	  logged as a merge record;
+ *	- a merge record (an entry record's payload): the writer merged the
+ *	  page where the entry's path ends (art_merge), after the deletes
+ *	  logged before it; the page's content stays, only its layout
+ *	  changes;
  *	- an image record: a run of up to WAL_IMAGE_PAGES logical pages of a
  *	  file just built or copied, or (WAL_IMAGE_CKPT) of a changed file as
  *	  the first checkpoint after a move of PostgreSQL's redo pointer
@@ -51,7 +58,19 @@
 #define WAL_ARTRIE_UNCHANGED	0x30
 #define WAL_ARTRIE_VACUUM	0x40
 #define WAL_ARTRIE_IMAGE_BEGIN	0x50
+#define WAL_ARTRIE_MERGE	0x60
 #define WAL_ARTRIE_KIND_MASK	0x70
+
+/*
+ * A flag in the info byte of a delete record: no merge after it (a merge
+ * record follows where the writer merged).  A build before merge records
+ * ignores it and merges after the delete, then refuses the merge record
+ * as malformed.
+ */
+#define WAL_ARTRIE_NO_MERGE	0x80
+
+/* The bits of the info byte that are artrie's: kind and flag. */
+#define WAL_ARTRIE_INFO_MASK	(WAL_ARTRIE_KIND_MASK | WAL_ARTRIE_NO_MERGE)
 
 /* A bound on entries, above the longest a trie takes (1 MiB and a bit). */
 #define WAL_MAX_ENTRY		((size_t) 2 * 1024 * 1024)
@@ -78,7 +97,7 @@
  */
 #define WAL_IMAGE_PACK_HDR	4
 
-/* An entry record; the entry's bytes follow it. */
+/* An entry or merge record; the entry's bytes follow it. */
 typedef struct WalEntryRecord
 {
 	ArtFileId	file;
@@ -122,7 +141,7 @@ typedef struct WalVacuumRecord
 } WalVacuumRecord;
 
 /*
- * Check and decode an entry record's payload of len bytes: true with *rec
+ * Check and decode an entry or merge record's payload of len bytes: true with *rec
  * and *entry pointing into data, false if the payload is malformed.
  */
 extern bool wal_entry_decode(const uint8_t *data, size_t len,

@@ -183,7 +183,7 @@ replay_window(XLogRecPtr from, XLogRecPtr to, TimeLineID tli)
 				break;
 			if (XLogRecGetRmid(reader) == ARTRIE_RMGR_ID)
 			{
-				wal_apply(XLogRecGetInfo(reader) & WAL_ARTRIE_KIND_MASK,
+				wal_apply(XLogRecGetInfo(reader) & WAL_ARTRIE_INFO_MASK,
 						  XLogRecGetData(reader), XLogRecGetDataLen(reader),
 						  reader->ReadRecPtr, true);
 				applied++;

@@ -28,7 +28,11 @@
  *
  * A vacuum record ends a bulk delete's deletions; on a hot standby its
  * redo waits for, or cancels, the queries that may still return a removed
- * entry (wal_conflict.c).
+ * entry (wal_conflict.c).  A delete record merges the page it leaves
+ * underfull after it, as art_delete's callers did, unless it carries
+ * WAL_ARTRIE_NO_MERGE: VACUUM merges once per run of deletes that ended in
+ * one page, after a group of deletes, and logs each merge as a merge
+ * record, which redo applies where it comes.
  *
  * Where no query can look at an index until redo is over (crash recovery,
  * archive recovery without hot standby, artrie's own replay before
@@ -114,7 +118,8 @@ typedef struct BatchRecord
 {
 	XLogRecPtr	lsn;
 	uint32		len;			/* of the entry */
-	uint8		kind;			/* WAL_ARTRIE_INSERT or _DELETE */
+	uint8		kind;			/* WAL_ARTRIE_INSERT, _DELETE (with its flag) or
+								 * _MERGE */
 } BatchRecord;
 
 #define BATCH_RECORD_HEADER		(offsetof(BatchRecord, kind) + 1)
@@ -166,6 +171,30 @@ typedef struct BatchHead
 	uint8		kind;
 	bool		valid;			/* false: the stream has ended */
 } BatchHead;
+
+/*
+ * The merge records batch_apply has met in entry order and not applied
+ * yet: each waits for the first record but a merge logged after it, as
+ * the primary merged after a group of deletes, not after the run's last
+ * (batch_apply).  Their entries lie back to back in buf.
+ */
+typedef struct BatchMerge
+{
+	XLogRecPtr	lsn;
+	Size		off;			/* of the entry in buf */
+	uint32		len;
+} BatchMerge;
+
+typedef struct BatchMerges
+{
+	BatchMerge *items;
+	int			n;
+	int			max;
+	uint8	   *buf;
+	Size		used;
+	Size		size;
+	XLogRecPtr	first;			/* the lowest lsn among items */
+} BatchMerges;
 
 /* A record for redo_record: wal_apply's arguments. */
 typedef struct RedoArgs
@@ -306,23 +335,24 @@ redo_entry_done(PagerFile *file, ArtStatus status)
 }
 
 /*
- * Merge the underfull page a replayed delete of entry left, as the
- * primary did: best effort, a merge that fails changes nothing, so the
- * record stays applied (the pager's own errors are ERRORs as everywhere).
+ * Check the status of a merge redo made of the underfull page a delete
+ * left, as the primary did: best effort, a merge that fails changes
+ * nothing, so redo goes on (the pager's own errors are ERRORs as
+ * everywhere).
  */
 static void
-redo_merge(PagerFile *file, ArtTrie *trie, const uint8 *entry, uint32 len)
+redo_merge_done(PagerFile *file, ArtStatus status)
 {
-	ArtStatus	status = art_merge(trie, entry, len);
-
 	if (status != ART_OK)
 		elog(DEBUG1, "artrie file \"%s\": page merge skipped in redo: %s",
 			 pager_file_name(file), art_status_string(status));
 }
 
 /*
- * Apply an entry record: insert (kind WAL_ARTRIE_INSERT) or delete entry
- * of len bytes in the trie at root of file id.
+ * Apply an entry record: insert (kind WAL_ARTRIE_INSERT) or delete
+ * (WAL_ARTRIE_DELETE, which merges after it unless WAL_ARTRIE_NO_MERGE)
+ * entry of len bytes in the trie at root of file id, or merge at it
+ * (WAL_ARTRIE_MERGE).
  */
 static void
 redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
@@ -335,13 +365,19 @@ redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
 	if (file == NULL)
 		return;
 	art_open(&trie, pager_page_store(file), root);
+	if (kind == WAL_ARTRIE_MERGE)
+	{
+		redo_merge_done(file, art_merge(&trie, entry, len));
+		redo_count_replayed();
+		return;
+	}
 	if (kind == WAL_ARTRIE_INSERT)
 		status = art_insert(&trie, entry, len);
 	else
 	{
 		status = art_delete(&trie, entry, len);
-		if (status == ART_OK)
-			redo_merge(file, &trie, entry, len);
+		if (status == ART_OK && kind == WAL_ARTRIE_DELETE)
+			redo_merge_done(file, art_merge(&trie, entry, len));
 	}
 	redo_entry_done(file, status);
 }
@@ -949,6 +985,78 @@ batch_run_head(WalRun *run, BatchHead *h)
 		h->head = batch_entry_head(h->entry, h->len);
 }
 
+/* Keep a merge record (h) back until a record logged after it. */
+static void
+batch_merge_add(BatchMerges *m, const BatchHead *h)
+{
+	if (m->n == m->max)
+	{
+		m->max = Max(16, m->max * 2);
+		m->items = m->items == NULL ? palloc(m->max * sizeof(BatchMerge)) :
+			repalloc(m->items, m->max * sizeof(BatchMerge));
+	}
+	if (m->used + h->len > m->size)
+	{
+		m->size = Max(m->used + h->len, Max(m->size * 2, (Size) 4096));
+		m->buf = m->buf == NULL ? palloc(m->size) : repalloc(m->buf, m->size);
+	}
+	memcpy(m->buf + m->used, h->entry, h->len);
+	m->items[m->n].lsn = h->lsn;
+	m->items[m->n].off = m->used;
+	m->items[m->n].len = h->len;
+	if (m->n == 0 || h->lsn < m->first)
+		m->first = h->lsn;
+	m->n++;
+	m->used += h->len;
+}
+
+/* qsort comparator: merges in WAL order. */
+static int
+batch_merge_cmp(const void *a, const void *b)
+{
+	XLogRecPtr	x = ((const BatchMerge *) a)->lsn;
+	XLogRecPtr	y = ((const BatchMerge *) b)->lsn;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/*
+ * Apply, in WAL order, the merges kept back in m that were logged before
+ * position before (all of them if before is invalid), through finger on
+ * file; keep the others.
+ */
+static void
+batch_merges_apply(BatchMerges *m, ArtFinger *finger, PagerFile *file,
+				   XLogRecPtr before)
+{
+	XLogRecPtr	now = redo_lsn_now;
+	int			kept = 0;
+	int			i;
+
+	if (m->n == 0)
+		return;
+	qsort(m->items, m->n, sizeof(BatchMerge), batch_merge_cmp);
+	for (i = 0; i < m->n; i++)
+	{
+		BatchMerge *bm = &m->items[i];
+
+		if (!XLogRecPtrIsInvalid(before) && bm->lsn >= before)
+			break;
+		redo_lsn_now = bm->lsn;
+		redo_merge_done(file, art_finger_merge(finger, m->buf + bm->off,
+											   bm->len));
+		redo_count_replayed();
+	}
+	for (; i < m->n; i++)
+		m->items[kept++] = m->items[i];
+	m->n = kept;
+	if (kept == 0)
+		m->used = 0;
+	else
+		m->first = m->items[0].lsn;
+	redo_lsn_now = now;
+}
+
 /*
  * Apply one file's held-back records (a FileBatch and the sorted runs it
  * wrote out) in entry order, merging the runs with the batch's sorted
@@ -968,6 +1076,13 @@ batch_run_head(WalRun *run, BatchHead *h)
  * the file meanwhile.  On an ERROR the pager releases the pages and
  * redo_guarded the rest; the finger's memory is redo_cxt's, reset after
  * the batch, and the trie frees its own temporary memory as it goes.
+ *
+ * A merge record sorts right after the delete of its entry, the last of
+ * the run of deletes it merges after, but its writer (VACUUM) merged once
+ * the whole group of deletes was done: the merge waits (BatchMerges) until
+ * the first record but a merge logged after it, or the trie's end, and
+ * the merges waiting then apply in WAL order, so that redo changes the
+ * pages as the primary did.
  */
 static void
 batch_apply(void *arg)
@@ -975,8 +1090,10 @@ batch_apply(void *arg)
 	FileBatch  *fb = arg;
 	ArtTrie		trie;
 	ArtFinger  *finger = NULL;
+	PagerFile  *finger_file = NULL;
 	uint32		root = 0;
 	BatchGather gather = {0};
+	BatchMerges merges = {0};
 	BatchHead	heads[BATCH_MAX_RUNS + 1];
 	int			nstreams = fb->nruns + 1;
 	Size		next = 0;
@@ -1019,18 +1136,34 @@ batch_apply(void *arg)
 			if (finger == NULL || h->root != root)
 			{
 				if (finger != NULL)
+				{
+					batch_merges_apply(&merges, finger, finger_file,
+									   InvalidXLogRecPtr);
 					art_finger_end(finger);
+				}
 				art_open(&trie, pager_page_store(file), h->root);
 				if (art_finger_begin(&trie, &finger) != ART_OK)
 					ereport(ERROR,
 							(errcode(ERRCODE_OUT_OF_MEMORY),
 							 errmsg("out of memory")));
 				art_finger_pack(finger, batch_pack);
+				finger_file = file;
 				root = h->root;
 			}
-			redo_entry_done(file, h->kind == WAL_ARTRIE_INSERT ?
-							art_finger_insert(finger, h->entry, h->len) :
-							art_finger_delete(finger, h->entry, h->len));
+			else if (merges.n > 0 && h->kind != WAL_ARTRIE_MERGE &&
+					 h->lsn > merges.first)
+				batch_merges_apply(&merges, finger, file, h->lsn);
+			if (h->kind == WAL_ARTRIE_MERGE)
+				batch_merge_add(&merges, h);
+			else if (h->kind == WAL_ARTRIE_INSERT)
+				redo_entry_done(file, art_finger_insert(finger, h->entry,
+														h->len));
+			else if (h->kind == WAL_ARTRIE_DELETE)
+				redo_entry_done(file, art_finger_delete(finger, h->entry,
+														h->len));
+			else
+				redo_entry_done(file, art_finger_delete_only(finger, h->entry,
+															 h->len));
 		}
 		if (best == fb->nruns)
 			batch_items_head(fb, &next, &gather, h);
@@ -1038,9 +1171,17 @@ batch_apply(void *arg)
 			batch_run_head(fb->runs[best], h);
 	}
 	if (finger != NULL)
+	{
+		batch_merges_apply(&merges, finger, finger_file, InvalidXLogRecPtr);
 		art_finger_end(finger);
+	}
 	if (gather.buf != NULL)
 		pfree(gather.buf);
+	if (merges.items != NULL)
+	{
+		pfree(merges.items);
+		pfree(merges.buf);
+	}
 	batch_close_runs(fb);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_ACCUM_DIFF(batch_sort_time, sorted, start);
@@ -1164,12 +1305,18 @@ static void
 redo_record(void *arg)
 {
 	const RedoArgs *args = arg;
-	uint8		kind = args->kind;
+	uint8		kind = args->kind & WAL_ARTRIE_KIND_MASK;
 	const char *data = args->data;
 	Size		len = args->len;
 	XLogRecPtr	lsn = args->lsn;
 
-	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE)
+	if ((args->kind & WAL_ARTRIE_NO_MERGE) && kind != WAL_ARTRIE_DELETE)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed artrie WAL record at %X/%X: kind 0x%02X with no-merge flag",
+						LSN_FORMAT_ARGS(lsn), kind)));
+	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE ||
+		kind == WAL_ARTRIE_MERGE)
 	{
 		WalEntryRecord rec;
 		const uint8 *entry;
@@ -1180,11 +1327,11 @@ redo_record(void *arg)
 					 errmsg("malformed artrie WAL entry record at %X/%X",
 							LSN_FORMAT_ARGS(lsn))));
 		if (wal_hold_active(&rec.file))
-			wal_hold_add(&rec.file, kind, data, len, lsn);
+			wal_hold_add(&rec.file, args->kind, data, len, lsn);
 		else if (args->batch)
-			batch_add(kind, &rec, entry, lsn);
+			batch_add(args->kind, &rec, entry, lsn);
 		else
-			redo_entry(kind, &rec.file, rec.root, entry, rec.len, lsn);
+			redo_entry(args->kind, &rec.file, rec.root, entry, rec.len, lsn);
 	}
 	else if (kind == WAL_ARTRIE_IMAGE)
 	{
@@ -1445,23 +1592,27 @@ wal_batch_report(void)
 }
 
 /*
- * Apply one artrie WAL record (kind from its info byte, its payload, its
- * position); mark its file damaged if the file cannot take it.  With
- * batch (no query may look at an index until wal_batch_flush), an entry
- * record may be held back in its file's batch; any other record applies
- * the batches first.
+ * Apply one artrie WAL record (kind and flag from its info byte,
+ * WAL_ARTRIE_INFO_MASK, its payload, its position); mark its file damaged
+ * if the file cannot take it.  With batch (no query may look at an index
+ * until wal_batch_flush), an entry or merge record may be held back in
+ * its file's batch; any other record applies the batches first.  So does
+ * a vacuum record, the end of one pass of deletes and merges in key
+ * order: the next pass's would sort among them, and its deletes come
+ * before merges that the primary made before them.
  */
 void
 wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
 {
 	RedoArgs	args;
 	ArtFileId	id;
+	uint8		base = kind & WAL_ARTRIE_KIND_MASK;
 
 	if (redo_cxt == NULL)
 		redo_cxt = AllocSetContextCreate(TopMemoryContext, "artrie redo",
 										 ALLOCSET_DEFAULT_SIZES);
-	if (!batch || (kind != WAL_ARTRIE_INSERT && kind != WAL_ARTRIE_DELETE &&
-				   kind != WAL_ARTRIE_VACUUM))
+	if (!batch || (base != WAL_ARTRIE_INSERT && base != WAL_ARTRIE_DELETE &&
+				   base != WAL_ARTRIE_MERGE))
 		wal_batch_flush();
 	args.kind = kind;
 	args.data = data;
@@ -1473,7 +1624,7 @@ wal_apply(uint8 kind, const char *data, Size len, XLogRecPtr lsn, bool batch)
 	if (len >= sizeof(ArtFileId))
 		memcpy(&id, data, sizeof(ArtFileId));
 	redo_guarded(redo_record, &args, len >= sizeof(ArtFileId) ? &id : NULL,
-				 kind == WAL_ARTRIE_UNCHANGED);
+				 base == WAL_ARTRIE_UNCHANGED);
 	if (batch_memory >= WAL_BATCH_MEMORY)
 		batch_cut();
 }
@@ -1493,7 +1644,7 @@ redo_may_batch(void)
 static void
 artrie_rm_redo(XLogReaderState *record)
 {
-	wal_apply(XLogRecGetInfo(record) & WAL_ARTRIE_KIND_MASK,
+	wal_apply(XLogRecGetInfo(record) & WAL_ARTRIE_INFO_MASK,
 			  XLogRecGetData(record), XLogRecGetDataLen(record),
 			  record->ReadRecPtr, redo_may_batch());
 }
@@ -1506,15 +1657,18 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 	const uint8 *data = (const uint8 *) XLogRecGetData(record);
 	Size		len = XLogRecGetDataLen(record);
 
-	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE)
+	if (kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE ||
+		kind == WAL_ARTRIE_MERGE)
 	{
 		WalEntryRecord rec;
 		const uint8 *entry;
 
 		if (wal_entry_decode(data, len, &rec, &entry))
-			appendStringInfo(buf, "file %u/%u.%u, root %u, entry of %u bytes",
+			appendStringInfo(buf, "file %u/%u.%u, root %u, entry of %u bytes%s",
 							 rec.file.dbOid, rec.file.relNumber,
-							 rec.file.generation, rec.root, rec.len);
+							 rec.file.generation, rec.root, rec.len,
+							 (XLogRecGetInfo(record) & WAL_ARTRIE_NO_MERGE) ?
+							 ", no merge" : "");
 	}
 	else if (kind == WAL_ARTRIE_IMAGE)
 	{
@@ -1564,7 +1718,9 @@ artrie_rm_identify(uint8 info)
 		case WAL_ARTRIE_INSERT:
 			return "INSERT";
 		case WAL_ARTRIE_DELETE:
-			return "DELETE";
+			return (info & WAL_ARTRIE_NO_MERGE) ? "DELETE_NO_MERGE" : "DELETE";
+		case WAL_ARTRIE_MERGE:
+			return "MERGE";
 		case WAL_ARTRIE_IMAGE:
 			return "IMAGE";
 		case WAL_ARTRIE_UNCHANGED:

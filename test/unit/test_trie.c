@@ -2440,6 +2440,18 @@ twins_with_odd_rows(Fixture *f, uint8_t (*keys)[39])
 	return true;
 }
 
+/* Check that both twins are sound, and free them. */
+static bool
+twins_done(Fixture *f)
+{
+	for (int j = 0; j < 2; j++)
+	{
+		CHECK(fixture_sound(&f[j]), "trie sound");
+		fixture_done(&f[j]);
+	}
+	return true;
+}
+
 /*
  * Delete keys[from .. from + n) (md5-like entries, in key order) from f as
  * VACUUM deletes a group of them: every delete first, each telling the
@@ -2518,11 +2530,71 @@ test_merge_runs(void)
 		  (unsigned long long) tries, (unsigned long long) each_tries);
 	CHECK(runs_pages <= each_pages, "%llu pages, %llu after each delete",
 		  (unsigned long long) runs_pages, (unsigned long long) each_pages);
-	for (int j = 0; j < 2; j++)
+	CHECK(twins_done(f), "twins");
+	free(keys);
+	free(pages);
+	return true;
+}
+
+/*
+ * Redo's replay of VACUUM's deletes and merges (src/wal/wal_redo.c): the
+ * same groups of deletes and merges once per run as delete_group_runs
+ * makes in f[0], made in its twin f[1] through one finger, the deletes
+ * without a merge (art_finger_delete_only) and the merges where f[0]
+ * merged (art_finger_merge).  The twins end with the same bytes in every
+ * page, and sound.
+ */
+static bool
+test_finger_merge_runs(void)
+{
+	Fixture		f[2];
+	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * 10000);
+	ArtPageNo  *pages = malloc(sizeof(ArtPageNo) * 10000);
+	ArtFinger  *fg;
+	uint64_t	merges = 0;
+	uint64_t	tries = 0;
+	uint64_t	same = 0;
+
+	CHECK(keys != NULL && pages != NULL, "memory");
+	CHECK(twins_with_odd_rows(f, keys), "twins");
+	qsort(keys, 10000, sizeof(*keys), cmp_md5_entries);
+	CHECK(art_finger_begin(&f[1].t, &fg) == ART_OK, "finger");
+	for (int g = 0; g < 10000; g += 1024)
 	{
-		CHECK(fixture_sound(&f[j]), "trie sound");
-		fixture_done(&f[j]);
+		int			n = g + 1024 <= 10000 ? 1024 : 10000 - g;
+
+		CHECK(delete_group_runs(&f[0], keys, g, n, pages, &merges, &tries),
+			  "group");
+		for (int i = g; i < g + n; i++)
+			CHECK(art_finger_delete_only(fg, keys[i], 39) == ART_OK &&
+				  model_delete(&f[1].m, keys[i], 39), "finger delete");
+		for (int i = g; i < g + n; i++)
+			if (i + 1 == g + n || pages[i + 1] != pages[i])
+				CHECK(art_finger_merge(fg, keys[i], 39) == ART_OK,
+					  "finger merge");
 	}
+	art_finger_end(fg);
+	CHECK(art_memstore_npages(f[0].ms) == art_memstore_npages(f[1].ms),
+		  "%u pages, the twin %u", (unsigned) art_memstore_npages(f[1].ms),
+		  (unsigned) art_memstore_npages(f[0].ms));
+	for (uint32_t p = 0; p < art_memstore_npages(f[0].ms); p++)
+	{
+		const uint8_t *a = art_memstore_page(f[0].ms, p);
+		const uint8_t *b = art_memstore_page(f[1].ms, p);
+
+		CHECK((a == NULL) == (b == NULL), "page %u free in one twin only",
+			  (unsigned) p);
+		if (a == NULL)
+			continue;
+		CHECK(memcmp(a, b, ART_PAGE_SIZE) == 0, "page %u differs",
+			  (unsigned) p);
+		same++;
+	}
+	printf("finger_merge_runs: %llu merges, %llu pages in use, %llu the same\n",
+		   (unsigned long long) merges,
+		   (unsigned long long) art_memstore_pages(f[1].ms),
+		   (unsigned long long) same);
+	CHECK(twins_done(f), "twins");
 	free(keys);
 	free(pages);
 	return true;
@@ -4378,6 +4450,7 @@ main(int argc, char **argv)
 		{"merge_passed_over_sound", test_merge_passed_over_sound},
 		{"merge_runs", test_merge_runs},
 		{"delete_sorted", test_delete_sorted},
+		{"finger_merge_runs", test_finger_merge_runs},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
