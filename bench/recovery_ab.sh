@@ -50,7 +50,12 @@
 #
 # ARTRIE_RECOVERY_WALS limits the WALs made and replayed to those it names
 # (say "checkpointed", the deletes alone), and ARTRIE_RECOVERY_VACUUM=0
-# leaves out the VACUUM on the primary.
+# leaves out the VACUUM on the primary.  With ARTRIE_RECOVERY_OWN_WAL=1,
+# each build makes its own crashed directories (the same statements, the
+# same rows: the first build's count of inserts) and replays only those:
+# for builds that log differently (VACUUM's merge records, which a build
+# before them refuses); each build's MB/s is then of its own window, and
+# the header gives each window's size.
 set -eu
 
 MB=${1:-100}
@@ -70,16 +75,18 @@ psql_q() { as_pg "$PG_BIN/psql" -X -At -v ON_ERROR_STOP=1 -d postgres -c "$1"; }
 artrie_wal_bytes() { psql_q "SELECT (artrie_stats('j_k')->'wal'->>'bytes')::bigint"; }
 
 # make_crashed WAL PERCENT [checkpoint]: a throwaway cluster logs MB of
-# artrie insert records, then (after a checkpoint) deletes PERCENT% of the
-# rows and vacuums, is SIGKILLed, and its data directory is kept as
-# $ARTRIE_TMP/crashed-WAL; sets mb_WAL (the artrie records of the window
-# redo replays, MB), desc_WAL and rows_inserted.
+# artrie insert records (or, with rows_fixed set, that many rows), then
+# (after a checkpoint) deletes PERCENT% of the rows and vacuums, is
+# SIGKILLed, and its data directory is kept as $ARTRIE_TMP/crashed-WAL
+# (crashed-WAL-<version> with ARTRIE_RECOVERY_OWN_WAL, the build PG_BIN
+# names); sets mb_WAL (the artrie records of the window redo replays, MB;
+# mb_WAL_<version> too), desc_WAL and rows_inserted.
 make_crashed() {
-	local wal=$1 pct=$2 need ins_bytes from=0 bytes
+	local wal=$1 pct=$2 need ins_bytes from=0 bytes mb dir=$1${own_version:+-$own_version}
 	[ -z "${PGDATA:-}" ] || rm -rf "$PGDATA"
 	bench_recovery_cluster
 	psql_q "INSERT INTO j SELECT md5(g::text) || '/' || g FROM generate_series(1, 50000) g" >/dev/null
-	need=$(( MB * 1024 * 1024 / ($(artrie_wal_bytes) / 50000) + 1 ))
+	need=${rows_fixed:-$(( MB * 1024 * 1024 / ($(artrie_wal_bytes) / 50000) + 1 ))}
 	if [ "$need" -gt 50000 ]; then
 		psql_q "INSERT INTO j SELECT md5(g::text) || '/' || g FROM generate_series(50001, $need) g" >/dev/null
 	fi
@@ -95,12 +102,14 @@ make_crashed() {
 		psql_q "VACUUM j" >/dev/null
 	fi
 	bytes=$(artrie_wal_bytes)
-	printf -v "mb_$wal" '%s' "$(awk -v b="$bytes" -v f="$from" 'BEGIN { printf "%.1f", (b - f) / 1048576 }')"
-	printf -v "desc_$wal" '%s' "$(awk -v b="$bytes" -v f="$from" -v i="$ins_bytes" -v n="$need" -v p="$pct" -v r="$(psql_q 'SELECT count(*) FROM j')" \
+	mb=$(awk -v b="$bytes" -v f="$from" 'BEGIN { printf "%.1f", (b - f) / 1048576 }')
+	printf -v "mb_$wal" '%s' "$mb"
+	[ -z "${own_version:-}" ] || printf -v "mb_${wal}_$own_version" '%s' "$mb"
+	printf -v "desc_${dir//-/_}" '%s' "$(awk -v b="$bytes" -v f="$from" -v i="$ins_bytes" -v n="$need" -v p="$pct" -v r="$(psql_q 'SELECT count(*) FROM j')" \
 		'BEGIN { printf "%.1f MB in the window (%d rows inserted: %.1f MB%s; %d%% deleted and vacuumed: %.1f MB; %d rows left)", (b - f) / 1048576, n, i / 1048576, (f > 0 ? ", then a checkpoint" : ""), p, (b - i - (f > 0 ? f - i : 0)) / 1048576, r }')"
 	bench_crash
-	rm -rf "$ARTRIE_TMP/crashed-$wal"
-	cp -a "$PGDATA" "$ARTRIE_TMP/crashed-$wal"
+	rm -rf "$ARTRIE_TMP/crashed-$dir"
+	cp -a "$PGDATA" "$ARTRIE_TMP/crashed-$dir"
 }
 
 # make_vacuum_source: the cluster VACUUM is timed on: the inserts of
@@ -136,23 +145,37 @@ if [ "$VACUUM" -ne 0 ] && [ "$VACUUM_ONLY" = 1 ]; then
 	WALS=
 	MAKE=inserts
 fi
-for w in $MAKE; do
-	case $w in
-		inserts) make_crashed inserts 0 ;;
-		deletes) make_crashed deletes "$DELETES" ;;
-		checkpointed) make_crashed checkpointed "$DELETES" checkpoint ;;
-		*) echo "$0: unknown WAL $w" >&2; exit 2 ;;
-	esac
+OWN_WAL=${ARTRIE_RECOVERY_OWN_WAL:-0}
+MAKERS=
+[ "$OWN_WAL" != 1 ] || MAKERS=$VERSIONS
+for own_version in ${MAKERS:-""}; do
+	if [ -n "$own_version" ]; then
+		b=BIN_$own_version
+		PG_BIN=${!b}
+	fi
+	for w in $MAKE; do
+		case $w in
+			inserts) make_crashed inserts 0 ;;
+			deletes) make_crashed deletes "$DELETES" ;;
+			checkpointed) make_crashed checkpointed "$DELETES" checkpoint ;;
+			*) echo "$0: unknown WAL $w" >&2; exit 2 ;;
+		esac
+		# Every build's inserts make the rows the first one's made.
+		[ -z "$own_version" ] || rows_fixed=$rows_inserted
+	done
 done
+PG_BIN=$BIN_head
 [ "$VACUUM" -eq 0 ] || make_vacuum_source
 
 out=$OUT_DIR/recovery_ab-$(date -u +%Y%m%d-%H%M).txt
 mkdir -p "$OUT_DIR"
 {
-	echo "# ${ARTRIE_RECOVERY_DELETES:+ARTRIE_RECOVERY_DELETES=$DELETES }${ARTRIE_RECOVERY_VACUUM_ONLY:+ARTRIE_RECOVERY_VACUUM_ONLY=$VACUUM_ONLY }${ARTRIE_RECOVERY_WALS:+ARTRIE_RECOVERY_WALS=\"$WALS\" }${ARTRIE_RECOVERY_VACUUM:+ARTRIE_RECOVERY_VACUUM=$VACUUM }bash bench/recovery_ab.sh $MB $PAIRS (ARTRIE_BASE=${BASE:-none}: ${BASE_COMMIT:-}; head $HEAD_COMMIT), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "# ${ARTRIE_RECOVERY_DELETES:+ARTRIE_RECOVERY_DELETES=$DELETES }${ARTRIE_RECOVERY_OWN_WAL:+ARTRIE_RECOVERY_OWN_WAL=$OWN_WAL }${ARTRIE_RECOVERY_VACUUM_ONLY:+ARTRIE_RECOVERY_VACUUM_ONLY=$VACUUM_ONLY }${ARTRIE_RECOVERY_WALS:+ARTRIE_RECOVERY_WALS=\"$WALS\" }${ARTRIE_RECOVERY_VACUUM:+ARTRIE_RECOVERY_VACUUM=$VACUUM }bash bench/recovery_ab.sh $MB $PAIRS (ARTRIE_BASE=${BASE:-none}: ${BASE_COMMIT:-}; head $HEAD_COMMIT), $(date -u '+%Y-%m-%d %H:%M') UTC, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 	for w in $WALS; do
-		d=desc_$w
-		echo "# $w: artrie records ${!d}, replayed from one crashed data directory by every run"
+		for v in ${MAKERS:-""}; do
+			d=desc_$w${v:+_$v}
+			echo "# $w${v:+ (made by $v)}: artrie records ${!d}, replayed from one crashed data directory by every run${v:+ of $v}"
+		done
 	done
 	[ "$VACUUM" -eq 0 ] || echo "# vacuum: $rows_inserted rows in j (artrie) and jb (btree), $DELETES% of them deleted (the same rows) and vacuumed by every run"
 	printf 'version\twal\trun\tartrie_cpu_s\tartrie_sort_cpu_s\tartrie_wall_s\tredo_cpu_s\tredo_wall_s\n'
@@ -163,7 +186,7 @@ mkdir -p "$OUT_DIR"
 replay() {
 	local b=BIN_$1 logstart
 	rm -rf "$PGDATA"
-	cp -a "$ARTRIE_TMP/crashed-$2" "$PGDATA"
+	cp -a "$ARTRIE_TMP/crashed-$2${MAKERS:+-$1}" "$PGDATA"
 	logstart=$(( $(wc -l <"$ARTRIE_TMP/server.log") + 1 ))
 	${PERF_CMD:-} runuser -u postgres -- "${!b}/pg_ctl" -D "$PGDATA" -l "$ARTRIE_TMP/server.log" -w -t 600 start >/dev/null
 	log=$(tail -n +"$logstart" "$ARTRIE_TMP/server.log")
@@ -263,7 +286,7 @@ fi
 	echo "# medians"
 	for v in $VERSIONS; do
 		for w in $WALS; do
-			m=mb_$w
+			m=mb_$w${MAKERS:+_$v}
 			awk -F'\t' -v v="$v" -v w="$w" -v mb="${!m}" '
 				function median(a, n,   i, j, t) {
 					for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
