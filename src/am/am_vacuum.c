@@ -70,7 +70,8 @@ typedef struct DeadEntries
 
 /*
  * Deletes made in one art_delete_sorted call, which keeps the trie's root
- * page locked exclusive throughout (readers and inserts wait for it).
+ * page locked share throughout (an insert that changes it waits), and the
+ * pages below it on the path exclusive.
  */
 #define DEAD_SORTED_ENTRIES	64
 

@@ -4,15 +4,20 @@
  *	  Deleting an entry, and truncating a trie.
  *
  * A delete descends from the root taking exclusive locks on every page of
- * its path and keeping them, in the split section's share mode beside
- * concurrent inserts.  Once it has found the entry every page it will
+ * its path below the root page and keeping them, in the split section's
+ * share mode beside concurrent inserts.  The root page, which every reader
+ * and writer crosses, is locked share: its nodes keep no counts (see
+ * art_root_count), so a delete changes it only when the deepest node that
+ * keeps an entry lies there, and such a delete is found again with the
+ * root page exclusive.  Once it has found the entry every page it will
  * touch is pinned, and the rest cannot fail: it removes the leaf (and
  * every node left with no entry below it), shrinks the parent node's kind,
  * merges a node left with one child and no entry into that child when both
- * sit in the same page, decrements the counts on the path, and frees pages
- * left empty.  A path longer than ART_MAX_LOCKED_PAGES pages is found
- * again holding the split section exclusive, as the trie's only writer,
- * with lock coupling, and changed one page at a time (delete_entry).
+ * sit in the same page, decrements the counts on the path below the root
+ * page, and frees pages left empty.  A path longer than
+ * ART_MAX_LOCKED_PAGES pages is found again holding the split section
+ * exclusive, as the trie's only writer, with lock coupling, and changed
+ * one page at a time (delete_entry).
  *
  *-------------------------------------------------------------------------
  */
@@ -101,20 +106,20 @@ decrement(uint8_t *page, ArtChild at)
 }
 
 /*
- * Find key's path from the root with locks in mode: each page pinned in
- * dp->ps, each node in dp->lv.  With hold, every page stays locked, and a
- * path that goes on below ART_MAX_LOCKED_PAGES pages stops with *deep set;
- * without, a page is unlocked (still pinned) once the next one is locked,
- * and the last one at the end.  With hold, dp->ps may hold the pages of a
- * path already, locked in mode (art_delete_sorted's last delete): the
- * path goes on through those its stubs lead to, and at the first stub
- * that leads elsewhere lets go of the held pages below it, so that pages
- * are still locked from the root down; held pages below the path's last
- * page stay held.
+ * Find key's path from the root with locks in mode, the root page's in
+ * top: each page pinned in dp->ps, each node in dp->lv.  With hold, every
+ * page stays locked, and a path that goes on below ART_MAX_LOCKED_PAGES
+ * pages stops with *deep set; without, a page is unlocked (still pinned)
+ * once the next one is locked, and the last one at the end.  With hold,
+ * dp->ps may hold the pages of a path already, locked as asked
+ * (art_delete_sorted's last delete): the path goes on through those its
+ * stubs lead to, and at the first stub that leads elsewhere lets go of
+ * the held pages below it, so that pages are still locked from the root
+ * down; held pages below the path's last page stay held.
  */
 static ArtStatus
-find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
-		  bool hold, DelPath *dp, bool *deep)
+find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
+		  ArtLockMode mode, bool hold, DelPath *dp, bool *deep)
 {
 	ArtPinStack *ps = &dp->ps;
 	DelLevel   *cur;
@@ -122,7 +127,7 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
 	size_t		d = 0;
 
 	*deep = false;
-	st = ps->n > 0 ? ART_OK : art_pin_push(t, ps, t->root, mode);
+	st = ps->n > 0 ? ART_OK : art_pin_push(t, ps, t->root, top);
 	if (st == ART_OK)
 		st = art_grow(t, (void **) &dp->lv, &dp->cap, 1, sizeof(DelLevel));
 	if (st != ART_OK)
@@ -266,7 +271,8 @@ change_break(uint8_t *page, const DelPath *dp)
  * Make the delete's change to page k of its path, held exclusive: free the
  * records of the nodes below the break level and the stubs that lead to
  * them, change the node at the break level, decrement the counts of the
- * nodes above it.  Cannot fail.
+ * nodes above it below the root page (page 0, whose node counts are not
+ * kept).  Cannot fail.
  */
 static void
 change_page(DelPath *dp, int k)
@@ -284,7 +290,7 @@ change_page(DelPath *dp, int k)
 	}
 	if (lv[dp->brk].pidx == k)
 		change_break(page, dp);
-	for (j = 0; j < dp->brk; j++)
+	for (j = 0; j < dp->brk && k > 0; j++)
 		if (lv[j].pidx == k)
 			decrement(page, lv[j].node);
 }
@@ -294,7 +300,9 @@ change_page(DelPath *dp, int k)
  * pinned; relock: its pages are unlocked, and each is locked exclusive
  * only while it changes.  First the page of the break level, which cuts
  * what goes off the trie, then the pages below it, whose records go (and
- * the pages left empty), then the counts above.  Cannot fail.
+ * the pages left empty), then the counts above, up to the page below the
+ * root page: the root page changes only when the break level lies in it.
+ * Cannot fail.
  */
 static void
 change_path(ArtTrie *t, DelPath *dp, bool relock)
@@ -321,7 +329,7 @@ change_path(ArtTrie *t, DelPath *dp, bool relock)
 		if (relock)
 			t->store.ops->unlock(t->store.store, ref);
 	}
-	for (k = first - 1; k >= 0; k--)
+	for (k = first - 1; k > 0; k--)
 	{
 		if (relock)
 			t->store.ops->relock(t->store.store, &ps->refs[k],
@@ -365,9 +373,12 @@ release_path(ArtTrie *t, DelPath *dp)
  * their passes may still be missing from them, which is why the
  * structural steps look at children and terminal flags, never at counts.
  *
- * A path of up to ART_MAX_LOCKED_PAGES pages is held exclusive from the
- * root down to the end of the change, beside concurrent inserts in the
- * split section's share mode.  A longer one (PostgreSQL lets a process
+ * A path of up to ART_MAX_LOCKED_PAGES pages is held from the root down to
+ * the end of the change, beside concurrent inserts in the split section's
+ * share mode: the root page share (root), the pages below it exclusive.
+ * When the change reaches the root page (the break level lies there) and
+ * root is share, the delete lets go of its path and goes again with the
+ * root page exclusive.  A longer one (PostgreSQL lets a process
  * hold 200 LWLocks) is found again in the split section's exclusive
  * mode, which waits for every insert and keeps new ones out: the delete is
  * then the trie's only writer, so the path it found with lock coupling
@@ -379,7 +390,8 @@ release_path(ArtTrie *t, DelPath *dp)
  * of the deepest node that keeps an entry, never freed).
  */
 static ArtStatus
-delete_entry(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
+delete_entry(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode root,
+			 ArtPageNo *page)
 {
 	DelPath		dp = {0};
 	ArtLockMode split = ART_LOCK_SHARE;
@@ -387,7 +399,17 @@ delete_entry(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
 	ArtStatus	st;
 
 	t->store.ops->split_begin(t->store.store, split);
-	st = find_path(t, key, len, ART_LOCK_EXCLUSIVE, true, &dp, &deep);
+	st = find_path(t, key, len, root, ART_LOCK_EXCLUSIVE, true, &dp, &deep);
+	if (st == ART_OK && !deep && root == ART_LOCK_SHARE)
+	{
+		find_break(&dp);
+		if (dp.lv[dp.brk].pidx == 0)
+		{
+			drop_path(t, &dp, 0);
+			st = find_path(t, key, len, ART_LOCK_EXCLUSIVE,
+						   ART_LOCK_EXCLUSIVE, true, &dp, &deep);
+		}
+	}
 	if (st == ART_OK && deep)
 	{
 		release_path(t, &dp);
@@ -395,7 +417,8 @@ delete_entry(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
 		t->store.ops->split_end(t->store.store, split);
 		split = ART_LOCK_EXCLUSIVE;
 		t->store.ops->split_begin(t->store.store, split);
-		st = find_path(t, key, len, ART_LOCK_SHARE, false, &dp, &deep);
+		st = find_path(t, key, len, ART_LOCK_SHARE, ART_LOCK_SHARE, false,
+					   &dp, &deep);
 	}
 	if (st == ART_OK)
 	{
@@ -436,7 +459,7 @@ art_delete_page(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_NOT_FOUND;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
-	st = delete_entry(t, key, len, page);
+	st = delete_entry(t, key, len, ART_LOCK_SHARE, page);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
 }
@@ -449,14 +472,17 @@ art_delete_page(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
  * again.  The entries are a run's (trie.h's ArtRun; last is not read).  After
  * each delete that found its entry, done(arg, i, page) gets the page
  * art_delete_page would give, while the pages of the path down to it are
- * still locked exclusive: it must not use the trie, nor wait for anything
- * another user of the trie may hold (it logs the delete).  So the path's
- * pages stay locked for the n deletes, the root page among them: callers
+ * still locked: it must not use the trie, nor wait for anything another
+ * user of the trie may hold (it logs the delete).  So the path's pages
+ * stay locked for the n deletes, exclusive below the root page, the root
+ * page share (readers pass it; an insert that changes it waits): callers
  * bound n.  Pages are still locked from the root down: at the first stub
- * that leads off the pages held, those below it are let go first.  A path
- * longer than ART_MAX_LOCKED_PAGES pages goes as art_delete's does, with
- * nothing else held.  Returns ART_OK, or the status of the first delete
- * that failed (neither ART_OK nor ART_NOT_FOUND), which ends the run.
+ * that leads off the pages held, those below it are let go first.  A
+ * delete that changes the root page, and a path longer than
+ * ART_MAX_LOCKED_PAGES pages, go as art_delete's does, with nothing else
+ * held (its callback after it).  Returns ART_OK, or the status of the
+ * first delete that failed (neither ART_OK nor ART_NOT_FOUND), which ends
+ * the run.
  */
 ArtStatus
 art_delete_sorted(ArtTrie *t, const ArtRun *run, ArtDeleteDone done,
@@ -477,19 +503,23 @@ art_delete_sorted(ArtTrie *t, const ArtRun *run, ArtDeleteDone done,
 
 		if (len > ART_MAX_ENTRY_LEN)
 			continue;
-		st = find_path(t, key, len, ART_LOCK_EXCLUSIVE, true, &dp, &deep);
-		if (st == ART_OK && deep)
+		st = find_path(t, key, len, ART_LOCK_SHARE, ART_LOCK_EXCLUSIVE, true,
+					   &dp, &deep);
+		if (st == ART_OK && !deep)
+			find_break(&dp);
+		if (st == ART_OK && (deep || dp.lv[dp.brk].pidx == 0))
 		{
 			drop_path(t, &dp, 0);
 			t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
-			st = delete_entry(t, key, len, &page);
+			st = delete_entry(t, key, len,
+							  deep ? ART_LOCK_SHARE : ART_LOCK_EXCLUSIVE,
+							  &page);
 			t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
 		}
 		else if (st == ART_OK)
 		{
 			/* pages held from the last path, below this one's end */
 			drop_path(t, &dp, dp.lv[dp.nlev - 1].pidx + 1);
-			find_break(&dp);
 			page = dp.ps.refs[dp.lv[dp.brk].pidx].pageno;
 			change_path(t, &dp, false);
 			if (dp.counted && art_group_change(key, len, dp.shared))

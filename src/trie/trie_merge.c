@@ -60,8 +60,10 @@
  * Locks: the write section (share), then the split section exclusive, so
  * no insert is between its passes (its second pass relies on no node
  * moving into a parent page and on the pages it kept pinned); then, with
- * exclusive lock coupling from the root, the parent page and the page,
- * then, one at a time, child pages of the page (below it) or siblings
+ * lock coupling from the root, the parent page and the page exclusive
+ * (the root page share, which readers pass, unless it is the parent
+ * page: then the descent is made again with it exclusive), then, one at
+ * a time, child pages of the page (below it) or siblings
  * (child pages of the parent page, reachable from neither of the two, so
  * no cycle of waits can form); a spill keeps up to SPILL_TRIES siblings
  * that take part pinned at once, a repack up to REPACK_PAGES - 1 (each
@@ -258,19 +260,19 @@ path_release(ArtTrie *t, MergePath *mp)
 }
 
 /*
- * Descend along key from the root, coupling locks in mode, to the last
- * page its path reaches; leaves that page and its parent page on the path
- * (none for the root page) locked.
+ * Descend along key from the root, coupling locks in mode (the root
+ * page's in top), to the last page its path reaches; leaves that page and
+ * its parent page on the path (none for the root page) locked.
  */
 static ArtStatus
-descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode mode,
-		MergePath *mp)
+descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
+		ArtLockMode mode, MergePath *mp)
 {
 	ArtStatus	st;
 	ArtChild	at;
 	size_t		d = 0;
 
-	st = t->store.ops->pin(t->store.store, t->root, mode, &mp->refs[0]);
+	st = t->store.ops->pin(t->store.store, t->root, top, &mp->refs[0]);
 	if (st != ART_OK)
 		return st;
 	mp->n = 1;
@@ -1443,7 +1445,7 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_OK;
-	st = descend(t, entry, len, ART_LOCK_SHARE, &mp);
+	st = descend(t, entry, len, ART_LOCK_SHARE, ART_LOCK_SHARE, &mp);
 	underfull = st == ART_OK && mp.n == 2 &&
 		PAGE_LOAD(mp.refs[1].data) < MERGE_LOW &&
 		!merge_passed_over(t, &mp);
@@ -1453,7 +1455,14 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	t->store.ops->split_begin(t->store.store, ART_LOCK_EXCLUSIVE);
-	st = descend(t, entry, len, ART_LOCK_EXCLUSIVE, &mp);
+	st = descend(t, entry, len, ART_LOCK_SHARE, ART_LOCK_EXCLUSIVE, &mp);
+	if (st == ART_OK && mp.n == 2 && mp.refs[0].pageno == t->root)
+	{
+		/* the parent page is the root page, which the merge may change */
+		path_release(t, &mp);
+		st = descend(t, entry, len, ART_LOCK_EXCLUSIVE, ART_LOCK_EXCLUSIVE,
+					 &mp);
+	}
 	if (st == ART_OK && mp.n == 2)
 	{
 		uint64_t	before = t->store.ops->version(t->store.store, false);

@@ -2710,6 +2710,101 @@ test_delete_sorted(void)
 	return true;
 }
 
+/* What delete_readers_done needs: the trie, and an entry kept per run entry. */
+typedef struct SortedReaders
+{
+	Fixture    *f;
+	uint8_t		(*far)[39];		/* the run's entry i: an entry kept, far off */
+	int			lookups;
+	bool		ok;
+} SortedReaders;
+
+/*
+ * art_delete_sorted's done, which runs while the run's path is locked: a
+ * reader of another session looks up an entry kept half the key space
+ * away, whose path leaves the deletes' at the root page.  The store
+ * notes a violation if a page it pins is locked exclusive (a real
+ * reader would wait there).
+ */
+static void
+delete_readers_done(void *arg, int i, ArtPageNo page)
+{
+	SortedReaders *sr = arg;
+
+	(void) page;
+	if (sr->ok && art_memstore_violation(sr->f->ms) == NULL)
+		sr->ok = art_lookup(&sr->f->t, sr->far[i], 39) == ART_OK &&
+			art_memstore_violation(sr->f->ms) == NULL;
+	else
+		sr->ok = false;
+	sr->lookups++;
+}
+
+/*
+ * Readers pass the root page while art_delete_sorted holds a run's path:
+ * 20,000 md5-like entries inserted one by one, the odd rows' 10,000
+ * deleted in key order in runs of 64; after each delete (its path still
+ * locked) an entry kept half the key space away is looked up, as a reader
+ * would, and finds its pages locked share at most.  The trie ends sound,
+ * with the even rows.
+ */
+static bool
+test_delete_sorted_readers(void)
+{
+	Fixture		f;
+	int			n = 10000;
+	uint8_t		(*odd)[39] = malloc(sizeof(*odd) * n);
+	uint8_t		(*even)[39] = malloc(sizeof(*even) * n);
+	uint8_t		(*far)[39] = malloc(sizeof(*far) * n);
+	size_t	   *ends = malloc(sizeof(size_t) * n);
+	uint8_t		key[64];
+	SortedReaders sr = {&f, NULL, 0, true};
+
+	CHECK(odd != NULL && even != NULL && far != NULL && ends != NULL,
+		  "memory");
+	CHECK(fixture_init(&f), "create");
+	for (int i = 0; i < 2 * n; i++)
+		CHECK(put(&f, key, md5_entry(i, key)), "put");
+	for (int i = 0; i < n; i++)
+	{
+		md5_entry(2 * i + 1, odd[i]);
+		md5_entry(2 * i, even[i]);
+	}
+	qsort(odd, n, sizeof(*odd), cmp_md5_entries);
+	qsort(even, n, sizeof(*even), cmp_md5_entries);
+	for (int i = 0; i < n; i++)
+	{
+		memcpy(far[i], even[(i + n / 2) % n], 39);
+		ends[i] = (size_t) (i + 1) * 39;
+		CHECK(model_delete(&f.m, odd[i], 39), "model");
+	}
+	for (int from = 0; from < n; from += 64)
+	{
+		ArtRun		run;
+
+		run.data = &odd[0][0];
+		run.ends = ends + from;
+		run.start = (size_t) from * 39;
+		run.n = n - from < 64 ? n - from : 64;
+		run.last = false;
+		sr.far = far + from;
+		CHECK(art_delete_sorted(&f.t, &run, delete_readers_done, &sr) ==
+			  ART_OK, "delete_sorted");
+		CHECK(sr.ok, "a reader met a page locked exclusive (run at %d): %s",
+			  from, art_memstore_violation(f.ms) ? art_memstore_violation(f.ms) : "lookup failed");
+	}
+	printf("delete_sorted_readers: %d lookups beside the runs, %llu pages\n",
+		   sr.lookups, (unsigned long long) art_memstore_pages(f.ms));
+	CHECK(sr.lookups == n, "%d lookups", sr.lookups);
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	free(odd);
+	free(even);
+	free(far);
+	free(ends);
+	return true;
+}
+
 /*
  * Merges after deletes in key order, as VACUUM makes them (TAP 028's
  * steps): 20,000 md5-like entries bulk loaded, three times all replaced
@@ -4451,6 +4546,7 @@ main(int argc, char **argv)
 		{"merge_runs", test_merge_runs},
 		{"delete_sorted", test_delete_sorted},
 		{"finger_merge_runs", test_finger_merge_runs},
+		{"delete_sorted_readers", test_delete_sorted_readers},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
