@@ -445,6 +445,32 @@ build_mark_dirty(void *store, ArtPageRef *ref)
 }
 
 /*
+ * ArtPageStoreOps.mark_counts: as mark_dirty.
+ */
+static void
+build_mark_counts(void *store, ArtPageRef *ref)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	if (build_owns(b, ref) == NULL)
+		b->pool.ops->mark_counts(b->pool.store, ref);
+}
+
+/*
+ * ArtPageStoreOps.changes: nobody but the build changes a held page, and
+ * it does not change a page between the readings the trie compares.
+ */
+static uint32_t
+build_changes(void *store, ArtPageRef *ref)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	if (build_owns(b, ref) == NULL)
+		return b->pool.ops->changes(b->pool.store, ref);
+	return 0;
+}
+
+/*
  * ArtPageStoreOps.free: a held page's logical page is freed and its
  * frame kept for reuse.
  */
@@ -666,6 +692,8 @@ static const ArtPageStoreOps build_store_ops = {
 	.version = build_version,
 	.groups_add = build_groups_add,
 	.groups = build_groups,
+	.changes = build_changes,
+	.mark_counts = build_mark_counts,
 };
 
 /*

@@ -225,9 +225,8 @@ settle_leave(PagerFrame *f, int slot)
 }
 
 /*
- * Before a process inside a file's write gate (one that may change its
- * pages) locks a frame of it: if the frame is in a checkpoint's set, let
- * it leave the set, copying its contents into a spare frame for the
+ * pager_ckpt_settle of a frame seen in a checkpoint's set: let it leave
+ * the set, copying its contents into a spare frame for the
  * checkpoint first unless the checkpoint has its copy already.  When the
  * pool has no frame to spare this moment, or the copies not yet written
  * fill their share of the pool, it writes the frame out for the
@@ -236,7 +235,7 @@ settle_leave(PagerFrame *f, int slot)
  * checkpoint or another process to copy or write it out.
  */
 void
-pager_ckpt_settle(int slot, int frame)
+pager_ckpt_leave_set(int slot, int frame)
 {
 	PagerFrame *f = &pager_shared->frames[frame];
 	PagerFileSlot *fs = &pager_shared->files[slot];
@@ -245,14 +244,8 @@ pager_ckpt_settle(int slot, int frame)
 	bool		write_out = false;
 	bool		waited = false;
 
-	/*
-	 * Only a checkpoint holding the gate exclusive puts a frame in its set,
-	 * so inside the gate a frame seen outside it stays out, and one in it
-	 * is placed.
-	 */
+	/* inside the gate, a frame seen in the set is placed (pager_cow.h) */
 	Assert(pager_gate_held(slot));
-	if (!(((volatile PagerFrame *) f)->flags & FRAME_CKPT))
-		return;
 	for (;;)
 	{
 		uint16		flags;

@@ -27,7 +27,7 @@ typedef enum PagerCkptStage
 extern bool pager_ckpt_take(int frame, int slot, bool dirty_only);
 extern void pager_ckpt_place(int frame, int slot, uint32 phys, uint32 stamp);
 extern bool pager_ckpt_evict(int frame);
-extern void pager_ckpt_settle(int slot, int frame);
+extern void pager_ckpt_leave_set(int slot, int frame);
 extern PagerCkptStage pager_ckpt_stage(int frame, int slot, ArtPageNo pageno,
 									   char *buf);
 extern void pager_ckpt_unstage(int frame, int slot, ArtPageNo pageno);
@@ -37,5 +37,21 @@ extern int	pager_ckpt_copies(int slot, int *frames, ArtPageNo *pagenos,
 							  int max);
 extern void pager_ckpt_copy_done(int slot, int frame);
 extern void pager_ckpt_drop_copies(int slot);
+
+/*
+ * Before a process inside a file's write gate (one that may change its
+ * pages) locks a frame of it: if the frame is in a checkpoint's set, let
+ * it leave the set (pager_ckpt_leave_set).  Only a checkpoint holding the
+ * gate exclusive puts a frame in its set, so inside the gate a frame seen
+ * outside it stays out, and one in it is placed.  Inline: writers lock
+ * frames outside any set nearly always.
+ */
+static inline void
+pager_ckpt_settle(int slot, int frame)
+{
+	if (((volatile PagerFrame *) &pager_shared->frames[frame])->flags &
+		FRAME_CKPT)
+		pager_ckpt_leave_set(slot, frame);
+}
 
 #endif							/* ARTRIE_PAGER_COW_H */

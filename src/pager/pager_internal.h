@@ -163,6 +163,9 @@ typedef struct PagerFrame
 								 * goes on below the page (pager_store.c) */
 	pg_atomic_uint32 split_marks;	/* splits of the page waiting for its
 									 * passers (pager_store.c) */
+	uint32		changes;		/* exclusive holds of the page ended, but
+								 * those that only grew counts (pager_store.c;
+								 * under the content lock) */
 	uint32		ckpt_phys;		/* in a checkpoint's set: where and with */
 	uint32		ckpt_stamp;		/* which write stamp the checkpoint writes
 								 * the page (FRAME_CKPT_PLACED, under the

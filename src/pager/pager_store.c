@@ -33,11 +33,13 @@
 
 /*
  * A page reference's handle: frame + 1, and whether it is exclusive, or
- * unlocked (pinned only, see pager_unlock).
+ * unlocked (pinned only, see pager_unlock), and whether its exclusive hold
+ * changed only counts (pager_mark_counts).
  */
 #define REF_EXCLUSIVE		((intptr_t) 1 << 30)
 #define REF_UNLOCKED		((intptr_t) 1 << 29)
-#define REF_FLAGS			(REF_EXCLUSIVE | REF_UNLOCKED)
+#define REF_COUNTS			((intptr_t) 1 << 28)
+#define REF_FLAGS			(REF_EXCLUSIVE | REF_UNLOCKED | REF_COUNTS)
 
 /*
  * Fill a page reference for a pinned, locked frame.
@@ -62,6 +64,17 @@ static inline bool
 ref_exclusive(const ArtPageRef *ref)
 {
 	return ((intptr_t) ref->handle & REF_EXCLUSIVE) != 0;
+}
+
+/*
+ * Before the lock of ref is let go: the end of an exclusive hold counts
+ * in the frame's changes, unless the hold only grew counts.
+ */
+static inline void
+ref_hold_ends(const ArtPageRef *ref, PagerFrame *f)
+{
+	if (((intptr_t) ref->handle & (REF_EXCLUSIVE | REF_COUNTS)) == REF_EXCLUSIVE)
+		f->changes++;
 }
 
 /*
@@ -102,7 +115,10 @@ pager_release(void *store, ArtPageRef *ref)
 	int			frame = ref_frame(ref);
 
 	if (!((intptr_t) ref->handle & REF_UNLOCKED))
+	{
+		ref_hold_ends(ref, &pager_shared->frames[frame]);
 		LWLockRelease(&pager_shared->frames[frame].content);
+	}
 	pager_unpin(frame);
 	if (ref_exclusive(ref))
 		pager_gate_exit(file->slot);
@@ -121,6 +137,7 @@ pager_unlock(void *store, ArtPageRef *ref)
 	int			frame = ref_frame(ref);
 
 	Assert(!((intptr_t) ref->handle & REF_UNLOCKED));
+	ref_hold_ends(ref, &pager_shared->frames[frame]);
 	LWLockRelease(&pager_shared->frames[frame].content);
 	if (ref_exclusive(ref))
 		pager_gate_exit(file->slot);
@@ -179,6 +196,31 @@ pager_mark_dirty(void *store, ArtPageRef *ref)
 	pager_frame_unlock(f);
 	if (was_clean)
 		pager_count_dirty();
+}
+
+/*
+ * ArtPageStoreOps.mark_counts: mark_dirty, and the hold's end leaves the
+ * frame's changes as they are.
+ */
+static void
+pager_mark_counts(void *store, ArtPageRef *ref)
+{
+	pager_mark_dirty(store, ref);
+	ref->handle = (void *) ((intptr_t) ref->handle | REF_COUNTS);
+}
+
+/*
+ * ArtPageStoreOps.changes: the caller holds the page locked, so no
+ * exclusive hold of another ends meanwhile.
+ */
+static uint32_t
+pager_changes(void *store, ArtPageRef *ref)
+{
+	PagerFrame *f = &pager_shared->frames[ref_frame(ref)];
+
+	Assert(!((intptr_t) ref->handle & REF_UNLOCKED) &&
+		   LWLockHeldByMe(&f->content));
+	return f->changes;
 }
 
 /*
@@ -624,6 +666,8 @@ static const ArtPageStoreOps pager_store_ops = {
 	.version = pager_version,
 	.groups_add = pager_groups_add,
 	.groups = pager_groups,
+	.changes = pager_changes,
+	.mark_counts = pager_mark_counts,
 };
 
 /*

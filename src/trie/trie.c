@@ -63,8 +63,8 @@ art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno, ArtLockMode mode)
 {
 	ArtStatus	st;
 
-	st = art_grow(t, (void **) &ps->refs, &ps->cap, ps->n + 1,
-				  sizeof(ArtPageRef));
+	st = art_grow_from(t, (void **) &ps->refs, &ps->cap, ps->n + 1,
+					   sizeof(ArtPageRef), ps->fixed);
 	if (st != ART_OK)
 		return st;
 	st = t->store.ops->pin(t->store.store, pageno, mode, &ps->refs[ps->n]);
@@ -82,15 +82,28 @@ art_pin_pop(ArtTrie *t, ArtPinStack *ps)
 	t->store.ops->release(t->store.store, &ps->refs[ps->n]);
 }
 
-/* Release every page of the stack and free its memory. */
+/*
+ * Release every page of the stack and free its memory; it goes back to
+ * its holder's storage, if it has any.
+ */
 ART_HOT void
 art_pin_release_all(ArtTrie *t, ArtPinStack *ps)
 {
 	while (ps->n > 0)
 		art_pin_pop(t, ps);
-	art_free(t, ps->refs);
-	ps->refs = NULL;
-	ps->cap = 0;
+	if (ps->refs != ps->fixed)
+		art_free(t, ps->refs);
+	ps->refs = ps->fixed;
+	ps->cap = ps->fixedcap;
+}
+
+/* Start an empty stack in storage of its holder's: cap entries at refs. */
+ART_HOT void
+art_pin_stack_give(ArtPinStack *ps, ArtPageRef *refs, int cap)
+{
+	ps->refs = ps->fixed = refs;
+	ps->n = 0;
+	ps->cap = ps->fixedcap = cap;
 }
 
 /* Make room for len bytes in buf. */

@@ -328,8 +328,9 @@ keep_bottom(ArtTrie *t, ArtPinStack *ps, ArtPinStack *kept)
 		t->store.ops->release(t->store.store, &ps->refs[0]);
 	else
 	{
-		ArtStatus	st = art_grow(t, (void **) &kept->refs, &kept->cap,
-								  kept->n + 1, sizeof(ArtPageRef));
+		ArtStatus	st = art_grow_from(t, (void **) &kept->refs, &kept->cap,
+									   kept->n + 1, sizeof(ArtPageRef),
+									   kept->fixed);
 
 		if (st != ART_OK)
 			return st;
@@ -382,6 +383,59 @@ marked_by_others(ArtTrie *t, ArtInsertHold *hold, ArtPageRef *page)
 }
 
 /*
+ * Note for the second pass the page ref of the path, which the path leaves
+ * by a stub, as pidx-th of the pages below the root page: the store's
+ * changes of it and the offsets of the counts of its nodes path[0 ..
+ * npath), which must all be wide.  Read under the lock the path's walk
+ * through the page took.
+ */
+static void
+note_page(ArtTrie *t, ArtInsertHold *hold, ArtPageRef *ref, int pidx,
+		  const ArtChild *path, int npath)
+{
+	ArtKeptPage *kp;
+
+	if (pidx < 0 || pidx >= ART_HOLD_PAGES)
+		return;
+	kp = &hold->pages[pidx];
+	kp->fast = false;
+	if (hold->ncounts + npath > ART_HOLD_COUNTS)
+		return;
+	for (int i = 0; i < npath; i++)
+	{
+		uint16_t	off = art_slot_off(ref->data,
+									   art_child_slot(ref->data, path[i]));
+		uint8_t		flags = ref->data[off];
+
+		if ((flags & ART_KIND_MASK) == ART_NODE_LEAF ||
+			(flags & ART_KIND_MASK) == ART_KIND_STUB ||
+			art_count_bytes(flags) != ART_COUNT_WIDE)
+			return;
+		hold->counts[hold->ncounts + i] =
+			(uint16_t) (off + (flags & ART_FLAG_LONGPLEN ? 3 : 2));
+	}
+	kp->first = (uint16_t) hold->ncounts;
+	kp->n = (uint16_t) npath;
+	hold->ncounts += npath;
+	kp->changes = t->store.ops->changes(t->store.store, ref);
+	kp->fast = true;
+}
+
+/*
+ * Note where the path enters the pidx-th page below the root page: at
+ * slot, key depth d.
+ */
+static void
+note_entry(ArtInsertHold *hold, int pidx, uint16_t slot, size_t d)
+{
+	if (pidx >= ART_HOLD_PAGES)
+		return;
+	hold->pages[pidx].entry_slot = slot;
+	hold->pages[pidx].entry_depth = d;
+	hold->pages[pidx].fast = false;
+}
+
+/*
  * Follow a stub to the page it points at, with lock coupling in mode: the
  * page above stays locked (while a page is relocked exclusive, or split,
  * its parent must hold still), the one above that is unlocked and moves
@@ -426,9 +480,12 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 {
 	ArtPinStack *kept = &hold->kept;
 	ArtPinStack ps = {0};
-	ArtChild   *path = NULL;
+	ArtPageRef	ps0[4];
+	ArtChild	path0[32];
+	ArtChild   *path = path0;
 	int			npath = 0;
-	int			pathcap = 0;
+	int			pathcap = (int) (sizeof(path0) / sizeof(path0[0]));
+	int			pidx = -1;
 	ArtStatus	st;
 	ArtLockMode mode = t->root == *xfrom ? ART_LOCK_EXCLUSIVE : ART_LOCK_SHARE;
 	bool		cur_x = mode == ART_LOCK_EXCLUSIVE;
@@ -441,9 +498,12 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	size_t		need;
 	int			i;
 	bool		counted;
+	uint32_t	seen;
 
 	*retry = RETRY_NONE;
 	*pagedepth = 0;
+	hold->ncounts = 0;
+	art_pin_stack_give(&ps, ps0, (int) (sizeof(ps0) / sizeof(ps0[0])));
 	st = art_pin_push(t, &ps, t->root, mode);
 	if (st != ART_OK)
 		goto out;
@@ -464,12 +524,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			uint16_t	slot;
 
 			art_stub_target(rec, &pg, &slot);
-			if (ps.refs[ps.n - 1].pageno == t->root)
-			{
-				hold->entry_slot = slot;
-				hold->entry_depth = p.d;
-			}
-			else if (marked_by_others(t, hold, &ps.refs[ps.n - 1]))
+			if (ps.refs[ps.n - 1].pageno != t->root &&
+				marked_by_others(t, hold, &ps.refs[ps.n - 1]))
 			{
 				/*
 				 * Locked since the path entered it, so not passed yet: leave
@@ -480,6 +536,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 				*retry = RETRY_MARKED;
 				goto out;
 			}
+			note_page(t, hold, &ps.refs[ps.n - 1], pidx, path, npath);
 			if (pg == *xfrom)
 				mode = ART_LOCK_EXCLUSIVE;
 			st = couple_down(t, &ps, kept, pg, mode);
@@ -489,6 +546,7 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 			cur_x = mode == ART_LOCK_EXCLUSIVE;
 			npath = 0;
 			*pagedepth = p.d;
+			note_entry(hold, ++pidx, slot, p.d);
 			at = art_child_of_slot(ps.refs[ps.n - 1].data, slot);
 			pagetop = at;
 			continue;
@@ -508,21 +566,28 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 
 			/*
 			 * The page was read under a share lock: relock it exclusive
-			 * (still pinned), its parent page still held, and walk its part
-			 * of the path again (a split may have moved it on meanwhile).
+			 * (still pinned), its parent page still held.  If nobody
+			 * changed it meanwhile but for counts of wide nodes, which
+			 * neither the plan nor the room it needs depends on, the plan
+			 * stands; else walk its part of the path again (a split may
+			 * have moved it on meanwhile).
 			 */
+			seen = t->store.ops->changes(t->store.store, &ps.refs[ps.n - 1]);
 			t->store.ops->unlock(t->store.store, &ps.refs[ps.n - 1]);
 			t->store.ops->relock(t->store.store, &ps.refs[ps.n - 1],
 								 ART_LOCK_EXCLUSIVE);
 			mode = ART_LOCK_EXCLUSIVE;
 			cur_x = true;
+			if (t->store.ops->changes(t->store.store,
+									  &ps.refs[ps.n - 1]) == seen)
+				break;
 			at = pagetop;
 			p.d = *pagedepth;
 			npath = 0;
 			continue;
 		}
-		st = art_grow(t, (void **) &path, &pathcap, npath + 1,
-					  sizeof(ArtChild));
+		st = art_grow_from(t, (void **) &path, &pathcap, npath + 1,
+						   sizeof(ArtChild), path0);
 		if (st != ART_OK)
 			goto out;
 		path[npath++] = at;
@@ -569,8 +634,8 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	 * path goes to fresh pages, the last step that can fail; nothing
 	 * changed yet.
 	 */
-	st = art_grow(t, (void **) &kept->refs, &kept->cap, kept->n + ps.n,
-				  sizeof(ArtPageRef));
+	st = art_grow_from(t, (void **) &kept->refs, &kept->cap, kept->n + ps.n,
+					   sizeof(ArtPageRef), kept->fixed);
 	if (st == ART_OK)
 		st = art_change_place_tail(t, key, len, &p);
 	if (st != ART_OK)
@@ -585,11 +650,43 @@ insert_attempt(ArtTrie *t, const uint8_t *key, size_t len, bool split_held,
 	t->store.ops->mark_dirty(t->store.store, &ps.refs[ps.n - 1]);
 	while (ps.n > 1)
 		(void) keep_bottom(t, &ps, kept);	/* room reserved above */
+	if (kept->n != (pidx > 0 ? pidx : 0))
+	{
+		/* not the pages noted: the second pass walks them by key */
+		for (i = 0; i < ART_HOLD_PAGES; i++)
+			hold->pages[i].fast = false;
+	}
 
 out:
 	art_pin_release_all(t, &ps);
-	art_free(t, path);
+	if (path != path0)
+		art_free(t, path);
 	return st;
+}
+
+/*
+ * Add one to the counts of the nodes of kept page i of hold that the first
+ * pass noted, if nobody changed the page since but for such counts: then
+ * those are the nodes of the path in the page (the caller holds it
+ * exclusive).  False if the page must be walked by key.
+ */
+static bool
+count_noted(ArtTrie *t, ArtInsertHold *hold, int i)
+{
+	ArtPageRef *ref = &hold->kept.refs[i];
+	const ArtKeptPage *kp = &hold->pages[i];
+
+	if (i >= ART_HOLD_PAGES || !kp->fast ||
+		(i + 1 < hold->kept.n && i + 1 >= ART_HOLD_PAGES) ||
+		t->store.ops->changes(t->store.store, ref) != kp->changes)
+		return false;
+	for (int k = kp->first; k < kp->first + kp->n; k++)
+	{
+		uint8_t    *count = ref->data + hold->counts[k];
+
+		art_put48(count, art_get48(count) + 1);
+	}
+	return true;
 }
 
 /*
@@ -602,14 +699,18 @@ out:
  * kept pages exclusive one after the other, with lock coupling; when the
  * changed page hangs right from the root page there is nothing to do.  The
  * first pass has changed the trie already, so a store failure here cannot
- * be returned cleanly: the stretch is critical.  The nodes are found again
- * by key, not by slot, since other writers may have split node prefixes
- * meanwhile; such a change keeps every node on one side of upto (a prefix
- * split copies the count into the new node above, and both begin above
- * upto), and no page of the path splits meanwhile (passing marks, and the
- * root page's splits hold the split section exclusive), so each node that
- * missed this change's count gets it exactly once.  The pages it visits are
- * the ones the first pass kept pinned, in order: relocking them cannot fail.
+ * be returned cleanly: the stretch is critical.  In a page nobody changed
+ * since the first pass read it, but for counts of wide nodes (the store's
+ * changes), the counts the first pass noted are those of the path's nodes
+ * there.  In any other, the nodes are found again by key, not by slot,
+ * since other writers may have split node prefixes meanwhile; such a
+ * change keeps every node on one side of upto (a prefix split copies the
+ * count into the new node above, and both begin above upto), and no page
+ * of the path splits meanwhile (passing marks, and the root page's splits
+ * hold the split section exclusive), so each node that missed this
+ * change's count gets it exactly once.  The pages it visits are the ones
+ * the first pass kept pinned, in order: relocking them cannot fail.  It
+ * changes only counts, in place (mark_counts).
  */
 static ArtStatus
 art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
@@ -618,56 +719,76 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 	ArtPinStack *kept = &hold->kept;
 	ArtStatus	st = ART_OK;
 	ArtChild	at;
-	size_t		d = hold->entry_depth;
+	size_t		d = hold->pages[0].entry_depth;
 	int			i = 0;
+	bool		walk = true;
 
 	if (kept->n == 0)
 		return ART_OK;
 	t->store.ops->critical(t->store.store, true);
 	t->store.ops->relock(t->store.store, &kept->refs[0], ART_LOCK_EXCLUSIVE);
-	at = art_child_of_slot(kept->refs[0].data, hold->entry_slot);
-	while (d < upto)
+	at = art_child_of_slot(kept->refs[0].data, hold->pages[0].entry_slot);
+	while (walk)
 	{
-		uint8_t    *rec = art_child_rec(kept->refs[i].data, at);
-		ArtNode		node;
+		ArtPageNo	pg = ART_INVALID_PAGENO;
+		uint16_t	slot = 0;
 
-		if (art_is_stub(rec))
+		if (count_noted(t, hold, i))
 		{
-			ArtPageNo	pg;
-			uint16_t	slot;
-
-			art_stub_target(rec, &pg, &slot);
-			if (i + 1 >= kept->n || kept->refs[i + 1].pageno != pg)
-			{
-				st = ART_CORRUPT;
+			if (i + 1 == kept->n)
 				break;
-			}
-			t->store.ops->relock(t->store.store, &kept->refs[i + 1],
-								 ART_LOCK_EXCLUSIVE);
-			t->store.ops->mark_dirty(t->store.store, &kept->refs[i]);
-			t->store.ops->unlock(t->store.store, &kept->refs[i]);
-			i++;
-			at = art_child_of_slot(kept->refs[i].data, slot);
-			continue;
+			pg = kept->refs[i + 1].pageno;
+			slot = hold->pages[i + 1].entry_slot;
+			d = hold->pages[i + 1].entry_depth;
 		}
-		art_node_decode(rec, &node);
-		if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
-			memcmp(key + d, node.prefix, node.plen) != 0)
-			break;
-		if (node.cw != ART_COUNT_WIDE)
+		else
 		{
-			/* above another page, so wide: its count grows in place */
+			/* by key, up to the page's stub on the path or upto */
+			walk = false;
+			while (d < upto)
+			{
+				uint8_t    *rec = art_child_rec(kept->refs[i].data, at);
+				ArtNode		node;
+
+				if (art_is_stub(rec))
+				{
+					art_stub_target(rec, &pg, &slot);
+					walk = true;
+					break;
+				}
+				art_node_decode(rec, &node);
+				if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
+					memcmp(key + d, node.prefix, node.plen) != 0)
+					break;
+				if (node.cw != ART_COUNT_WIDE)
+				{
+					/* above another page, so wide: its count grows in place */
+					st = ART_CORRUPT;
+					break;
+				}
+				art_node_set_count(&node, node.count + 1);
+				d += node.plen;
+				at = art_node_find(&node, key[d]);
+				if (art_child_none(at))
+					break;
+				d++;
+			}
+			if (!walk)
+				break;
+		}
+		if (i + 1 >= kept->n || kept->refs[i + 1].pageno != pg)
+		{
 			st = ART_CORRUPT;
 			break;
 		}
-		art_node_set_count(&node, node.count + 1);
-		d += node.plen;
-		at = art_node_find(&node, key[d]);
-		if (art_child_none(at))
-			break;
-		d++;
+		t->store.ops->relock(t->store.store, &kept->refs[i + 1],
+							 ART_LOCK_EXCLUSIVE);
+		t->store.ops->mark_counts(t->store.store, &kept->refs[i]);
+		t->store.ops->unlock(t->store.store, &kept->refs[i]);
+		i++;
+		at = art_child_of_slot(kept->refs[i].data, slot);
 	}
-	t->store.ops->mark_dirty(t->store.store, &kept->refs[i]);
+	t->store.ops->mark_counts(t->store.store, &kept->refs[i]);
 	t->store.ops->unlock(t->store.store, &kept->refs[i]);
 	t->store.ops->critical(t->store.store, false);
 	return st;
@@ -694,6 +815,7 @@ art_insert_first_pass(ArtTrie *t, const uint8_t *entry, size_t len,
 	int			attempt;
 
 	memset(hold, 0, sizeof(*hold));
+	art_pin_stack_give(&hold->kept, hold->kept0, ART_HOLD_PAGES);
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		ArtStatus	st;

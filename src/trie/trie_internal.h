@@ -125,12 +125,18 @@ typedef struct ArtNodeBuild
 	ArtChild	children[256];
 } ArtNodeBuild;
 
-/* A growable stack of pinned pages. */
+/*
+ * A growable stack of pinned pages.  It may start in storage of its
+ * holder's (fixed, fixedcap entries: art_pin_stack_give), which it never
+ * frees and goes back to when released; zeroed, it has none.
+ */
 typedef struct ArtPinStack
 {
 	ArtPageRef *refs;
 	int			n;
 	int			cap;
+	ArtPageRef *fixed;
+	int			fixedcap;
 } ArtPinStack;
 
 /*
@@ -476,6 +482,7 @@ extern ArtStatus art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno,
 							  ArtLockMode mode);
 extern void art_pin_pop(ArtTrie *t, ArtPinStack *ps);
 extern void art_pin_release_all(ArtTrie *t, ArtPinStack *ps);
+extern void art_pin_stack_give(ArtPinStack *ps, ArtPageRef *refs, int cap);
 extern ArtStatus art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len);
 extern ArtStatus art_buf_append_slow(ArtTrie *t, ArtBuf *buf,
 									 const uint8_t *data, size_t len);
@@ -764,17 +771,45 @@ extern void art_change_count_group(ArtTrie *t, bool counted,
 								   const ArtInsertPlan *p);
 
 /*
+ * Pages of a path the first pass of an insert notes for the second (their
+ * changes and where their nodes' counts lie), and those counts in all.
+ * Keys whose paths cross more pages take the second pass's walk by key
+ * past them.
+ */
+#define ART_HOLD_PAGES		8
+#define ART_HOLD_COUNTS		48
+
+/*
+ * A page of the path kept for the second pass, as the first pass read it:
+ * where the path enters it, and, if fast, the store's changes of it then
+ * and the offsets in it of the counts of the path's nodes there,
+ * counts[first .. first + n) of its hold (all wide, so they grow in place).
+ */
+typedef struct ArtKeptPage
+{
+	uint16_t	entry_slot;
+	size_t		entry_depth;
+	bool		fast;
+	uint32_t	changes;
+	uint16_t	first;
+	uint16_t	n;
+} ArtKeptPage;
+
+/*
  * What an insert holds between its two passes: the pages of its path below
  * the root page, unlocked but pinned, and the split section in the mode of
  * its last try.  Between two tries of its first pass, also the page it
- * marked for a split (split_mark) or whose marks it waits for.
+ * marked for a split (split_mark) or whose marks it waits for.  Not to be
+ * copied: kept starts in kept0.
  */
 typedef struct ArtInsertHold
 {
 	ArtPinStack kept;			/* the path's pages between the root page and
 								 * the changed page, top down */
-	uint16_t	entry_slot;		/* where the path enters kept's first page */
-	size_t		entry_depth;	/* and the key depth there */
+	ArtPageRef	kept0[ART_HOLD_PAGES];
+	ArtKeptPage pages[ART_HOLD_PAGES];	/* kept's first pages */
+	uint16_t	counts[ART_HOLD_COUNTS];
+	int			ncounts;
 	ArtLockMode split_mode;
 	bool		marked;			/* mark holds a page this insert marked */
 	ArtPageRef	mark;			/* pinned, unlocked */

@@ -19,6 +19,8 @@ typedef struct MemPage
 	int			kept;			/* pins held unlocked (see unlock) */
 	int			passers;		/* pins marked passing */
 	int			marks;			/* pins marked for a split (split_mark) */
+	uint32_t	changes;		/* exclusive holds ended (changes) */
+	bool		counts_only;	/* this exclusive hold: mark_counts */
 	bool		allocated;
 } MemPage;
 
@@ -51,6 +53,9 @@ struct ArtMemStore
 	void		(*unlock_hook) (void *arg);
 	void	   *unlock_arg;
 	bool		in_unlock_hook;
+	void		(*relock_hook) (void *arg, ArtPageNo pageno);
+	void	   *relock_arg;
+	bool		in_relock_hook;
 	uint64_t	version;		/* the tries' content version */
 	uint64_t	groups;			/* the group count (groups_add) */
 	long		budget;			/* calls left before failing; -1: never */
@@ -89,6 +94,19 @@ inject(ArtMemStore *ms)
 	}
 	ms->budget--;
 	return false;
+}
+
+/*
+ * An exclusive hold of a page ends: it counts in the page's changes
+ * unless it changed only counts (mark_counts).
+ */
+static void
+end_exclusive(MemPage *p)
+{
+	p->exclusive = false;
+	if (!p->counts_only)
+		p->changes++;
+	p->counts_only = false;
 }
 
 /* Count a locked page. */
@@ -178,7 +196,7 @@ mem_release(void *store, ArtPageRef *ref)
 			violate(ms, "release of a page not kept pinned");
 	}
 	else if (p->exclusive)
-		p->exclusive = false;
+		end_exclusive(p);
 	else if (p->shared > 0)
 		p->shared--;
 	else
@@ -199,7 +217,7 @@ mem_unlock(void *store, ArtPageRef *ref)
 	if (ref->handle == KEPT_HANDLE)
 		violate(ms, "unlock of a page not locked");
 	else if (p->exclusive)
-		p->exclusive = false;
+		end_exclusive(p);
 	else if (p->shared > 0)
 		p->shared--;
 	else
@@ -218,6 +236,12 @@ mem_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 	ArtMemStore *ms = store;
 	MemPage    *p = &ms->pages[ref->pageno];
 
+	if (mode == ART_LOCK_EXCLUSIVE && ms->relock_hook && !ms->in_relock_hook)
+	{
+		ms->in_relock_hook = true;
+		ms->relock_hook(ms->relock_arg, ref->pageno);
+		ms->in_relock_hook = false;
+	}
 	if (ref->handle != KEPT_HANDLE || p->kept == 0)
 	{
 		violate(ms, "relock of a page not kept pinned");
@@ -243,6 +267,30 @@ mem_mark_dirty(void *store, ArtPageRef *ref)
 
 	if (!p->exclusive)
 		violate(ms, "mark_dirty without an exclusive lock");
+}
+
+/* mark_counts: the exclusive hold's end leaves changes as they are. */
+static void
+mem_mark_counts(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (!p->exclusive || ref->handle == KEPT_HANDLE)
+		violate(ms, "mark_counts without an exclusive lock");
+	p->counts_only = true;
+}
+
+/* changes: of a page the reference holds locked. */
+static uint32_t
+mem_changes(void *store, ArtPageRef *ref)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	if (ref->handle == KEPT_HANDLE || (!p->exclusive && p->shared == 0))
+		violate(ms, "changes of a page not locked");
+	return p->changes;
 }
 
 /* alloc: reuse a freed page or make a new one; zeroed, locked exclusive. */
@@ -278,6 +326,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 		p->data = malloc(ART_PAGE_SIZE);
 		if (p->data == NULL)
 			return ART_NO_SPACE;
+		p->changes = 0;
 		ms->npages++;
 	}
 	p = &ms->pages[pageno];
@@ -289,6 +338,8 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	p->kept = 0;
 	p->passers = 0;
 	p->marks = 0;
+	p->changes++;
+	p->counts_only = false;
 	ms->live++;
 	fill_ref(ms, pageno, ref);
 	return ART_OK;
@@ -308,7 +359,7 @@ mem_free_page(void *store, ArtPageRef *ref)
 	if (p->passers > 0)
 		violate(ms, "free of a page an insert passes");
 	memset(p->data, 0xDB, ART_PAGE_SIZE);
-	p->exclusive = false;
+	end_exclusive(p);
 	p->allocated = false;
 	ms->freelist[ms->nfree++] = ref->pageno;
 	ms->live--;
@@ -593,7 +644,9 @@ static const ArtPageStoreOps mem_ops = {
 	.critical = mem_critical,
 	.version = mem_version,
 	.groups_add = mem_groups_add,
-	.groups = mem_groups
+	.groups = mem_groups,
+	.changes = mem_changes,
+	.mark_counts = mem_mark_counts
 };
 
 /* A new, empty store. */
@@ -774,6 +827,16 @@ art_memstore_set_unlock_hook(ArtMemStore *ms, void (*fn) (void *arg), void *arg)
 {
 	ms->unlock_hook = fn;
 	ms->unlock_arg = arg;
+}
+
+/* Run fn(arg) before every exclusive relock (NULL: nothing). */
+void
+art_memstore_set_relock_hook(ArtMemStore *ms,
+							 void (*fn) (void *arg, ArtPageNo pageno),
+							 void *arg)
+{
+	ms->relock_hook = fn;
+	ms->relock_arg = arg;
 }
 
 /* Run fn(arg) at every wait_passers and wait_unmarked (NULL: nothing). */

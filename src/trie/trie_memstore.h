@@ -91,6 +91,16 @@ extern void art_memstore_set_unlock_hook(ArtMemStore *ms,
 										 void (*fn) (void *arg), void *arg);
 
 /*
+ * Run fn(arg, pageno) each time page pageno, kept pinned, is about to be
+ * locked again exclusive (relock), as writers in other sessions could
+ * change it first (not again from inside fn).
+ */
+extern void art_memstore_set_relock_hook(ArtMemStore *ms,
+										 void (*fn) (void *arg,
+													 ArtPageNo pageno),
+										 void *arg);
+
+/*
  * Run fn(arg) when a split waits for the inserts passing its page
  * (wait_passers) or an insert for a page's split marks to go
  * (wait_unmarked), as other sessions would run meanwhile (not for a wait

@@ -201,6 +201,26 @@ typedef struct ArtPageStoreOps
 	 */
 	void		(*groups_add) (void *store, int64_t delta);
 	uint64_t	(*groups) (void *store);
+
+	/*
+	 * How many exclusive holds of a page have ended (unlock or release of
+	 * an exclusive lock), but those that changed only counts of wide
+	 * nodes in place (mark_counts): read with the page pinned and locked,
+	 * two equal readings bracket a stretch in which nobody changed the
+	 * page otherwise, so a change planned from the first still applies
+	 * and the records read then are where they were.  A counter in memory
+	 * that wraps; a store may keep one for pages only the caller changes
+	 * (a build's own).  Cannot fail.
+	 */
+	uint32_t	(*changes) (void *store, ArtPageRef *ref);
+
+	/*
+	 * mark_dirty for an exclusively locked page whose only change, in
+	 * this hold, is counts of wide nodes grown in place (an insert's
+	 * second pass): the hold's end does not move changes on.  Cannot
+	 * fail.
+	 */
+	void		(*mark_counts) (void *store, ArtPageRef *ref);
 } ArtPageStoreOps;
 
 /* A store: its functions and their first argument. */

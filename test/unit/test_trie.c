@@ -3273,6 +3273,154 @@ test_interleaved_passes(void)
 }
 
 /*
+ * The insert whose first pass runs between another first pass's share
+ * read of a page and its relock, and whose second pass runs after the
+ * other's.
+ */
+typedef struct RelockRace
+{
+	Fixture    *f;
+	Rng		   *r;
+	const uint8_t *key;
+	size_t		len;
+	const size_t *pagedepth;	/* the first pass's depth of its page */
+	bool		armed;
+	bool		held;			/* other's first pass done, hold held */
+	uint8_t		other[64];
+	size_t		olen;
+	size_t		oupto;
+	ArtInsertHold hold;
+	int			changed;		/* first passes run in the hook */
+} RelockRace;
+
+/*
+ * Relock hook: once a first pass, if the page it relocks has room for the
+ * change, run the first pass of an insert of an entry that branches off
+ * the first pass's key in that page or below it.  That first pass locks
+ * exclusive only its page or pages below it (it splits no page above: the
+ * room), none of which the first pass holds locked.
+ */
+static void
+relock_race_hook(void *arg, ArtPageNo pageno)
+{
+	RelockRace *rr = arg;
+	size_t		cut;
+	ArtStatus	st;
+
+	if (!rr->armed ||
+		art_page_free(art_memstore_page(rr->f->ms, pageno)) < 1200)
+		return;
+	rr->armed = false;
+	cut = *rr->pagedepth + rng_below(rr->r,
+									 (uint32_t) (rr->len - *rr->pagedepth + 1));
+	memcpy(rr->other, rr->key, cut);
+	rr->olen = cut + 1 + rng_below(rr->r, 12);
+	for (size_t i = cut; i < rr->olen; i++)
+		rr->other[i] = (uint8_t) ('a' + rng_below(rr->r, 5));
+	rr->other[rr->olen - 1] = 'z';	/* not the first pass's key */
+	if (!model_insert(&rr->f->m, rr->other, rr->olen))
+		return;
+	rr->f->t.store.ops->write_begin(rr->f->t.store.store, ART_LOCK_SHARE);
+	st = art_insert_first_pass(&rr->f->t, rr->other, rr->olen, &rr->oupto,
+							   &rr->hold);
+	if (st != ART_OK)
+	{
+		rr->f->t.store.ops->write_end(rr->f->t.store.store, ART_LOCK_SHARE);
+		return;
+	}
+	rr->held = true;
+	rr->changed++;
+}
+
+/* A key "k/" and 4 to 23 letters of five into key; its length. */
+static size_t
+relock_key(Rng *r, uint8_t *key)
+{
+	size_t		len = 6 + rng_below(r, 20);
+
+	memcpy(key, "k/", 2);
+	for (size_t i = 2; i < len; i++)
+		key[i] = (uint8_t) ('a' + rng_below(r, 5));
+	return len;
+}
+
+/*
+ * A first pass reads the page it changes under a share lock and relocks
+ * it exclusive; its plan stands only if nobody changed the page meanwhile
+ * (the store's changes).  Here, right before such relocks, another
+ * insert's first pass changes that page or one below it along the first
+ * pass's path (a prefix split of a node on it, a child added to one, a
+ * terminal set, a split below): each time it changed the page, the first
+ * pass must plan again, and every count be exact after both inserts.
+ */
+static bool
+test_relock_changed(void)
+{
+	Fixture		f;
+	Rng			r = {777};
+	RelockRace	rr = {0};
+	uint8_t		key[64];
+	char		msg[256];
+	int			round;
+
+	CHECK(fixture_init(&f), "create");
+	for (round = 0; round < 6000; round++)
+	{
+		size_t		len = relock_key(&r, key);
+
+		CHECK(put(&f, key, len), "load");
+	}
+	rr.f = &f;
+	rr.r = &r;
+	rr.key = key;
+	art_memstore_set_relock_hook(f.ms, relock_race_hook, &rr);
+	for (round = 0; round < 3000; round++)
+	{
+		size_t		len = relock_key(&r, key);
+		size_t		upto = 0;
+		ArtInsertHold hold;
+		ArtStatus	st;
+
+		if (!model_insert(&f.m, key, len))
+			continue;
+		rr.len = len;
+		rr.pagedepth = &upto;
+		rr.armed = true;
+		f.t.store.ops->write_begin(f.t.store.store, ART_LOCK_SHARE);
+		st = art_insert_first_pass(&f.t, key, len, &upto, &hold);
+		rr.armed = false;
+		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
+		st = art_insert_second_pass(&f.t, key, len, upto, &hold);
+		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
+		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
+		if (rr.held)
+		{
+			st = art_insert_second_pass(&f.t, rr.other, rr.olen, rr.oupto,
+										&rr.hold);
+			f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
+			CHECK(st == ART_OK, "other's second pass: %s",
+				  art_status_string(st));
+			rr.held = false;
+		}
+		if (round % 25 == 0)
+		{
+			st = art_verify(&f.t, msg, sizeof(msg));
+			CHECK(st == ART_OK, "round %d: %s", round, msg);
+		}
+	}
+	art_memstore_set_relock_hook(f.ms, NULL, NULL);
+	printf("relock_changed: %d first passes before a relock\n", rr.changed);
+	CHECK(rr.changed > 500, "only %d first passes before a relock",
+		  rr.changed);
+	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "%s", msg);
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
+		  art_memstore_violation(f.ms));
+	fixture_done(&f);
+	return true;
+}
+
+/*
  * Inserts of repeated keys (each key || 0x00 || a TID) one after another:
  * no insert is ever between its passes while another splits, so no split
  * but the root page's (which always does) takes the split section
@@ -3408,7 +3556,7 @@ test_split_waits_for_passers(void)
 		f.t.store.ops->write_begin(f.t.store.store, ART_LOCK_SHARE);
 		st = art_insert_first_pass(&f.t, key, len, &upto, &hold);
 		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
-		if (hold.kept.n > 0 && upto > hold.entry_depth + 2)
+		if (hold.kept.n > 0 && upto > hold.pages[0].entry_depth + 2)
 			break;
 		st = art_insert_second_pass(&f.t, key, len, upto, &hold);
 		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
@@ -3430,8 +3578,8 @@ test_split_waits_for_passers(void)
 	/* B: entries branching off A's path in the pages it passes */
 	for (i = 0; i < 40000 && sr.waits == 0; i++)
 	{
-		size_t		cut = hold.entry_depth +
-			rng_below(&r, (uint32_t) (upto - hold.entry_depth));
+		size_t		cut = hold.pages[0].entry_depth +
+			rng_below(&r, (uint32_t) (upto - hold.pages[0].entry_depth));
 		size_t		olen = cut + 1 + rng_below(&r, 8);
 		ArtStatus	st;
 
@@ -4532,6 +4680,7 @@ main(int argc, char **argv)
 		{"long_after_bulk", test_long_after_bulk},
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
+		{"relock_changed", test_relock_changed},
 		{"split_waits_for_passers", test_split_waits_for_passers},
 		{"second_pass_in_place", test_second_pass_in_place},
 		{"repeated_keys_split_alone", test_repeated_keys_split_alone},
