@@ -674,10 +674,14 @@ static bool
 count_noted(ArtTrie *t, ArtInsertHold *hold, int i)
 {
 	ArtPageRef *ref = &hold->kept.refs[i];
-	const ArtKeptPage *kp = &hold->pages[i];
+	const ArtKeptPage *kp;
 
-	if (i >= ART_HOLD_PAGES || !kp->fast ||
-		(i + 1 < hold->kept.n && i + 1 >= ART_HOLD_PAGES) ||
+	/* noted, and so is the next page's entry, unless this is the last */
+	if (i >= ART_HOLD_PAGES ||
+		(i + 1 >= ART_HOLD_PAGES && i + 1 < hold->kept.n))
+		return false;
+	kp = &hold->pages[i];
+	if (!kp->fast ||
 		t->store.ops->changes(t->store.store, ref) != kp->changes)
 		return false;
 	for (int k = kp->first; k < kp->first + kp->n; k++)
