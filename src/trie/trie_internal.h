@@ -834,6 +834,10 @@ extern ArtStatus art_split_page(ArtTrie *t, ArtPinStack *ps, size_t need);
 extern ArtStatus art_split_page_before(ArtTrie *t, ArtPinStack *ps,
 									   size_t need, uint16_t at);
 
+/* trie_relayout.c: a subtree of the root page laid out again */
+extern ArtStatus art_relayout(ArtTrie *t, ArtPageNo top, bool *done,
+							  size_t *lack);
+
 /* trie_bulk.c: place a new path of nodes into fresh pages */
 extern ArtStatus art_bulk_place_leaf(ArtTrie *t, const uint8_t *suffix,
 									 size_t len, ArtPageNo *page,

@@ -147,6 +147,7 @@ typedef struct MergePath
 	ArtPageRef	refs[2];
 	int			n;
 	uint16_t	entry;
+	ArtPageNo	top;			/* the path's page below the root page */
 } MergePath;
 
 /* A page root that repack lays out again. */
@@ -293,6 +294,8 @@ descend(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
 			st = t->store.ops->pin(t->store.store, pg, mode, &next);
 			if (st != ART_OK)
 				return st;
+			if (mp->n == 1 && mp->refs[0].pageno == t->root)
+				mp->top = pg;
 			if (mp->n == 2)
 			{
 				t->store.ops->release(t->store.store, &mp->refs[0]);
@@ -1467,10 +1470,13 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 	{
 		uint64_t	before = t->store.ops->version(t->store.store, false);
 		MergeLeft  *ml = &merge_left;
+		ArtPageNo	top = mp.top;
+		bool		done = false;
+		size_t		lack;
 
 		ml->store = NULL;
 		st = merge_locked(t, &mp, ml);
-		if (st == ART_OK && mp.n == 2 && ml->lack > 0 &&
+		if (st == ART_OK && mp.n == 2 &&
 			t->store.ops->version(t->store.store, false) == before)
 		{
 			ml->store = t->store.store;
@@ -1481,6 +1487,14 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 			ml->now = ml->bytes;
 			ml->stubs = page_stubs(mp.refs[1].data);
 			ml->version = before;
+			path_release(t, &mp);
+
+			/* nothing moved: the subtrees of the root page near it laid out again */
+			st = art_relayout(t, top, &done, &lack);
+			if (lack < ml->lack)
+				ml->lack = lack;
+			if (st != ART_OK || done || ml->lack == 0)
+				ml->store = NULL;
 		}
 	}
 	path_release(t, &mp);
