@@ -34,15 +34,16 @@
  * keeps the entries and needs no WAL record.
  *
  * Locks: the caller holds the write section (share) and the split
- * section exclusive, so no insert is under way, and no page.  The root
- * page is pinned exclusive, so that no reader enters the group; the
- * group's pages are found with each pinned in share mode only to read
- * its stubs, then pinned exclusive, each after every page of the group
- * whose stubs lead to it: a page may hang from two pages of the group,
- * and a reader that entered before, coupling its locks down through one
- * of them, must never hold it while it waits for the page.  Everything
- * is pinned, and every node read and placed, before anything changes; no
- * page is allocated.
+ * section exclusive, so no insert is under way, and no page.  The group
+ * is found, and its bytes summed, with the root page share (readers pass
+ * it) and each page pinned in share mode only to read it; only a group
+ * that fits a page fewer is found again with the root page exclusive
+ * (its stubs are repointed) and its pages pinned exclusive, each after
+ * every page of the group whose stubs lead to it: a page may hang from
+ * two pages of the group, and a reader coupling its locks down through
+ * one of them must never hold it while it waits for the page.
+ * Everything is pinned, and every node read and placed, before anything
+ * changes; no page is allocated.
  *
  *-------------------------------------------------------------------------
  */
@@ -98,7 +99,8 @@ typedef struct Relayout
 	uint16_t   *rstub;			/* ... the root page that lead into it, */
 								/* ... in key order */
 	int			ntops;			/* pages they lead to (0: no group) */
-	int			npages;
+	int			nfound;			/* the group's pages, pinned or not */
+	int			npages;			/* ... those pinned, in refs */
 	ArtPageRef	refs[RELAYOUT_PAGES];
 	uint8_t    *copy;			/* the group's pages, as they were */
 	uint8_t    *seen;			/* per page and slot: record read */
@@ -724,17 +726,18 @@ root_stubs(Relayout *r, uint16_t *seq)
  * Find the pages of the group, the tops cand[0..ncand) and the pages
  * below them, into pages (in the order found) and edge (edge[i][j]: a
  * stub of page i leads to page j), each page pinned in share mode only to
- * read its stubs; false when they pass RELAYOUT_PAGES, or a top is
- * reached from below another.
+ * read its stubs and its bytes (into *sum); false when they pass
+ * RELAYOUT_PAGES, or a top is reached from below another.
  */
 static ArtStatus
 find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
-		   int *npages, bool (*edge)[RELAYOUT_PAGES], bool *ok)
+		   int *npages, bool (*edge)[RELAYOUT_PAGES], size_t *sum, bool *ok)
 {
 	ArtPageNo	kids[RELAYOUT_PAGES + 1];
 
 	*ok = false;
 	*npages = 0;
+	*sum = 0;
 	for (int k = 0; k < ncand; k++)
 		pages[(*npages)++] = cand[k];
 	for (int g = 0; g < *npages; g++)
@@ -748,6 +751,7 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
 		if (st != ART_OK)
 			return st;
 		nk = stub_pages(ref.data, kids, RELAYOUT_PAGES + 1);
+		*sum += page_bytes(ref.data);
 		r->t->store.ops->release(r->t->store.store, &ref);
 		if (nk > RELAYOUT_PAGES)
 			return ART_OK;
@@ -777,14 +781,15 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
  * of the root page's stubs away on either side in key order (a run:
  * stubs in a row leading to one page), with the pages below them,
  * RELAYOUT_PAGES at most; its page roots are the root page's stubs that
- * lead to those tops, in key order.  Pin its pages exclusive, each after
- * every page of the group whose stubs lead to it: a page may hang from
- * several pages of the group, and a reader coupling its locks down
- * through one of them must not hold it while it waits for the page.
- * r->ntops stays 0 when there is no such group.
+ * lead to those tops, in key order; r->nfound gets its pages and *sum
+ * their bytes.  With pin, pin its pages exclusive, each after every page
+ * of the group whose stubs lead to it: a page may hang from several pages
+ * of the group, and a reader coupling its locks down through one of them
+ * must not hold it while it waits for the page.  r->ntops stays 0 when
+ * there is no such group.
  */
 static ArtStatus
-choose_group(Relayout *r, ArtPageNo top)
+choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 {
 	uint16_t   *seq = art_alloc(r->t, sizeof(uint16_t) * MAX_SLOTS);
 	ArtPageNo  *run = art_alloc(r->t, sizeof(ArtPageNo) * MAX_SLOTS);
@@ -802,7 +807,9 @@ choose_group(Relayout *r, ArtPageNo top)
 	ArtStatus	st = ART_OK;
 
 	r->ntops = 0;
-	r->rstub = art_alloc(r->t, sizeof(uint16_t) * MAX_SLOTS);
+	r->nfound = 0;
+	if (r->rstub == NULL)
+		r->rstub = art_alloc(r->t, sizeof(uint16_t) * MAX_SLOTS);
 	if (seq == NULL || run == NULL || edge == NULL || r->rstub == NULL)
 	{
 		st = ART_NO_MEMORY;
@@ -841,9 +848,15 @@ choose_group(Relayout *r, ArtPageNo top)
 					cand[ncand++] = run[j];
 			}
 		}
-	st = find_group(r, cand, ncand, pages, &npages, edge, &ok);
+	st = find_group(r, cand, ncand, pages, &npages, edge, sum, &ok);
 	if (st != ART_OK || !ok)
 		goto out;
+	r->nfound = npages;
+	if (!pin)
+	{
+		r->ntops = ncand;
+		goto out;
+	}
 
 	/* pin in topological order: a page once every page above it is */
 	for (int g = 0; g < npages; g++)
@@ -901,6 +914,7 @@ art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 	size_t		sum = 0;
 	bool		ok = false;
 	bool		deep = false;
+	bool		rootheld = false;
 	ArtStatus	st;
 
 	*done = false;
@@ -909,24 +923,33 @@ art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 	r.t = t;
 	if (top == t->root)
 		return ART_OK;
-	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE,
-						   &r.root);
+	/* found with the root page share, which readers pass */
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &r.root);
 	if (st != ART_OK)
 		return st;
-	st = choose_group(&r, top);
-	ok = r.ntops > 0;
-	if (st != ART_OK || !ok || r.npages == r.ntops)
+	st = choose_group(&r, top, false, &sum);
+	t->store.ops->release(t->store.store, &r.root);
+	if (st != ART_OK || r.ntops == 0 || r.nfound == r.ntops)
 		goto out;
 
 	/* by the headers first: the group's bytes must fit a page fewer */
-	for (int g = 0; g < r.npages; g++)
-		sum += page_bytes(r.refs[g].data);
-	if (sum > (size_t) (r.npages - 1) * RELAYOUT_FILL)
+	if (sum > (size_t) (r.nfound - 1) * RELAYOUT_FILL)
 	{
-		*lack = sum - (size_t) (r.npages - 1) * RELAYOUT_FILL;
+		*lack = sum - (size_t) (r.nfound - 1) * RELAYOUT_FILL;
 		goto out;
 	}
 	*lack = 0;
+
+	/* found again and pinned, with the root page exclusive */
+	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE,
+						   &r.root);
+	if (st != ART_OK)
+		goto out;
+	rootheld = true;
+	st = choose_group(&r, top, true, &sum);
+	if (st != ART_OK || r.ntops == 0 || r.nfound == r.ntops ||
+		sum > (size_t) (r.nfound - 1) * RELAYOUT_FILL)
+		goto out;
 
 	r.copy = art_alloc(t, (size_t) r.npages * ART_PAGE_SIZE);
 	r.seen = art_alloc(t, (size_t) r.npages * MAX_SLOTS);
@@ -958,7 +981,8 @@ art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 	*done = true;
 out:
 	group_release(&r);
-	t->store.ops->release(t->store.store, &r.root);
+	if (rootheld)
+		t->store.ops->release(t->store.store, &r.root);
 	art_free(t, r.rstub);
 	art_free(t, r.copy);
 	art_free(t, r.seen);
