@@ -29,9 +29,9 @@
  * way.  If that takes fewer pages than the group has, the group's pages
  * in ascending page number take the new layout, the root page's stubs
  * are repointed and the pages left over are freed.  The result depends
- * on the pages' content alone, so redo, which merges after each replayed
- * delete, makes the same layout from the same pages; like the merges, it
- * keeps the entries and needs no WAL record.
+ * on the pages' content alone, so redo, which merges where VACUUM merged
+ * (its merge records), makes the same layout from the same pages; like
+ * the merges, it keeps the entries and needs no WAL record.
  *
  * Locks: the caller holds the write section (share) and the split
  * section exclusive, so no insert is under way, and no page.  The group
@@ -73,8 +73,8 @@
 
 /*
  * A node of the group (node 0 stands for the root page, the tops' page
- * roots its children, and has no record).  Nodes are numbered in pre-order, so that every node comes
- * before its descendants.
+ * roots its children, and has no record).  Nodes are numbered in
+ * pre-order, so that every node comes before its descendants.
  */
 typedef struct RNode
 {
