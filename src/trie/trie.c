@@ -83,6 +83,22 @@ art_pin_pop(ArtTrie *t, ArtPinStack *ps)
 }
 
 /*
+ * Take n pages held share exclusive, to change what was read of them:
+ * each is unlocked (still pinned), then all are locked exclusive in the
+ * order given, which must be the lock order (from the root down).  Only
+ * for a process inside the split section exclusive (merges): no other
+ * process changes a page meanwhile, so what it read still holds.
+ */
+void
+art_relock_exclusive(ArtTrie *t, ArtPageRef *const *refs, int n)
+{
+	for (int i = 0; i < n; i++)
+		t->store.ops->unlock(t->store.store, refs[i]);
+	for (int i = 0; i < n; i++)
+		t->store.ops->relock(t->store.store, refs[i], ART_LOCK_EXCLUSIVE);
+}
+
+/*
  * Release every page of the stack and free its memory; it goes back to
  * its holder's storage, if it has any.
  */

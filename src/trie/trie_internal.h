@@ -482,6 +482,7 @@ extern ArtStatus art_pin_push(ArtTrie *t, ArtPinStack *ps, ArtPageNo pageno,
 							  ArtLockMode mode);
 extern void art_pin_pop(ArtTrie *t, ArtPinStack *ps);
 extern void art_pin_release_all(ArtTrie *t, ArtPinStack *ps);
+extern void art_relock_exclusive(ArtTrie *t, ArtPageRef *const *refs, int n);
 extern void art_pin_stack_give(ArtPinStack *ps, ArtPageRef *refs, int cap);
 extern ArtStatus art_buf_reserve(ArtTrie *t, ArtBuf *buf, size_t len);
 extern ArtStatus art_buf_append_slow(ArtTrie *t, ArtBuf *buf,

@@ -56,6 +56,9 @@ struct ArtMemStore
 	void		(*relock_hook) (void *arg, ArtPageNo pageno);
 	void	   *relock_arg;
 	bool		in_relock_hook;
+	void		(*pin_hook) (void *arg);
+	void	   *pin_arg;
+	bool		in_pin_hook;
 	uint64_t	version;		/* the tries' content version */
 	uint64_t	groups;			/* the group count (groups_add) */
 	long		budget;			/* calls left before failing; -1: never */
@@ -160,6 +163,13 @@ mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 	{
 		violate(ms, "pin of a page that is not allocated");
 		return ART_IO_ERROR;
+	}
+	if (ms->pin_hook != NULL && !ms->in_pin_hook &&
+		(ms->writers > 0 || ms->writer_excl))
+	{
+		ms->in_pin_hook = true;
+		ms->pin_hook(ms->pin_arg);
+		ms->in_pin_hook = false;
 	}
 	p = &ms->pages[pageno];
 	if (p->kept == 0 && ms->refusing)
@@ -837,6 +847,14 @@ art_memstore_set_relock_hook(ArtMemStore *ms,
 {
 	ms->relock_hook = fn;
 	ms->relock_arg = arg;
+}
+
+/* Run fn(arg) before every pin inside a write section (NULL: nothing). */
+void
+art_memstore_set_pin_hook(ArtMemStore *ms, void (*fn) (void *arg), void *arg)
+{
+	ms->pin_hook = fn;
+	ms->pin_arg = arg;
 }
 
 /* Run fn(arg) at every wait_passers and wait_unmarked (NULL: nothing). */

@@ -101,6 +101,14 @@ extern void art_memstore_set_relock_hook(ArtMemStore *ms,
 										 void *arg);
 
 /*
+ * Run fn(arg) each time a page is about to be pinned inside a write
+ * section, as readers in other sessions could run while the writer goes
+ * on to its next page (not again from inside fn).
+ */
+extern void art_memstore_set_pin_hook(ArtMemStore *ms, void (*fn) (void *arg),
+									  void *arg);
+
+/*
  * Run fn(arg) when a split waits for the inserts passing its page
  * (wait_passers) or an insert for a page's split marks to go
  * (wait_unmarked), as other sessions would run meanwhile (not for a wait

@@ -59,16 +59,19 @@
  *
  * Locks: the write section (share), then the split section exclusive, so
  * no insert is between its passes (its second pass relies on no node
- * moving into a parent page and on the pages it kept pinned); then, with
- * lock coupling from the root, the parent page and the page exclusive
- * (the root page share, which readers pass, unless it is the parent
- * page: then the descent is made again with it exclusive), then, one at
- * a time, child pages of the page (below it) or siblings
- * (child pages of the parent page, reachable from neither of the two, so
- * no cycle of waits can form); a spill keeps up to SPILL_TRIES siblings
- * that take part pinned at once, a repack up to REPACK_PAGES - 1 (each
- * reachable only through the parent page, which it holds).  Everything
- * is pinned before anything changes.
+ * moving into a parent page and on the pages it kept pinned, and it
+ * keeps every other writer out); then, with lock coupling from the root,
+ * the parent page and the page share, then, one at a time, child pages
+ * of the page (below it) or siblings (child pages of the parent page,
+ * reachable from neither of the two, so no cycle of waits can form); a
+ * spill keeps up to SPILL_TRIES siblings that take part pinned at once, a
+ * repack up to REPACK_PAGES - 1 (each reachable only through the parent
+ * page, which it holds).  A try reads and decides under those share
+ * locks, which readers pass; only once everything is pinned and the
+ * change is decided are the pages it changes taken exclusive, from the
+ * root down (art_relock_exclusive: unlocked, then locked again, the
+ * parent page first, which may be the root page).  No other writer can
+ * change them meanwhile, so what the try read holds.
  *
  *-------------------------------------------------------------------------
  */
@@ -468,6 +471,28 @@ move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
 }
 
 /*
+ * Take the pages a merge changes exclusive, from the root down: parent
+ * and page (NULL: not changed), then the nq pages of q, below them and
+ * reachable only through them.  The merge read them share, inside the
+ * split section exclusive (see art_relock_exclusive).
+ */
+static void
+take_exclusive(ArtTrie *t, ArtPageRef *parent, ArtPageRef *page,
+			   ArtPageRef *q, int nq)
+{
+	ArtPageRef *refs[REPACK_PAGES + 2];
+	int			n = 0;
+
+	if (parent != NULL)
+		refs[n++] = parent;
+	if (page != NULL)
+		refs[n++] = page;
+	for (int i = 0; i < nq; i++)
+		refs[n++] = &q[i];
+	art_relock_exclusive(t, refs, n);
+}
+
+/*
  * The first MERGE_TRIES pages, other than skip, that stubs of page lead
  * to, in slot order, into pages; returns how many.
  */
@@ -498,8 +523,8 @@ child_pages(uint8_t *page, ArtPageNo skip, ArtPageNo *pages)
  * Move a child page of page (one of the first MERGE_TRIES its stubs lead
  * to, holding no stub, every page root referenced from page) whole into
  * page, when page stays at or below MERGE_HIGH; *done says whether one
- * moved.  Pins each child exclusive in turn (below page, so in lock
- * order).
+ * moved.  Pins each child share in turn (below page, so in lock order),
+ * and takes page and the child exclusive to move it.
  */
 static ArtStatus
 pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
@@ -517,8 +542,7 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 		size_t		load;
 		bool		stubs;
 
-		st = t->store.ops->pin(t->store.store, pages[i], ART_LOCK_EXCLUSIVE,
-							   &c);
+		st = t->store.ops->pin(t->store.store, pages[i], ART_LOCK_SHARE, &c);
 		if (st != ART_OK)
 			break;
 		/* by size first: analyse decodes every node of the page */
@@ -539,6 +563,7 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 			t->store.ops->release(t->store.store, &c);
 			continue;
 		}
+		take_exclusive(t, NULL, page, &c, 1);
 		move_records(page->data, &c, page, true, cs, -1);
 		t->store.ops->mark_dirty(t->store.store, page);
 		t->store.ops->free(t->store.store, &c);
@@ -786,7 +811,7 @@ add_items(ArtTrie *t, uint8_t *page, MergeState *ms, int g, RepackList *rl)
 }
 
 /*
- * Pin exclusive, one at a time, the pages near page in key order under
+ * Pin share, one at a time, the pages near page in key order under
  * parent (neighbour_pages: for a spill SPILL_REACH runs of stubs away,
  * for a repack REPACK_REACH), appending to q from q[*nq] on those that a
  * spill can fill (loaded below MERGE_HIGH) or a repack can move (holding
@@ -809,7 +834,7 @@ pin_neighbours(ArtTrie *t, ArtPageRef *parent, ParentView *pv,
 	for (int i = 0; i < nsib; i++)
 	{
 		ArtStatus	st = t->store.ops->pin(t->store.store, sibs[i],
-										   ART_LOCK_EXCLUSIVE, &q[*nq]);
+										   ART_LOCK_SHARE, &q[*nq]);
 
 		if (st != ART_OK)
 			return st;
@@ -889,9 +914,10 @@ spill_need(const MergeState *ms, int nroots, const ArtPageRef *q, int nq,
  * by size but not every subtree found its place, ml keeps the rooms, to
  * redo the placement as the page shrinks.  ms holds page's analysis and
  * the sizes of its subtrees; qs is scratch.  The siblings that can take
- * part stay pinned exclusive until the end (each below parent and
- * reachable only through it, so no cycle of waits), and nothing changes
- * unless every subtree has its place.
+ * part stay pinned share until the end (each below parent and reachable
+ * only through it, so no cycle of waits), and nothing changes unless
+ * every subtree has its place; then they, parent and page are taken
+ * exclusive.
  */
 static ArtStatus
 spill(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
@@ -949,6 +975,7 @@ spill(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
 			ms->dest[s] = ms->dest[root_of(ms, (uint16_t) s)];
 
 	/* nothing below can fail */
+	take_exclusive(t, parent, page, q, nq);
 	for (int j = 0; j < nq; j++)
 	{
 		move_records(parent->data, page, &q[j], false, ms, j);
@@ -1043,9 +1070,10 @@ left_repack(MergeLeft *ml, const RepackItem *items, int nitems, int nq)
  * they were.  Each new page goes to the page that held most of its bytes,
  * and the pages left over are freed.  *done says whether page was freed.
  * ms holds page's analysis and the sizes of its subtrees; qs is scratch.
- * The pages are pinned exclusive until the end (each below parent and
+ * The pages are pinned share until the end (each below parent and
  * reachable only through it), and nothing changes unless the group packs
- * into fewer pages and the memory for the copies is there.
+ * into fewer pages and the memory for the copies is there; then they and
+ * parent are taken exclusive.
  */
 static ArtStatus
 repack(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
@@ -1131,6 +1159,8 @@ repack(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
 		memcpy(copy + (size_t) g * ART_PAGE_SIZE, q[g].data, ART_PAGE_SIZE);
 
 	/* nothing below can fail */
+	take_exclusive(t, parent, page, q + 1, nq - 1);
+	q[0] = *page;
 	for (int k = 0; k < nbins; k++)
 		art_page_init(q[owner[k]].data);
 	for (int g = 0; g < nq; g++)
@@ -1175,7 +1205,8 @@ out:
 
 /*
  * Merge the page (top of mp) into its parent page or a sibling, both
- * locked exclusive; returns ART_OK whether or not it merged.  When it
+ * locked share (taken exclusive for a change); returns ART_OK whether or
+ * not it merged.  When it
  * changed nothing, ml gets the bytes the page must lose before a move
  * could fit by size (LACK_NONE: none would) and the packings that fitted
  * by size and failed.
@@ -1219,6 +1250,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 	if (parent->pageno != t->root && !ms->stubs &&
 		PAGE_LOAD(parent->data) + ms->bytes <= MERGE_HIGH)
 	{
+		take_exclusive(t, parent, page, NULL, 0);
 		move_records(parent->data, page, parent, true, ms, -1);
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->free(t->store.store, page);
@@ -1249,7 +1281,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 		bool		into_page;
 		bool		whole;
 
-		st = t->store.ops->pin(t->store.store, pg, ART_LOCK_EXCLUSIVE, &q);
+		st = t->store.ops->pin(t->store.store, pg, ART_LOCK_SHARE, &q);
 		if (st != ART_OK)
 			goto out;
 		/* by size first: analyse decodes every node of the page */
@@ -1276,6 +1308,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 			t->store.ops->release(t->store.store, &q);
 			continue;
 		}
+		take_exclusive(t, parent, page, &q, 1);
 		if (into_q)
 		{
 			move_records(parent->data, page, &q, false, ms, -1);
@@ -1458,14 +1491,7 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	t->store.ops->split_begin(t->store.store, ART_LOCK_EXCLUSIVE);
-	st = descend(t, entry, len, ART_LOCK_SHARE, ART_LOCK_EXCLUSIVE, &mp);
-	if (st == ART_OK && mp.n == 2 && mp.refs[0].pageno == t->root)
-	{
-		/* the parent page is the root page, which the merge may change */
-		path_release(t, &mp);
-		st = descend(t, entry, len, ART_LOCK_EXCLUSIVE, ART_LOCK_EXCLUSIVE,
-					 &mp);
-	}
+	st = descend(t, entry, len, ART_LOCK_SHARE, ART_LOCK_SHARE, &mp);
 	if (st == ART_OK && mp.n == 2)
 	{
 		uint64_t	before = t->store.ops->version(t->store.store, false);

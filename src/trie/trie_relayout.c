@@ -34,16 +34,20 @@
  * the merges, it keeps the entries and needs no WAL record.
  *
  * Locks: the caller holds the write section (share) and the split
- * section exclusive, so no insert is under way, and no page.  The group
- * is found, and its bytes summed, with the root page share (readers pass
- * it) and each page pinned in share mode only to read it; only a group
- * that fits a page fewer is found again with the root page exclusive
- * (its stubs are repointed) and its pages pinned exclusive, each after
- * every page of the group whose stubs lead to it: a page may hang from
+ * section exclusive, so no insert is under way and no other process
+ * changes a page, and holds no page.  The group is found, and its bytes
+ * summed, with the root page share (readers pass it) and each page
+ * pinned in share mode only to read it; a group that fits a page fewer
+ * by its bytes is found again, its pages pinned share, each after every
+ * page of the group whose stubs lead to it, copied, read and packed,
+ * still under share locks.  Only a packing that takes a page fewer takes
+ * the root page (its stubs are repointed) and then the group's pages
+ * exclusive, in that order (art_relock_exclusive): a page may hang from
  * two pages of the group, and a reader coupling its locks down through
- * one of them must never hold it while it waits for the page.
- * Everything is pinned, and every node read and placed, before anything
- * changes; no page is allocated.
+ * one of them must never hold it while it waits for the page.  So
+ * readers wait only while the pages are written.  Everything is pinned,
+ * and every node read and placed, before anything changes; no page is
+ * allocated.
  *
  *-------------------------------------------------------------------------
  */
@@ -782,9 +786,10 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
  * stubs in a row leading to one page), with the pages below them,
  * RELAYOUT_PAGES at most; its page roots are the root page's stubs that
  * lead to those tops, in key order; r->nfound gets its pages and *sum
- * their bytes.  With pin, pin its pages exclusive, each after every page
- * of the group whose stubs lead to it: a page may hang from several pages
- * of the group, and a reader coupling its locks down through one of them
+ * their bytes.  With pin, pin its pages share into r->refs, each after
+ * every page of the group whose stubs lead to it, the order in which
+ * they are taken exclusive later: a page may hang from several pages of
+ * the group, and a reader coupling its locks down through one of them
  * must not hold it while it waits for the page.  r->ntops stays 0 when
  * there is no such group.
  */
@@ -874,7 +879,7 @@ choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 		for (int h = 0; h < npages; h++)
 			indeg[h] -= edge[g][h];
 		st = r->t->store.ops->pin(r->t->store.store, pages[g],
-								  ART_LOCK_EXCLUSIVE, &r->refs[r->npages]);
+								  ART_LOCK_SHARE, &r->refs[r->npages]);
 		if (st == ART_OK)
 			r->npages++;
 	}
@@ -911,10 +916,10 @@ ArtStatus
 art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 {
 	Relayout	r;
+	ArtPageRef *take[RELAYOUT_PAGES + 1];
 	size_t		sum = 0;
 	bool		ok = false;
 	bool		deep = false;
-	bool		rootheld = false;
 	ArtStatus	st;
 
 	*done = false;
@@ -923,12 +928,11 @@ art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 	r.t = t;
 	if (top == t->root)
 		return ART_OK;
-	/* found with the root page share, which readers pass */
+	/* found and read with the root page share, which readers pass */
 	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_SHARE, &r.root);
 	if (st != ART_OK)
 		return st;
 	st = choose_group(&r, top, false, &sum);
-	t->store.ops->release(t->store.store, &r.root);
 	if (st != ART_OK || r.ntops == 0 || r.nfound == r.ntops)
 		goto out;
 
@@ -940,12 +944,7 @@ art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 	}
 	*lack = 0;
 
-	/* found again and pinned, with the root page exclusive */
-	st = t->store.ops->pin(t->store.store, t->root, ART_LOCK_EXCLUSIVE,
-						   &r.root);
-	if (st != ART_OK)
-		goto out;
-	rootheld = true;
+	/* pinned share in the order they are taken exclusive */
 	st = choose_group(&r, top, true, &sum);
 	if (st != ART_OK || r.ntops == 0 || r.nfound == r.ntops ||
 		sum > (size_t) (r.nfound - 1) * RELAYOUT_FILL)
@@ -976,13 +975,16 @@ art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 	if (st != ART_OK || !ok)
 		goto out;
 
-	/* nothing below can fail */
+	/* nothing below can fail; the root page first, then down */
+	take[0] = &r.root;
+	for (int g = 0; g < r.npages; g++)
+		take[g + 1] = &r.refs[g];
+	art_relock_exclusive(t, take, r.npages + 1);
 	write_group(&r);
 	*done = true;
 out:
 	group_release(&r);
-	if (rootheld)
-		t->store.ops->release(t->store.store, &r.root);
+	t->store.ops->release(t->store.store, &r.root);
 	art_free(t, r.rstub);
 	art_free(t, r.copy);
 	art_free(t, r.seen);

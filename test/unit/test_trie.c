@@ -2741,6 +2741,28 @@ delete_readers_done(void *arg, int i, ArtPageNo page)
 }
 
 /*
+ * A trie of the md5-like entries of rows 0 to 2n - 1, inserted one by one,
+ * and the odd and the even rows' entries, each in key order.
+ */
+static bool
+odd_even_trie(Fixture *f, int n, uint8_t (*odd)[39], uint8_t (*even)[39])
+{
+	uint8_t		key[64];
+
+	CHECK(fixture_init(f), "create");
+	for (int i = 0; i < 2 * n; i++)
+		CHECK(put(f, key, md5_entry(i, key)), "put");
+	for (int i = 0; i < n; i++)
+	{
+		md5_entry(2 * i + 1, odd[i]);
+		md5_entry(2 * i, even[i]);
+	}
+	qsort(odd, n, sizeof(*odd), cmp_md5_entries);
+	qsort(even, n, sizeof(*even), cmp_md5_entries);
+	return true;
+}
+
+/*
  * Readers pass the root page while art_delete_sorted holds a run's path:
  * 20,000 md5-like entries inserted one by one, the odd rows' 10,000
  * deleted in key order in runs of 64; after each delete (its path still
@@ -2757,21 +2779,11 @@ test_delete_sorted_readers(void)
 	uint8_t		(*even)[39] = malloc(sizeof(*even) * n);
 	uint8_t		(*far)[39] = malloc(sizeof(*far) * n);
 	size_t	   *ends = malloc(sizeof(size_t) * n);
-	uint8_t		key[64];
 	SortedReaders sr = {&f, NULL, 0, true};
 
 	CHECK(odd != NULL && even != NULL && far != NULL && ends != NULL,
 		  "memory");
-	CHECK(fixture_init(&f), "create");
-	for (int i = 0; i < 2 * n; i++)
-		CHECK(put(&f, key, md5_entry(i, key)), "put");
-	for (int i = 0; i < n; i++)
-	{
-		md5_entry(2 * i + 1, odd[i]);
-		md5_entry(2 * i, even[i]);
-	}
-	qsort(odd, n, sizeof(*odd), cmp_md5_entries);
-	qsort(even, n, sizeof(*even), cmp_md5_entries);
+	CHECK(odd_even_trie(&f, n, odd, even), "odd and even rows");
 	for (int i = 0; i < n; i++)
 	{
 		memcpy(far[i], even[(i + n / 2) % n], 39);
@@ -2802,6 +2814,102 @@ test_delete_sorted_readers(void)
 	free(even);
 	free(far);
 	free(ends);
+	return true;
+}
+
+/*
+ * What merge_readers_pin needs: the trie, an entry kept next to the one
+ * merged by (its path crosses the merge's pages) and one far off.
+ */
+typedef struct MergeReaders
+{
+	Fixture    *f;
+	const uint8_t *near;
+	const uint8_t *far;
+	int			lookups;
+	bool		ok;
+} MergeReaders;
+
+/*
+ * Before each pin a merge makes: readers of other sessions look up the two
+ * entries.  The store notes a violation if a page they pin is locked
+ * exclusive (a real reader would wait there).
+ */
+static void
+merge_readers_pin(void *arg)
+{
+	MergeReaders *mr = arg;
+
+	if (mr->ok)
+		mr->ok = art_lookup(&mr->f->t, mr->near, 39) == ART_OK &&
+			art_lookup(&mr->f->t, mr->far, 39) == ART_OK &&
+			art_memstore_violation(mr->f->ms) == NULL;
+	mr->lookups++;
+}
+
+/*
+ * Readers pass a merge while it reads and decides: 20,000 md5-like
+ * entries inserted one by one, the odd rows' 10,000 deleted in key order
+ * in VACUUM's groups of 1,024, then a merge by the last entry of each run
+ * that ended in one page (delete_group_runs); before every pin a merge
+ * makes (its descent, the pages it tries, a relayout's group) the entry
+ * kept next to the merge's entry and one half the key space away are
+ * looked up, and find their pages locked share at most: a merge takes
+ * pages exclusive only to change them, once it has pinned all it needs.
+ * The merges still shrink the trie, which ends sound.
+ */
+static bool
+test_merge_readers(void)
+{
+	Fixture		f;
+	int			n = 10000;
+	uint8_t		(*odd)[39] = malloc(sizeof(*odd) * n);
+	uint8_t		(*even)[39] = malloc(sizeof(*even) * n);
+	ArtPageNo  *pages = malloc(sizeof(ArtPageNo) * n);
+	MergeReaders mr = {&f, NULL, NULL, 0, true};
+	uint64_t	before;
+	int			merges = 0;
+	int			j = 0;
+
+	CHECK(odd != NULL && even != NULL && pages != NULL, "memory");
+	CHECK(odd_even_trie(&f, n, odd, even), "odd and even rows");
+	before = art_memstore_pages(f.ms);
+	for (int from = 0; from < n; from += 1024)
+	{
+		int			to = from + 1024 < n ? from + 1024 : n;
+
+		for (int i = from; i < to; i++)
+		{
+			CHECK(art_delete_page(&f.t, odd[i], 39, &pages[i]) == ART_OK &&
+				  model_delete(&f.m, odd[i], 39), "delete");
+		}
+		for (int i = from; i < to; i++)
+		{
+			if (i + 1 < to && pages[i + 1] == pages[i])
+				continue;
+			while (j < n - 1 && memcmp(even[j], odd[i], 39) < 0)
+				j++;
+			mr.near = even[j];
+			mr.far = even[(j + n / 2) % n];
+			art_memstore_set_pin_hook(f.ms, merge_readers_pin, &mr);
+			CHECK(art_merge(&f.t, odd[i], 39) == ART_OK, "merge");
+			art_memstore_set_pin_hook(f.ms, NULL, NULL);
+			CHECK(mr.ok, "a reader met a page locked exclusive (merge %d): %s",
+				  merges, art_memstore_violation(f.ms) ?
+				  art_memstore_violation(f.ms) : "lookup failed");
+			merges++;
+		}
+	}
+	printf("merge_readers: %d merges, %d lookups beside them, %llu -> %llu pages\n",
+		   merges, mr.lookups, (unsigned long long) before,
+		   (unsigned long long) art_memstore_pages(f.ms));
+	CHECK(mr.lookups > merges, "%d lookups", mr.lookups);
+	CHECK(art_memstore_pages(f.ms) < before, "no page merged");
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	free(odd);
+	free(even);
+	free(pages);
 	return true;
 }
 
@@ -4696,6 +4804,7 @@ main(int argc, char **argv)
 		{"delete_sorted", test_delete_sorted},
 		{"finger_merge_runs", test_finger_merge_runs},
 		{"delete_sorted_readers", test_delete_sorted_readers},
+		{"merge_readers", test_merge_readers},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
