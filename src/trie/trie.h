@@ -96,8 +96,10 @@ extern ArtStatus art_merge(ArtTrie *t, const uint8_t *entry, size_t len);
  * order, that keep the exclusively locked path of the last change between
  * calls, so that the next insert descends only from the deepest node its
  * entry shares with the last one (art_insert descends from the root every
- * time).  Each call returns what art_insert or art_delete would, and the
- * result of a series is the same as theirs one by one.
+ * time), and a delete goes on through the pages of the last delete's
+ * path that its own shares.  Each call returns what art_insert or
+ * art_delete would, and the result of a series is the same as theirs one
+ * by one.
  *
  * Unlike every other call, the finger keeps exclusive locks on the pages
  * of one root-to-node path when it returns, until the next call or

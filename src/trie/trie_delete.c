@@ -17,7 +17,9 @@
  * page, and frees pages left empty.  A path longer than
  * ART_MAX_LOCKED_PAGES pages is found again holding the split section
  * exclusive, as the trie's only writer, with lock coupling, and changed
- * one page at a time (delete_entry).
+ * one page at a time (delete_entry).  A series of deletes in entry order
+ * (art_delete_sorted, and a finger's through art_delete_keep) keeps the
+ * path of one delete locked for the next.
  *
  *-------------------------------------------------------------------------
  */
@@ -465,6 +467,50 @@ art_delete_page(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
 }
 
 /*
+ * One delete of a series in increasing entry order, as art_delete_page's,
+ * inside the trie's write section and its split section share, through dp,
+ * which may hold the pages of the last delete's path (the root page share,
+ * those below it exclusive): the path goes on through those it shares and
+ * stays held for the next, down to the page of its break level (the next
+ * entry's path leaves this one's there or above).  A delete that changes
+ * the root page, and a path longer than ART_MAX_LOCKED_PAGES pages, go as
+ * art_delete's does, with nothing held before or after.  *page: as
+ * art_delete_page's.
+ */
+static ArtStatus
+delete_next(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len,
+			ArtPageNo *page)
+{
+	ArtStatus	st;
+	bool		deep;
+
+	st = find_path(t, key, len, ART_LOCK_SHARE, ART_LOCK_EXCLUSIVE, true,
+				   dp, &deep);
+	if (st == ART_OK && !deep)
+		find_break(dp);
+	if (st == ART_OK && (deep || dp->lv[dp->brk].pidx == 0))
+	{
+		drop_path(t, dp, 0);
+		t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
+		st = delete_entry(t, key, len,
+						  deep ? ART_LOCK_SHARE : ART_LOCK_EXCLUSIVE, page);
+		t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
+	}
+	else if (st == ART_OK)
+	{
+		/* pages held from the last path, below this one's end */
+		drop_path(t, dp, dp->lv[dp->nlev - 1].pidx + 1);
+		*page = dp->ps.refs[dp->lv[dp->brk].pidx].pageno;
+		change_path(t, dp, false);
+		if (dp->counted && art_group_change(key, len, dp->shared))
+			t->store.ops->groups_add(t->store.store, -1);
+		/* the next entry's path leaves this one's at the break or above */
+		drop_path(t, dp, dp->lv[dp->brk].pidx + 1);
+	}
+	return st;
+}
+
+/*
  * Delete entries given in increasing order, each as art_delete_page does,
  * keeping the path of one delete locked for the next: entries in order
  * share most of their paths, and a delete goes on through the pages of
@@ -499,34 +545,10 @@ art_delete_sorted(ArtTrie *t, const ArtRun *run, ArtDeleteDone done,
 		const uint8_t *key = run->data + start;
 		size_t		len = run->ends[i] - start;
 		ArtPageNo	page;
-		bool		deep;
 
 		if (len > ART_MAX_ENTRY_LEN)
 			continue;
-		st = find_path(t, key, len, ART_LOCK_SHARE, ART_LOCK_EXCLUSIVE, true,
-					   &dp, &deep);
-		if (st == ART_OK && !deep)
-			find_break(&dp);
-		if (st == ART_OK && (deep || dp.lv[dp.brk].pidx == 0))
-		{
-			drop_path(t, &dp, 0);
-			t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
-			st = delete_entry(t, key, len,
-							  deep ? ART_LOCK_SHARE : ART_LOCK_EXCLUSIVE,
-							  &page);
-			t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
-		}
-		else if (st == ART_OK)
-		{
-			/* pages held from the last path, below this one's end */
-			drop_path(t, &dp, dp.lv[dp.nlev - 1].pidx + 1);
-			page = dp.ps.refs[dp.lv[dp.brk].pidx].pageno;
-			change_path(t, &dp, false);
-			if (dp.counted && art_group_change(key, len, dp.shared))
-				t->store.ops->groups_add(t->store.store, -1);
-			/* the next entry's path leaves this one's at the break or above */
-			drop_path(t, &dp, dp.lv[dp.brk].pidx + 1);
-		}
+		st = delete_next(t, &dp, key, len, &page);
 		if (st == ART_OK)
 			done(arg, i, page);
 		else if (st == ART_NOT_FOUND)
@@ -536,6 +558,78 @@ art_delete_sorted(ArtTrie *t, const ArtRun *run, ArtDeleteDone done,
 	t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;
+}
+
+/*
+ * A delete path kept between calls (a finger's deletes, trie_finger.c):
+ * while held, the trie's split section share and the pages of the last
+ * delete's path, as art_delete_sorted keeps them between its deletes.
+ */
+struct ArtDelKeep
+{
+	DelPath		dp;
+	bool		held;
+};
+
+/*
+ * Delete an entry as art_delete does, inside the trie's write section,
+ * keeping its path in *keep (allocated at the first call) for the next
+ * call, as art_delete_sorted does: entries in increasing order share most
+ * of their paths, and a delete goes on through the held pages of the last
+ * one's.  The pages stay locked until art_delete_keep_drop; a failure
+ * (neither ART_OK nor ART_NOT_FOUND) lets them go.
+ */
+ArtStatus
+art_delete_keep(ArtTrie *t, ArtDelKeep **keep, const uint8_t *key, size_t len)
+{
+	ArtDelKeep *k = *keep;
+	ArtPageNo	page;
+	ArtStatus	st;
+
+	if (len > ART_MAX_ENTRY_LEN)
+		return ART_NOT_FOUND;
+	if (k == NULL)
+	{
+		k = art_alloc(t, sizeof(ArtDelKeep));
+		if (k == NULL)
+			return ART_NO_MEMORY;
+		memset(k, 0, sizeof(ArtDelKeep));
+		*keep = k;
+	}
+	if (!k->held)
+	{
+		t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
+		k->held = true;
+	}
+	st = delete_next(t, &k->dp, key, len, &page);
+	if (st != ART_OK && st != ART_NOT_FOUND)
+		art_delete_keep_drop(t, k);
+	return st;
+}
+
+/*
+ * Let go of the path and the split section a kept delete path holds, if
+ * any (keep may be NULL); its memory stays for the next delete.
+ */
+void
+art_delete_keep_drop(ArtTrie *t, ArtDelKeep *keep)
+{
+	if (keep == NULL || !keep->held)
+		return;
+	drop_path(t, &keep->dp, 0);
+	t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
+	keep->held = false;
+}
+
+/* Let go of a kept delete path (keep may be NULL) and free it. */
+void
+art_delete_keep_free(ArtTrie *t, ArtDelKeep *keep)
+{
+	if (keep == NULL)
+		return;
+	art_delete_keep_drop(t, keep);
+	release_path(t, &keep->dp);
+	art_free(t, keep);
 }
 
 /* A set of page numbers (open addressing), for truncate. */

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * trie_finger.c
- *	  A finger: inserts that keep the exclusively locked path of the last
+ *	  A finger: inserts and deletes that keep the locked path of the last
  *	  one between calls.
  *
  * A finger (art_finger_*) applies a series of changes, best in entry
@@ -22,7 +22,11 @@
  * kept path stays where it was through an insert (nodes never change
  * slot; the changed node keeps its slot and start), so the path stays
  * valid; a split, a delete or a failure drops it, and the next call
- * descends from the root.  A packing finger (art_finger_pack) whose
+ * descends from the root.  Deletes keep their own path between calls
+ * (art_delete_keep, trie_delete.c: the root page share, the pages below
+ * it exclusive, as art_delete_sorted keeps it), so that a run of deletes
+ * in one page descends once; an insert or a merge lets it go first, and a
+ * delete lets an insert's path go.  A packing finger (art_finger_pack) whose
  * insert follows the last one splits a full page with
  * art_split_page_before (trie_split.c), which moves what the ascending
  * run has passed instead of half the page.  The finger holds the trie's write section from
@@ -74,6 +78,7 @@ struct ArtFinger
 	ArtBuf		last;
 	bool		has_last;		/* last holds an entry (kept after a drop) */
 	bool		pack;			/* art_finger_pack */
+	ArtDelKeep *del;			/* the last delete's path, if held */
 };
 
 /*
@@ -389,6 +394,7 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_TOO_LONG;
+	art_delete_keep_drop(f->t, f->del);
 	for (attempt = 0; attempt < 100000; attempt++)
 	{
 		bool		retry;
@@ -408,11 +414,9 @@ art_finger_insert(ArtFinger *f, const uint8_t *entry, size_t len)
 }
 
 /*
- * Delete an entry through a finger; as art_delete and then art_merge,
- * whose write sections nest in the finger's.  The merge is best effort:
+ * Delete an entry through a finger; as art_delete and then art_merge
+ * (art_finger_delete_only, art_finger_merge).  The merge is best effort:
  * one that fails changes nothing, and the delete's status is returned.
- * A delete may merge nodes and free pages of the path, so the finger lets
- * its path go first and the next insert descends from the root.
  */
 ArtStatus
 art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
@@ -420,29 +424,33 @@ art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
 	ArtStatus	st = art_finger_delete_only(f, entry, len);
 
 	if (st == ART_OK)
-		(void) art_merge(f->t, entry, len);
+		(void) art_finger_merge(f, entry, len);
 	return st;
 }
 
 /*
  * Delete an entry through a finger without a merge after it; as
- * art_delete, whose write section nests in the finger's.
+ * art_delete.  The finger lets an insert's path go, and keeps the
+ * delete's path instead (art_delete_keep): the next delete goes on
+ * through the pages the two paths share, as art_delete_sorted's do.
  */
 ArtStatus
 art_finger_delete_only(ArtFinger *f, const uint8_t *entry, size_t len)
 {
 	finger_drop(f);
-	return art_delete(f->t, entry, len);
+	return art_delete_keep(f->t, &f->del, entry, len);
 }
 
 /*
  * Merge at an entry through a finger; as art_merge, whose write section
- * nests in the finger's, after the finger lets its path go.
+ * nests in the finger's, after the finger lets its paths go: a merge may
+ * move records and free pages of them.
  */
 ArtStatus
 art_finger_merge(ArtFinger *f, const uint8_t *entry, size_t len)
 {
 	finger_drop(f);
+	art_delete_keep_drop(f->t, f->del);
 	return art_merge(f->t, entry, len);
 }
 
@@ -460,6 +468,7 @@ art_finger_end(ArtFinger *f)
 	ArtTrie    *t = f->t;
 
 	finger_drop(f);
+	art_delete_keep_free(t, f->del);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	art_free(t, f->path);
 	art_buf_free(t, &f->last);

@@ -719,6 +719,17 @@ extern void art_iter_free(ArtIter *it);
 extern void art_iter_give(ArtIter *it, ArtPageRef *refs, bool *unlocked,
 						  int npages, ArtIterFrame *frames, int nframes);
 
+/*
+ * trie_delete.c: deletes that keep the path of the last one between calls,
+ * for a finger (trie_finger.c), as art_delete_sorted keeps it
+ */
+typedef struct ArtDelKeep ArtDelKeep;
+
+extern ArtStatus art_delete_keep(ArtTrie *t, ArtDelKeep **keep,
+								 const uint8_t *key, size_t len);
+extern void art_delete_keep_drop(ArtTrie *t, ArtDelKeep *keep);
+extern void art_delete_keep_free(ArtTrie *t, ArtDelKeep *keep);
+
 /* trie_read.c: the lock-coupled descent, counts the root page does not keep */
 extern ArtStatus art_descend(ArtTrie *t, const uint8_t *key, size_t len,
 							 ArtPageRef *cur, ArtNode *node, size_t *at,

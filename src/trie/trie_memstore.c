@@ -39,6 +39,7 @@ struct ArtMemStore
 	bool		writer_excl;	/* a write section held exclusive */
 	int			splitters;		/* split sections held (either mode) */
 	uint64_t	split_sections;	/* split sections entered exclusive */
+	uint64_t	pins;			/* pin calls that pinned a page */
 	bool		critical;		/* inside a critical stretch */
 	bool		strict;			/* see art_memstore_strict */
 	bool		refuse_waits;	/* see art_memstore_refuse_waits */
@@ -187,6 +188,7 @@ mem_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 		p->exclusive = true;
 	else
 		p->shared++;
+	ms->pins++;
 	fill_ref(ms, pageno, ref);
 	return ART_OK;
 }
@@ -767,6 +769,13 @@ uint64_t
 art_memstore_split_sections(const ArtMemStore *ms)
 {
 	return ms->split_sections;
+}
+
+/* How many times a page was pinned (pin calls that succeeded). */
+uint64_t
+art_memstore_pins(const ArtMemStore *ms)
+{
+	return ms->pins;
 }
 
 /* A copy of a store that holds no pins; NULL if out of memory. */

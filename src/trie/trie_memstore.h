@@ -41,6 +41,9 @@ extern int	art_memstore_max_locked(ArtMemStore *ms);
 /* How many times a split section was entered exclusive. */
 extern uint64_t art_memstore_split_sections(const ArtMemStore *ms);
 
+/* How many times a page was pinned (pin calls that succeeded). */
+extern uint64_t art_memstore_pins(const ArtMemStore *ms);
+
 /*
  * Let n more alloc/pin calls (and mem_alloc calls when with_mem) succeed,
  * then fail every one until art_memstore_fail_after(ms, -1, false).

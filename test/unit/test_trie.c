@@ -2542,7 +2542,10 @@ test_merge_runs(void)
  * makes in f[0], made in its twin f[1] through one finger, the deletes
  * without a merge (art_finger_delete_only) and the merges where f[0]
  * merged (art_finger_merge).  The twins end with the same bytes in every
- * page, and sound.
+ * page, and sound.  The finger keeps a delete's path for the next, so a
+ * run of deletes that ends in one page descends once: its deletes pin
+ * pages only where their paths part, fewer than one page per delete
+ * (each delete on its own pins the root page and one below it at least).
  */
 static bool
 test_finger_merge_runs(void)
@@ -2554,6 +2557,8 @@ test_finger_merge_runs(void)
 	uint64_t	merges = 0;
 	uint64_t	tries = 0;
 	uint64_t	same = 0;
+	uint64_t	pins = 0;
+	uint64_t	runs = 0;
 
 	CHECK(keys != NULL && pages != NULL, "memory");
 	CHECK(twins_with_odd_rows(f, keys), "twins");
@@ -2562,12 +2567,17 @@ test_finger_merge_runs(void)
 	for (int g = 0; g < 10000; g += 1024)
 	{
 		int			n = g + 1024 <= 10000 ? 1024 : 10000 - g;
+		uint64_t	before = art_memstore_pins(f[1].ms);
 
 		CHECK(delete_group_runs(&f[0], keys, g, n, pages, &merges, &tries),
 			  "group");
 		for (int i = g; i < g + n; i++)
 			CHECK(art_finger_delete_only(fg, keys[i], 39) == ART_OK &&
 				  model_delete(&f[1].m, keys[i], 39), "finger delete");
+		pins += art_memstore_pins(f[1].ms) - before;
+		for (int i = g; i < g + n; i++)
+			if (i + 1 == g + n || pages[i + 1] != pages[i])
+				runs++;
 		for (int i = g; i < g + n; i++)
 			if (i + 1 == g + n || pages[i + 1] != pages[i])
 				CHECK(art_finger_merge(fg, keys[i], 39) == ART_OK,
@@ -2590,10 +2600,13 @@ test_finger_merge_runs(void)
 			  (unsigned) p);
 		same++;
 	}
-	printf("finger_merge_runs: %llu merges, %llu pages in use, %llu the same\n",
+	printf("finger_merge_runs: %llu merges, %llu pages in use, %llu the same; 10000 deletes in %llu runs pinned %llu pages\n",
 		   (unsigned long long) merges,
 		   (unsigned long long) art_memstore_pages(f[1].ms),
-		   (unsigned long long) same);
+		   (unsigned long long) same, (unsigned long long) runs,
+		   (unsigned long long) pins);
+	CHECK(pins < 10000, "the finger's 10000 deletes pinned %llu pages",
+		  (unsigned long long) pins);
 	CHECK(twins_done(f), "twins");
 	free(keys);
 	free(pages);
