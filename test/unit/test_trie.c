@@ -2545,7 +2545,8 @@ test_merge_runs(void)
  * page, and sound.  The finger keeps a delete's path for the next, so a
  * run of deletes that ends in one page descends once: its deletes pin
  * pages only where their paths part, fewer than one page per delete
- * (each delete on its own pins the root page and one below it at least).
+ * (each delete on its own pins the root page and one below it at least),
+ * where the paths' pages may all be held (not in unittest-shallow).
  */
 static bool
 test_finger_merge_runs(void)
@@ -2605,7 +2606,9 @@ test_finger_merge_runs(void)
 		   (unsigned long long) art_memstore_pages(f[1].ms),
 		   (unsigned long long) same, (unsigned long long) runs,
 		   (unsigned long long) pins);
-	CHECK(pins < 10000, "the finger's 10000 deletes pinned %llu pages",
+	/* paths past ART_MAX_LOCKED_PAGES go as art_delete's, from the root */
+	CHECK(pins < 10000 || ART_MAX_LOCKED_PAGES < 4,
+		  "the finger's 10000 deletes pinned %llu pages",
 		  (unsigned long long) pins);
 	CHECK(twins_done(f), "twins");
 	free(keys);
