@@ -183,6 +183,7 @@ create_with_flags(ArtTrie *t, ArtPageStore store, uint8_t flags)
 	ArtStatus	st;
 
 	t->store = store;
+	t->relayout_pages = 0;
 	st = store.ops->alloc(store.store, &ref);
 	if (st != ART_OK)
 		return st;
@@ -243,6 +244,7 @@ art_open(ArtTrie *t, ArtPageStore store, ArtPageNo root)
 {
 	t->store = store;
 	t->root = root;
+	t->relayout_pages = 0;
 }
 
 /* A short English description of a status. */

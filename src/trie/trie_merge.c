@@ -185,11 +185,14 @@ typedef struct RepackList
  * CPU.  The page is passed over only while nothing but its own deletes
  * changed the trie since (the content version moved by one a delete, each
  * ending in this page, its parent page as it was) and a try would change
- * nothing: it has lost fewer bytes than it lacked, and the packings,
- * redone from the sizes kept, the page root each delete went through
- * smaller by what the page lost, still fail.  So whether a page merges
- * depends on the pages alone, as redo needs, not on what this process
- * remembers.
+ * nothing: it has lost fewer bytes than it lacked, counted both as its
+ * records and their slots and as its load (some moves are bounded by the
+ * page's load, which counts its free slots too: a delete that frees the
+ * last slot takes the free slots before it off the load as well), and
+ * the packings, redone from the sizes kept, the page root each delete
+ * went through smaller by what the page lost, still fail.  So whether a
+ * page merges depends on the pages alone, as redo needs, not on what this
+ * process remembers.
  */
 typedef struct MergeLeft
 {
@@ -199,6 +202,7 @@ typedef struct MergeLeft
 	size_t		parent_load;
 	size_t		bytes;			/* its records and their slots then */
 	size_t		now;			/* ... at the last delete passed over */
+	size_t		load;			/* its load then (free slots too) */
 	size_t		lack;			/* bytes it must lose first */
 	int			stubs;			/* the stubs it held */
 	uint64_t	version;		/* the content version expected now */
@@ -1432,8 +1436,9 @@ left_packs(ArtTrie *t, const MergeLeft *ml)
  * was, with nothing changed since but one delete in it for each call (this
  * one's included), its parent page as it was (a delete that empties a
  * page root takes its stub out of it), as many stubs in it (deletes take
- * stubs away, never add one), fewer bytes lost than its try lacked, and
- * the packings that failed still failing.
+ * stubs away, never add one), fewer bytes lost than its try lacked (of
+ * its records and slots, and of its load), and the packings that failed
+ * still failing.
  */
 static bool
 merge_passed_over(ArtTrie *t, const MergePath *mp)
@@ -1454,7 +1459,9 @@ merge_passed_over(ArtTrie *t, const MergePath *mp)
 		PAGE_LOAD(mp->refs[0].data) == ml->parent_load &&
 		bytes <= ml->now &&
 		(ml->stubs == 0 || page_stubs(page) == ml->stubs) &&
-		(ml->lack == LACK_NONE || bytes + ml->lack > ml->bytes);
+		(ml->lack == LACK_NONE ||
+		 (bytes + ml->lack > ml->bytes &&
+		  PAGE_LOAD(page) + ml->lack > ml->load));
 	if (pass && (ml->spill_nq > 0 || ml->repack_nq > 0))
 		pass = left_shrink(ml, mp->entry, ml->now - bytes) &&
 			!left_packs(t, ml);
@@ -1513,6 +1520,7 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 			ml->parent_load = PAGE_LOAD(mp.refs[0].data);
 			ml->bytes = page_bytes(mp.refs[1].data);
 			ml->now = ml->bytes;
+			ml->load = PAGE_LOAD(mp.refs[1].data);
 			ml->stubs = page_stubs(mp.refs[1].data);
 			ml->version = before;
 			path_release(t, &mp);

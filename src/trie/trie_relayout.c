@@ -15,7 +15,8 @@
  * art_relayout takes the page top below the root page on a delete's path
  * and the pages up to RELAYOUT_REACH runs of the root page's stubs away
  * from it in key order (the tops), with every page below them through
- * their stubs: the group, RELAYOUT_PAGES at most, no top reached from
+ * their stubs: the group, RELAYOUT_PAGES at most (a test may set
+ * another bound in ArtTrie.relayout_pages), no top reached from
  * below another, and every record in it reached from the root page's
  * stubs that lead to the tops.  When the group has a page below its tops
  * and its bytes fit one page fewer at RELAYOUT_FILL (by the pages'
@@ -65,8 +66,10 @@
  * paths thousands of nodes deep).
  */
 #define RELAYOUT_DEPTH	512
-/* Pages of a group, at most. */
+/* Pages of a group, at most, unless the trie says (ArtTrie.relayout_pages). */
 #define RELAYOUT_PAGES	20
+/* ... and what the trie may say, at most. */
+#define RELAYOUT_PAGES_MAX	32
 /* How far in key order (runs of the root page's stubs) a group reaches. */
 #define RELAYOUT_REACH	2
 
@@ -105,7 +108,7 @@ typedef struct Relayout
 	int			ntops;			/* pages they lead to (0: no group) */
 	int			nfound;			/* the group's pages, pinned or not */
 	int			npages;			/* ... those pinned, in refs */
-	ArtPageRef	refs[RELAYOUT_PAGES];
+	ArtPageRef	refs[RELAYOUT_PAGES_MAX];
 	uint8_t    *copy;			/* the group's pages, as they were */
 	uint8_t    *seen;			/* per page and slot: record read */
 	RNode	   *nodes;
@@ -121,11 +124,21 @@ typedef struct Relayout
 	int			nopened;
 	int			opencap;
 	int			nbins;
-	int			nslots[RELAYOUT_PAGES];
-	size_t		bytes[RELAYOUT_PAGES];
+	int			nslots[RELAYOUT_PAGES_MAX];
+	size_t		bytes[RELAYOUT_PAGES_MAX];
 	ArtNodeBuild build;			/* write_part's scratch (it recurses) */
 	uint8_t		tmp[ART_MAX_RECORD];
 } Relayout;
+
+/* Pages of a group of t, at most. */
+static int
+group_pages(const ArtTrie *t)
+{
+	if (t->relayout_pages <= 0)
+		return RELAYOUT_PAGES;
+	return t->relayout_pages < RELAYOUT_PAGES_MAX ?
+		t->relayout_pages : RELAYOUT_PAGES_MAX;
+}
 
 /* The index in the group of page pg, or -1. */
 static int
@@ -648,9 +661,9 @@ static void
 write_group(Relayout *r)
 {
 	ArtTrie    *t = r->t;
-	ArtPageRef *pages[RELAYOUT_PAGES];
-	int			order[RELAYOUT_PAGES];
-	bool		used[RELAYOUT_PAGES] = {false};
+	ArtPageRef *pages[RELAYOUT_PAGES_MAX];
+	int			order[RELAYOUT_PAGES_MAX];
+	bool		used[RELAYOUT_PAGES_MAX] = {false};
 
 	for (int g = 0; g < r->npages; g++)
 		order[g] = g;
@@ -731,13 +744,14 @@ root_stubs(Relayout *r, uint16_t *seq)
  * below them, into pages (in the order found) and edge (edge[i][j]: a
  * stub of page i leads to page j), each page pinned in share mode only to
  * read its stubs and its bytes (into *sum); false when they pass
- * RELAYOUT_PAGES, or a top is reached from below another.
+ * group_pages, or a top is reached from below another.
  */
 static ArtStatus
 find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
-		   int *npages, bool (*edge)[RELAYOUT_PAGES], size_t *sum, bool *ok)
+		   int *npages, bool (*edge)[RELAYOUT_PAGES_MAX], size_t *sum, bool *ok)
 {
-	ArtPageNo	kids[RELAYOUT_PAGES + 1];
+	int			most = group_pages(r->t);
+	ArtPageNo	kids[RELAYOUT_PAGES_MAX + 1];
 
 	*ok = false;
 	*npages = 0;
@@ -754,10 +768,10 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
 								  &ref);
 		if (st != ART_OK)
 			return st;
-		nk = stub_pages(ref.data, kids, RELAYOUT_PAGES + 1);
+		nk = stub_pages(ref.data, kids, most + 1);
 		*sum += page_bytes(ref.data);
 		r->t->store.ops->release(r->t->store.store, &ref);
-		if (nk > RELAYOUT_PAGES)
+		if (nk > most)
 			return ART_OK;
 		for (int i = 0; i < nk; i++)
 		{
@@ -769,7 +783,7 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
 				return ART_OK;
 			if (h == *npages)
 			{
-				if (*npages == RELAYOUT_PAGES)
+				if (*npages == most)
 					return ART_OK;
 				pages[(*npages)++] = kids[i];
 			}
@@ -784,7 +798,7 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
  * Choose the group: the page top and the pages up to RELAYOUT_REACH runs
  * of the root page's stubs away on either side in key order (a run:
  * stubs in a row leading to one page), with the pages below them,
- * RELAYOUT_PAGES at most; its page roots are the root page's stubs that
+ * group_pages at most; its page roots are the root page's stubs that
  * lead to those tops, in key order; r->nfound gets its pages and *sum
  * their bytes.  With pin, pin its pages share into r->refs, each after
  * every page of the group whose stubs lead to it, the order in which
@@ -798,12 +812,12 @@ choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 {
 	uint16_t   *seq = art_alloc(r->t, sizeof(uint16_t) * MAX_SLOTS);
 	ArtPageNo  *run = art_alloc(r->t, sizeof(ArtPageNo) * MAX_SLOTS);
-	bool		(*edge)[RELAYOUT_PAGES] = art_alloc(r->t, sizeof(bool) *
-													RELAYOUT_PAGES *
-													RELAYOUT_PAGES);
+	bool		(*edge)[RELAYOUT_PAGES_MAX] = art_alloc(r->t, sizeof(bool) *
+														RELAYOUT_PAGES_MAX *
+														RELAYOUT_PAGES_MAX);
 	ArtPageNo	cand[2 * RELAYOUT_REACH + 1];
-	ArtPageNo	pages[RELAYOUT_PAGES];
-	int			indeg[RELAYOUT_PAGES] = {0};
+	ArtPageNo	pages[RELAYOUT_PAGES_MAX];
+	int			indeg[RELAYOUT_PAGES_MAX] = {0};
 	int			ncand = 0;
 	int			npages;
 	int			nseq;
@@ -820,7 +834,7 @@ choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 		st = ART_NO_MEMORY;
 		goto out;
 	}
-	memset(edge, 0, sizeof(bool) * RELAYOUT_PAGES * RELAYOUT_PAGES);
+	memset(edge, 0, sizeof(bool) * RELAYOUT_PAGES_MAX * RELAYOUT_PAGES_MAX);
 	nseq = root_stubs(r, seq);
 	if (nseq < 0)
 	{
