@@ -97,7 +97,7 @@ pager_pin(void *store, ArtPageNo pageno, ArtLockMode mode, ArtPageRef *ref)
 	if (exclusive)
 		pager_gate_enter(file->slot, false);
 	frame = pager_get_page(fs, file->slot, pageno);
-	if (pager_gate_held(file->slot))
+	if (exclusive || pager_gate_held(file->slot))
 		pager_ckpt_settle(file->slot, frame);
 	LWLockAcquire(&pager_shared->frames[frame].content,
 				  exclusive ? LW_EXCLUSIVE : LW_SHARED);
@@ -158,7 +158,7 @@ pager_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 	Assert((intptr_t) ref->handle & REF_UNLOCKED);
 	if (exclusive)
 		pager_gate_enter(file->slot, false);
-	if (pager_gate_held(file->slot))
+	if (exclusive || pager_gate_held(file->slot))
 		pager_ckpt_settle(file->slot, frame);
 	LWLockAcquire(&pager_shared->frames[frame].content,
 				  exclusive ? LW_EXCLUSIVE : LW_SHARED);

@@ -18,9 +18,10 @@
  * grow by (a short count may need a byte more, and a change that links a
  * new page below them makes them wide: trie_internal.h).  The second pass
  * adds one to the count of every node on the path between that page and
- * the root page (whose nodes keep no counts), coupling exclusive from the
- * first page below the root page; those nodes lie above another page, so
- * their counts are 6 bytes and change in place.  Between the passes those counts are one short;
+ * the root page (whose nodes keep no counts), taking exclusive one page
+ * at a time from the first page below the root page down (the page above
+ * let go first); those nodes lie above another page, so their counts are
+ * 6 bytes and change in place.  Between the passes those counts are one short;
  * only verify, which keeps writers out, would notice, and structural
  * decisions never read counts.  The planning and change steps serve the
  * finger (trie_finger.c) too.
@@ -700,21 +701,28 @@ count_noted(ArtTrie *t, ArtInsertHold *hold, int i)
  * that page begins at depth upto).  The root page's node counts are not
  * kept (readers derive them, see art_root_count), so the pass begins in
  * the first page below it, where the first pass entered it, and takes the
- * kept pages exclusive one after the other, with lock coupling; when the
- * changed page hangs right from the root page there is nothing to do.  The
- * first pass has changed the trie already, so a store failure here cannot
- * be returned cleanly: the stretch is critical.  In a page nobody changed
- * since the first pass read it, but for counts of wide nodes (the store's
- * changes), the counts the first pass noted are those of the path's nodes
- * there.  In any other, the nodes are found again by key, not by slot,
- * since other writers may have split node prefixes meanwhile; such a
- * change keeps every node on one side of upto (a prefix split copies the
- * count into the new node above, and both begin above upto), and no page
- * of the path splits meanwhile (passing marks, and the root page's splits
- * hold the split section exclusive), so each node that missed this
- * change's count gets it exactly once.  The pages it visits are the ones
- * the first pass kept pinned, in order: relocking them cannot fail.  It
- * changes only counts, in place (mark_counts).
+ * kept pages exclusive one at a time, each let go before the next is
+ * locked; when the changed page hangs right from the root page there is
+ * nothing to do.  The first pass has changed the trie already, so a store
+ * failure here cannot be returned cleanly: the stretch is critical.  In a
+ * page nobody changed since the first pass read it, but for counts of wide
+ * nodes (the store's changes), the counts the first pass noted are those
+ * of the path's nodes there.  In any other, the nodes are found again by
+ * key, not by slot, since other writers may have split node prefixes
+ * meanwhile; such a change keeps every node on one side of upto (a prefix
+ * split copies the count into the new node above, and both begin above
+ * upto), and no page of the path splits meanwhile (passing marks, and the
+ * root page's splits hold the split section exclusive), so each node that
+ * missed this change's count gets it exactly once.  No page above need be
+ * held while the next is locked: the stub that leads to the next page
+ * stays as it is (only a split of that page, a page merge or a relayout
+ * would repoint it, and a delete removes it only with the last entry
+ * below it, this one), and so does the node it leads to (a prefix split
+ * puts the new node above in its slot, a delete's node merge keeps the
+ * upper node's slot, and the entry keeps it from being removed).  The
+ * pages it visits are the ones the first pass kept pinned, in order:
+ * relocking them cannot fail.  It changes only counts, in place
+ * (mark_counts).
  */
 static ArtStatus
 art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
@@ -724,26 +732,30 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 	ArtStatus	st = ART_OK;
 	ArtChild	at;
 	size_t		d = hold->pages[0].entry_depth;
+	uint16_t	slot = hold->pages[0].entry_slot;
 	int			i = 0;
-	bool		walk = true;
 
 	if (kept->n == 0)
 		return ART_OK;
 	t->store.ops->critical(t->store.store, true);
-	t->store.ops->relock(t->store.store, &kept->refs[0], ART_LOCK_EXCLUSIVE);
-	at = art_child_of_slot(kept->refs[0].data, hold->pages[0].entry_slot);
-	while (walk)
+	for (;;)
 	{
 		ArtPageNo	pg = ART_INVALID_PAGENO;
-		uint16_t	slot = 0;
+		bool		walk = true;
 
+		t->store.ops->relock(t->store.store, &kept->refs[i],
+							 ART_LOCK_EXCLUSIVE);
+		at = art_child_of_slot(kept->refs[i].data, slot);
 		if (count_noted(t, hold, i))
 		{
-			if (i + 1 == kept->n)
-				break;
-			pg = kept->refs[i + 1].pageno;
-			slot = hold->pages[i + 1].entry_slot;
-			d = hold->pages[i + 1].entry_depth;
+			if (i + 1 < kept->n)
+			{
+				pg = kept->refs[i + 1].pageno;
+				slot = hold->pages[i + 1].entry_slot;
+				d = hold->pages[i + 1].entry_depth;
+			}
+			else
+				walk = false;
 		}
 		else
 		{
@@ -777,23 +789,18 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 					break;
 				d++;
 			}
-			if (!walk)
-				break;
 		}
+		t->store.ops->mark_counts(t->store.store, &kept->refs[i]);
+		t->store.ops->unlock(t->store.store, &kept->refs[i]);
+		if (!walk)
+			break;
 		if (i + 1 >= kept->n || kept->refs[i + 1].pageno != pg)
 		{
 			st = ART_CORRUPT;
 			break;
 		}
-		t->store.ops->relock(t->store.store, &kept->refs[i + 1],
-							 ART_LOCK_EXCLUSIVE);
-		t->store.ops->mark_counts(t->store.store, &kept->refs[i]);
-		t->store.ops->unlock(t->store.store, &kept->refs[i]);
 		i++;
-		at = art_child_of_slot(kept->refs[i].data, slot);
 	}
-	t->store.ops->mark_counts(t->store.store, &kept->refs[i]);
-	t->store.ops->unlock(t->store.store, &kept->refs[i]);
 	t->store.ops->critical(t->store.store, false);
 	return st;
 }

@@ -3421,6 +3421,89 @@ test_interleaved_passes(void)
  * read of a page and its relock, and whose second pass runs after the
  * other's.
  */
+/* Another insert, run between two steps of the insert a test races. */
+typedef struct RaceOther
+{
+	bool		held;			/* its first pass done, hold held */
+	uint8_t		other[64];
+	size_t		olen;
+	size_t		oupto;
+	ArtInsertHold hold;
+	int			changed;		/* first passes run */
+} RaceOther;
+
+/*
+ * Run the first pass of the insert of an entry that shares its first cut
+ * bytes with key, then has byte next (or a random letter, if next is 0),
+ * then up to 11 random letters and 'z' (so it is not key), unless the
+ * model holds it already; on success it holds the section and pages its
+ * second pass needs (race_other_end).
+ */
+static void
+race_other_begin(Fixture *f, Rng *r, RaceOther *o, const uint8_t *key,
+				 size_t cut, uint8_t next)
+{
+	ArtStatus	st;
+
+	memcpy(o->other, key, cut);
+	o->olen = cut + 1 + rng_below(r, 12);
+	for (size_t i = cut; i < o->olen; i++)
+		o->other[i] = (uint8_t) ('a' + rng_below(r, 5));
+	if (next != 0 && cut + 1 < o->olen)
+		o->other[cut] = next;
+	o->other[o->olen - 1] = 'z';
+	if (!model_insert(&f->m, o->other, o->olen))
+		return;
+	f->t.store.ops->write_begin(f->t.store.store, ART_LOCK_SHARE);
+	st = art_insert_first_pass(&f->t, o->other, o->olen, &o->oupto,
+							   &o->hold);
+	if (st != ART_OK)
+	{
+		f->t.store.ops->write_end(f->t.store.store, ART_LOCK_SHARE);
+		return;
+	}
+	o->held = true;
+	o->changed++;
+}
+
+/* The second pass of the other insert, if its first pass ran. */
+static bool
+race_other_end(Fixture *f, RaceOther *o)
+{
+	ArtStatus	st;
+
+	if (!o->held)
+		return true;
+	o->held = false;
+	st = art_insert_second_pass(&f->t, o->other, o->olen, o->oupto,
+								&o->hold);
+	f->t.store.ops->write_end(f->t.store.store, ART_LOCK_SHARE);
+	CHECK(st == ART_OK, "other's second pass: %s", art_status_string(st));
+	return true;
+}
+
+/*
+ * The end of a race test: the hook off, then how many times the other
+ * insert ran (at least least), every count exact, the content the
+ * model's, no locking rule broken.
+ */
+static bool
+race_done(Fixture *f, const char *test, const char *where, int changed,
+		  int least)
+{
+	char		msg[256];
+
+	art_memstore_set_relock_hook(f->ms, NULL, NULL);
+	printf("%s: %d first passes %s\n", test, changed, where);
+	CHECK(changed > least, "only %d first passes %s", changed, where);
+	CHECK(art_verify(&f->t, msg, sizeof(msg)) == ART_OK, "%s", msg);
+	CHECK(check_content(&f->t, &f->m), "content");
+	CHECK(art_memstore_violation(f->ms) == NULL, "%s",
+		  art_memstore_violation(f->ms));
+	fixture_done(f);
+	return true;
+}
+
 typedef struct RelockRace
 {
 	Fixture    *f;
@@ -3428,13 +3511,10 @@ typedef struct RelockRace
 	const uint8_t *key;
 	size_t		len;
 	const size_t *pagedepth;	/* the first pass's depth of its page */
+	size_t		upto;			/* second pass: the changed page's depth */
+	const ArtInsertHold *hold;	/* second pass: the insert's hold */
 	bool		armed;
-	bool		held;			/* other's first pass done, hold held */
-	uint8_t		other[64];
-	size_t		olen;
-	size_t		oupto;
-	ArtInsertHold hold;
-	int			changed;		/* first passes run in the hook */
+	RaceOther	o;
 } RelockRace;
 
 /*
@@ -3449,7 +3529,6 @@ relock_race_hook(void *arg, ArtPageNo pageno)
 {
 	RelockRace *rr = arg;
 	size_t		cut;
-	ArtStatus	st;
 
 	if (!rr->armed ||
 		art_page_free(art_memstore_page(rr->f->ms, pageno)) < 1200)
@@ -3457,23 +3536,7 @@ relock_race_hook(void *arg, ArtPageNo pageno)
 	rr->armed = false;
 	cut = *rr->pagedepth + rng_below(rr->r,
 									 (uint32_t) (rr->len - *rr->pagedepth + 1));
-	memcpy(rr->other, rr->key, cut);
-	rr->olen = cut + 1 + rng_below(rr->r, 12);
-	for (size_t i = cut; i < rr->olen; i++)
-		rr->other[i] = (uint8_t) ('a' + rng_below(rr->r, 5));
-	rr->other[rr->olen - 1] = 'z';	/* not the first pass's key */
-	if (!model_insert(&rr->f->m, rr->other, rr->olen))
-		return;
-	rr->f->t.store.ops->write_begin(rr->f->t.store.store, ART_LOCK_SHARE);
-	st = art_insert_first_pass(&rr->f->t, rr->other, rr->olen, &rr->oupto,
-							   &rr->hold);
-	if (st != ART_OK)
-	{
-		rr->f->t.store.ops->write_end(rr->f->t.store.store, ART_LOCK_SHARE);
-		return;
-	}
-	rr->held = true;
-	rr->changed++;
+	race_other_begin(rr->f, rr->r, &rr->o, rr->key, cut, 0);
 }
 
 /* A key "k/" and 4 to 23 letters of five into key; its length. */
@@ -3486,6 +3549,73 @@ relock_key(Rng *r, uint8_t *key)
 	for (size_t i = 2; i < len; i++)
 		key[i] = (uint8_t) ('a' + rng_below(r, 5));
 	return len;
+}
+
+/*
+ * The start of a race test: a trie of nkeys keys of relock_key's, then
+ * the hook set, racing the insert of key.
+ */
+static bool
+race_setup(Fixture *f, Rng *r, RelockRace *rr, uint8_t *key, int nkeys,
+		   void (*hook) (void *arg, ArtPageNo pageno))
+{
+	CHECK(fixture_init(f), "create");
+	for (int i = 0; i < nkeys; i++)
+	{
+		size_t		len = relock_key(r, key);
+
+		CHECK(put(f, key, len), "load");
+	}
+	rr->f = f;
+	rr->r = r;
+	rr->key = key;
+	art_memstore_set_relock_hook(f->ms, hook, rr);
+	return true;
+}
+
+/*
+ * The rounds of a race test: rounds inserts of new keys of relock_key's,
+ * each one's first pass (in_second false) or second pass (true) with the
+ * hook armed, then the other insert's second pass, if the hook ran one;
+ * verify every every rounds.
+ */
+static bool
+race_rounds(Fixture *f, Rng *r, RelockRace *rr, uint8_t *key, int rounds,
+			int every, bool in_second)
+{
+	char		msg[256];
+
+	for (int round = 0; round < rounds; round++)
+	{
+		size_t		len = relock_key(r, key);
+		size_t		upto = 0;
+		ArtInsertHold hold;
+		ArtStatus	st;
+
+		if (!model_insert(&f->m, key, len))
+			continue;
+		rr->len = len;
+		rr->pagedepth = &upto;
+		rr->hold = &hold;
+		rr->armed = !in_second;
+		f->t.store.ops->write_begin(f->t.store.store, ART_LOCK_SHARE);
+		st = art_insert_first_pass(&f->t, key, len, &upto, &hold);
+		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
+		rr->upto = upto;
+		rr->armed = in_second;
+		st = art_insert_second_pass(&f->t, key, len, upto, &hold);
+		rr->armed = false;
+		f->t.store.ops->write_end(f->t.store.store, ART_LOCK_SHARE);
+		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
+		if (!race_other_end(f, &rr->o))
+			return false;
+		if (round % every == 0)
+		{
+			st = art_verify(&f->t, msg, sizeof(msg));
+			CHECK(st == ART_OK, "round %d: %s", round, msg);
+		}
+	}
+	return true;
 }
 
 /*
@@ -3504,64 +3634,77 @@ test_relock_changed(void)
 	Rng			r = {777};
 	RelockRace	rr = {0};
 	uint8_t		key[64];
-	char		msg[256];
-	int			round;
 
-	CHECK(fixture_init(&f), "create");
-	for (round = 0; round < 6000; round++)
-	{
-		size_t		len = relock_key(&r, key);
+	if (!race_setup(&f, &r, &rr, key, 6000, relock_race_hook) ||
+		!race_rounds(&f, &r, &rr, key, 3000, 25, false))
+		return false;
+	return race_done(&f, "relock_changed", "before a relock", rr.o.changed,
+					 500);
+}
 
-		CHECK(put(&f, key, len), "load");
-	}
-	rr.f = &f;
-	rr.r = &r;
-	rr.key = key;
-	art_memstore_set_relock_hook(f.ms, relock_race_hook, &rr);
-	for (round = 0; round < 3000; round++)
-	{
-		size_t		len = relock_key(&r, key);
-		size_t		upto = 0;
-		ArtInsertHold hold;
-		ArtStatus	st;
+/*
+ * Relock hook: once a second pass, when it relocks a kept page below the
+ * first one, that page with room for a change, run the first pass of an
+ * insert of an entry that leaves the key within the key's part of that
+ * page (a child added to a node on the path or its prefix split, in that
+ * page alone).  The second pass then holds no page locked.
+ */
+static void
+above_race_hook(void *arg, ArtPageNo pageno)
+{
+	RelockRace *ar = arg;
+	const ArtInsertHold *h = ar->hold;
+	size_t		lo;
+	size_t		hi;
+	size_t		cut;
+	int			k;
 
-		if (!model_insert(&f.m, key, len))
-			continue;
-		rr.len = len;
-		rr.pagedepth = &upto;
-		rr.armed = true;
-		f.t.store.ops->write_begin(f.t.store.store, ART_LOCK_SHARE);
-		st = art_insert_first_pass(&f.t, key, len, &upto, &hold);
-		rr.armed = false;
-		CHECK(st == ART_OK, "first pass: %s", art_status_string(st));
-		st = art_insert_second_pass(&f.t, key, len, upto, &hold);
-		f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
-		CHECK(st == ART_OK, "second pass: %s", art_status_string(st));
-		if (rr.held)
-		{
-			st = art_insert_second_pass(&f.t, rr.other, rr.olen, rr.oupto,
-										&rr.hold);
-			f.t.store.ops->write_end(f.t.store.store, ART_LOCK_SHARE);
-			CHECK(st == ART_OK, "other's second pass: %s",
-				  art_status_string(st));
-			rr.held = false;
-		}
-		if (round % 25 == 0)
-		{
-			st = art_verify(&f.t, msg, sizeof(msg));
-			CHECK(st == ART_OK, "round %d: %s", round, msg);
-		}
-	}
-	art_memstore_set_relock_hook(f.ms, NULL, NULL);
-	printf("relock_changed: %d first passes before a relock\n", rr.changed);
-	CHECK(rr.changed > 500, "only %d first passes before a relock",
-		  rr.changed);
-	CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK, "%s", msg);
-	CHECK(check_content(&f.t, &f.m), "content");
-	CHECK(art_memstore_violation(f.ms) == NULL, "%s",
-		  art_memstore_violation(f.ms));
-	fixture_done(&f);
-	return true;
+	if (!ar->armed)
+		return;
+	for (k = 1; k < h->kept.n && k < ART_HOLD_PAGES; k++)
+		if (h->kept.refs[k].pageno == pageno)
+			break;
+	if (k >= h->kept.n || k >= ART_HOLD_PAGES ||
+		art_page_free(art_memstore_page(ar->f->ms, pageno)) < 1200)
+		return;
+	ar->armed = false;
+	lo = h->pages[k].entry_depth;
+	hi = k + 1 < h->kept.n ? h->pages[k + 1].entry_depth : ar->upto;
+	if (hi <= lo || hi > ar->len)
+		return;
+	cut = lo + rng_below(ar->r, (uint32_t) (hi - lo));
+	/* as another process's insert, outside this one's critical stretch */
+	ar->f->t.store.ops->critical(ar->f->t.store.store, false);
+	race_other_begin(ar->f, ar->r, &ar->o, ar->key, cut,
+					 ar->key[cut] == 'a' ? 'b' : 'a');
+	ar->f->t.store.ops->critical(ar->f->t.store.store, true);
+}
+
+/*
+ * A second pass holds one kept page at a time: it lets go of a page
+ * before it locks the next.  Here, each time right before it locks a kept
+ * page below the first one, another insert's first pass changes that page
+ * along the key's path (a prefix split of a node on it, whose count moves
+ * into the new node above, or a child added to one): the second pass must
+ * find the path's nodes there again by key, from the slot where the path
+ * enters the page, and every count be exact after both inserts.  With the
+ * page above still held, as when the second pass coupled its locks, the
+ * other first pass could not run there (the store reports the page it
+ * pins held exclusive).
+ */
+static bool
+test_second_pass_alone(void)
+{
+	Fixture		f;
+	Rng			r = {4242};
+	RelockRace	ar = {0};
+	uint8_t		key[64];
+
+	if (!race_setup(&f, &r, &ar, key, 40000, above_race_hook) ||
+		!race_rounds(&f, &r, &ar, key, 4000, 100, true))
+		return false;
+	return race_done(&f, "second_pass_alone",
+					 "between two pages of a second pass", ar.o.changed, 200);
 }
 
 /*
@@ -4825,6 +4968,7 @@ main(int argc, char **argv)
 		{"failures", test_failures},
 		{"interleaved", test_interleaved_passes},
 		{"relock_changed", test_relock_changed},
+		{"second_pass_alone", test_second_pass_alone},
 		{"split_waits_for_passers", test_split_waits_for_passers},
 		{"second_pass_in_place", test_second_pass_in_place},
 		{"repeated_keys_split_alone", test_repeated_keys_split_alone},
