@@ -930,7 +930,7 @@ ArtStatus
 art_relayout(ArtTrie *t, ArtPageNo top, bool *done, size_t *lack)
 {
 	Relayout	r;
-	ArtPageRef *take[RELAYOUT_PAGES + 1];
+	ArtPageRef *take[RELAYOUT_PAGES_MAX + 1];
 	size_t		sum = 0;
 	bool		ok = false;
 	bool		deep = false;
