@@ -23,10 +23,18 @@
  * layout as the bulk loader's of each subtree hanging from the root page
  * would take: the bytes of its pages (through every stub), rounded up to
  * pages filled 90% and 98%, subtree by subtree.  With CHURN_DUMP set it
- * also prints the tree of pages after 5x; with CHURN_REBUILD set, every
+ * also prints the tree of pages after 5x; with CHURN_ROOTS set, the sizes
+ * of the page roots in pages holding no stub, and the pages a first-fit
+ * of them all, largest first, takes at fills of 85-98%; with CHURN_REBUILD set, every
  * VACUUM but the last is followed by a fresh build of the live entries
  * (the churn goes on in it), so that a round's figures show what one
- * round of the churn does to a packed trie.
+ * round of the churn does to a packed trie.  With CHURN_REDO set (not
+ * with CHURN_REBUILD), a twin trie takes the same inserts and replays
+ * each VACUUM as a hot standby's redo does (function redo: the deletes,
+ * and art_merge only where the VACUUM's merge changed the trie, its
+ * merge records), and its pages and CPU are printed at the end.
+ * CHURN_GROUP sets the pages a relayout's group takes at most
+ * (ArtTrie.relayout_pages).
  *
  * Usage: trie_churn DATASET [SEEDS [ROWS]]   (SEEDS: a count, from 1)
  *
@@ -384,10 +392,122 @@ dump_tree(ArtMemStore *ms, ArtPageNo p, int depth)
 	}
 }
 
-/* Delete the dead entries in key order, each followed by art_merge. */
+/* Bytes of the subtree at slot of page within the page (records, slots). */
+static size_t
+slot_subtree(uint8_t *page, uint16_t slot)
+{
+	uint8_t    *rec = art_rec(page, slot);
+	size_t		size = art_rec_size(rec) + 2;
+	ArtNode		node;
+	ArtNodeBuild b;
+
+	if (art_is_stub(rec) || (rec[0] & ART_KIND_MASK) == ART_NODE_LEAF)
+		return size;
+	art_node_decode(rec, &node);
+	art_build_from_node(&node, &b);
+	for (int i = 0; i < b.n; i++)
+		size += slot_subtree(page, art_child_slot(page, b.children[i]));
+	return size;
+}
+
+/* Order sizes largest first. */
+static int
+cmp_size_desc(const void *a, const void *b)
+{
+	size_t		x = *(const size_t *) a;
+	size_t		y = *(const size_t *) b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Add to size (from *n) the subtrees of the page roots that the stubs of
+ * page p, and of the pages of stubs below it not yet marked, lead to in
+ * pages holding no stub; *npg counts those pages once.
+ */
+static void
+collect_roots(ArtMemStore *ms, ArtPageNo p, uint8_t *mark, size_t *size,
+			  int *n, int *npg)
+{
+	uint8_t    *page = art_memstore_page(ms, p);
+
+	mark[p] = 1;
+	for (int s = 1; s <= art_page_nslots(page); s++)
+	{
+		ArtPageNo	pg;
+		uint16_t	sl;
+		uint8_t    *kid;
+		int			nst;
+
+		if (art_slot_off(page, s) == 0 || !art_is_stub(art_rec(page, s)))
+			continue;
+		art_stub_target(art_rec(page, s), &pg, &sl);
+		kid = art_memstore_page(ms, pg);
+		stub_targets(kid, NULL, 0, &nst);
+		if (nst > 0)
+		{
+			if (!mark[pg])
+				collect_roots(ms, pg, mark, size, n, npg);
+			continue;
+		}
+		size[(*n)++] = slot_subtree(kid, sl);
+		if (!mark[pg])
+			(*npg)++;
+		mark[pg] = 1;
+	}
+}
+
+/*
+ * Print the page roots of the pages holding no stub: how many, their
+ * sizes, and the pages a first-fit of them all, largest first, takes at
+ * a few fills (as if any could share a page with any other).
+ */
+static void
+root_sizes(ArtMemStore *ms, ArtPageNo root, const char *ds)
+{
+	uint8_t    *mark = calloc(art_memstore_npages(ms), 1);
+	size_t	   *size = malloc(sizeof(size_t) * 65536);
+	size_t	   *load = malloc(sizeof(size_t) * 65536);
+	int			n = 0;
+	int			npg = 0;
+	int			fills[] = {85, 90, 93, 95, 98};
+
+	collect_roots(ms, root, mark, size, &n, &npg);
+	qsort(size, n, sizeof(size_t), cmp_size_desc);
+	printf("roots %s: %d page roots in %d pages holding no stub; sizes p10 %zu p50 %zu p90 %zu; first-fit at",
+		   ds, n, npg, n ? size[n * 9 / 10] : 0, n ? size[n / 2] : 0,
+		   n ? size[n / 10] : 0);
+	for (int f = 0; f < 5; f++)
+	{
+		int			nb = 0;
+		size_t		bound = (size_t) ART_PAGE_USABLE * fills[f] / 100;
+
+		for (int i = 0; i < n; i++)
+		{
+			int			k = 0;
+
+			while (k < nb && load[k] + size[i] > bound)
+				k++;
+			if (k == nb)
+				load[nb++] = 0;
+			load[k] += size[i];
+		}
+		printf(" %d%%: %d", fills[f], nb);
+	}
+	printf(" pages\n");
+	free(mark);
+	free(size);
+	free(load);
+}
+
+/*
+ * Delete the dead entries in key order, each followed by art_merge, as
+ * VACUUM does; merged[i] (if not NULL) says whether the i-th delete's
+ * merge changed the trie (VACUUM logs a merge record for it).
+ */
 static void
 vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
-	   uint64_t *tries, double *cpu)
+	   uint64_t *tries, double *cpu, bool *merged)
 {
 	double		t0 = cpu_now();
 
@@ -395,6 +515,7 @@ vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
 	for (size_t i = 0; i < n; i++)
 	{
 		uint64_t	before;
+		uint64_t	version;
 
 		if (art_delete(t, dead[i].data, dead[i].len) != ART_OK)
 		{
@@ -402,12 +523,39 @@ vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
 			exit(1);
 		}
 		before = art_memstore_split_sections(ms);
+		version = art_version(t);
 		if (art_merge(t, dead[i].data, dead[i].len) != ART_OK)
 		{
 			fprintf(stderr, "merge failed\n");
 			exit(1);
 		}
 		*tries += art_memstore_split_sections(ms) - before;
+		if (merged != NULL)
+			merged[i] = art_version(t) != version;
+	}
+	*cpu += cpu_now() - t0;
+}
+
+/*
+ * Replay a VACUUM's deletes (dead, sorted) as a hot standby's redo does:
+ * each deleted, and merged only where the VACUUM's merge changed the
+ * trie (its merge records).
+ */
+static void
+redo(ArtTrie *t, const Entry *dead, size_t n, const bool *merged,
+	 uint64_t *merges, double *cpu)
+{
+	double		t0 = cpu_now();
+
+	for (size_t i = 0; i < n; i++)
+	{
+		if (art_delete(t, dead[i].data, dead[i].len) != ART_OK ||
+			(merged[i] && art_merge(t, dead[i].data, dead[i].len) != ART_OK))
+		{
+			fprintf(stderr, "redo failed\n");
+			exit(1);
+		}
+		*merges += merged[i];
 	}
 	*cpu += cpu_now() - t0;
 }
@@ -426,8 +574,14 @@ churn(const char *ds, int seed, size_t rows)
 	uint64_t	deletes = 0;
 	uint64_t	peak = 0;
 	double		cpu = 0;
+	bool	   *merged = malloc(sizeof(bool) * rows);
+	bool		replay = getenv("CHURN_REDO") != NULL;
+	uint64_t	merges = 0;
+	double		redo_cpu = 0;
 	ArtTrie		t;
+	ArtTrie		twin = {{0}};
 	ArtMemStore *ms;
+	ArtMemStore *twin_ms = NULL;
 	char		msg[256];
 
 	rng_state = (uint64_t) seed * UINT64_C(1000003);
@@ -451,6 +605,13 @@ churn(const char *ds, int seed, size_t rows)
 	}
 	memcpy(load, row, sizeof(Entry) * nrow);
 	ms = bulk(load, nrow, &t);
+	if (replay)
+	{
+		memcpy(load, row, sizeof(Entry) * nrow);
+		twin_ms = bulk(load, nrow, &twin);
+	}
+	if (getenv("CHURN_GROUP"))
+		t.relayout_pages = twin.relayout_pages = atoi(getenv("CHURN_GROUP"));
 	printf("%s seed %d: built %llu pages\n", ds, seed,
 		   (unsigned long long) art_memstore_pages(ms));
 	for (int round = 1; round <= 25; round++)
@@ -464,7 +625,9 @@ churn(const char *ds, int seed, size_t rows)
 			if (i % 3 == 0)
 			{
 				new_entry(ds, &row[nrow], &tid);
-				if (art_insert(&t, row[nrow].data, row[nrow].len) != ART_OK)
+				if (art_insert(&t, row[nrow].data, row[nrow].len) != ART_OK ||
+					(replay &&
+					 art_insert(&twin, row[nrow].data, row[nrow].len) != ART_OK))
 					exit(1);
 				nrow++;
 				continue;
@@ -473,7 +636,9 @@ churn(const char *ds, int seed, size_t rows)
 			if (i % 3 == 1)
 			{
 				new_entry(ds, &row[victim], &tid);
-				if (art_insert(&t, row[victim].data, row[victim].len) != ART_OK)
+				if (art_insert(&t, row[victim].data, row[victim].len) != ART_OK ||
+					(replay &&
+					 art_insert(&twin, row[victim].data, row[victim].len) != ART_OK))
 					exit(1);
 			}
 			else
@@ -482,7 +647,9 @@ churn(const char *ds, int seed, size_t rows)
 		before = art_memstore_pages(ms);
 		if (round > 20 && before > peak)
 			peak = before;
-		vacuum(&t, ms, dead, ndead, &tries, &cpu);
+		vacuum(&t, ms, dead, ndead, &tries, &cpu, merged);
+		if (replay)
+			redo(&twin, dead, ndead, merged, &merges, &redo_cpu);
 		deletes += ndead;
 		ndead = 0;
 		if (round == 5 || round == 25)
@@ -509,6 +676,8 @@ churn(const char *ds, int seed, size_t rows)
 	}
 	census(ms, ds);
 	relayout_estimate(ms, t.root, ds);
+	if (getenv("CHURN_ROOTS"))
+		root_sizes(ms, t.root, ds);
 	if (getenv("CHURN_DUMP"))
 		dump_tree(ms, t.root, 0);
 	if (art_verify(&t, msg, sizeof(msg)) != ART_OK)
@@ -519,10 +688,21 @@ churn(const char *ds, int seed, size_t rows)
 	printf("%s seed %d: %llu tries for %llu deletes, vacuum cpu %.2f s, %.2f us a delete\n",
 		   ds, seed, (unsigned long long) tries, (unsigned long long) deletes,
 		   cpu, cpu * 1e6 / (double) deletes);
+	if (replay)
+	{
+		printf("%s seed %d: redo %llu merges for %llu deletes, cpu %.2f s, %.2f us a delete, %llu pages (VACUUM %llu)\n",
+			   ds, seed, (unsigned long long) merges,
+			   (unsigned long long) deletes, redo_cpu,
+			   redo_cpu * 1e6 / (double) deletes,
+			   (unsigned long long) art_memstore_pages(twin_ms),
+			   (unsigned long long) art_memstore_pages(ms));
+		art_memstore_destroy(twin_ms);
+	}
 	art_memstore_destroy(ms);
 	free(row);
 	free(dead);
 	free(load);
+	free(merged);
 }
 
 int

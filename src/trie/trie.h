@@ -39,7 +39,7 @@ typedef struct ArtTrie
 	ArtPageStore store;
 	ArtPageNo	root;
 	int			relayout_pages; /* pages a relayout lays out at most (0:
-								 * the default; tests set it) */
+								 * the default; 1: none; tests set it) */
 } ArtTrie;
 
 /* Create an empty trie in the store; sets t->store and t->root. */

@@ -16,7 +16,8 @@
  * and the pages up to RELAYOUT_REACH runs of the root page's stubs away
  * from it in key order (the tops), with every page below them through
  * their stubs: the group, RELAYOUT_PAGES at most (a test may set
- * another bound in ArtTrie.relayout_pages), no top reached from
+ * another bound in ArtTrie.relayout_pages; when the pages pass it, the
+ * tops fewer runs away, down to top alone), no top reached from
  * below another, and every record in it reached from the root page's
  * stubs that lead to the tops.  When the group has a page below its tops
  * and its bytes fit one page fewer at RELAYOUT_FILL (by the pages'
@@ -58,8 +59,12 @@
 
 /* A relayout fills pages up to this many bytes (records and slots). */
 #define RELAYOUT_FILL	(ART_PAGE_USABLE * 85 / 100)
-/* A pending subtree larger than this is opened: its children packed. */
-#define RELAYOUT_OPEN	(RELAYOUT_FILL * 7 / 12)
+/*
+ * A pending subtree larger than this is opened: its children packed.  A
+ * quarter of a page, not the bulk loader's 7/12: md5's subtrees two bytes
+ * deep, 2-3 kB, packed whole fill pages at 85% only two at a time.
+ */
+#define RELAYOUT_OPEN	(RELAYOUT_FILL / 4)
 /*
  * Nodes on a path through the group, at most: packing and writing recurse
  * along paths (a group of 20 pages of one long key's branches could hold
@@ -432,9 +437,11 @@ widen(const RNode *x)
 /*
  * Write out x's pending subtrees (gather) so that x's pending size is at
  * most RELAYOUT_FILL: first-fit, largest first, into bins of at most
- * RELAYOUT_FILL bytes, each a page of its own but the least full one,
- * which stays pending with x when x then still fits (never with node 0:
- * the root page takes nothing).
+ * RELAYOUT_FILL bytes (when a subtree was opened, in key order, a bin
+ * filled before the next: the order VACUUM deletes in, so that its runs
+ * of deletes in one page stay long), each a page of its own but the
+ * least full one, which stays pending with x when x then still fits
+ * (never with node 0: the root page takes nothing).
  */
 static ArtStatus
 flush(Relayout *r, int x)
@@ -464,7 +471,7 @@ flush(Relayout *r, int x)
 	for (int i = 0; i < r->nsel; i++)
 		base -= (int64_t) r->nodes[r->sel[i]].size - (ART_STUB_SIZE + 2);
 	/* largest first, in pre-order among equals */
-	for (int i = 1; i < r->nsel; i++)
+	for (int i = 1; i < r->nsel && r->nopened == 0; i++)
 	{
 		int			k = r->sel[i];
 		int			j = i;
@@ -478,7 +485,7 @@ flush(Relayout *r, int x)
 	}
 	for (int i = 0; i < r->nsel; i++)
 	{
-		int			k = 0;
+		int			k = r->nopened > 0 && nb > 0 ? nb - 1 : 0;
 
 		while (k < nb && binsize[k] + r->nodes[r->sel[i]].size > RELAYOUT_FILL)
 			k++;
@@ -795,10 +802,43 @@ find_group(Relayout *r, const ArtPageNo *cand, int ncand, ArtPageNo *pages,
 }
 
 /*
+ * The tops of a group around top: the pages up to reach runs away from
+ * it among the runs of the root page's stubs in key order (run[0..nrun),
+ * each the page a run leads to), nearest first, each once, into cand;
+ * returns how many.
+ */
+static int
+tops_near(const ArtPageNo *run, int nrun, ArtPageNo top, int reach,
+		  ArtPageNo *cand)
+{
+	int			ncand = 0;
+
+	for (int d = 0; d <= reach; d++)
+		for (int i = 0; i < nrun; i++)
+		{
+			if (run[i] != top)
+				continue;
+			for (int j = i - d; j <= i + d; j += d ? 2 * d : 1)
+			{
+				bool		have = false;
+
+				if (j < 0 || j >= nrun)
+					continue;
+				for (int k = 0; k < ncand; k++)
+					have |= cand[k] == run[j];
+				if (!have && ncand < 2 * RELAYOUT_REACH + 1)
+					cand[ncand++] = run[j];
+			}
+		}
+	return ncand;
+}
+
+/*
  * Choose the group: the page top and the pages up to RELAYOUT_REACH runs
  * of the root page's stubs away on either side in key order (a run:
  * stubs in a row leading to one page), with the pages below them,
- * group_pages at most; its page roots are the root page's stubs that
+ * group_pages at most (fewer runs away, down to top alone, when the
+ * pages pass that); its page roots are the root page's stubs that
  * lead to those tops, in key order; r->nfound gets its pages and *sum
  * their bytes.  With pin, pin its pages share into r->refs, each after
  * every page of the group whose stubs lead to it, the order in which
@@ -818,7 +858,7 @@ choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 	ArtPageNo	cand[2 * RELAYOUT_REACH + 1];
 	ArtPageNo	pages[RELAYOUT_PAGES_MAX];
 	int			indeg[RELAYOUT_PAGES_MAX] = {0};
-	int			ncand = 0;
+	int			ncand;
 	int			npages;
 	int			nseq;
 	int			nrun = 0;
@@ -834,7 +874,6 @@ choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 		st = ART_NO_MEMORY;
 		goto out;
 	}
-	memset(edge, 0, sizeof(bool) * RELAYOUT_PAGES_MAX * RELAYOUT_PAGES_MAX);
 	nseq = root_stubs(r, seq);
 	if (nseq < 0)
 	{
@@ -850,24 +889,16 @@ choose_group(Relayout *r, ArtPageNo top, bool pin, size_t *sum)
 		if (nrun == 0 || run[nrun - 1] != pg)
 			run[nrun++] = pg;
 	}
-	for (int d = 0; d <= RELAYOUT_REACH; d++)
-		for (int i = 0; i < nrun; i++)
-		{
-			if (run[i] != top)
-				continue;
-			for (int j = i - d; j <= i + d; j += d ? 2 * d : 1)
-			{
-				bool		have = false;
-
-				if (j < 0 || j >= nrun)
-					continue;
-				for (int k = 0; k < ncand; k++)
-					have |= cand[k] == run[j];
-				if (!have && ncand < 2 * RELAYOUT_REACH + 1)
-					cand[ncand++] = run[j];
-			}
-		}
-	st = find_group(r, cand, ncand, pages, &npages, edge, sum, &ok);
+	/* the nearest tops whose group fits: top alone at the least */
+	for (int reach = RELAYOUT_REACH; reach >= 0; reach--)
+	{
+		ncand = tops_near(run, nrun, top, reach, cand);
+		memset(edge, 0,
+			   sizeof(bool) * RELAYOUT_PAGES_MAX * RELAYOUT_PAGES_MAX);
+		st = find_group(r, cand, ncand, pages, &npages, edge, sum, &ok);
+		if (st != ART_OK || ok)
+			break;
+	}
 	if (st != ART_OK || !ok)
 		goto out;
 	r->nfound = npages;
