@@ -306,7 +306,8 @@ pager_shmem_startup(void)
 			pg_atomic_init_u32(&pager_shared->files[i].gate_closing, 0);
 			pg_atomic_init_u32(&pager_shared->files[i].ckpt_copies, 0);
 			pg_atomic_init_u32(&pager_shared->files[i].ckpt_written, 0);
-			pg_atomic_init_u64(&pager_shared->files[i].version, 0);
+			/* slots' versions apart: a process's merges key a memo by it */
+			pg_atomic_init_u64(&pager_shared->files[i].version, (uint64) i << 48);
 			pg_atomic_init_u64(&pager_shared->files[i].groups, 0);
 			pg_atomic_init_u32(&pager_shared->files[i].users, 0);
 			pg_atomic_init_u64(&pager_shared->files[i].last_used, 0);

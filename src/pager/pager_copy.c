@@ -30,7 +30,9 @@
 
 /*
  * Write logical page pageno of a file being filled, allocating the pages
- * before it that it does not have yet.
+ * before it that it does not have yet.  The file's content version moves,
+ * as with every change of its pages (a merge passes over a page tried at
+ * a version no change has moved since: trie_merge.c).
  */
 void
 pager_copy_in_page(PagerFile *file, ArtPageNo pageno, const char *body)
@@ -38,6 +40,7 @@ pager_copy_in_page(PagerFile *file, ArtPageNo pageno, const char *body)
 	ArtPageStore store = pager_page_store(file);
 	ArtPageRef	ref;
 
+	store.ops->version(store.store, true);
 	while (pager_file_nlogical(file) <= pageno)
 	{
 		store.ops->alloc(store.store, &ref);
@@ -63,7 +66,8 @@ pager_copy_in_page(PagerFile *file, ArtPageNo pageno, const char *body)
 }
 
 /*
- * Free logical page pageno, if the file has it in use.
+ * Free logical page pageno, if the file has it in use; the file's content
+ * version moves (pager_copy_in_page).
  */
 void
 pager_free_page(PagerFile *file, ArtPageNo pageno)
@@ -71,6 +75,7 @@ pager_free_page(PagerFile *file, ArtPageNo pageno)
 	ArtPageStore store = pager_page_store(file);
 	ArtPageRef	ref;
 
+	store.ops->version(store.store, true);
 	if (pageno >= pager_file_nlogical(file) ||
 		pager_map_get(pager_slot(file), pageno, NULL) == PAGER_PHYS_FREE)
 		return;

@@ -61,7 +61,8 @@ extern ArtStatus art_groups(ArtTrie *t, uint64_t *groups);
 
 /*
  * The content version of the trie's store: it moves on after every
- * insert, delete, truncate and bulk load of any of the store's tries, so
+ * insert, delete, merge, truncate and bulk load of any of the store's
+ * tries (and at a split, before its insert), so
  * two equal readings bracket a stretch in which nothing changed.
  */
 extern uint64_t art_version(ArtTrie *t);

@@ -665,10 +665,15 @@ static const ArtPageStoreOps mem_ops = {
 ArtMemStore *
 art_memstore_new(void)
 {
+	static uint64_t stores;
 	ArtMemStore *ms = calloc(1, sizeof(ArtMemStore));
 
 	if (ms)
+	{
 		ms->budget = -1;
+		/* versions apart from an earlier store's at the same address */
+		ms->version = ++stores << 40;
+	}
 	return ms;
 }
 

@@ -41,7 +41,11 @@
  * sizes kept with the page root each delete went through smaller by what
  * the page lost, succeeds, as long as nothing else changed the trie
  * meanwhile.  So a page is passed over only when a try would change
- * nothing, and the merges depend on the pages alone.
+ * nothing, and the merges depend on the pages alone.  A try that changed
+ * nothing, and the relayout tried with it, is not made again while the
+ * store's content version has not moved since (MergeSame): VACUUM merges
+ * after a group of deletes, and redo where VACUUM did, so a group's merges
+ * come back to the pages its runs alternate between with nothing changed.
  *
  * Only pages whose every page root is referenced from the parent page
  * take part (a page may have several parent pages).  Then neither page is
@@ -233,6 +237,40 @@ static struct
 	MergeState	states[2];
 	ParentView	views[2];
 }			merge_scratch;
+
+/* Tries, and relayouts, that the memo of one content version keeps. */
+#define SAME_TRIES		32
+
+/*
+ * The tries this process's merges made since the store's content version
+ * last moved, each of which changed nothing: the pages each tried (the
+ * parent page, the page, and the page below the root page whose
+ * subtrees' relayout it tried), and the relayouts tried, each with what
+ * its group lacked.  A try reads nothing but the pages, and every change
+ * of a page moves the version, so a try of the same pages at the same
+ * version would change nothing again: it is passed over, and redo, which
+ * merges where VACUUM merged, passes over the same tries.  VACUUM merges
+ * once per run of a group's deletes, after the group, and redo where
+ * VACUUM did; runs in key order alternate between pages whose page roots
+ * interleave, so a group's runs tried each page, and the relayout of the
+ * subtree of the root page above them, again at every run, with nothing
+ * changed in between.
+ */
+typedef struct MergeSame
+{
+	const void *store;			/* the store and trie it was kept for */
+	ArtPageNo	root;
+	uint64_t	version;		/* (stores' versions never coincide) */
+	int			ntries;
+	ArtPageNo	parent[SAME_TRIES];
+	ArtPageNo	page[SAME_TRIES];
+	ArtPageNo	top[SAME_TRIES];
+	int			ntops;
+	ArtPageNo	relayout[SAME_TRIES];
+	size_t		lack[SAME_TRIES];
+} MergeSame;
+
+static MergeSame merge_same;
 
 /*
  * The bytes of page's records and their slots: what a merge moves (a
@@ -1476,6 +1514,88 @@ merge_passed_over(ArtTrie *t, const MergePath *mp)
 }
 
 /*
+ * The memo of t's unchanged tries at content version now, emptied first
+ * when it is another trie's or was kept at another version.
+ */
+static MergeSame *
+same_at(ArtTrie *t, uint64_t now)
+{
+	MergeSame  *sm = &merge_same;
+
+	if (sm->store != t->store.store || sm->root != t->root ||
+		sm->version != now)
+	{
+		sm->store = t->store.store;
+		sm->root = t->root;
+		sm->version = now;
+		sm->ntries = 0;
+		sm->ntops = 0;
+	}
+	return sm;
+}
+
+/*
+ * Whether a try of the last two pages of a delete's path (mp), with the
+ * relayout above them, changed nothing at the content version now.
+ */
+static bool
+same_tried(ArtTrie *t, const MergePath *mp)
+{
+	MergeSame  *sm = same_at(t, t->store.ops->version(t->store.store, false));
+
+	for (int i = 0; i < sm->ntries; i++)
+		if (sm->page[i] == mp->refs[1].pageno &&
+			sm->parent[i] == mp->refs[0].pageno && sm->top[i] == mp->top)
+			return true;
+	return false;
+}
+
+/*
+ * Note that a try of page under parent, with the relayout of top, changed
+ * nothing at the content version now.
+ */
+static void
+same_note(ArtTrie *t, ArtPageNo parent, ArtPageNo page, ArtPageNo top,
+		  uint64_t now)
+{
+	MergeSame  *sm = same_at(t, now);
+
+	if (sm->ntries == SAME_TRIES)
+		return;
+	sm->parent[sm->ntries] = parent;
+	sm->page[sm->ntries] = page;
+	sm->top[sm->ntries++] = top;
+}
+
+/*
+ * art_relayout of top at the content version now, unless a relayout of
+ * top changed nothing at that version: then *lack is what that one's
+ * group lacked, and *done false.
+ */
+static ArtStatus
+relayout_once(ArtTrie *t, ArtPageNo top, uint64_t now, bool *done,
+			  size_t *lack)
+{
+	MergeSame  *sm = same_at(t, now);
+	ArtStatus	st;
+
+	for (int i = 0; i < sm->ntops; i++)
+		if (sm->relayout[i] == top)
+		{
+			*done = false;
+			*lack = sm->lack[i];
+			return ART_OK;
+		}
+	st = art_relayout(t, top, done, lack);
+	if (st == ART_OK && !*done && sm->ntops < SAME_TRIES)
+	{
+		sm->relayout[sm->ntops] = top;
+		sm->lack[sm->ntops++] = *lack;
+	}
+	return st;
+}
+
+/*
  * After a delete of entry: merge the last page of its path, if underfull,
  * into its parent page or a sibling page (see the file's header).  A
  * merge keeps the content; a failure (before any change) changes nothing.
@@ -1493,7 +1613,7 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 	st = descend(t, entry, len, ART_LOCK_SHARE, ART_LOCK_SHARE, &mp);
 	underfull = st == ART_OK && mp.n == 2 &&
 		PAGE_LOAD(mp.refs[1].data) < MERGE_LOW &&
-		!merge_passed_over(t, &mp);
+		!same_tried(t, &mp) && !merge_passed_over(t, &mp);
 	path_release(t, &mp);
 	if (!underfull)
 		return st;
@@ -1526,11 +1646,13 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 			path_release(t, &mp);
 
 			/* nothing moved: the subtrees of the root page near it laid out again */
-			st = art_relayout(t, top, &done, &lack);
+			st = relayout_once(t, top, before, &done, &lack);
 			if (lack < ml->lack)
 				ml->lack = lack;
 			if (st != ART_OK || done || ml->lack == 0)
 				ml->store = NULL;
+			if (st == ART_OK && !done)
+				same_note(t, ml->parent, ml->page, top, before);
 		}
 	}
 	path_release(t, &mp);

@@ -494,6 +494,8 @@ split_move(ArtTrie *t, ArtPinStack *ps, SplitState *ss, bool roots)
 		t->store.ops->mark_dirty(t->store.store, parent);
 	t->store.ops->mark_dirty(t->store.store, &q);
 	t->store.ops->release(t->store.store, &q);
+	/* records moved: the content version moves, as with every change */
+	t->store.ops->version(t->store.store, true);
 	art_free(t, ss);
 	return ART_OK;
 }
