@@ -70,8 +70,8 @@ typedef struct DeadEntries
 
 /*
  * Deletes made in one art_delete_sorted call, which keeps the trie's root
- * page locked share throughout (an insert that changes it waits), and the
- * pages below it on the path exclusive.
+ * page and the pages above the one a delete changes locked share
+ * throughout (an insert that changes one waits), and that page exclusive.
  */
 #define DEAD_SORTED_ENTRIES	64
 

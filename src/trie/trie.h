@@ -254,11 +254,11 @@ extern void art_cursor_close(ArtCursor *cursor);
  * sharing their paths' pages do not pin and lock them again (the run's
  * last is not read).  done(arg, i, page) follows each delete that found
  * its entry, page as art_delete_page gives it, with pages of the trie
- * still locked, exclusive below the root page: it must not use the trie
- * or wait for anything another user of the trie may hold; logging the
- * delete is what it is for.  The root page stays locked share for the
- * whole run (an insert that changes it waits), so callers bound its
- * length.  Returns ART_OK, or the status of the
+ * still locked, exclusive from page down: it must not use the trie or
+ * wait for anything another user of the trie may hold; logging the
+ * delete is what it is for.  The root page and the pages above the one a
+ * delete changes stay locked share (an insert that changes one waits;
+ * readers pass them), so callers bound the run's length.  Returns ART_OK, or the status of the
  * first delete that failed (ART_NOT_FOUND is not a failure), which ends
  * the run.
  */

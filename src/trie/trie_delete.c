@@ -19,7 +19,10 @@
  * exclusive, as the trie's only writer, with lock coupling, and changed
  * one page at a time (delete_entry).  A series of deletes in entry order
  * (art_delete_sorted, and a finger's through art_delete_keep) keeps the
- * path of one delete locked for the next.
+ * path of one delete locked for the next.  art_delete_sorted, which runs
+ * beside readers (VACUUM), holds share the pages above the one a delete
+ * changes, and changes their counts after, a page at a time, as an
+ * insert's second pass does (count_above).
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +51,8 @@ typedef struct DelPath
 	int			brk;			/* that node's level */
 	size_t		shared;			/* bytes the entries left share with key */
 	bool		counted;		/* the root page counts groups */
+	bool		share;			/* pages above the break page held share */
+	uint64_t	excl;			/* held with hold: bit k, page k exclusive */
 } DelPath;
 
 /*
@@ -117,7 +122,10 @@ decrement(uint8_t *page, ArtChild at)
  * (art_delete_sorted's last delete): the path goes on through those its
  * stubs lead to, and at the first stub that leads elsewhere lets go of
  * the held pages below it, so that pages are still locked from the root
- * down; held pages below the path's last page stay held.
+ * down; held pages below the path's last page stay held.  With hold,
+ * dp->excl tells which held pages are exclusive; with dp->share, a page
+ * held exclusive that the path goes on below is held share instead, and
+ * the path found again from the root (the page was unlocked meanwhile).
  */
 static ArtStatus
 find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
@@ -126,15 +134,22 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
 	ArtPinStack *ps = &dp->ps;
 	DelLevel   *cur;
 	ArtStatus	st;
-	size_t		d = 0;
+	size_t		d;
 
 	*deep = false;
-	st = ps->n > 0 ? ART_OK : art_pin_push(t, ps, t->root, top);
-	if (st == ART_OK)
-		st = art_grow(t, (void **) &dp->lv, &dp->cap, 1, sizeof(DelLevel));
+	if (ps->n == 0)
+	{
+		st = art_pin_push(t, ps, t->root, top);
+		if (st != ART_OK)
+			return st;
+		dp->excl = top == ART_LOCK_EXCLUSIVE ? 1 : 0;
+	}
+	st = art_grow(t, (void **) &dp->lv, &dp->cap, 1, sizeof(DelLevel));
 	if (st != ART_OK)
 		return st;
 	dp->counted = art_root_counts_groups(ps->refs[0].data);
+again:
+	d = 0;
 	memset(&dp->lv[0], 0, sizeof(DelLevel));
 	dp->lv[0].node = art_child_of_slot(ps->refs[0].data, ART_ROOT_SLOT);
 	dp->lv[0].stub_pidx = -1;
@@ -183,9 +198,23 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
 					*deep = true;
 					return ART_OK;
 				}
+				if (dp->share && next.pidx > 0 &&
+					(dp->excl & (UINT64_C(1) << next.pidx)))
+				{
+					ArtPageRef *ref = &ps->refs[next.pidx];
+
+					t->store.ops->unlock(t->store.store, ref);
+					t->store.ops->relock(t->store.store, ref, ART_LOCK_SHARE);
+					dp->excl &= ~(UINT64_C(1) << next.pidx);
+					goto again;
+				}
 				st = art_pin_push(t, ps, pg, mode);
 				if (st != ART_OK)
 					return st;
+				if (hold && mode == ART_LOCK_EXCLUSIVE)
+					dp->excl |= UINT64_C(1) << (ps->n - 1);
+				else if (hold)
+					dp->excl &= ~(UINT64_C(1) << (ps->n - 1));
 				if (!hold)
 					t->store.ops->unlock(t->store.store, &ps->refs[ps->n - 2]);
 				next.pidx = ps->n - 1;
@@ -303,8 +332,8 @@ change_page(DelPath *dp, int k)
  * only while it changes.  First the page of the break level, which cuts
  * what goes off the trie, then the pages below it, whose records go (and
  * the pages left empty), then the counts above, up to the page below the
- * root page: the root page changes only when the break level lies in it.
- * Cannot fail.
+ * root page (unless dp->share: count_above does those): the root page
+ * changes only when the break level lies in it.  Cannot fail.
  */
 static void
 change_path(ArtTrie *t, DelPath *dp, bool relock)
@@ -331,7 +360,7 @@ change_path(ArtTrie *t, DelPath *dp, bool relock)
 		if (relock)
 			t->store.ops->unlock(t->store.store, ref);
 	}
-	for (k = first - 1; k > 0; k--)
+	for (k = first - 1; k > 0 && !dp->share; k--)
 	{
 		if (relock)
 			t->store.ops->relock(t->store.store, &ps->refs[k],
@@ -341,6 +370,141 @@ change_path(ArtTrie *t, DelPath *dp, bool relock)
 		if (relock)
 			t->store.ops->unlock(t->store.store, &ps->refs[k]);
 	}
+}
+
+/*
+ * With dp->share, after find_break: take the pages from the break level's
+ * down exclusive, those held share unlocked and all locked again
+ * exclusive from the top (no page is waited for while one below it is
+ * held).  True if the path must be found again: a page held share
+ * changed meanwhile, or one held exclusive was let go (its hold's end
+ * counts in its changes).
+ */
+static bool
+take_exclusive(ArtTrie *t, DelPath *dp)
+{
+	ArtPinStack *ps = &dp->ps;
+	int			first = dp->lv[dp->brk].pidx;
+	uint64_t	want = ~((UINT64_C(1) << first) - 1);
+	uint32_t	seen[ART_MAX_LOCKED_PAGES];
+	bool		again = false;
+	int			k;
+
+	if (ps->n < 64)
+		want &= (UINT64_C(1) << ps->n) - 1;
+	if ((dp->excl & want) == want)
+		return false;
+	for (k = ps->n - 1; k >= first; k--)
+	{
+		if (dp->excl & (UINT64_C(1) << k))
+			again = true;
+		else
+			seen[k] = t->store.ops->changes(t->store.store, &ps->refs[k]);
+		t->store.ops->unlock(t->store.store, &ps->refs[k]);
+	}
+	for (k = first; k < ps->n; k++)
+	{
+		t->store.ops->relock(t->store.store, &ps->refs[k], ART_LOCK_EXCLUSIVE);
+		if (!again &&
+			t->store.ops->changes(t->store.store, &ps->refs[k]) != seen[k])
+			again = true;
+	}
+	dp->excl |= want;
+	return again;
+}
+
+/*
+ * Subtract key's entry from the count of each node of its path in page k
+ * (held exclusive), found by key from the node where the path enters the
+ * page up to the stub that leaves it: another writer changed the page
+ * since the path was found (a prefix split above a node on it, a child
+ * added to one).  Those nodes lie above another page, so their counts are
+ * wide and change in place.
+ */
+static ArtStatus
+count_by_key(DelPath *dp, int k, const uint8_t *key, size_t len)
+{
+	uint8_t    *page = dp->ps.refs[k].data;
+	int			j = 1;
+	ArtChild	at;
+	size_t		d;
+
+	while (dp->lv[j].pidx != k)
+		j++;
+	at = dp->lv[j].node;
+	d = dp->lv[j - 1].end + 1;
+	for (;;)
+	{
+		uint8_t    *rec = art_child_rec(page, at);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+			return ART_OK;
+		art_node_decode(rec, &node);
+		if (node.kind == ART_NODE_LEAF || node.cw != ART_COUNT_WIDE ||
+			len - d <= node.plen || memcmp(key + d, node.prefix, node.plen) != 0)
+			return ART_CORRUPT;
+		art_node_set_count(&node, node.count - 1);
+		d += node.plen;
+		at = art_node_find(&node, key[d]);
+		if (art_child_none(at))
+			return ART_CORRUPT;
+		d++;
+	}
+}
+
+/*
+ * With dp->share, once the pages from the break level's down changed: the
+ * counts of the path's nodes in the pages between the root page and the
+ * break level's, a page at a time, as an insert's second pass adds to
+ * them.  The break level's page is unlocked first and those pages (held
+ * share) from the bottom up, each marked passing so that none splits
+ * meanwhile; then each is locked exclusive, its counts changed (in place,
+ * mark_counts), unlocked and locked share again, from the top down, and
+ * the break level's page is locked exclusive again.  In a page whose
+ * changes are as read before, the counts are those of the nodes the path
+ * noted; in any other they are found by key (count_by_key).  No page
+ * above need be held while one is changed: the stub that leads to the
+ * next page stays (only a split of that page, which passing holds off, a
+ * page merge or a relayout, which hold the split section exclusive, or
+ * this delete would repoint or remove it), and so does the node it leads
+ * to (a prefix split puts the new node above in its slot).  A reader may
+ * see a count above one too high meanwhile, as the entry is gone already.
+ * Cannot fail, but for a page that lies (ART_CORRUPT).
+ */
+static ArtStatus
+count_above(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len)
+{
+	ArtPinStack *ps = &dp->ps;
+	int			first = dp->lv[dp->brk].pidx;
+	uint32_t	seen[ART_MAX_LOCKED_PAGES];
+	ArtStatus	st = ART_OK;
+	int			k;
+
+	t->store.ops->unlock(t->store.store, &ps->refs[first]);
+	for (k = first - 1; k > 0; k--)
+	{
+		seen[k] = t->store.ops->changes(t->store.store, &ps->refs[k]);
+		t->store.ops->passing(t->store.store, &ps->refs[k], true);
+		t->store.ops->unlock(t->store.store, &ps->refs[k]);
+	}
+	for (k = 1; k < first; k++)
+	{
+		ArtPageRef *ref = &ps->refs[k];
+
+		t->store.ops->relock(t->store.store, ref, ART_LOCK_EXCLUSIVE);
+		if (t->store.ops->changes(t->store.store, ref) == seen[k])
+			change_page(dp, k);
+		else if (st == ART_OK)
+			st = count_by_key(dp, k, key, len);
+		t->store.ops->mark_counts(t->store.store, ref);
+		t->store.ops->unlock(t->store.store, ref);
+		t->store.ops->relock(t->store.store, ref, ART_LOCK_SHARE);
+		t->store.ops->passing(t->store.store, ref, false);
+	}
+	t->store.ops->relock(t->store.store, &ps->refs[first], ART_LOCK_EXCLUSIVE);
+	dp->excl &= ~((UINT64_C(1) << first) - 2);
+	return st;
 }
 
 /*
@@ -470,24 +634,35 @@ art_delete_page(ArtTrie *t, const uint8_t *key, size_t len, ArtPageNo *page)
  * One delete of a series in increasing entry order, as art_delete_page's,
  * inside the trie's write section and its split section share, through dp,
  * which may hold the pages of the last delete's path (the root page share,
- * those below it exclusive): the path goes on through those it shares and
+ * those below it exclusive, or with dp->share those above the break
+ * level's page share): the path goes on through those it shares and
  * stays held for the next, down to the page of its break level (the next
- * entry's path leaves this one's there or above).  A delete that changes
- * the root page, and a path longer than ART_MAX_LOCKED_PAGES pages, go as
- * art_delete's does, with nothing held before or after.  *page: as
- * art_delete_page's.
+ * entry's path leaves this one's there or above).  With dp->share, pages
+ * are found share and those from the break level's down taken exclusive
+ * (take_exclusive), and the counts above go in a step of their own
+ * (count_above).  A delete that changes the root page, and a path longer
+ * than ART_MAX_LOCKED_PAGES pages, go as art_delete's does, with nothing
+ * held before or after.  *page: as art_delete_page's.
  */
 static ArtStatus
 delete_next(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len,
 			ArtPageNo *page)
 {
+	ArtLockMode mode = dp->share ? ART_LOCK_SHARE : ART_LOCK_EXCLUSIVE;
 	ArtStatus	st;
 	bool		deep;
 
-	st = find_path(t, key, len, ART_LOCK_SHARE, ART_LOCK_EXCLUSIVE, true,
-				   dp, &deep);
-	if (st == ART_OK && !deep)
+	do
+	{
+		st = find_path(t, key, len, ART_LOCK_SHARE, mode, true, dp, &deep);
+		if (st != ART_OK || deep)
+			break;
 		find_break(dp);
+		if (dp->lv[dp->brk].pidx == 0)
+			break;
+		/* pages held from the last path, below this one's end */
+		drop_path(t, dp, dp->lv[dp->nlev - 1].pidx + 1);
+	} while (dp->share && take_exclusive(t, dp));
 	if (st == ART_OK && (deep || dp->lv[dp->brk].pidx == 0))
 	{
 		drop_path(t, dp, 0);
@@ -498,14 +673,14 @@ delete_next(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len,
 	}
 	else if (st == ART_OK)
 	{
-		/* pages held from the last path, below this one's end */
-		drop_path(t, dp, dp->lv[dp->nlev - 1].pidx + 1);
 		*page = dp->ps.refs[dp->lv[dp->brk].pidx].pageno;
 		change_path(t, dp, false);
 		if (dp->counted && art_group_change(key, len, dp->shared))
 			t->store.ops->groups_add(t->store.store, -1);
 		/* the next entry's path leaves this one's at the break or above */
 		drop_path(t, dp, dp->lv[dp->brk].pidx + 1);
+		if (dp->share && dp->lv[dp->brk].pidx > 1)
+			st = count_above(t, dp, key, len);
 	}
 	return st;
 }
@@ -520,9 +695,14 @@ delete_next(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len,
  * art_delete_page would give, while the pages of the path down to it are
  * still locked: it must not use the trie, nor wait for anything another
  * user of the trie may hold (it logs the delete).  So the path's pages
- * stay locked for the n deletes, exclusive below the root page, the root
- * page share (readers pass it; an insert that changes it waits): callers
- * bound n.  Pages are still locked from the root down: at the first stub
+ * stay locked for the n deletes: the root page and the pages above the
+ * one a delete changes share (readers pass them; an insert that changes
+ * one waits), that page and those below it exclusive.  Each delete finds
+ * its path share, takes its pages from the break level's down exclusive,
+ * changes them, and then the counts above, in pages it locks exclusive
+ * one at a time with nothing below them locked (count_above): readers
+ * wait there only for those few counts.  Callers bound n.  Pages are
+ * still locked from the root down: at the first stub
  * that leads off the pages held, those below it are let go first.  A
  * delete that changes the root page, and a path longer than
  * ART_MAX_LOCKED_PAGES pages, go as art_delete's does, with nothing else
@@ -537,6 +717,7 @@ art_delete_sorted(ArtTrie *t, const ArtRun *run, ArtDeleteDone done,
 	DelPath		dp = {0};
 	ArtStatus	st = ART_OK;
 
+	dp.share = true;
 	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
 	t->store.ops->split_begin(t->store.store, ART_LOCK_SHARE);
 	for (int i = 0; i < run->n && st == ART_OK; i++)

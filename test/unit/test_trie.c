@@ -3835,6 +3835,382 @@ test_second_pass_alone(void)
 }
 
 /*
+ * Key's path as far as it goes in the trie, read with no lock (the tests
+ * run alone): its pages, where it enters each, whether key is an entry,
+ * and the key depths of the prefix bytes of its nodes in page in.
+ */
+typedef struct PathPages
+{
+	ArtPageNo	pages[64];
+	size_t		depths[64];
+	int			n;
+	bool		found;
+	size_t		cuts[64];
+	int			ncuts;
+} PathPages;
+
+static void
+path_pages(Fixture *f, const uint8_t *key, size_t len, ArtPageNo in,
+		   PathPages *pp)
+{
+	ArtPageNo	pg = f->t.root;
+	uint8_t    *page = art_memstore_page(f->ms, pg);
+	int			slot = ART_ROOT_SLOT;
+	size_t		d = 0;
+
+	pp->pages[0] = pg;
+	pp->depths[0] = 0;
+	pp->n = 1;
+	pp->found = false;
+	pp->ncuts = 0;
+	for (;;)
+	{
+		uint8_t    *rec = art_rec(page, slot);
+		ArtNode		node;
+		ArtChild	c;
+
+		if (art_is_stub(rec))
+		{
+			uint16_t	s;
+
+			if (pp->n == 64)
+				break;
+			art_stub_target(rec, &pg, &s);
+			page = art_memstore_page(f->ms, pg);
+			slot = s;
+			pp->pages[pp->n] = pg;
+			pp->depths[pp->n++] = d;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		if (len - d < node.plen || memcmp(key + d, node.prefix, node.plen) != 0)
+			break;
+		for (size_t i = 0; i < node.plen && pg == in && pp->ncuts < 64; i++)
+			pp->cuts[pp->ncuts++] = d + i;
+		d += node.plen;
+		if (d == len)
+		{
+			pp->found = node.terminal;
+			break;
+		}
+		c = art_node_find(&node, key[d]);
+		if (art_child_none(c))
+			break;
+		slot = art_child_slot(page, c);
+		d++;
+	}
+}
+
+/*
+ * A trie of 40,000 keys of gen's (seeded), inserted one by one, and every
+ * other one of them in key order, back to back in the returned memory,
+ * ending at ends[0 .. *n).
+ */
+static uint8_t *
+half_trie(Fixture *f, uint64_t seed, size_t (*gen) (Rng *r, uint8_t *key),
+		  size_t *ends, int *n)
+{
+	Rng			r = {seed};
+	uint8_t		key[64];
+	size_t		bytes = 0;
+	uint8_t    *data;
+
+	if (!fixture_init(f))
+		return NULL;
+	for (int i = 0; i < 40000; i++)
+		if (!put(f, key, gen(&r, key)))
+			return NULL;
+	*n = 0;
+	for (size_t i = 0; i < f->m.n; i += 2)
+		bytes += f->m.keys[i].len;
+	data = malloc(bytes);
+	if (data == NULL)
+		return NULL;
+	bytes = 0;
+	for (size_t i = 0; i < f->m.n; i += 2)
+	{
+		memcpy(data + bytes, f->m.keys[i].data, f->m.keys[i].len);
+		bytes += f->m.keys[i].len;
+		ends[(*n)++] = bytes;
+	}
+	return data;
+}
+
+/* The run of up to 64 of the n entries at data (ends) from entry from. */
+static ArtRun
+run_at(const uint8_t *data, const size_t *ends, int n, int from)
+{
+	ArtRun		run;
+
+	run.data = data;
+	run.ends = ends + from;
+	run.start = from > 0 ? ends[from - 1] : 0;
+	run.n = n - from < 64 ? n - from : 64;
+	run.last = false;
+	return run;
+}
+
+/* Entry i of a run, and its length. */
+static const uint8_t *
+run_entry(const ArtRun *run, int i, size_t *len)
+{
+	size_t		start = i > 0 ? run->ends[i - 1] : run->start;
+
+	*len = run->ends[i] - start;
+	return run->data + start;
+}
+
+/* What upper_readers_done needs: the trie, the run. */
+typedef struct UpperReaders
+{
+	Fixture    *f;
+	const ArtRun *run;
+	int			counts;			/* counts read in pages above a break */
+	bool		ok;
+} UpperReaders;
+
+/*
+ * art_delete_sorted's done, while the run holds its path: the delete's
+ * entry leaves the model, and every fourth time a reader of another
+ * session counts the entries under each page of what is left of the
+ * entry's path between the root page and the page where it now ends
+ * (the prefix that leads into the page): its pages must be locked share
+ * at most, and the count exact.
+ */
+static void
+upper_readers_done(void *arg, int i, ArtPageNo page)
+{
+	UpperReaders *ur = arg;
+	size_t		len;
+	const uint8_t *key = run_entry(ur->run, i, &len);
+	PathPages	pp;
+
+	if (!model_delete(&ur->f->m, key, len))
+		ur->ok = false;
+	if (!ur->ok || i % 4 != 0)
+		return;
+	path_pages(ur->f, key, len, ART_INVALID_PAGENO, &pp);
+	for (int k = 1; k < pp.n && pp.pages[k] != page; k++)
+	{
+		uint64_t	count = 0;
+
+		if (art_count_prefix(&ur->f->t, key, pp.depths[k], &count) != ART_OK ||
+			art_memstore_violation(ur->f->ms) != NULL ||
+			count != model_count_prefix(&ur->f->m, key, pp.depths[k]))
+		{
+			ur->ok = false;
+			return;
+		}
+		ur->counts++;
+	}
+}
+
+/*
+ * Readers pass the pages above the one a delete changes while
+ * art_delete_sorted holds a run's path: 40,000 keys of five letters,
+ * inserted one by one (paths of three pages and more), every other one
+ * deleted in key order in runs of 64; after each delete (its path still
+ * held) a reader counts the entries under the pages of the path above the
+ * page where the entry's path now ends, and finds them locked share at
+ * most (the delete takes them exclusive only for a moment, to change
+ * their counts) and the counts exact.  The trie ends sound.
+ */
+static bool
+test_delete_sorted_upper_readers(void)
+{
+	Fixture		f;
+	size_t	   *ends = malloc(sizeof(size_t) * 40000);
+	uint8_t    *data;
+	int			n;
+	UpperReaders ur = {&f, NULL, 0, true};
+
+	if (ART_MAX_LOCKED_PAGES < 3)
+	{
+		/* every path past two pages goes as art_delete's */
+		printf("delete_sorted_upper_readers: skipped, paths of two pages\n");
+		free(ends);
+		return true;
+	}
+	CHECK(ends != NULL, "memory");
+	data = half_trie(&f, 321, relock_key, ends, &n);
+	CHECK(data != NULL, "trie");
+	for (int from = 0; from < n; from += 64)
+	{
+		ArtRun		run = run_at(data, ends, n, from);
+
+		ur.run = &run;
+		CHECK(art_delete_sorted(&f.t, &run, upper_readers_done, &ur) ==
+			  ART_OK, "delete_sorted");
+		CHECK(ur.ok, "a reader met a page locked exclusive or a count "
+			  "that lies (run at %d): %s", from,
+			  art_memstore_violation(f.ms) ? art_memstore_violation(f.ms) :
+			  "count");
+	}
+	printf("delete_sorted_upper_readers: %d deletes, %d counts above their "
+		   "pages, %llu pages\n", n, ur.counts,
+		   (unsigned long long) art_memstore_pages(f.ms));
+	CHECK(ur.counts > n / 8, "only %d counts above a delete's page",
+		  ur.counts);
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	free(data);
+	free(ends);
+	return true;
+}
+
+/* What delete_race_hook needs. */
+typedef struct DeleteRace
+{
+	Fixture    *f;
+	Rng		   *r;
+	const ArtRun *run;
+	int			cur;			/* the run's entry being deleted */
+	bool		armed;
+	int			splits;			/* inserts that split a node's prefix */
+	RaceOther	o;
+} DeleteRace;
+
+/* art_delete_sorted's done for delete_race: on to the next entry. */
+static void
+delete_race_done(void *arg, int i, ArtPageNo page)
+{
+	DeleteRace *dr = arg;
+
+	(void) page;
+	dr->cur = i + 1;
+}
+
+/*
+ * Relock hook: once a run, when its delete, its entry gone, locks again
+ * exclusive a page of the entry's path above the page where the path now
+ * ends (to change its counts), that page with room for a change, run the
+ * first pass of an insert of an entry that leaves the key within that
+ * page (seven times in eight into a node's prefix, where the page holds
+ * one on the path: its prefix split; else a child added to a node).  The
+ * delete then holds the pages above it share and none below it locked.
+ */
+static void
+delete_race_hook(void *arg, ArtPageNo pageno)
+{
+	DeleteRace *dr = arg;
+	size_t		len;
+	const uint8_t *key = run_entry(dr->run, dr->cur, &len);
+	PathPages	pp;
+	size_t		cut;
+	int			k;
+
+	if (!dr->armed ||
+		art_page_free(art_memstore_page(dr->f->ms, pageno)) < 1200)
+		return;
+	path_pages(dr->f, key, len, pageno, &pp);
+	for (k = 1; k + 1 < pp.n && pp.pages[k] != pageno; k++)
+		;
+	if (pp.found || k + 1 >= pp.n || pp.depths[k + 1] <= pp.depths[k])
+		return;
+	dr->armed = false;
+	if (pp.ncuts > 0 && rng_below(dr->r, 8) > 0)
+	{
+		cut = pp.cuts[rng_below(dr->r, (uint32_t) pp.ncuts)];
+		dr->splits++;
+	}
+	else
+		cut = pp.depths[k] +
+			rng_below(dr->r, (uint32_t) (pp.depths[k + 1] - pp.depths[k]));
+	race_other_begin(dr->f, dr->r, &dr->o, key, cut,
+					 key[cut] == 'a' ? 'b' : 'a');
+}
+
+/*
+ * A key "k/", two letters of five, "-mid-" and 4 to 15 letters of five
+ * into key; its length.  The nodes of "-mid-" begin subtrees of a few
+ * pages each, so pages of stubs hold nodes with prefixes.
+ */
+static size_t
+mid_key(Rng *r, uint8_t *key)
+{
+	size_t		len = 13 + rng_below(r, 12);
+
+	memcpy(key, "k/", 2);
+	key[2] = (uint8_t) ('a' + rng_below(r, 5));
+	key[3] = (uint8_t) ('a' + rng_below(r, 5));
+	memcpy(key + 4, "-mid-", 5);
+	for (size_t i = 9; i < len; i++)
+		key[i] = (uint8_t) ('a' + rng_below(r, 5));
+	return len;
+}
+
+/*
+ * art_delete_sorted changes the counts above the page a delete changes a
+ * page at a time, each locked exclusive with nothing below it locked, as
+ * an insert's second pass does.  Here, right before it locks such a page
+ * again, another insert's first pass changes that page along the deleted
+ * entry's path (a prefix split of a node on it, whose count moves into
+ * the new node above, or a child added to one): the delete must find the
+ * path's nodes there again by key and every count be exact after both.
+ * 40,000 keys of mid_key's, every other one deleted in key order in runs
+ * of 64, one such insert per run.
+ */
+static bool
+test_delete_sorted_count_race(void)
+{
+	Fixture		f;
+	Rng			r = {99};
+	char		msg[256];
+	size_t	   *ends = malloc(sizeof(size_t) * 40000);
+	uint8_t    *data;
+	int			n;
+	DeleteRace	dr = {0};
+
+	if (ART_MAX_LOCKED_PAGES < 3)
+	{
+		printf("delete_sorted_count_race: skipped, paths of two pages\n");
+		free(ends);
+		return true;
+	}
+	CHECK(ends != NULL, "memory");
+	data = half_trie(&f, 77, mid_key, ends, &n);
+	CHECK(data != NULL, "trie");
+	for (int i = 0; i < n; i++)
+	{
+		ArtRun		all = run_at(data, ends, n, 0);
+		size_t		len;
+		const uint8_t *key = run_entry(&all, i, &len);
+
+		CHECK(model_delete(&f.m, key, len), "model");
+	}
+	dr.f = &f;
+	dr.r = &r;
+	art_memstore_set_relock_hook(f.ms, delete_race_hook, &dr);
+	for (int from = 0; from < n; from += 64)
+	{
+		ArtRun		run = run_at(data, ends, n, from);
+
+		dr.run = &run;
+		dr.cur = 0;
+		dr.armed = true;
+		CHECK(art_delete_sorted(&f.t, &run, delete_race_done, &dr) ==
+			  ART_OK, "delete_sorted");
+		dr.armed = false;
+		if (!race_other_end(&f, &dr.o))
+			return false;
+		if (from % (64 * 25) == 0)
+			CHECK(art_verify(&f.t, msg, sizeof(msg)) == ART_OK,
+				  "run at %d: %s", from, msg);
+	}
+	art_memstore_set_relock_hook(f.ms, NULL, NULL);
+	printf("delete_sorted_count_race: %d first passes between a delete's "
+		   "count changes, %d of them into a node's prefix\n",
+		   dr.o.changed, dr.splits);
+	CHECK(dr.o.changed > 50 && dr.splits > 10,
+		  "only %d first passes, %d into a prefix", dr.o.changed, dr.splits);
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	free(data);
+	free(ends);
+	return true;
+}
+
+/*
  * Inserts of repeated keys (each key || 0x00 || a TID) one after another:
  * no insert is ever between its passes while another splits, so no split
  * but the root page's (which always does) takes the split section
@@ -5113,6 +5489,8 @@ main(int argc, char **argv)
 		{"merge_same", test_merge_same},
 		{"delete_sorted_readers", test_delete_sorted_readers},
 		{"merge_readers", test_merge_readers},
+		{"delete_sorted_upper_readers", test_delete_sorted_upper_readers},
+		{"delete_sorted_count_race", test_delete_sorted_count_race},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
