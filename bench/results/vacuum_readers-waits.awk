@@ -7,7 +7,7 @@
 	match($0, /tag=[0-9]+/); tg = substr($0, RSTART + 4, RLENGTH - 4) + 0
 	match($0, /us=[0-9]+/); us = substr($0, RSTART + 3, RLENGTH - 3) + 0
 	cls = (pg in root) ? "root" : (st > 0 ? "level2(stubs)" : "bottom")
-	what = tg == 1 ? "delete-run" : tg == 2 ? "delete-rootX" : tg == 3 ? "merge" : tg == 4 ? "merge-rootX" : tg == 5 ? "relayout-rootX" : "other(" tg ")"
+	what = tg == 1 ? "delete-run" : tg == 2 ? "delete-rootX" : tg == 3 ? "merge" : tg == 4 ? "merge-rootX" : tg == 5 ? "relayout-rootX" : tg == 6 ? "delete-counts" : "other(" tg ")"
 	k = cls "\t" what; n[k]++; sum[k] += us; if (us > mx[k]) mx[k] = us
 	N++; S += us
 }
