@@ -75,7 +75,11 @@ for my $round (1 .. $rounds)
 
 	# As a hot standby.
 	my $standby = PostgreSQL::Test::Cluster->new("standby_$round");
-	$standby->init_from_backup($primary, "b$round", has_streaming => 1);
+	# Streaming, with the archive for the WAL the primary recycled before
+	# the standby connected (checkpoints every half second), as a DBA sets
+	# a standby up.
+	$standby->init_from_backup($primary, "b$round", has_streaming => 1,
+		has_restoring => 1);
 	$standby->append_conf('postgresql.conf',
 		"hot_standby = on\nartrie.io_backend = '$backend'");
 	if (start_ok($standby, "$label: as a standby"))
