@@ -3,7 +3,7 @@
 # a given size, now that it waits for artrie's checkpoint images at its
 # redo pointer (the checkpoint gate, src/pager/pager_ckpt_gate.c).
 #
-#   ARTRIE_BASE=main bash bench/ckpt_gate.sh [REPS]   (as root on Debian 12)
+#   ARTRIE_BASE=<git ref> bash bench/ckpt_gate.sh [REPS]   (as root on Debian 12)
 #
 # Starts a throwaway cluster with bench/run.sh's write settings
 # (io_uring), loads, for each size in ARTRIE_GATE_SIZES (default "1000000
