@@ -58,7 +58,11 @@
 # of the window) and ...-waits.txt (the wait events of the backends in
 # pg_stat_activity, sampled every 50 ms meanwhile, "CPU" for none); with
 # ARTRIE_KEEP=1 the recordings stay in the scratch directory
-# (perf-[<version>-]<kind>-<table>.data).
+# (perf-[<version>-]<kind>-<table>.data).  ARTRIE_PERF_EVENTS adds perf
+# record options; with "-e sched:sched_switch --switch-events" the
+# recordings are of where the backends leave the CPU, and ...-offcpu.txt
+# has their time off the CPU by cause (bench/offcpu.awk: preempted, or
+# blocked in which kernel function from which user-space frame).
 set -u
 
 REPS=${1:-3}
@@ -330,6 +334,12 @@ if [ -n "$PERF_OUT" ]; then
 					--percent-limit 0.5 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' \
 					>"$f-inclusive.txt"
 				perf_procs "$f-procs.txt" "$ARTRIE_TMP/perf.ps" "$(awk -v v="$v" -v d="$((pdur - 2))" 'BEGIN { print v * d / 1000 }')"
+				if [[ "${ARTRIE_PERF_EVENTS:-}" == *sched_switch* ]]; then
+					perf script -i "$ARTRIE_TMP/perf.data" --show-switch-events 2>/dev/null |
+						awk -v pids="$(awk '$2 == "postgres:" && / bench \[local\] / { print $1 }' "$ARTRIE_TMP/perf.ps" | paste -sd,)" \
+							-v krows="$(awk -v v="$v" -v d="$((pdur - 2))" 'BEGIN { print v * d / 1000 }')" \
+							-f "$(dirname "$0")/offcpu.awk" >"$f-offcpu.txt"
+				fi
 				mv "$ARTRIE_TMP/perf.data" "$ARTRIE_TMP/perf-$pre$kind-$t.data"
 			done
 		done

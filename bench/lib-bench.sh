@@ -794,9 +794,12 @@ GP
 
 # perf_cluster FILE SECONDS: perf record -g of the cluster's processes
 # for SECONDS (into $ARTRIE_TMP/perf.data, kept for other reports), and
-# its flat profile by symbol in FILE.
+# its flat profile by symbol in FILE.  ARTRIE_PERF_EVENTS adds perf
+# record options, e.g. "-e sched:sched_switch" for where the processes
+# leave the CPU instead of where they run.
 perf_cluster() {
-	perf record -q -g -o "$ARTRIE_TMP/perf.data" \
+	# shellcheck disable=SC2086 # options, split on purpose
+	perf record -q -g ${ARTRIE_PERF_EVENTS:-} -o "$ARTRIE_TMP/perf.data" \
 		-p "$(pgrep -d, -P "$(head -1 "$PGDATA/postmaster.pid")")" -- sleep "$2" >/dev/null 2>&1
 	perf report -i "$ARTRIE_TMP/perf.data" --stdio --no-children --sort dso,symbol \
 		--percent-limit 0.3 -g none 2>/dev/null | grep -v '^#' | grep -v '^$' >"$1"
