@@ -9,8 +9,8 @@
  * the root again).  The deletes of a group come in key order, so runs of
  * them end in the same page: the page a run left underfull is merged once,
  * after the group's deletes, instead of after each delete; the deletes are
- * logged as needing no merge, and each merge is logged, so that redo
- * merges where VACUUM did.  The cursor
+ * logged as needing no merge, and each merge that changed pages is
+ * logged, so that redo merges where VACUUM did.  The cursor
  * holds no lock between calls and resumes strictly past the entry it
  * returned, so deleting the entries it returned (and concurrent inserts
  * and scans) leave the walk correct.  The deletions are flushed before
@@ -29,19 +29,43 @@
 
 #include "am/am.h"
 
+/* What am_merged logs a merge at. */
+typedef struct MergeAt
+{
+	ArtrieIndex *ai;
+	ArtTrie    *trie;
+	const uint8 *entry;
+	size_t		len;
+} MergeAt;
+
+/*
+ * Log a merge that changed pages, inside its sections (art_merge_logged),
+ * so that no checkpoint's snapshot falls between the change and its
+ * record.
+ */
+static void
+am_merged(void *arg)
+{
+	MergeAt    *at = arg;
+
+	am_wal_entry(at->ai, WAL_ARTRIE_MERGE, at->trie, at->entry, at->len);
+}
+
 /*
  * Merge the underfull page a delete of entry left, if any, and log the
- * merge, so that redo merges there too (the deletes are logged without a
- * merge after each): best effort, a merge that fails changes nothing, so
- * VACUUM goes on (the pager's own errors are ERRORs as everywhere).
+ * merge if it changed pages, so that redo merges there too (the deletes
+ * are logged without a merge after each; a merge that changed nothing
+ * would change nothing in redo either, which then need not try it): best
+ * effort, a merge that fails changes nothing, so VACUUM goes on (the
+ * pager's own errors are ERRORs as everywhere).
  */
 static void
 am_merge(ArtrieIndex *ai, ArtTrie *trie, const uint8 *entry, size_t len)
 {
+	MergeAt		at = {ai, trie, entry, len};
 	ArtStatus	status;
 
-	am_wal_entry(ai, WAL_ARTRIE_MERGE, trie, entry, len);
-	status = art_merge(trie, entry, len);
+	status = art_merge_logged(trie, entry, len, am_merged, &at);
 	if (status != ART_OK)
 		elog(DEBUG1, "artrie index \"%s\": page merge skipped: %s",
 			 RelationGetRelationName(ai->index), art_status_string(status));

@@ -95,6 +95,21 @@ extern ArtStatus art_delete_page(ArtTrie *t, const uint8_t *entry,
 extern ArtStatus art_merge(ArtTrie *t, const uint8_t *entry, size_t len);
 
 /*
+ * art_merge, telling a caller that logs its merges which ones changed the
+ * trie: merged(arg) follows a merge that changed pages, inside its write
+ * section and split section (no other writer changes a page meanwhile,
+ * and no checkpoint's snapshot falls between the change and what merged
+ * logs), with no page locked; it must not use the trie.  A merge that
+ * changed nothing depends on the pages alone, so on the same pages it
+ * would change nothing again: a caller that merges where this one did
+ * (redo) need not hear of it.
+ */
+typedef void (*ArtMerged) (void *arg);
+
+extern ArtStatus art_merge_logged(ArtTrie *t, const uint8_t *entry,
+								  size_t len, ArtMerged merged, void *arg);
+
+/*
  * A finger: inserts and deletes applied one after another, best in entry
  * order, that keep the exclusively locked path of the last change between
  * calls, so that the next insert descends only from the deepest node its

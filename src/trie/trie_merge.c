@@ -1604,9 +1604,21 @@ relayout_once(ArtTrie *t, ArtPageNo top, uint64_t now, bool *done,
 ArtStatus
 art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 {
+	return art_merge_logged(t, entry, len, NULL, NULL);
+}
+
+/*
+ * art_merge, with merged(arg) (if not NULL) called once the merge has
+ * changed pages, before it leaves its sections (trie.h).
+ */
+ArtStatus
+art_merge_logged(ArtTrie *t, const uint8_t *entry, size_t len,
+				 ArtMerged merged, void *arg)
+{
 	MergePath	mp = {0};
 	ArtStatus	st;
 	bool		underfull;
+	bool		changed = false;
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_OK;
@@ -1654,8 +1666,11 @@ art_merge(ArtTrie *t, const uint8_t *entry, size_t len)
 			if (st == ART_OK && !done)
 				same_note(t, ml->parent, ml->page, top, before);
 		}
+		changed = t->store.ops->version(t->store.store, false) != before;
 	}
 	path_release(t, &mp);
+	if (changed && merged != NULL)
+		merged(arg);
 	t->store.ops->split_end(t->store.store, ART_LOCK_EXCLUSIVE);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
 	return st;

@@ -31,8 +31,11 @@
  * entry (wal_conflict.c).  A delete record merges the page it leaves
  * underfull after it, as art_delete's callers did, unless it carries
  * WAL_ARTRIE_NO_MERGE: VACUUM merges once per run of deletes that ended in
- * one page, after a group of deletes, and logs each merge as a merge
- * record, which redo applies where it comes.
+ * one page, after a group of deletes, and logs each merge that changed
+ * pages as a merge record, which redo applies where it comes.  A merge
+ * that changed nothing is not logged: it depends on the pages alone, so
+ * redo's would change nothing either (WAL of older versions logged every
+ * merge, and applies as before).
  *
  * Where no query can look at an index until redo is over (crash recovery,
  * archive recovery without hot standby, artrie's own replay before

@@ -1,7 +1,8 @@
 # VACUUM merges once per run of deletes that ended in one page, after a
 # group of deletes (src/am/am_vacuum.c); it logs its deletes as needing
-# no merge after them and each merge as a merge record, so that redo
-# merges where the primary did (src/wal/wal_redo.c), on a hot standby
+# no merge after them and each merge that changed pages as a merge record
+# (one that changed nothing would change nothing in redo either), so that
+# redo merges where the primary did (src/wal/wal_redo.c), on a hot standby
 # (each record at once) and in crash recovery (sorted batches, each merge
 # held until the first record logged after it).  On both I/O backends:
 #  - 20,000 md5 keys are inserted into an index and a hot standby

@@ -2670,6 +2670,132 @@ test_finger_merge_runs(void)
 	return true;
 }
 
+/* art_merge_logged's merged: count the merge as logged. */
+static void
+merge_told(void *arg)
+{
+	(*(int *) arg)++;
+}
+
+/* What finger_merges_logged counts. */
+typedef struct LoggedCounts
+{
+	uint64_t	merges;			/* VACUUM's merges, one a run */
+	uint64_t	tries;			/* ... that entered a split section */
+	uint64_t	logged;			/* ... told, so logged */
+	uint64_t	wrong;			/* ... told unless the version moved, or
+								 * not told though it moved */
+	uint64_t	redo_tries;		/* redo's merges' split sections */
+	uint64_t	redo_pins;		/* ... and pins */
+} LoggedCounts;
+
+/*
+ * Delete keys[0 .. n) (in key order) from f[0] as VACUUM does, in groups
+ * of 1,024, merging once per run of deletes that ended in one page with
+ * art_merge_logged, and replay them in f[1] as redo does WAL that logs
+ * the merges that changed pages only: the deletes through fg without a
+ * merge, then a merge where f[0]'s was told.
+ */
+static bool
+merges_logged_round(Fixture *f, ArtFinger *fg, uint8_t (*keys)[39], int n,
+					ArtPageNo *pages, bool *logged, LoggedCounts *c)
+{
+	for (int g = 0; g < n; g += 1024)
+	{
+		int			end = g + 1024 <= n ? g + 1024 : n;
+
+		for (int i = g; i < end; i++)
+			CHECK(art_delete_page(&f[0].t, keys[i], 39, &pages[i]) == ART_OK &&
+				  model_delete(&f[0].m, keys[i], 39), "delete");
+		for (int i = g; i < end; i++)
+		{
+			uint64_t	before = art_memstore_split_sections(f[0].ms);
+			uint64_t	version = art_version(&f[0].t);
+			int			told = 0;
+
+			logged[i] = false;
+			if (i + 1 < end && pages[i + 1] == pages[i])
+				continue;
+			CHECK(art_merge_logged(&f[0].t, keys[i], 39, merge_told, &told) == ART_OK,
+				  "merge");
+			c->merges++;
+			c->tries += art_memstore_split_sections(f[0].ms) - before;
+			c->wrong += (told == 1) != (art_version(&f[0].t) != version);
+			logged[i] = told > 0;
+			c->logged += logged[i];
+		}
+		for (int i = g; i < end; i++)
+			CHECK(art_finger_delete_only(fg, keys[i], 39) == ART_OK &&
+				  model_delete(&f[1].m, keys[i], 39), "finger delete");
+		c->redo_tries -= art_memstore_split_sections(f[1].ms);
+		c->redo_pins -= art_memstore_pins(f[1].ms);
+		for (int i = g; i < end; i++)
+			if (logged[i])
+				CHECK(art_finger_merge(fg, keys[i], 39) == ART_OK,
+					  "finger merge");
+		c->redo_tries += art_memstore_split_sections(f[1].ms);
+		c->redo_pins += art_memstore_pins(f[1].ms);
+	}
+	return true;
+}
+
+/*
+ * Redo of VACUUM's merges where only those that changed pages are logged
+ * (art_merge_logged, src/am/am_vacuum.c): half of 20,000 md5-like
+ * entries, then a third of the rest, deleted as VACUUM does (groups of
+ * 1,024, merges once per run), each merge told exactly when it changed
+ * pages (the content version moved), and replayed in a twin through a
+ * finger that merges only where a merge was told.  The twins end with the
+ * same bytes in every page, and sound: a merge that changed nothing
+ * depends on the pages alone, so it would have changed nothing in redo.
+ * Redo then tries a page only where it merges (one split section a
+ * merge), and fewer merges are logged than VACUUM's merges tried (telling
+ * every merge, as the WAL of older versions logged them all, fails that).
+ */
+static bool
+test_finger_merges_logged(void)
+{
+	Fixture		f[2];
+	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * 10000);
+	ArtPageNo  *pages = malloc(sizeof(ArtPageNo) * 10000);
+	bool	   *logged = malloc(sizeof(bool) * 10000);
+	ArtFinger  *fg;
+	LoggedCounts c = {0};
+	uint64_t	same = 0;
+	int			n = 0;
+
+	CHECK(keys != NULL && pages != NULL && logged != NULL, "memory");
+	CHECK(twins_with_odd_rows(f, 2, keys), "twins");
+	qsort(keys, 10000, sizeof(*keys), cmp_md5_entries);
+	CHECK(art_finger_begin(&f[1].t, &fg) == ART_OK, "finger");
+	CHECK(merges_logged_round(f, fg, keys, 10000, pages, logged, &c),
+		  "half");
+	for (int i = 0; i < 20000; i += 6)
+		md5_entry(i, keys[n++]);
+	qsort(keys, n, sizeof(*keys), cmp_md5_entries);
+	CHECK(merges_logged_round(f, fg, keys, n, pages, logged, &c),
+		  "a third of the rest");
+	art_finger_end(fg);
+	CHECK(same_pages(&f[0], &f[1], &same), "the same pages");
+	printf("finger_merges_logged: %llu pages, the same; %llu merges, %llu tries, %llu logged; redo's merges %llu tries, %llu pins\n",
+		   (unsigned long long) same, (unsigned long long) c.merges,
+		   (unsigned long long) c.tries, (unsigned long long) c.logged,
+		   (unsigned long long) c.redo_tries,
+		   (unsigned long long) c.redo_pins);
+	CHECK(c.logged < c.tries, "%llu of %llu merges logged, %llu tried",
+		  (unsigned long long) c.logged, (unsigned long long) c.merges,
+		  (unsigned long long) c.tries);
+	CHECK(c.wrong == 0, "%llu merges told otherwise than they changed pages",
+		  (unsigned long long) c.wrong);
+	CHECK(c.redo_tries == c.logged, "redo's %llu merges made %llu tries",
+		  (unsigned long long) c.logged, (unsigned long long) c.redo_tries);
+	CHECK(twins_done(f), "twins");
+	free(keys);
+	free(pages);
+	free(logged);
+	return true;
+}
+
 /*
  * A merge passes over a try that changed nothing at a content version no
  * change has moved since (MergeSame, trie_merge.c): VACUUM's groups of
@@ -5486,6 +5612,7 @@ main(int argc, char **argv)
 		{"merge_runs", test_merge_runs},
 		{"delete_sorted", test_delete_sorted},
 		{"finger_merge_runs", test_finger_merge_runs},
+		{"finger_merges_logged", test_finger_merges_logged},
 		{"merge_same", test_merge_same},
 		{"delete_sorted_readers", test_delete_sorted_readers},
 		{"merge_readers", test_merge_readers},
