@@ -2,7 +2,7 @@
  *
  * test_pagefmt.c
  *	  Unit test of the page map's arithmetic and of the meta page's checks
- *	  of it (src/pager/pager_page.c).
+ *	  of it, and of CRC32C (src/pager/pager_page.c).
  *
  * The page map has two levels under the meta page: map pages of fanout
  * entries, directory pages of fanout map pages, at most
@@ -71,6 +71,61 @@ test_counts(uint32_t f)
 			  "fanout %u: one directory page less", f);
 }
 
+/* CRC32C a bit at a time, from its definition. */
+static uint32_t
+crc_bitwise(uint32_t crc, const uint8_t *p, size_t len)
+{
+	while (len-- > 0)
+	{
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc & 1) ? (crc >> 1) ^ 0x82F63B78u : crc >> 1;
+	}
+	return crc;
+}
+
+/*
+ * pager_crc32c_extend against the definition: the check value of
+ * "123456789", then pseudo-random bytes at every start offset mod 8 and
+ * lengths around the sizes the three streams take (3 x 2,048 and 3 x 256
+ * bytes) and a page's, each extended in two parts split anywhere.
+ */
+static void
+test_crc(void)
+{
+	static uint8_t buf[3 * ART_PAGE_SIZE];
+	static const size_t lens[] = {0, 1, 7, 8, 9, 767, 768, 769, 775, 776,
+		1535, 1536, 1544, 6143, 6144, 6145, 6151, 6912, 7679, 7680,
+		ART_PAGE_SIZE - 4, ART_PAGE_SIZE, 12288, 12289, 2 * ART_PAGE_SIZE + 5};
+	uint32_t	x = 12345;
+	int			checked = 0;
+
+	CHECK(PAGER_CRC32C_FIN(pager_crc32c_extend(PAGER_CRC32C_INIT, "123456789", 9)) ==
+		  0xE3069283u, "CRC32C of 123456789");
+	for (size_t i = 0; i < sizeof(buf); i++)
+	{
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t) (x >> 16);
+	}
+	for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+		for (size_t off = 0; off < 8; off++)
+		{
+			size_t		len = lens[l];
+			size_t		cut = (len * (off + 1)) / 9;
+			uint32_t	want = crc_bitwise(PAGER_CRC32C_INIT, buf + off, len);
+			uint32_t	got = pager_crc32c_extend(PAGER_CRC32C_INIT, buf + off, len);
+			uint32_t	parts = pager_crc32c_extend(pager_crc32c_extend(PAGER_CRC32C_INIT,
+																		buf + off, cut),
+												  buf + off + cut, len - cut);
+
+			CHECK(got == want && parts == want,
+				  "CRC32C of %zu bytes at %zu: %08X, in two parts %08X, by definition %08X",
+				  len, off, got, parts, want);
+			checked++;
+		}
+	printf("pagefmt: %d CRC32Cs as defined\n", checked);
+}
+
 /* Encode a meta page with these counts; true if it decodes back alike. */
 static bool
 meta_roundtrip(uint32_t fanout, uint32_t nlogical, uint32_t ndir, int version)
@@ -129,6 +184,7 @@ main(void)
 
 	for (size_t i = 0; i < sizeof(fanouts) / sizeof(fanouts[0]); i++)
 		test_counts(fanouts[i]);
+	test_crc();
 
 	/* The limit of a real file: at least 1 TiB, and within page numbers. */
 	CHECK(PAGER_MAP_PER_PAGE == 1020, "map page entries %u", PAGER_MAP_PER_PAGE);
