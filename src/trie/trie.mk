@@ -17,6 +17,9 @@
 #                           (bench/trie_scan.c; SCAN_ARGS passed through)
 #   make trie-churn         pages under bench/space_churn.sh's churn
 #                           (bench/trie_churn.c; CHURN_ARGS passed through)
+#   make trie-paths         pages on a lookup's path after a bulk load of
+#                           paths (bench/trie_paths.c; PATHS_ARGS passed
+#                           through: FILE [N [ROWS]])
 #
 # The fuzzers (the trie harness among them) are in test/fuzz/fuzz.mk.
 
@@ -35,7 +38,7 @@ TRIE_SAN_FLAGS = $(TRIE_STD) -O1 -g -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all
 CLANG ?= clang-14
 
-.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups trie-scan trie-churn
+.PHONY: unittest unittest-sanitize unittest-shallow trie-bench trie-dups trie-scan trie-churn trie-paths
 
 $(TRIE_BUILD)/test_trie: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_SRCS) $(TRIE_TEST_HDRS)
 	@mkdir -p $(TRIE_BUILD)
@@ -68,6 +71,11 @@ $(TRIE_BUILD)/trie_churn: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_ch
 	@mkdir -p $(TRIE_BUILD)
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_churn.c
+
+$(TRIE_BUILD)/trie_paths: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_paths.c
+	@mkdir -p $(TRIE_BUILD)
+	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
+		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_paths.c
 
 $(TRIE_BUILD)/test_pagefmt: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c
 	@mkdir -p $(TRIE_BUILD)
@@ -115,3 +123,6 @@ trie-scan: $(TRIE_BUILD)/trie_scan
 
 trie-churn: $(TRIE_BUILD)/trie_churn
 	$(TRIE_BUILD)/trie_churn $(CHURN_ARGS)
+
+trie-paths: $(TRIE_BUILD)/trie_paths
+	$(TRIE_BUILD)/trie_paths $(PATHS_ARGS)

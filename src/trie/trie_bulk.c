@@ -12,7 +12,10 @@
  * pages, and referenced by stubs.  A child too large to share a page with
  * another is not packed whole: its children are packed in its place and
  * it stays with the parent, so that pages are nearly full whatever the
- * sizes of the subtrees.  So every page is filled with whole subtrees, a
+ * sizes of the subtrees.  A pending node with a chain of pages below it
+ * (BULK_ROUTE_HEIGHT) is opened too, so that the nodes leading to pages
+ * stay together and the page they go to leads to many pages, as a
+ * B-tree's inner pages do.  So every page is filled with whole subtrees, a
  * subtree shares its parent's page while it fits, and each page is
  * written once.  At the end the root's subtree goes to the root page.
  *
@@ -53,6 +56,18 @@
 #define BULK_OPEN	(ART_PAGE_USABLE * 7 / 12)
 
 /*
+ * flush_kids keeps a pending node with at least this many pages below its
+ * own on a path (a chain forming) pending with the node it flushes, and
+ * writes what hangs beside it (see gather).  In the
+ * model (bench/trie_paths.c), /usr's paths repeated to 3M keys took 8.11
+ * pages on an entry's path with none kept so, 5.57 keeping every wide
+ * node, 5.24 from 2 pages below, 5.23 from 3, 4.46 from 4, 5.90 from 6;
+ * synth keys at 3M 4.36, 4.63, 3.82, 3.73, 4.10, 4.36; the same pages
+ * within 1.2%.
+ */
+#define BULK_ROUTE_HEIGHT	3
+
+/*
  * BNodes are allocated in size classes of BNODE_GRAIN bytes; the largest
  * (256 children and a prefix of ART_MAX_PREFIX bytes) is 3872 bytes.
  */
@@ -82,8 +97,13 @@ struct BNode
 	uint16_t	n;
 	uint16_t	sizeclass;
 	bool		terminal;
-	bool		wide;			/* reaches another page: a 6-byte count */
+	uint8_t		height;			/* pages below its own on its longest path
+								 * (at most 255); wide (a 6-byte count) when
+								 * not 0: it reaches another page */
 };
+
+/* Whether a BNode reaches another page (a 6-byte count). */
+#define BNODE_WIDE(b)	((b)->height > 0)
 
 /* A BNode's children, key bytes and prefix. */
 #define BNODE_KIDS(b)	((BNode **) ((b) + 1))
@@ -192,7 +212,7 @@ bnode_new(ArtBulkLoader *l, const uint8_t *prefix, size_t plen, int n)
 	b->slot = 0;
 	b->n = (uint16_t) n;
 	b->terminal = false;
-	b->wide = false;
+	b->height = 0;
 	if (plen)
 		memcpy(BNODE_PREFIX(b), prefix, plen);
 	return b;
@@ -211,7 +231,7 @@ static size_t
 bnode_rec_size(const BNode *b)
 {
 	return art_node_size_for(b->plen, b->n,
-							 art_count_width(b->u.count, b->wide));
+							 art_count_width(b->u.count, BNODE_WIDE(b)));
 }
 
 /*
@@ -230,10 +250,12 @@ bnode_size(BNode *b)
 	for (i = 0; i < b->n; i++)
 	{
 		bool		placed = kids[i]->page != ART_INVALID_PAGENO;
+		int			h = kids[i]->height + (placed ? 1 : 0);
 
 		size += placed ? ART_STUB_SIZE + 2 : kids[i]->size;
 		b->nrec += placed ? 1 : kids[i]->nrec;
-		b->wide = b->wide || placed || kids[i]->wide;
+		if (h > b->height)
+			b->height = (uint8_t) (h < 255 ? h : 255);
 	}
 	b->size = (uint32_t) (size + bnode_rec_size(b));
 }
@@ -371,7 +393,7 @@ place(ArtBulkLoader *l, BNode *root, ArtPageRef *q, int force_slot)
 		nb.plen = x->plen;
 		nb.prefix = BNODE_PREFIX(x);
 		nb.count = x->u.count;
-		nb.wide = x->wide;
+		nb.wide = BNODE_WIDE(x);
 		nb.n = x->n;
 		for (i = 0; i < x->n; i++)
 		{
@@ -412,12 +434,15 @@ size_desc(const void *a, const void *b)
  * its own pending children are gathered in its place, recursively.  Only a node with several
  * children, all pending, is opened: a chain node's one child would take
  * its place alone, and a long key's chain (an insert's long tail, which
- * keeps its pages pinned) would take twice the pages.  Opened nodes are
+ * keeps its pages pinned) would take twice the pages.  With routing, a
+ * child with BULK_ROUTE_HEIGHT pages or more below its own is opened too,
+ * whatever its size: the nodes that lead to chains of pages stay pending
+ * with x, and what hangs beside them is gathered.  Opened nodes are
  * listed after their descendants, so that their sizes can be recomputed
  * in that order.
  */
 static ArtStatus
-gather(ArtBulkLoader *l, BNode *x, size_t open_above)
+gather(ArtBulkLoader *l, BNode *x, size_t open_above, bool routing)
 {
 	ArtStatus	st = ART_OK;
 	int			i;
@@ -426,11 +451,11 @@ gather(ArtBulkLoader *l, BNode *x, size_t open_above)
 	{
 		BNode	   *k = BNODE_KIDS(x)[i];
 		int			j;
-		bool		open = false;
+		bool		open = routing && k->height >= BULK_ROUTE_HEIGHT;
 
 		if (k->page != ART_INVALID_PAGENO)
 			continue;
-		if (k->size > open_above && k->n > 1)
+		if (!open && k->size > open_above && k->n > 1)
 		{
 			open = true;
 			for (j = 0; j < k->n && open; j++)
@@ -438,7 +463,7 @@ gather(ArtBulkLoader *l, BNode *x, size_t open_above)
 		}
 		if (open)
 		{
-			st = gather(l, k, open_above);
+			st = gather(l, k, open_above, routing);
 			if (st == ART_OK)
 				st = art_grow(l->t, (void **) &l->opened, &l->openedcap,
 							  l->nopened + 1, sizeof(BNode *));
@@ -477,6 +502,49 @@ gathered_loose(const ArtBulkLoader *l)
 }
 
 /*
+ * Gather b's subtrees (gather) at BULK_OPEN, or at half a page where
+ * that leaves pages loose (gathered_loose).
+ */
+static ArtStatus
+gather_all(ArtBulkLoader *l, BNode *b, bool routing)
+{
+	ArtStatus	st;
+
+	l->nsel = 0;
+	l->nopened = 0;
+	st = gather(l, b, BULK_OPEN, routing);
+	if (st == ART_OK && gathered_loose(l))
+	{
+		/* open the large subtrees at half a page instead */
+		l->nsel = 0;
+		l->nopened = 0;
+		st = gather(l, b, ART_PAGE_USABLE / 2, routing);
+	}
+	return st;
+}
+
+/*
+ * b's size once every subtree gathered is a stub (a leaf may be less),
+ * b and the nodes opened wide, as they are when a child goes.
+ */
+static int64_t
+gathered_base(const ArtBulkLoader *l, const BNode *b)
+{
+	int64_t		base;
+	int			i;
+
+	base = (int64_t) b->size + ART_COUNT_WIDE -
+		art_count_width(b->u.count, BNODE_WIDE(b));
+	for (i = 0; i < l->nopened; i++)
+		base += ART_COUNT_WIDE -
+			art_count_width(l->opened[i]->u.count,
+							 BNODE_WIDE(l->opened[i]));
+	for (i = 0; i < l->nsel; i++)
+		base -= (int64_t) l->sel[i]->size - (ART_STUB_SIZE + 2);
+	return base;
+}
+
+/*
  * Write out b's pending subtrees (gather) so that b's pending size is at
  * most limit.  They are packed first-fit, largest first, into page-sized
  * bins; every bin becomes a fresh page, except the least full one, which
@@ -503,16 +571,16 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 	int			i;
 	int			k;
 
-	l->nsel = 0;
-	l->nopened = 0;
-	st = gather(l, b, BULK_OPEN);
-	if (st == ART_OK && gathered_loose(l))
-	{
-		/* open the large subtrees at half a page instead */
-		l->nsel = 0;
-		l->nopened = 0;
-		st = gather(l, b, ART_PAGE_USABLE / 2);
-	}
+	/*
+	 * The nodes that lead to chains of pages stay with b if b then fits:
+	 * so the page they go to holds many stubs, not a few beside the
+	 * subtrees each earlier flush kept pending (which made chains of full
+	 * pages leading to two or three pages each, a page per level of
+	 * /usr's directories); else whole subtrees go.
+	 */
+	st = gather_all(l, b, true);
+	if (st == ART_OK && gathered_base(l, b) > (int64_t) limit)
+		st = gather_all(l, b, false);
 	nsel = l->nsel;
 	sel = l->sel;
 	if (st == ART_OK && nsel > 0)
@@ -530,17 +598,7 @@ flush_kids(ArtBulkLoader *l, BNode *b, size_t limit)
 	}
 	if (st != ART_OK)
 		return st;
-	/*
-	 * b's size once every subtree gathered is a stub (a leaf may be less),
-	 * b and the nodes opened wide, as they are when a child goes
-	 */
-	base = (int64_t) b->size + ART_COUNT_WIDE -
-		art_count_width(b->u.count, b->wide);
-	for (i = 0; i < l->nopened; i++)
-		base += ART_COUNT_WIDE -
-			art_count_width(l->opened[i]->u.count, l->opened[i]->wide);
-	for (i = 0; i < nsel; i++)
-		base -= (int64_t) sel[i]->size - (ART_STUB_SIZE + 2);
+	base = gathered_base(l, b);
 	qsort(sel, nsel, sizeof(BNode *), size_desc);
 	for (i = 0; i < nsel; i++)
 	{

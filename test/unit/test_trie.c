@@ -2166,6 +2166,206 @@ test_bulk_fill(void)
 	return true;
 }
 
+/* A generator of file trees' paths: its random state and the paths made. */
+typedef struct PathGen
+{
+	uint64_t	rng;
+	char	  **paths;
+	size_t		n;
+	size_t		cap;
+} PathGen;
+
+/* The generator's next random number below bound. */
+static unsigned
+pathgen_rand(PathGen *g, unsigned bound)
+{
+	g->rng ^= g->rng << 13;
+	g->rng ^= g->rng >> 7;
+	g->rng ^= g->rng << 17;
+	return (unsigned) (g->rng % bound);
+}
+
+/* Append name, a word from a few syllables, to path; returns the length. */
+static size_t
+pathgen_name(PathGen *g, char *path, size_t len)
+{
+	static const char *const syl[] = {"lib", "py", "gnu", "x", "con", "fig",
+		"data", "doc", "s", "ma", "ne", "to", "re", "in", "de", "al", "3",
+	"-", "_", "core", "ti", "on", "er", "2"};
+	static const char *const ext[] = {"", "", ".h", ".gz", ".so.1", ".py",
+	".mo", ".png", ".html", ""};
+	int			n = 1 + (int) pathgen_rand(g, 4);
+
+	for (int i = 0; i < n; i++)
+		len += (size_t) sprintf(path + len, "%s",
+								syl[pathgen_rand(g, sizeof(syl) / sizeof(syl[0]))]);
+	len += (size_t) sprintf(path + len, "%u%s", pathgen_rand(g, 100),
+							ext[pathgen_rand(g, sizeof(ext) / sizeof(ext[0]))]);
+	return len;
+}
+
+/* Keep path (a copy). */
+static void
+pathgen_keep(PathGen *g, const char *path)
+{
+	if (g->n == g->cap)
+	{
+		g->cap = g->cap ? g->cap * 2 : 4096;
+		g->paths = realloc(g->paths, g->cap * sizeof(char *));
+		if (g->paths == NULL)
+			abort();
+	}
+	g->paths[g->n] = strdup(path);
+	if (g->paths[g->n++] == NULL)
+		abort();
+}
+
+/*
+ * A directory at path (len bytes) and depth, as find lists /usr: the
+ * upper levels hold many directories, the middle ones files and a few
+ * directories, the deep ones a few files and now and then one directory
+ * more, down to depth 14.
+ */
+static void
+pathgen_dir(PathGen *g, char *path, size_t len, int depth)
+{
+	int			files = depth < 2 ? 2 : depth < 6 ? 4 + (int) pathgen_rand(g, 40) :
+		1 + (int) pathgen_rand(g, 8);
+	int			dirs = depth < 2 ? 12 + (int) pathgen_rand(g, 8) :
+		depth < 6 ? (int) pathgen_rand(g, 5) :
+		depth < 14 && pathgen_rand(g, 3) == 0 ? 1 : 0;
+
+	pathgen_keep(g, path);
+	for (int i = 0; i < files; i++)
+	{
+		path[len] = '/';
+		path[pathgen_name(g, path, len + 1)] = 0;
+		pathgen_keep(g, path);
+	}
+	for (int i = 0; i < dirs; i++)
+	{
+		size_t		l;
+
+		path[len] = '/';
+		l = pathgen_name(g, path, len + 1);
+		path[l] = 0;
+		pathgen_dir(g, path, l, depth + 1);
+	}
+	path[len] = 0;
+}
+
+/*
+ * Pages on the path of entry e, which is in the trie: the root page and
+ * every page a stub leads to.
+ */
+static int
+entry_pages(ArtMemStore *ms, ArtPageNo root, const uint8_t *e, size_t len)
+{
+	uint8_t    *page = art_memstore_page(ms, root);
+	ArtChild	at = art_child_of_slot(page, ART_ROOT_SLOT);
+	size_t		d = 0;
+	int			np = 1;
+
+	for (;;)
+	{
+		uint8_t    *rec = art_child_rec(page, at);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+		{
+			ArtPageNo	pg;
+			uint16_t	slot;
+
+			art_stub_target(rec, &pg, &slot);
+			page = art_memstore_page(ms, pg);
+			at = art_child_of_slot(page, slot);
+			np++;
+			continue;
+		}
+		art_node_decode(rec, &node);
+		d += node.plen;
+		if (d >= len)
+			return np;
+		at = art_node_find(&node, e[d]);
+		if (art_child_none(at))
+			return np;
+		d++;
+	}
+}
+
+/*
+ * Pages on a lookup's path after a bulk load of paths like the scale
+ * benchmark's (a file tree's paths repeated under '/r<copy>', the key,
+ * 0x00 and the TID): the loader must keep the nodes that lead to pages
+ * together, so that the pages above the bottom ones hold many stubs, as
+ * a B-tree's inner pages hold many keys.  A loader that kept each
+ * flushed node with the subtrees left beside it (its least full page's
+ * worth) wrote those nodes a page each, level by level of the tree, each
+ * page full but leading to a few pages: here 4.596 pages on an entry's
+ * path, a longest path of 7 pages, 1,802 pages; keeping the nodes that
+ * lead to chains of pages together, 4.120, 5 and 1,800.
+ */
+static bool
+test_bulk_paths_height(void)
+{
+	Fixture		f;
+	PathGen		g = {0x9E3779B97F4A7C15ull, NULL, 0, 0};
+	char		path[512] = "/usr";
+	ArtSortItem *items;
+	uint8_t    *arena;
+	size_t		n,
+				used = 0;
+	ArtStats	s;
+	uint64_t	sum = 0;
+	int			copies = 4;
+
+	pathgen_dir(&g, path, 4, 0);
+	n = g.n * (size_t) copies;
+	items = malloc(n * sizeof(ArtSortItem));
+	arena = malloc(n * 200);
+	CHECK(items != NULL && arena != NULL, "memory");
+	for (size_t r = 0; r < n; r++)
+	{
+		int			len = sprintf((char *) arena + used, "/r%d%s",
+								  (int) (r / g.n), g.paths[r % g.n]);
+
+		arena[used + len] = 0;
+		tid_of((int) r, arena + used + len + 1);
+		items[r].data = arena + used;
+		items[r].len = (size_t) len + 7;
+		used += (size_t) len + 7;
+	}
+	art_sort_items(items, n);
+	CHECK(fixture_init(&f), "create");
+	for (size_t r = 0; r < n; r++)
+		model_insert(&f.m, items[r].data, items[r].len);
+	CHECK(load_bulk(&f.t, &f.m), "bulk");
+	CHECK(check_content(&f.t, &f.m), "bulk content");
+	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
+	for (size_t i = 0; i < f.m.n; i++)
+		sum += (uint64_t) entry_pages(f.ms, f.t.root, f.m.keys[i].data,
+									  f.m.keys[i].len);
+	printf("bulk_paths_height: %zu entries, %llu pages, %.3f full, "
+		   "%.3f pages on an entry's path, page height %llu\n",
+		   f.m.n, (unsigned long long) s.pages,
+		   (double) s.bytes_used / ((double) s.pages * ART_PAGE_SIZE),
+		   (double) sum / (double) f.m.n, (unsigned long long) s.page_height);
+	CHECK((double) sum / (double) f.m.n <= 4.35,
+		  "%.3f pages on an entry's path, want <= 4.35",
+		  (double) sum / (double) f.m.n);
+	CHECK(s.page_height <= 6, "page height %llu, want <= 6",
+		  (unsigned long long) s.page_height);
+	CHECK(s.pages <= 1802 * 102 / 100, "%llu pages, want <= %d",
+		  (unsigned long long) s.pages, 1802 * 102 / 100);
+	fixture_done(&f);
+	for (size_t i = 0; i < g.n; i++)
+		free(g.paths[i]);
+	free(g.paths);
+	free(items);
+	free(arena);
+	return true;
+}
+
 /* Pages a bulk load of the model's entries takes. */
 static uint64_t
 fresh_pages(const Model *m)
@@ -5591,6 +5791,7 @@ main(int argc, char **argv)
 		{"compact", test_compact},
 		{"squeeze", test_squeeze},
 		{"bulk_fill", test_bulk_fill},
+		{"bulk_paths_height", test_bulk_paths_height},
 		{"groups", test_groups},
 		{"sort", test_sort},
 		{"long_after_bulk", test_long_after_bulk},
