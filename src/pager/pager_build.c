@@ -433,6 +433,18 @@ build_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 }
 
 /*
+ * ArtPageStoreOps.try_relock: a held page has no lock to take.
+ */
+static bool
+build_try_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	return build_owns(b, ref) != NULL ||
+		b->pool.ops->try_relock(b->pool.store, ref, mode);
+}
+
+/*
  * ArtPageStoreOps.mark_dirty: every held page is written once let go.
  */
 static void
@@ -671,6 +683,7 @@ static const ArtPageStoreOps build_store_ops = {
 	.release = build_release,
 	.unlock = build_unlock,
 	.relock = build_relock,
+	.try_relock = build_try_relock,
 	.mark_dirty = build_mark_dirty,
 	.alloc = build_alloc,
 	.free = build_free,

@@ -39,18 +39,25 @@ extern void pager_ckpt_copy_done(int slot, int frame);
 extern void pager_ckpt_drop_copies(int slot);
 
 /*
- * Before a process inside a file's write gate (one that may change its
- * pages) locks a frame of it: if the frame is in a checkpoint's set, let
- * it leave the set (pager_ckpt_leave_set).  Only a checkpoint holding the
- * gate exclusive puts a frame in its set, so inside the gate a frame seen
- * outside it stays out, and one in it is placed.  Inline: writers lock
- * frames outside any set nearly always.
+ * Whether a frame is in a checkpoint's set: before a process inside a
+ * file's write gate (one that may change its pages) locks a frame of it,
+ * such a frame must leave the set (pager_ckpt_leave_set).  Only a
+ * checkpoint holding the gate exclusive puts a frame in its set, so
+ * inside the gate a frame seen outside it stays out, and one in it is
+ * placed.  Inline: writers lock frames outside any set nearly always.
  */
+static inline bool
+pager_ckpt_in_set(int frame)
+{
+	return (((volatile PagerFrame *) &pager_shared->frames[frame])->flags &
+			FRAME_CKPT) != 0;
+}
+
+/* Let a frame leave a checkpoint's set if it is in one (see above). */
 static inline void
 pager_ckpt_settle(int slot, int frame)
 {
-	if (((volatile PagerFrame *) &pager_shared->frames[frame])->flags &
-		FRAME_CKPT)
+	if (pager_ckpt_in_set(frame))
 		pager_ckpt_leave_set(slot, frame);
 }
 

@@ -166,6 +166,35 @@ pager_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 }
 
 /*
+ * ArtPageStoreOps.try_relock: pager_relock with the write gate and the
+ * content lock taken only if they are free, and no lock if the frame is
+ * in a checkpoint's set (letting it leave may wait).  A caller holding
+ * another page of the file exclusive is inside the gate already.
+ */
+static bool
+pager_try_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	PagerFile  *file = (PagerFile *) store;
+	int			frame = ref_frame(ref);
+	bool		exclusive = (mode == ART_LOCK_EXCLUSIVE);
+
+	Assert((intptr_t) ref->handle & REF_UNLOCKED);
+	if (exclusive && !pager_gate_enter(file->slot, true))
+		return false;
+	if (((exclusive || pager_gate_held(file->slot)) &&
+		 pager_ckpt_in_set(frame)) ||
+		!LWLockConditionalAcquire(&pager_shared->frames[frame].content,
+								  exclusive ? LW_EXCLUSIVE : LW_SHARED))
+	{
+		if (exclusive)
+			pager_gate_exit(file->slot);
+		return false;
+	}
+	ref->handle = (void *) ((intptr_t) (frame + 1) | (exclusive ? REF_EXCLUSIVE : 0));
+	return true;
+}
+
+/*
  * ArtPageStoreOps.mark_dirty.  The file's changed flag is written only
  * when it is not set yet, so that writers of one file do not take turns
  * owning its cache line; inside the write gate, which every exclusive
@@ -645,6 +674,7 @@ static const ArtPageStoreOps pager_store_ops = {
 	.release = pager_release,
 	.unlock = pager_unlock,
 	.relock = pager_relock,
+	.try_relock = pager_try_relock,
 	.mark_dirty = pager_mark_dirty,
 	.alloc = pager_alloc,
 	.free = pager_free,

@@ -21,8 +21,9 @@
  * (art_delete_sorted, and a finger's through art_delete_keep) keeps the
  * path of one delete locked for the next.  art_delete_sorted, which runs
  * beside readers (VACUUM), holds share the pages above the one a delete
- * changes, and changes their counts after, a page at a time, as an
- * insert's second pass does (count_above).
+ * changes, and changes their counts after, a page at a time, each locked
+ * exclusive only if that need not wait, else as an insert's second pass
+ * does (count_above).
  *
  *-------------------------------------------------------------------------
  */
@@ -416,93 +417,155 @@ take_exclusive(ArtTrie *t, DelPath *dp)
 /*
  * Subtract key's entry from the count of each node of its path in page k
  * (held exclusive), found by key from the node where the path enters the
- * page up to the stub that leaves it: another writer changed the page
- * since the path was found (a prefix split above a node on it, a child
- * added to one).  Those nodes lie above another page, so their counts are
- * wide and change in place.
+ * page up to the stub that leaves it (art_node_count_path): another
+ * writer changed the page since the path was found (a prefix split above
+ * a node on it, a child added to one).
  */
 static ArtStatus
 count_by_key(DelPath *dp, int k, const uint8_t *key, size_t len)
 {
-	uint8_t    *page = dp->ps.refs[k].data;
 	int			j = 1;
-	ArtChild	at;
 	size_t		d;
+	ArtPageNo	pg;
+	uint16_t	slot;
 
 	while (dp->lv[j].pidx != k)
 		j++;
-	at = dp->lv[j].node;
 	d = dp->lv[j - 1].end + 1;
-	for (;;)
-	{
-		uint8_t    *rec = art_child_rec(page, at);
-		ArtNode		node;
+	if (art_node_count_path(dp->ps.refs[k].data, dp->lv[j].node, key, len,
+							&d, len, -1, &pg, &slot) != ART_OK)
+		return ART_CORRUPT;
+	return ART_OK;
+}
 
-		if (art_is_stub(rec))
-			return ART_OK;
-		art_node_decode(rec, &node);
-		if (node.kind == ART_NODE_LEAF || node.cw != ART_COUNT_WIDE ||
-			len - d <= node.plen || memcmp(key + d, node.prefix, node.plen) != 0)
-			return ART_CORRUPT;
-		art_node_set_count(&node, node.count - 1);
-		d += node.plen;
-		at = art_node_find(&node, key[d]);
-		if (art_child_none(at))
-			return ART_CORRUPT;
-		d++;
+/*
+ * Lower the counts of the path's nodes in page k, held exclusive, in
+ * place (mark_counts): at the nodes the path noted if the page's changes
+ * are still seen, those read before it was unlocked, else found by key
+ * (count_by_key).
+ */
+static ArtStatus
+count_page(ArtTrie *t, DelPath *dp, int k, uint32_t seen, const uint8_t *key,
+		   size_t len)
+{
+	ArtPageRef *ref = &dp->ps.refs[k];
+	ArtStatus	st = ART_OK;
+
+	if (t->store.ops->changes(t->store.store, ref) == seen)
+		change_page(dp, k);
+	else
+		st = count_by_key(dp, k, key, len);
+	t->store.ops->mark_counts(t->store.store, ref);
+	return st;
+}
+
+/*
+ * count_above's way when a lock it tried on page stop would have waited
+ * (stop unlocked, its counts changed if done): as an insert's second
+ * pass, with nothing below the page it waits for locked.  The break
+ * level's page is unlocked, and the pages between it and stop (held
+ * share) from the bottom up, each marked passing so that none splits
+ * meanwhile; stop needs no mark, as the page above it stays held.  Then
+ * each, from stop down, is locked exclusive, its counts changed,
+ * unlocked and locked share again, and the break level's page is locked
+ * exclusive again.
+ */
+static ArtStatus
+count_waiting(ArtTrie *t, DelPath *dp, int stop, bool done, uint32_t *seen,
+			  const uint8_t *key, size_t len)
+{
+	const ArtPageStoreOps *ops = t->store.ops;
+	ArtPinStack *ps = &dp->ps;
+	int			first = dp->lv[dp->brk].pidx;
+	ArtStatus	st = ART_OK;
+	int			k;
+
+	ops->unlock(t->store.store, &ps->refs[first]);
+	/* a path held is ART_MAX_LOCKED_PAGES pages at most (said for gcc) */
+	for (k = first - 1; k > stop && k < ART_MAX_LOCKED_PAGES; k--)
+	{
+		seen[k] = ops->changes(t->store.store, &ps->refs[k]);
+		ops->passing(t->store.store, &ps->refs[k], true);
+		ops->unlock(t->store.store, &ps->refs[k]);
 	}
+	for (k = stop; k < first; k++)
+	{
+		ArtPageRef *ref = &ps->refs[k];
+
+		if (k > stop || !done)
+		{
+			ArtStatus	cst;
+
+			ops->relock(t->store.store, ref, ART_LOCK_EXCLUSIVE);
+			cst = count_page(t, dp, k, seen[k], key, len);
+			if (st == ART_OK)
+				st = cst;
+			ops->unlock(t->store.store, ref);
+		}
+		ops->relock(t->store.store, ref, ART_LOCK_SHARE);
+		if (k > stop)
+			ops->passing(t->store.store, ref, false);
+	}
+	ops->relock(t->store.store, &ps->refs[first], ART_LOCK_EXCLUSIVE);
+	return st;
 }
 
 /*
  * With dp->share, once the pages from the break level's down changed: the
  * counts of the path's nodes in the pages between the root page and the
- * break level's, a page at a time, as an insert's second pass adds to
- * them.  The break level's page is unlocked first and those pages (held
- * share) from the bottom up, each marked passing so that none splits
- * meanwhile; then each is locked exclusive, its counts changed (in place,
- * mark_counts), unlocked and locked share again, from the top down, and
- * the break level's page is locked exclusive again.  In a page whose
- * changes are as read before, the counts are those of the nodes the path
- * noted; in any other they are found by key (count_by_key).  No page
- * above need be held while one is changed: the stub that leads to the
- * next page stays (only a split of that page, which passing holds off, a
- * page merge or a relayout, which hold the split section exclusive, or
- * this delete would repoint or remove it), and so does the node it leads
- * to (a prefix split puts the new node above in its slot).  A reader may
- * see a count above one too high meanwhile, as the entry is gone already.
- * Cannot fail, but for a page that lies (ART_CORRUPT).
+ * break level's, a page at a time from the top down, as an insert's
+ * second pass adds to them, while the break level's page stays locked
+ * exclusive and the others share.  Each page is unlocked and locked again
+ * exclusive, its counts changed (in place, mark_counts), unlocked and
+ * locked share again, each lock taken only if it need not wait
+ * (try_relock): one who holds a page above the break level's may wait for
+ * that page or one below it, which this delete holds.  At the first lock
+ * that would wait, count_waiting lets go of the pages below and goes on
+ * as an insert's second pass.  No split moves the path meanwhile: the
+ * page above the one changed stays held (a split of a page holds the page
+ * above it exclusive, one of the root page's subtrees the root page).  In
+ * a page whose changes are as read before, the counts are those of the
+ * nodes the path noted; in any other they are found by key
+ * (count_by_key).  A reader may see a count above one too high meanwhile,
+ * as the entry is gone already.  Cannot fail, but for a page that lies
+ * (ART_CORRUPT).
  */
 static ArtStatus
 count_above(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len)
 {
+	const ArtPageStoreOps *ops = t->store.ops;
 	ArtPinStack *ps = &dp->ps;
 	int			first = dp->lv[dp->brk].pidx;
 	uint32_t	seen[ART_MAX_LOCKED_PAGES];
 	ArtStatus	st = ART_OK;
+	bool		done = false;
 	int			k;
 
-	t->store.ops->unlock(t->store.store, &ps->refs[first]);
-	for (k = first - 1; k > 0; k--)
-	{
-		seen[k] = t->store.ops->changes(t->store.store, &ps->refs[k]);
-		t->store.ops->passing(t->store.store, &ps->refs[k], true);
-		t->store.ops->unlock(t->store.store, &ps->refs[k]);
-	}
 	for (k = 1; k < first; k++)
 	{
 		ArtPageRef *ref = &ps->refs[k];
+		ArtStatus	cst;
 
-		t->store.ops->relock(t->store.store, ref, ART_LOCK_EXCLUSIVE);
-		if (t->store.ops->changes(t->store.store, ref) == seen[k])
-			change_page(dp, k);
-		else if (st == ART_OK)
-			st = count_by_key(dp, k, key, len);
-		t->store.ops->mark_counts(t->store.store, ref);
-		t->store.ops->unlock(t->store.store, ref);
-		t->store.ops->relock(t->store.store, ref, ART_LOCK_SHARE);
-		t->store.ops->passing(t->store.store, ref, false);
+		done = false;
+		seen[k] = ops->changes(t->store.store, ref);
+		ops->unlock(t->store.store, ref);
+		if (!ops->try_relock(t->store.store, ref, ART_LOCK_EXCLUSIVE))
+			break;
+		cst = count_page(t, dp, k, seen[k], key, len);
+		if (st == ART_OK)
+			st = cst;
+		ops->unlock(t->store.store, ref);
+		done = true;
+		if (!ops->try_relock(t->store.store, ref, ART_LOCK_SHARE))
+			break;
 	}
-	t->store.ops->relock(t->store.store, &ps->refs[first], ART_LOCK_EXCLUSIVE);
+	if (k < first)
+	{
+		ArtStatus	wst = count_waiting(t, dp, k, done, seen, key, len);
+
+		if (st == ART_OK)
+			st = wst;
+	}
 	dp->excl &= ~((UINT64_C(1) << first) - 2);
 	return st;
 }
@@ -700,9 +763,9 @@ delete_next(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len,
  * one waits), that page and those below it exclusive.  Each delete finds
  * its path share, takes its pages from the break level's down exclusive,
  * changes them, and then the counts above, in pages it locks exclusive
- * one at a time with nothing below them locked (count_above): readers
- * wait there only for those few counts.  Callers bound n.  Pages are
- * still locked from the root down: at the first stub
+ * one at a time, without a wait or with nothing below them locked
+ * (count_above): readers wait there only for those few counts.  Callers
+ * bound n.  Pages are still locked from the root down: at the first stub
  * that leads off the pages held, those below it are let go first.  A
  * delete that changes the root page, and a path longer than
  * ART_MAX_LOCKED_PAGES pages, go as art_delete's does, with nothing else

@@ -760,35 +760,13 @@ art_count_above(ArtTrie *t, const uint8_t *key, size_t len, size_t upto,
 		else
 		{
 			/* by key, up to the page's stub on the path or upto */
-			walk = false;
-			while (d < upto)
-			{
-				uint8_t    *rec = art_child_rec(kept->refs[i].data, at);
-				ArtNode		node;
+			ArtStatus	wst = art_node_count_path(kept->refs[i].data, at,
+												  key, len, &d, upto, 1,
+												  &pg, &slot);
 
-				if (art_is_stub(rec))
-				{
-					art_stub_target(rec, &pg, &slot);
-					walk = true;
-					break;
-				}
-				art_node_decode(rec, &node);
-				if (node.kind == ART_NODE_LEAF || len - d <= node.plen ||
-					memcmp(key + d, node.prefix, node.plen) != 0)
-					break;
-				if (node.cw != ART_COUNT_WIDE)
-				{
-					/* above another page, so wide: its count grows in place */
-					st = ART_CORRUPT;
-					break;
-				}
-				art_node_set_count(&node, node.count + 1);
-				d += node.plen;
-				at = art_node_find(&node, key[d]);
-				if (art_child_none(at))
-					break;
-				d++;
-			}
+			walk = wst == ART_OK;
+			if (wst == ART_CORRUPT)
+				st = ART_CORRUPT;
 		}
 		t->store.ops->mark_counts(t->store.store, &kept->refs[i]);
 		t->store.ops->unlock(t->store.store, &kept->refs[i]);

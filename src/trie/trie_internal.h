@@ -474,6 +474,10 @@ extern void art_node_count_add(uint8_t *page, ArtChild at, int64_t delta,
 							   bool wide);
 extern size_t art_node_count_growth(const ArtNode *node, int64_t delta,
 									bool wide);
+extern ArtStatus art_node_count_path(uint8_t *page, ArtChild at,
+									 const uint8_t *key, size_t len, size_t *d,
+									 size_t upto, int64_t delta, ArtPageNo *pg,
+									 uint16_t *slot);
 
 /* trie.c: pins and temporary memory */
 extern void *art_alloc(ArtTrie *t, size_t size);

@@ -40,6 +40,9 @@ struct ArtMemStore
 	int			splitters;		/* split sections held (either mode) */
 	uint64_t	split_sections;	/* split sections entered exclusive */
 	uint64_t	pins;			/* pin calls that pinned a page */
+	uint64_t	relocks;		/* relock calls (art_memstore_relocks) */
+	uint64_t	tries;			/* try_relock calls */
+	uint64_t	refuse_tries;	/* see art_memstore_refuse_tries */
 	bool		critical;		/* inside a critical stretch */
 	bool		strict;			/* see art_memstore_strict */
 	bool		refuse_waits;	/* see art_memstore_refuse_waits */
@@ -241,26 +244,32 @@ mem_unlock(void *store, ArtPageRef *ref)
 		writer_between(ms);
 }
 
-/* relock: lock a reference unlock left pinned only. */
+/*
+ * Before a reference unlock left pinned only is locked again exclusive:
+ * the hook a test set (art_memstore_set_relock_hook).
+ */
 static void
-mem_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+before_relock(ArtMemStore *ms, ArtPageRef *ref, ArtLockMode mode)
 {
-	ArtMemStore *ms = store;
-	MemPage    *p = &ms->pages[ref->pageno];
-
 	if (mode == ART_LOCK_EXCLUSIVE && ms->relock_hook && !ms->in_relock_hook)
 	{
 		ms->in_relock_hook = true;
 		ms->relock_hook(ms->relock_arg, ref->pageno);
 		ms->in_relock_hook = false;
 	}
+}
+
+/* Lock in mode a reference unlock left pinned only. */
+static void
+lock_kept(ArtMemStore *ms, ArtPageRef *ref, ArtLockMode mode)
+{
+	MemPage    *p = &ms->pages[ref->pageno];
+
 	if (ref->handle != KEPT_HANDLE || p->kept == 0)
 	{
 		violate(ms, "relock of a page not kept pinned");
 		return;
 	}
-	if (p->exclusive || (mode == ART_LOCK_EXCLUSIVE && p->shared > 0))
-		violate(ms, "page locked twice with an exclusive lock");
 	p->kept--;
 	if (mode == ART_LOCK_EXCLUSIVE)
 		p->exclusive = true;
@@ -268,6 +277,40 @@ mem_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
 		p->shared++;
 	count_lock(ms);
 	ref->handle = NULL;
+}
+
+/* relock: lock a reference unlock left pinned only. */
+static void
+mem_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	ms->relocks++;
+	before_relock(ms, ref, mode);
+	if (p->exclusive || (mode == ART_LOCK_EXCLUSIVE && p->shared > 0))
+		violate(ms, "page locked twice with an exclusive lock");
+	lock_kept(ms, ref, mode);
+}
+
+/*
+ * try_relock: relock, unless another pin holds the page in a mode that
+ * conflicts (in a real store, another session) or the test refuses this
+ * try (art_memstore_refuse_tries).
+ */
+static bool
+mem_try_relock(void *store, ArtPageRef *ref, ArtLockMode mode)
+{
+	ArtMemStore *ms = store;
+	MemPage    *p = &ms->pages[ref->pageno];
+
+	before_relock(ms, ref, mode);
+	ms->tries++;
+	if ((ms->refuse_tries > 0 && ms->tries % ms->refuse_tries == 0) ||
+		p->exclusive || (mode == ART_LOCK_EXCLUSIVE && p->shared > 0))
+		return false;
+	lock_kept(ms, ref, mode);
+	return true;
 }
 
 /* mark_dirty: only checks that the page is locked exclusive. */
@@ -636,6 +679,7 @@ static const ArtPageStoreOps mem_ops = {
 	.release = mem_release,
 	.unlock = mem_unlock,
 	.relock = mem_relock,
+	.try_relock = mem_try_relock,
 	.mark_dirty = mem_mark_dirty,
 	.alloc = mem_alloc_page,
 	.free = mem_free_page,
@@ -781,6 +825,28 @@ uint64_t
 art_memstore_pins(const ArtMemStore *ms)
 {
 	return ms->pins;
+}
+
+/* How many pins hold a lock now. */
+int
+art_memstore_locked(const ArtMemStore *ms)
+{
+	return ms->locked;
+}
+
+/* How many times a page was locked again by relock (not try_relock). */
+uint64_t
+art_memstore_relocks(const ArtMemStore *ms)
+{
+	return ms->relocks;
+}
+
+/* Refuse every n-th try_relock (0: none), as if another held the page. */
+void
+art_memstore_refuse_tries(ArtMemStore *ms, uint64_t n)
+{
+	ms->refuse_tries = n;
+	ms->tries = 0;
 }
 
 /* A copy of a store that holds no pins; NULL if out of memory. */

@@ -44,6 +44,18 @@ extern uint64_t art_memstore_split_sections(const ArtMemStore *ms);
 /* How many times a page was pinned (pin calls that succeeded). */
 extern uint64_t art_memstore_pins(const ArtMemStore *ms);
 
+/* How many pins hold a lock now. */
+extern int	art_memstore_locked(const ArtMemStore *ms);
+
+/* How many times a page was locked again by relock (not try_relock). */
+extern uint64_t art_memstore_relocks(const ArtMemStore *ms);
+
+/*
+ * Refuse every n-th try_relock from now on (0: none), as if another
+ * session held the page: the caller goes the way that may wait.
+ */
+extern void art_memstore_refuse_tries(ArtMemStore *ms, uint64_t n);
+
 /*
  * Let n more alloc/pin calls (and mem_alloc calls when with_mem) succeed,
  * then fail every one until art_memstore_fail_after(ms, -1, false).
@@ -95,8 +107,8 @@ extern void art_memstore_set_unlock_hook(ArtMemStore *ms,
 
 /*
  * Run fn(arg, pageno) each time page pageno, kept pinned, is about to be
- * locked again exclusive (relock), as writers in other sessions could
- * change it first (not again from inside fn).
+ * locked again exclusive (relock, try_relock), as writers in other
+ * sessions could change it first (not again from inside fn).
  */
 extern void art_memstore_set_relock_hook(ArtMemStore *ms,
 										 void (*fn) (void *arg,

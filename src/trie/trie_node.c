@@ -987,6 +987,48 @@ art_node_count_add(uint8_t *page, ArtChild at, int64_t delta, bool wide)
 }
 
 /*
+ * Add delta to the count of each node of key's path in page, from the
+ * node at, where the path enters the page at key depth *d, down to the
+ * stub by which it leaves the page: ART_OK, its target in *pg and *slot
+ * and *d the depth where the path enters that page.  ART_NOT_FOUND if the
+ * path reaches key depth upto first, or leaves the page's nodes
+ * otherwise.  Those nodes lie above another page, so their counts are
+ * wide and change in place: ART_CORRUPT at one that is not.  The second
+ * passes of inserts and deletes walk a page so when another writer
+ * changed it since they found their path.
+ */
+ArtStatus
+art_node_count_path(uint8_t *page, ArtChild at, const uint8_t *key,
+					size_t len, size_t *d, size_t upto, int64_t delta,
+					ArtPageNo *pg, uint16_t *slot)
+{
+	while (*d < upto)
+	{
+		uint8_t    *rec = art_child_rec(page, at);
+		ArtNode		node;
+
+		if (art_is_stub(rec))
+		{
+			art_stub_target(rec, pg, slot);
+			return ART_OK;
+		}
+		art_node_decode(rec, &node);
+		if (node.kind == ART_NODE_LEAF || len - *d <= node.plen ||
+			memcmp(key + *d, node.prefix, node.plen) != 0)
+			return ART_NOT_FOUND;
+		if (node.cw != ART_COUNT_WIDE)
+			return ART_CORRUPT;
+		art_node_set_count(&node, node.count + delta);
+		*d += node.plen;
+		at = art_node_find(&node, key[*d]);
+		if (art_child_none(at))
+			return ART_NOT_FOUND;
+		(*d)++;
+	}
+	return ART_NOT_FOUND;
+}
+
+/*
  * Add the child key -> child to the node record at in page, and one
  * to its count, making the node wide if wide (the child is a stub or
  * wide); the key must be absent and the page must have room for the

@@ -25,8 +25,8 @@
  *	 Therefore a trie operation that changes pages first pins and allocates
  *	 everything it will need, and only then modifies: between its first
  *	 modification and its end it calls no store function that can fail
- *	 (mark_dirty, release, unlock, relock and free cannot fail, nor can a
- *	 pin of a page the trie keeps pinned, see unlock).
+ *	 (mark_dirty, release, unlock, relock, try_relock and free cannot fail,
+ *	 nor can a pin of a page the trie keeps pinned, see unlock).
  * - Temporary memory comes from mem_alloc/mem_free, so that the pager can
  *	 hand out memory that an ERROR frees.
  *
@@ -93,6 +93,16 @@ typedef struct ArtPageStoreOps
 	 * no room needed.  unlock lets it go back to pinned only.  Cannot fail.
 	 */
 	void		(*relock) (void *store, ArtPageRef *ref, ArtLockMode mode);
+
+	/*
+	 * relock, but only if it need not wait: true with the page locked
+	 * again in mode; false, the page still pinned only, if another holds
+	 * it in a conflicting mode or the store would first wait for something
+	 * else (the pager: its write gate, a checkpoint's copy of the page).
+	 * Lets a holder of pages below take one above without a wait, and so
+	 * without the risk of a deadlock.  Cannot fail.
+	 */
+	bool		(*try_relock) (void *store, ArtPageRef *ref, ArtLockMode mode);
 	/* Record that an exclusively locked page was changed. */
 	void		(*mark_dirty) (void *store, ArtPageRef *ref);
 	/* Allocate a page, returned zeroed (past the reserved bytes), pinned and locked exclusive. */

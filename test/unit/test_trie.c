@@ -4294,16 +4294,17 @@ typedef struct UpperReaders
 	Fixture    *f;
 	const ArtRun *run;
 	int			counts;			/* counts read in pages above a break */
+	int			above;			/* deletes with pages above their page */
 	bool		ok;
 } UpperReaders;
 
 /*
  * art_delete_sorted's done, while the run holds its path: the delete's
- * entry leaves the model, and every fourth time a reader of another
- * session counts the entries under each page of what is left of the
- * entry's path between the root page and the page where it now ends
- * (the prefix that leads into the page): its pages must be locked share
- * at most, and the count exact.
+ * entry leaves the model (and counts in above if its path still passes a
+ * page between the root page and the page where it now ends), and every
+ * fourth time a reader of another session counts the entries under each
+ * such page (the prefix that leads into the page): its pages must be
+ * locked share at most, and the count exact.
  */
 static void
 upper_readers_done(void *arg, int i, ArtPageNo page)
@@ -4315,9 +4316,11 @@ upper_readers_done(void *arg, int i, ArtPageNo page)
 
 	if (!model_delete(&ur->f->m, key, len))
 		ur->ok = false;
+	path_pages(ur->f, key, len, ART_INVALID_PAGENO, &pp);
+	if (pp.n > 2 && pp.pages[1] != page)
+		ur->above++;
 	if (!ur->ok || i % 4 != 0)
 		return;
-	path_pages(ur->f, key, len, ART_INVALID_PAGENO, &pp);
 	for (int k = 1; k < pp.n && pp.pages[k] != page; k++)
 	{
 		uint64_t	count = 0;
@@ -4331,6 +4334,30 @@ upper_readers_done(void *arg, int i, ArtPageNo page)
 		}
 		ur->counts++;
 	}
+}
+
+/*
+ * Delete entries [from, to) of the n at data (ends), from a multiple of
+ * 64, with art_delete_sorted in runs of 64, upper_readers_done after
+ * each delete; false at the first failure.
+ */
+static bool
+upper_runs(UpperReaders *ur, const uint8_t *data, const size_t *ends, int n,
+		   int from, int to)
+{
+	for (; from < to; from += 64)
+	{
+		ArtRun		run = run_at(data, ends, n, from);
+
+		ur->run = &run;
+		CHECK(art_delete_sorted(&ur->f->t, &run, upper_readers_done, ur) ==
+			  ART_OK, "delete_sorted");
+		CHECK(ur->ok, "a reader met a page locked exclusive or a count "
+			  "that lies (run at %d): %s", from,
+			  art_memstore_violation(ur->f->ms) ?
+			  art_memstore_violation(ur->f->ms) : "count");
+	}
+	return true;
 }
 
 /*
@@ -4350,7 +4377,7 @@ test_delete_sorted_upper_readers(void)
 	size_t	   *ends = malloc(sizeof(size_t) * 40000);
 	uint8_t    *data;
 	int			n;
-	UpperReaders ur = {&f, NULL, 0, true};
+	UpperReaders ur = {&f, NULL, 0, 0, true};
 
 	if (ART_MAX_LOCKED_PAGES < 3)
 	{
@@ -4362,23 +4389,79 @@ test_delete_sorted_upper_readers(void)
 	CHECK(ends != NULL, "memory");
 	data = half_trie(&f, 321, relock_key, ends, &n);
 	CHECK(data != NULL, "trie");
-	for (int from = 0; from < n; from += 64)
-	{
-		ArtRun		run = run_at(data, ends, n, from);
-
-		ur.run = &run;
-		CHECK(art_delete_sorted(&f.t, &run, upper_readers_done, &ur) ==
-			  ART_OK, "delete_sorted");
-		CHECK(ur.ok, "a reader met a page locked exclusive or a count "
-			  "that lies (run at %d): %s", from,
-			  art_memstore_violation(f.ms) ? art_memstore_violation(f.ms) :
-			  "count");
-	}
+	if (!upper_runs(&ur, data, ends, n, 0, n))
+		return false;
 	printf("delete_sorted_upper_readers: %d deletes, %d counts above their "
 		   "pages, %llu pages\n", n, ur.counts,
 		   (unsigned long long) art_memstore_pages(f.ms));
 	CHECK(ur.counts > n / 8, "only %d counts above a delete's page",
 		  ur.counts);
+	CHECK(fixture_sound(&f), "trie sound");
+	fixture_done(&f);
+	free(data);
+	free(ends);
+	return true;
+}
+
+/*
+ * art_delete_sorted lowers the counts above the page a delete changes
+ * with the rest of its path held, each page locked exclusive and share
+ * again by try_relock, which does not wait; by relock, which may, only
+ * once a try failed.  40,000 keys of five letters (paths of three pages
+ * and more), every other one deleted in key order in runs of 64, a
+ * reader beside every fourth delete finding the counts above exact.  The
+ * first half of the runs as they come: their relocks (a break page's
+ * pages taken exclusive, a page held exclusive that a path goes on
+ * below taken share) are fewer than the deletes with pages above their
+ * page, each of which made three relocks and more before (the break
+ * page, and each page above exclusive and share again).  The second
+ * half with every third try refused, as if another session held the
+ * page, so that the count step goes on waiting from there: more relocks
+ * than such deletes.  The trie ends sound.
+ */
+static bool
+test_delete_sorted_relocks(void)
+{
+	Fixture		f;
+	size_t	   *ends = malloc(sizeof(size_t) * 40000);
+	uint8_t    *data;
+	int			n;
+	int			half;
+	uint64_t	relocks;
+	UpperReaders ur = {&f, NULL, 0, 0, true};
+
+	if (ART_MAX_LOCKED_PAGES < 3)
+	{
+		printf("delete_sorted_relocks: skipped, paths of two pages\n");
+		free(ends);
+		return true;
+	}
+	CHECK(ends != NULL, "memory");
+	data = half_trie(&f, 321, relock_key, ends, &n);
+	CHECK(data != NULL, "trie");
+	half = n / 128 * 64;
+	relocks = art_memstore_relocks(f.ms);
+	if (!upper_runs(&ur, data, ends, n, 0, half))
+		return false;
+	relocks = art_memstore_relocks(f.ms) - relocks;
+	printf("delete_sorted_relocks: %d deletes, %d with pages above their "
+		   "page, %llu relocks\n", half, ur.above,
+		   (unsigned long long) relocks);
+	CHECK(ur.above > half / 2, "only %d deletes with pages above", ur.above);
+	CHECK(relocks < (uint64_t) ur.above,
+		  "%llu relocks for %d deletes with pages above their page",
+		  (unsigned long long) relocks, ur.above);
+	ur.above = 0;
+	art_memstore_refuse_tries(f.ms, 3);
+	relocks = art_memstore_relocks(f.ms);
+	if (!upper_runs(&ur, data, ends, n, half, n))
+		return false;
+	art_memstore_refuse_tries(f.ms, 0);
+	relocks = art_memstore_relocks(f.ms) - relocks;
+	printf("delete_sorted_relocks: every third try refused: %d deletes, %d "
+		   "with pages above, %llu relocks, %d counts checked\n", n - half,
+		   ur.above, (unsigned long long) relocks, ur.counts);
+	CHECK(relocks > (uint64_t) ur.above, "tries refused, no relock waited");
 	CHECK(fixture_sound(&f), "trie sound");
 	fixture_done(&f);
 	free(data);
@@ -4415,7 +4498,9 @@ delete_race_done(void *arg, int i, ArtPageNo page)
  * first pass of an insert of an entry that leaves the key within that
  * page (seven times in eight into a node's prefix, where the page holds
  * one on the path: its prefix split; else a child added to a node).  The
- * delete then holds the pages above it share and none below it locked.
+ * delete then holds the pages above it share, and, unless a try failed
+ * before, the pages below it share and the page where the path now ends
+ * exclusive.
  */
 static void
 delete_race_hook(void *arg, ArtPageNo pageno)
@@ -4426,6 +4511,7 @@ delete_race_hook(void *arg, ArtPageNo pageno)
 	PathPages	pp;
 	size_t		cut;
 	int			k;
+	bool		below;
 
 	if (!dr->armed ||
 		art_page_free(art_memstore_page(dr->f->ms, pageno)) < 1200)
@@ -4435,8 +4521,16 @@ delete_race_hook(void *arg, ArtPageNo pageno)
 		;
 	if (pp.found || k + 1 >= pp.n || pp.depths[k + 1] <= pp.depths[k])
 		return;
+	/*
+	 * With pages below held, as the delete tries its lock without a wait,
+	 * only a prefix split, which stays in the page: an insert that changed
+	 * a page below would wait for the delete (whose try would then fail).
+	 */
+	below = art_memstore_locked(dr->f->ms) > k;
+	if (below && pp.ncuts == 0)
+		return;
 	dr->armed = false;
-	if (pp.ncuts > 0 && rng_below(dr->r, 8) > 0)
+	if (pp.ncuts > 0 && (below || rng_below(dr->r, 8) > 0))
 	{
 		cut = pp.cuts[rng_below(dr->r, (uint32_t) pp.ncuts)];
 		dr->splits++;
@@ -4469,14 +4563,15 @@ mid_key(Rng *r, uint8_t *key)
 
 /*
  * art_delete_sorted changes the counts above the page a delete changes a
- * page at a time, each locked exclusive with nothing below it locked, as
- * an insert's second pass does.  Here, right before it locks such a page
- * again, another insert's first pass changes that page along the deleted
- * entry's path (a prefix split of a node on it, whose count moves into
- * the new node above, or a child added to one): the delete must find the
- * path's nodes there again by key and every count be exact after both.
- * 40,000 keys of mid_key's, every other one deleted in key order in runs
- * of 64, one such insert per run.
+ * page at a time, each unlocked and locked again exclusive (without a
+ * wait, or as an insert's second pass does, once a try failed).  Here,
+ * right before it locks such a page again, another insert's first pass
+ * changes that page along the deleted entry's path (a prefix split of a
+ * node on it, whose count moves into the new node above, or a child added
+ * to one): the delete must find the path's nodes there again by key and
+ * every count be exact after both.  40,000 keys of mid_key's, every other
+ * one deleted in key order in runs of 64, one such insert per run; every
+ * other run with every third try refused.
  */
 static bool
 test_delete_sorted_count_race(void)
@@ -4516,6 +4611,7 @@ test_delete_sorted_count_race(void)
 		dr.run = &run;
 		dr.cur = 0;
 		dr.armed = true;
+		art_memstore_refuse_tries(f.ms, from / 64 % 2 ? 3 : 0);
 		CHECK(art_delete_sorted(&f.t, &run, delete_race_done, &dr) ==
 			  ART_OK, "delete_sorted");
 		dr.armed = false;
@@ -4526,6 +4622,7 @@ test_delete_sorted_count_race(void)
 				  "run at %d: %s", from, msg);
 	}
 	art_memstore_set_relock_hook(f.ms, NULL, NULL);
+	art_memstore_refuse_tries(f.ms, 0);
 	printf("delete_sorted_count_race: %d first passes between a delete's "
 		   "count changes, %d of them into a node's prefix\n",
 		   dr.o.changed, dr.splits);
@@ -5821,6 +5918,7 @@ main(int argc, char **argv)
 		{"merge_readers", test_merge_readers},
 		{"delete_sorted_upper_readers", test_delete_sorted_upper_readers},
 		{"delete_sorted_count_race", test_delete_sorted_count_race},
+		{"delete_sorted_relocks", test_delete_sorted_relocks},
 		{"merge_churn", test_merge_churn},
 		{"finger_delete_failures", test_finger_delete_failures},
 	};
