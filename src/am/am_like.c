@@ -158,7 +158,8 @@ am_like_prefix(const char *patt, int len, bool ilike, char *prefix, int *end)
 			if (++i >= len)
 				return -1;
 		}
-		clen = Min(pg_mblen(patt + i), len - i);
+		/* an ASCII byte is a character of its own in every server encoding */
+		clen = IS_HIGHBIT_SET(patt[i]) ? Min(pg_mblen(patt + i), len - i) : 1;
 		if (ilike && !am_char_caseless(patt + i, clen))
 			break;
 		memcpy(prefix + n, patt + i, clen);

@@ -78,6 +78,7 @@ typedef struct LocalHold
 static LocalHold *local_holds = NULL;
 static int	local_nholds = 0;
 static bool release_callback_set = false;
+static bool local_published = false;	/* this process publishes a hold */
 
 /*
  * Processes that may scan: every PGPROC (also the count of the processes'
@@ -160,6 +161,7 @@ hold_publish(void)
 	memcpy(ph->file, files, sizeof(ArtFileId) * n);
 	memcpy(ph->epoch, least, sizeof(uint64) * n);
 	SpinLockRelease(&ph->mutex);
+	local_published = (n > 0);
 }
 
 /*
@@ -225,6 +227,10 @@ pager_hold_create(PagerFile *file)
 /*
  * Before a scan reads a batch: hold the current epoch.  The batch then
  * lacks every entry removed by a bulk delete that is not waiting for it.
+ * A hold at the current epoch already (the scan's batch before this one
+ * read since no bump) is published as it is: every change to this
+ * process's holds publishes them, so publishing again would write the
+ * same, and a bump after the read finds it below the new epoch.
  */
 pg_attribute_hot void
 pager_hold_refresh(int hold)
@@ -233,6 +239,8 @@ pager_hold_refresh(int hold)
 	{
 		uint64		epoch = pg_atomic_read_u64(&pager_shared->hold_epoch);
 
+		if (local_holds[hold].epoch == epoch)
+			return;
 		local_holds[hold].epoch = epoch;
 		hold_publish();
 		pg_memory_barrier();
@@ -267,7 +275,9 @@ pager_hold_drop(int hold)
 }
 
 /*
- * The end of the transaction: no scan is left.
+ * The end of the transaction: no scan is left.  The published holds are
+ * cleared only if there are any (a scan that ended normally cleared its
+ * own).
  */
 pg_attribute_hot void
 pager_hold_release_all(void)
@@ -277,10 +287,13 @@ pager_hold_release_all(void)
 	if (local_nholds == 0)
 		return;
 	memset(local_holds, 0, sizeof(LocalHold) * local_nholds);
+	if (!local_published)
+		return;
 	ph = &pager_shared->holds[MyProc->pgprocno];
 	SpinLockAcquire(&ph->mutex);
 	ph->nfiles = 0;
 	SpinLockRelease(&ph->mutex);
+	local_published = false;
 }
 
 /*
