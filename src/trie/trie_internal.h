@@ -444,8 +444,59 @@ art_node_decode_walk(uint8_t *rec, ArtNode *node)
 	node->body = rec + hdr + 1 + node->plen;
 }
 
+/*
+ * The child under key, or none (art_child_none).  Inline: a descent calls
+ * it at every node on its path.
+ */
+static inline ArtChild
+art_node_find(const ArtNode *node, uint8_t key)
+{
+	const uint8_t *keys;
+	int			i;
+	ArtChild	none = {0};
+
+	switch (node->kind)
+	{
+		case ART_NODE_4:
+		case ART_NODE_16:
+			keys = node->body;
+			for (i = 0; i < node->n; i++)
+			{
+				if (keys[i] == key)
+					return art_get_child(node->body + node->n + 2 * i);
+				if (keys[i] > key)
+					break;
+			}
+			return none;
+		case ART_NODE_48:
+			i = node->body[key];
+			return i ? art_get_child(node->body + 256 + 2 * (i - 1)) : none;
+		case ART_NODE_256:
+			return art_get_child(node->body + 2 * key);
+		default:
+			return none;
+	}
+}
+
+/*
+ * Whether n bytes at a and b are equal: a loop for the few bytes of a
+ * node's prefix, where memcmp's call and set-up cost more than the
+ * compare.
+ */
+static inline bool
+art_bytes_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	if (n > 16)
+		return memcmp(a, b, n) == 0;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* trie_node.c: nodes */
 extern void art_node_decode(uint8_t *rec, ArtNode *node);
+extern void art_node_decode_count(uint8_t *rec, ArtNode *node);
 extern int	art_kind_for(int n);
 extern size_t art_build_size(const ArtNodeBuild *b);
 extern size_t art_node_size_for(size_t plen, int n, int cw);
@@ -459,7 +510,6 @@ extern size_t art_leaf_encode(const uint8_t *prefix, size_t plen,
 extern void art_stub_encode(ArtPageNo page, uint16_t slot, uint8_t *out);
 extern void art_stub_target(const uint8_t *rec, ArtPageNo *page,
 							uint16_t *slot);
-extern ArtChild art_node_find(const ArtNode *node, uint8_t key);
 extern bool art_node_next(const ArtNode *node, int after, uint8_t *key,
 						  ArtChild *child);
 extern bool art_node_prev(const ArtNode *node, int before, uint8_t *key,

@@ -577,6 +577,16 @@ ART_HOT void
 art_node_decode(uint8_t *rec, ArtNode *node)
 {
 	art_node_decode_walk(rec, node);
+	art_node_decode_count(rec, node);
+}
+
+/*
+ * Add to a node that art_node_decode_walk decoded from rec what it leaves
+ * out: the count, its bytes and the record's size.
+ */
+ART_HOT void
+art_node_decode_count(uint8_t *rec, ArtNode *node)
+{
 	if (node->kind == ART_NODE_LEAF)
 	{
 		node->count = node->terminal ? 1 : 0;
@@ -806,37 +816,6 @@ art_stub_target(const uint8_t *rec, ArtPageNo *page, uint16_t *slot)
 {
 	*page = art_get32(rec + 1);
 	*slot = art_get16(rec + 5);
-}
-
-/* The child under key, or none (art_child_none). */
-ART_HOT ArtChild
-art_node_find(const ArtNode *node, uint8_t key)
-{
-	const uint8_t *keys;
-	int			i;
-	ArtChild	none = {0};
-
-	switch (node->kind)
-	{
-		case ART_NODE_4:
-		case ART_NODE_16:
-			keys = node->body;
-			for (i = 0; i < node->n; i++)
-			{
-				if (keys[i] == key)
-					return art_get_child(node->body + node->n + 2 * i);
-				if (keys[i] > key)
-					break;
-			}
-			return none;
-		case ART_NODE_48:
-			i = node->body[key];
-			return i ? art_get_child(node->body + 256 + 2 * (i - 1)) : none;
-		case ART_NODE_256:
-			return art_get_child(node->body + 2 * key);
-		default:
-			return none;
-	}
 }
 
 /* The child with the smallest key > after (after may be -1). */

@@ -44,7 +44,9 @@ couple(ArtTrie *t, ArtPageRef *cur, ArtChild *at)
  * at the node where key ends (inside or at the end of the node's prefix;
  * *at is the length of key before that prefix) with *matched set, or at a
  * mismatch or a missing child.  The node's page stays pinned and
- * share-locked in *cur, a reference to the node in *noderef.
+ * share-locked in *cur, a reference to the node in *noderef, the node in
+ * *node as art_node_decode_walk decodes it (art_node_decode_count adds
+ * its count).
  */
 ART_HOT ArtStatus
 art_descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
@@ -67,15 +69,15 @@ art_descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 			t->store.ops->release(t->store.store, cur);
 			return st;
 		}
-		art_node_decode(art_child_rec(cur->data, c), node);
+		art_node_decode_walk(art_child_rec(cur->data, c), node);
 		*noderef = c;
 		*at = d;
 		if (len - d <= node->plen)
 		{
-			*matched = memcmp(key + d, node->prefix, len - d) == 0;
+			*matched = art_bytes_equal(key + d, node->prefix, len - d);
 			return ART_OK;
 		}
-		if (memcmp(key + d, node->prefix, node->plen) != 0)
+		if (!art_bytes_equal(key + d, node->prefix, node->plen))
 			return ART_OK;
 		d += node->plen;
 		c = art_node_find(node, key[d]);
@@ -206,7 +208,10 @@ art_count_prefix(ArtTrie *t, const uint8_t *prefix, size_t len,
 	if (matched && cur.pageno == t->root)
 		st = art_root_count(t, cur.data, ref, count);
 	else if (matched)
+	{
+		art_node_decode_count(art_child_rec(cur.data, ref), &node);
 		*count = node.count;
+	}
 	t->store.ops->release(t->store.store, &cur);
 	return st;
 }
