@@ -13,21 +13,19 @@
 #include "trie_internal.h"
 
 /*
- * If *at refers to a stub, lock-couple to the page it points to, asking
- * for that page's lines at once (art_prefetch_page), and make *at refer to
- * the stub's target there.
+ * Lock-couple from the stub rec of *cur to the page it points to, asking
+ * for that page's lines at once (art_prefetch_page), and make *at refer
+ * to the stub's target there.  Called only for a stub, so that the nodes
+ * of a page cost no call.
  */
 static ART_HOT ArtStatus
-couple(ArtTrie *t, ArtPageRef *cur, ArtChild *at)
+couple(ArtTrie *t, ArtPageRef *cur, const uint8_t *rec, ArtChild *at)
 {
-	uint8_t    *rec = art_child_rec(cur->data, *at);
 	ArtPageNo	pg;
 	uint16_t	slot;
 	ArtPageRef	next;
 	ArtStatus	st;
 
-	if (!art_is_stub(rec))
-		return ART_OK;
 	art_stub_target(rec, &pg, &slot);
 	st = t->store.ops->pin(t->store.store, pg, ART_LOCK_SHARE, &next);
 	if (st != ART_OK)
@@ -63,13 +61,19 @@ art_descend(ArtTrie *t, const uint8_t *key, size_t len, ArtPageRef *cur,
 	c = art_child_of_slot(cur->data, ART_ROOT_SLOT);
 	for (;;)
 	{
-		st = couple(t, cur, &c);
-		if (st != ART_OK)
+		uint8_t    *rec = art_child_rec(cur->data, c);
+
+		if (art_is_stub(rec))
 		{
-			t->store.ops->release(t->store.store, cur);
-			return st;
+			st = couple(t, cur, rec, &c);
+			if (st != ART_OK)
+			{
+				t->store.ops->release(t->store.store, cur);
+				return st;
+			}
+			rec = art_child_rec(cur->data, c);
 		}
-		art_node_decode_walk(art_child_rec(cur->data, c), node);
+		art_node_decode_walk(rec, node);
 		*noderef = c;
 		*at = d;
 		if (len - d <= node->plen)
@@ -253,15 +257,20 @@ art_prefixes_of(ArtTrie *t, const uint8_t *value, size_t len, int terminator,
 	{
 		ArtNode		node;
 		size_t		k;
+		uint8_t    *rec = art_child_rec(cur.data, c);
 
-		st = couple(t, &cur, &c);
-		if (st != ART_OK)
+		if (art_is_stub(rec))
 		{
-			t->store.ops->release(t->store.store, &cur);
-			art_free(t, lens);
-			return st;
+			st = couple(t, &cur, rec, &c);
+			if (st != ART_OK)
+			{
+				t->store.ops->release(t->store.store, &cur);
+				art_free(t, lens);
+				return st;
+			}
+			rec = art_child_rec(cur.data, c);
 		}
-		art_node_decode(art_child_rec(cur.data, c), &node);
+		art_node_decode(rec, &node);
 		if (node.n == 0 && !node.terminal)
 			break;
 		for (k = 0; k < node.plen; k++)
