@@ -24,8 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trie/trie_internal.h"
-#include "trie/trie_memstore.h"
+#include "trie_pages.h"
 
 #define NFILES		8
 #define NLINES		1000
@@ -52,44 +51,6 @@ make_entry(const char *key, unsigned long row, uint8_t *e)
 	return l + 7;
 }
 
-/* Pages on the path to where entry e (len bytes) is or would go. */
-static int
-path_pages(ArtMemStore *ms, ArtPageNo root, const uint8_t *e, size_t len)
-{
-	uint8_t    *page = art_memstore_page(ms, root);
-	ArtChild	at = art_child_of_slot(page, ART_ROOT_SLOT);
-	size_t		d = 0;
-	int			np = 1;
-
-	for (;;)
-	{
-		uint8_t    *rec = art_child_rec(page, at);
-		ArtNode		node;
-
-		if (art_is_stub(rec))
-		{
-			ArtPageNo	pg;
-			uint16_t	slot;
-
-			art_stub_target(rec, &pg, &slot);
-			page = art_memstore_page(ms, pg);
-			at = art_child_of_slot(page, slot);
-			np++;
-			continue;
-		}
-		art_node_decode(rec, &node);
-		if (node.plen > len - d || memcmp(e + d, node.prefix, node.plen) != 0)
-			return np;
-		d += node.plen;
-		if (d == len)
-			return np;
-		at = art_node_find(&node, e[d]);
-		if (art_child_none(at))
-			return np;
-		d++;
-	}
-}
-
 /* Print the trie's shape after round r (row: the next row's number). */
 static void
 report(ArtTrie *t, ArtMemStore *ms, int r, unsigned long row)
@@ -108,7 +69,7 @@ report(ArtTrie *t, ArtMemStore *ms, int r, unsigned long row)
 		{
 			uint8_t		e[64];
 			size_t		len = make_entry(keys[f][i], row, e);
-			int			np = path_pages(ms, t->root, e, len);
+			int			np = pages_on_path(ms, t->root, e, len);
 
 			total += np;
 			hist[np < MAXPATH ? np : MAXPATH]++;

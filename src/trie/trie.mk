@@ -19,14 +19,17 @@
 #                           (bench/trie_churn.c; CHURN_ARGS passed through)
 #   make trie-paths         pages on a lookup's path after a bulk load of
 #                           paths (bench/trie_paths.c; PATHS_ARGS passed
-#                           through: FILE [N [ROWS]])
+#                           through: FILE [N [ROWS [PLAIN]]]; PATHS_MODE
+#                           bulk,insert,half,churn: how the entries
+#                           come in)
 #
 # The fuzzers (the trie harness among them) are in test/fuzz/fuzz.mk.
 
 TRIE_CORE_SRCS = $(filter-out $(srcdir)/src/trie/trie_memstore.c,$(wildcard $(srcdir)/src/trie/trie*.c)) \
 	$(srcdir)/src/trie/trie_memstore.c
 TRIE_HDRS = $(wildcard $(srcdir)/src/trie/*.h)
-TRIE_TEST_SRCS = $(srcdir)/test/unit/test_trie.c $(srcdir)/test/unit/trie_check.c
+TRIE_TEST_SRCS = $(srcdir)/test/unit/test_trie.c $(srcdir)/test/unit/trie_check.c \
+	$(srcdir)/test/unit/trie_pages.c
 TRIE_TEST_HDRS = $(wildcard $(srcdir)/test/unit/*.h)
 TRIE_BUILD = build/trie
 TRIE_STD = -std=c99 -D_DEFAULT_SOURCE
@@ -57,10 +60,10 @@ $(TRIE_BUILD)/trie_bench: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_be
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_bench.c
 
-$(TRIE_BUILD)/trie_dups: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_dups.c
+$(TRIE_BUILD)/trie_dups: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_HDRS) $(srcdir)/test/unit/trie_pages.c $(srcdir)/bench/trie_dups.c
 	@mkdir -p $(TRIE_BUILD)
-	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
-		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_dups.c
+	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror $(TRIE_INC) -o $@ \
+		$(TRIE_CORE_SRCS) $(srcdir)/test/unit/trie_pages.c $(srcdir)/bench/trie_dups.c
 
 $(TRIE_BUILD)/trie_scan: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_scan.c
 	@mkdir -p $(TRIE_BUILD)
@@ -72,9 +75,9 @@ $(TRIE_BUILD)/trie_churn: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_ch
 	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_churn.c
 
-$(TRIE_BUILD)/trie_paths: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(srcdir)/bench/trie_paths.c
+$(TRIE_BUILD)/trie_paths: $(TRIE_CORE_SRCS) $(TRIE_HDRS) $(TRIE_TEST_HDRS) $(srcdir)/bench/trie_paths.c
 	@mkdir -p $(TRIE_BUILD)
-	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror -I$(srcdir)/src -o $@ \
+	gcc $(TRIE_STD) -O2 -g -Wall -Wextra -Werror $(TRIE_INC) -o $@ \
 		$(TRIE_CORE_SRCS) $(srcdir)/bench/trie_paths.c
 
 $(TRIE_BUILD)/test_pagefmt: $(srcdir)/src/pager/pager_page.c $(srcdir)/src/pager/pager_page.h $(TRIE_HDRS) $(srcdir)/test/unit/test_pagefmt.c

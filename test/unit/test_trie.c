@@ -18,6 +18,7 @@
 #include "trie/trie_internal.h"
 #include "trie/trie_memstore.h"
 #include "trie_check.h"
+#include "trie_pages.h"
 
 #define MIB (1024 * 1024)
 
@@ -2257,45 +2258,6 @@ pathgen_dir(PathGen *g, char *path, size_t len, int depth)
 }
 
 /*
- * Pages on the path of entry e, which is in the trie: the root page and
- * every page a stub leads to.
- */
-static int
-entry_pages(ArtMemStore *ms, ArtPageNo root, const uint8_t *e, size_t len)
-{
-	uint8_t    *page = art_memstore_page(ms, root);
-	ArtChild	at = art_child_of_slot(page, ART_ROOT_SLOT);
-	size_t		d = 0;
-	int			np = 1;
-
-	for (;;)
-	{
-		uint8_t    *rec = art_child_rec(page, at);
-		ArtNode		node;
-
-		if (art_is_stub(rec))
-		{
-			ArtPageNo	pg;
-			uint16_t	slot;
-
-			art_stub_target(rec, &pg, &slot);
-			page = art_memstore_page(ms, pg);
-			at = art_child_of_slot(page, slot);
-			np++;
-			continue;
-		}
-		art_node_decode(rec, &node);
-		d += node.plen;
-		if (d >= len)
-			return np;
-		at = art_node_find(&node, e[d]);
-		if (art_child_none(at))
-			return np;
-		d++;
-	}
-}
-
-/*
  * Pages on a lookup's path after a bulk load of paths like the scale
  * benchmark's (a file tree's paths repeated under '/r<copy>', the key,
  * 0x00 and the TID): the loader must keep the nodes that lead to pages
@@ -2345,8 +2307,8 @@ test_bulk_paths_height(void)
 	CHECK(check_content(&f.t, &f.m), "bulk content");
 	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
 	for (size_t i = 0; i < f.m.n; i++)
-		sum += (uint64_t) entry_pages(f.ms, f.t.root, f.m.keys[i].data,
-									  f.m.keys[i].len);
+		sum += (uint64_t) pages_on_path(f.ms, f.t.root, f.m.keys[i].data,
+										f.m.keys[i].len);
 	printf("bulk_paths_height: %zu entries, %llu pages, %.3f full, "
 		   "%.3f pages on an entry's path, page height %llu\n",
 		   f.m.n, (unsigned long long) s.pages,
