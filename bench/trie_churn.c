@@ -31,8 +31,10 @@
  * round of the churn does to a packed trie.  With CHURN_REDO set (not
  * with CHURN_REBUILD), a twin trie takes the same inserts and replays
  * each VACUUM as a hot standby's redo does (function redo: the deletes,
- * and art_merge only where the VACUUM's merge changed the trie, its
- * merge records), and its pages and CPU are printed at the end.
+ * and art_merge_step only where the VACUUM's merge changed the trie, its
+ * merge records, at the step that changed it; with CHURN_REDO_ANY set,
+ * every step in turn, as for merge records without a step), and its
+ * pages and CPU are printed at the end.
  * CHURN_GROUP sets the pages a relayout's group takes at most
  * (ArtTrie.relayout_pages).
  *
@@ -500,14 +502,22 @@ root_sizes(ArtMemStore *ms, ArtPageNo root, const char *ds)
 	free(load);
 }
 
+/* art_merge_logged's merged: keep the step that changed the trie. */
+static void
+merge_told(void *arg, ArtMergeStep step)
+{
+	*(ArtMergeStep *) arg = step;
+}
+
 /*
- * Delete the dead entries in key order, each followed by art_merge, as
- * VACUUM does; merged[i] (if not NULL) says whether the i-th delete's
- * merge changed the trie (VACUUM logs a merge record for it).
+ * Delete the dead entries in key order, each followed by a merge, as
+ * VACUUM does; merged[i] (if not NULL) gets the step by which the i-th
+ * delete's merge changed the trie (VACUUM logs a merge record for it),
+ * ART_MERGE_ANY where it changed nothing.
  */
 static void
 vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
-	   uint64_t *tries, double *cpu, bool *merged)
+	   uint64_t *tries, double *cpu, ArtMergeStep *merged)
 {
 	double		t0 = cpu_now();
 
@@ -515,7 +525,7 @@ vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
 	for (size_t i = 0; i < n; i++)
 	{
 		uint64_t	before;
-		uint64_t	version;
+		ArtMergeStep step = ART_MERGE_ANY;
 
 		if (art_delete(t, dead[i].data, dead[i].len) != ART_OK)
 		{
@@ -523,15 +533,15 @@ vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
 			exit(1);
 		}
 		before = art_memstore_split_sections(ms);
-		version = art_version(t);
-		if (art_merge(t, dead[i].data, dead[i].len) != ART_OK)
+		if (art_merge_logged(t, dead[i].data, dead[i].len, merge_told,
+							 &step) != ART_OK)
 		{
 			fprintf(stderr, "merge failed\n");
 			exit(1);
 		}
 		*tries += art_memstore_split_sections(ms) - before;
 		if (merged != NULL)
-			merged[i] = art_version(t) != version;
+			merged[i] = step;
 	}
 	*cpu += cpu_now() - t0;
 }
@@ -539,23 +549,27 @@ vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
 /*
  * Replay a VACUUM's deletes (dead, sorted) as a hot standby's redo does:
  * each deleted, and merged only where the VACUUM's merge changed the
- * trie (its merge records).
+ * trie (its merge records), at the step that changed it unless any.
  */
 static void
-redo(ArtTrie *t, const Entry *dead, size_t n, const bool *merged,
-	 uint64_t *merges, double *cpu)
+redo(ArtTrie *t, const Entry *dead, size_t n, const ArtMergeStep *merged,
+	 bool any, uint64_t *merges, double *cpu)
 {
 	double		t0 = cpu_now();
 
 	for (size_t i = 0; i < n; i++)
 	{
+		bool		merge = merged[i] != ART_MERGE_ANY;
+
 		if (art_delete(t, dead[i].data, dead[i].len) != ART_OK ||
-			(merged[i] && art_merge(t, dead[i].data, dead[i].len) != ART_OK))
+			(merge &&
+			 art_merge_step(t, dead[i].data, dead[i].len,
+							any ? ART_MERGE_ANY : merged[i]) != ART_OK))
 		{
 			fprintf(stderr, "redo failed\n");
 			exit(1);
 		}
-		*merges += merged[i];
+		*merges += merge;
 	}
 	*cpu += cpu_now() - t0;
 }
@@ -574,8 +588,9 @@ churn(const char *ds, int seed, size_t rows)
 	uint64_t	deletes = 0;
 	uint64_t	peak = 0;
 	double		cpu = 0;
-	bool	   *merged = malloc(sizeof(bool) * rows);
+	ArtMergeStep *merged = malloc(sizeof(ArtMergeStep) * rows);
 	bool		replay = getenv("CHURN_REDO") != NULL;
+	bool		any = getenv("CHURN_REDO_ANY") != NULL;
 	uint64_t	merges = 0;
 	double		redo_cpu = 0;
 	ArtTrie		t;
@@ -649,7 +664,7 @@ churn(const char *ds, int seed, size_t rows)
 			peak = before;
 		vacuum(&t, ms, dead, ndead, &tries, &cpu, merged);
 		if (replay)
-			redo(&twin, dead, ndead, merged, &merges, &redo_cpu);
+			redo(&twin, dead, ndead, merged, any, &merges, &redo_cpu);
 		deletes += ndead;
 		ndead = 0;
 		if (round == 5 || round == 25)

@@ -275,7 +275,7 @@ extern void am_build_runs_end(AmBuildRuns *runs);
 /* WAL records of a logged index (am_wal.c). */
 extern void am_wal_vacuum(ArtrieIndex *ai);
 extern void am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie,
-						 const uint8 *entry, Size len);
+						 const uint8 *entry, Size len, uint8 step);
 extern void am_wal_file(Relation index, PagerFile *file, const ArtFileId *id);
 extern PagerBuild *am_wal_build_begin(Relation index, PagerFile *file);
 extern void am_wal_built_file(Relation index, PagerBuild *build);

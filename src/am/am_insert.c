@@ -43,7 +43,7 @@ am_insert_entry(ArtrieIndex *ai, ArtTrie *trie, const uint8 *entry, Size len)
 	ArtStatus	status = art_insert(trie, entry, len);
 
 	if (status == ART_OK)
-		am_wal_entry(ai, WAL_ARTRIE_INSERT, trie, entry, len);
+		am_wal_entry(ai, WAL_ARTRIE_INSERT, trie, entry, len, 0);
 	/* The same (key, TID) twice is harmless: the entry is there. */
 	else if (status != ART_EXISTS)
 		am_check_status(status, ai->index, "inserting into");

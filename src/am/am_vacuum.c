@@ -39,16 +39,17 @@ typedef struct MergeAt
 } MergeAt;
 
 /*
- * Log a merge that changed pages, inside its sections (art_merge_logged),
- * so that no checkpoint's snapshot falls between the change and its
- * record.
+ * Log a merge that changed pages, with the step that changed them (redo
+ * makes that step alone), inside its sections (art_merge_logged), so that
+ * no checkpoint's snapshot falls between the change and its record.
  */
 static void
-am_merged(void *arg)
+am_merged(void *arg, ArtMergeStep step)
 {
 	MergeAt    *at = arg;
 
-	am_wal_entry(at->ai, WAL_ARTRIE_MERGE, at->trie, at->entry, at->len);
+	am_wal_entry(at->ai, WAL_ARTRIE_MERGE, at->trie, at->entry, at->len,
+				 (uint8) step);
 }
 
 /*
@@ -132,7 +133,7 @@ am_dead_deleted(void *arg, int i, ArtPageNo page)
 
 	dd->pages[i] = page;
 	am_wal_entry(dd->ai, WAL_ARTRIE_DELETE | WAL_ARTRIE_NO_MERGE, dd->trie,
-				 entry, len);
+				 entry, len, 0);
 }
 
 /*

@@ -25,14 +25,15 @@ am_needs_wal(Relation index)
 /*
  * Log an entry just inserted into (WAL_ARTRIE_INSERT) or deleted from
  * (WAL_ARTRIE_DELETE, with WAL_ARTRIE_NO_MERGE if the caller logs its
- * merges) one of the index's tries, or a merge at it (WAL_ARTRIE_MERGE).
+ * merges) one of the index's tries, or a merge at it (WAL_ARTRIE_MERGE)
+ * with the step that changed pages (0 for the other kinds).
  */
 void
 am_wal_entry(ArtrieIndex *ai, uint8 kind, ArtTrie *trie, const uint8 *entry,
-			 Size len)
+			 Size len, uint8 step)
 {
 	if (am_needs_wal(ai->index))
-		wal_log_entry(kind, &ai->meta.file, trie->root, entry, len);
+		wal_log_entry(kind, &ai->meta.file, trie->root, entry, len, step);
 }
 
 /*

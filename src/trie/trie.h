@@ -95,19 +95,47 @@ extern ArtStatus art_delete_page(ArtTrie *t, const uint8_t *entry,
 extern ArtStatus art_merge(ArtTrie *t, const uint8_t *entry, size_t len);
 
 /*
- * art_merge, telling a caller that logs its merges which ones changed the
- * trie: merged(arg) follows a merge that changed pages, inside its write
- * section and split section (no other writer changes a page meanwhile,
- * and no checkpoint's snapshot falls between the change and what merged
- * logs), with no page locked; it must not use the trie.  A merge that
- * changed nothing depends on the pages alone, so on the same pages it
- * would change nothing again: a caller that merges where this one did
- * (redo) need not hear of it.
+ * The step of a merge that changed pages (trie_merge.c): a merge tries
+ * them in this order and stops at the first that changes pages.
  */
-typedef void (*ArtMerged) (void *arg);
+typedef enum ArtMergeStep
+{
+	ART_MERGE_ANY = 0,			/* not known: every step in turn */
+	ART_MERGE_PARENT,			/* the page into its parent page */
+	ART_MERGE_CHILD,			/* a child page into the page */
+	ART_MERGE_SIBLING,			/* into a sibling page, or one into it */
+	ART_MERGE_SPILL,			/* spread over the pages near it */
+	ART_MERGE_REPACK,			/* it and the pages near it packed anew */
+	ART_MERGE_RELAYOUT			/* the subtrees of the root page near it
+								 * laid out again */
+} ArtMergeStep;
+
+#define ART_MERGE_STEPS (ART_MERGE_RELAYOUT + 1)
+
+/*
+ * art_merge, telling a caller that logs its merges which ones changed the
+ * trie: merged(arg, step) follows a merge that changed pages, with the
+ * step that changed them, inside its write section and split section (no
+ * other writer changes a page meanwhile, and no checkpoint's snapshot
+ * falls between the change and what merged logs), with no page locked;
+ * it must not use the trie.  A merge that changed nothing depends on the
+ * pages alone, so on the same pages it would change nothing again: a
+ * caller that merges where this one did (redo) need not hear of it.
+ */
+typedef void (*ArtMerged) (void *arg, ArtMergeStep step);
 
 extern ArtStatus art_merge_logged(ArtTrie *t, const uint8_t *entry,
 								  size_t len, ArtMerged merged, void *arg);
+
+/*
+ * art_merge where a merge at entry changed pages with step (as
+ * art_merge_logged told) on the same pages: only that step is made, the
+ * steps before it, which changed nothing, are not tried again.  When the
+ * step changes nothing (the pages are not those it was told on), every
+ * step is tried as art_merge does; so with ART_MERGE_ANY.
+ */
+extern ArtStatus art_merge_step(ArtTrie *t, const uint8_t *entry,
+								size_t len, ArtMergeStep step);
 
 /*
  * A finger: inserts and deletes applied one after another, best in entry
@@ -137,12 +165,13 @@ extern ArtStatus art_finger_delete(ArtFinger *finger, const uint8_t *entry,
 
 /*
  * art_finger_delete without the merge, and a merge through the finger
- * (art_merge): for a caller that merges where the deletes' writer did.
+ * (art_merge_step): for a caller that merges where the deletes' writer
+ * did, with the step it told.
  */
 extern ArtStatus art_finger_delete_only(ArtFinger *finger,
 										const uint8_t *entry, size_t len);
 extern ArtStatus art_finger_merge(ArtFinger *finger, const uint8_t *entry,
-								  size_t len);
+								  size_t len, ArtMergeStep step);
 extern void art_finger_end(ArtFinger *finger);
 
 /*

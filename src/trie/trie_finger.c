@@ -424,7 +424,7 @@ art_finger_delete(ArtFinger *f, const uint8_t *entry, size_t len)
 	ArtStatus	st = art_finger_delete_only(f, entry, len);
 
 	if (st == ART_OK)
-		(void) art_finger_merge(f, entry, len);
+		(void) art_finger_merge(f, entry, len, ART_MERGE_ANY);
 	return st;
 }
 
@@ -442,16 +442,18 @@ art_finger_delete_only(ArtFinger *f, const uint8_t *entry, size_t len)
 }
 
 /*
- * Merge at an entry through a finger; as art_merge, whose write section
- * nests in the finger's, after the finger lets its paths go: a merge may
- * move records and free pages of them.
+ * Merge at an entry through a finger, with the step the merge's writer
+ * told; as art_merge_step, whose write section nests in the finger's,
+ * after the finger lets its paths go: a merge may move records and free
+ * pages of them.
  */
 ArtStatus
-art_finger_merge(ArtFinger *f, const uint8_t *entry, size_t len)
+art_finger_merge(ArtFinger *f, const uint8_t *entry, size_t len,
+				 ArtMergeStep step)
 {
 	finger_drop(f);
 	art_delete_keep_drop(f->t, f->del);
-	return art_merge(f->t, entry, len);
+	return art_merge_step(f->t, entry, len, step);
 }
 
 /* Set whether the finger packs pages (trie.h). */

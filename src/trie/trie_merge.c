@@ -1260,13 +1260,15 @@ out:
 /*
  * Merge the page (top of mp) into its parent page or a sibling, both
  * locked share (taken exclusive for a change); returns ART_OK whether or
- * not it merged.  When it
- * changed nothing, ml gets the bytes the page must lose before a move
- * could fit by size (LACK_NONE: none would) and the packings that fitted
- * by size and failed.
+ * not it merged.  Tries the steps in turn, or with only other than
+ * ART_MERGE_ANY that step alone; *made gets the step that changed pages
+ * (ART_MERGE_ANY: none).  When it changed nothing, ml gets the bytes the
+ * page must lose before a move could fit by size (LACK_NONE: none would)
+ * and the packings that fitted by size and failed (of the steps tried).
  */
 static ArtStatus
-merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
+merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml, ArtMergeStep only,
+			 ArtMergeStep *made)
 {
 	ArtPageRef *parent = &mp->refs[0];
 	ArtPageRef *page = &mp->refs[1];
@@ -1276,7 +1278,9 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 	ArtPageNo	sibs[MERGE_TRIES];
 	int			nsib;
 	ArtStatus	st = ART_OK;
+	bool		any = only == ART_MERGE_ANY;
 
+	*made = ART_MERGE_ANY;
 	ml->lack = LACK_NONE;
 	ml->nroots = 0;
 	ml->spill_nq = 0;
@@ -1294,7 +1298,8 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 	/* into the parent page, unless that is the root page */
 	if (parent->pageno != t->root && !ms->stubs)
 		note_lack(&ml->lack, PAGE_LOAD(parent->data) + ms->bytes, MERGE_HIGH);
-	if (parent->pageno != t->root && !ms->stubs &&
+	if ((any || only == ART_MERGE_PARENT) &&
+		parent->pageno != t->root && !ms->stubs &&
 		PAGE_LOAD(parent->data) + ms->bytes <= MERGE_HIGH)
 	{
 		take_exclusive(t, parent, page, NULL, 0);
@@ -1303,21 +1308,25 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 		t->store.ops->free(t->store.store, page);
 		mp->n = 1;
 		t->store.ops->version(t->store.store, true);
+		*made = ART_MERGE_PARENT;
 		goto out;
 	}
 
 	/* a page holding stubs takes a child page in */
-	if (ms->stubs)
+	if (ms->stubs && (any || only == ART_MERGE_CHILD))
 	{
 		bool		done = false;
 
 		st = pull_child(t, page, qs, &done, &ml->lack);
+		if (done)
+			*made = ART_MERGE_CHILD;
 		if (st != ART_OK || done)
 			goto out;
 	}
 
 	/* else into a sibling, or the sibling into it */
-	nsib = child_pages(parent->data, page->pageno, sibs);
+	nsib = any || only == ART_MERGE_SIBLING ?
+		child_pages(parent->data, page->pageno, sibs) : 0;
 	for (int i = 0; i < nsib; i++)
 	{
 		ArtPageNo	pg = sibs[i];
@@ -1372,19 +1381,30 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml)
 		}
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->version(t->store.store, true);
+		*made = ART_MERGE_SIBLING;
 		goto out;
 	}
 
 	/* else spread over its neighbours */
-	if (!ms->stubs)
+	if (!ms->stubs &&
+		(any || only == ART_MERGE_SPILL || only == ART_MERGE_REPACK))
 	{
+		uint64_t	before = t->store.ops->version(t->store.store, false);
 		bool		done = false;
 
 		subtree_sizes(page->data, ms);
 		left_roots(ml, page->data, ms);
-		st = spill(t, parent, pv, page, ms, qs, &done, ml);
-		if (st == ART_OK && !done)
+		if (any || only == ART_MERGE_SPILL)
+			st = spill(t, parent, pv, page, ms, qs, &done, ml);
+		if (done)
+			*made = ART_MERGE_SPILL;
+		if (st == ART_OK && !done && (any || only == ART_MERGE_REPACK))
+		{
+			/* a repack may keep the page, changing the others */
 			st = repack(t, parent, pv, page, ms, qs, &done, ml);
+			if (t->store.ops->version(t->store.store, false) != before)
+				*made = ART_MERGE_REPACK;
+		}
 		if (done)
 			mp->n = 1;
 	}
@@ -1619,6 +1639,7 @@ art_merge_logged(ArtTrie *t, const uint8_t *entry, size_t len,
 	ArtStatus	st;
 	bool		underfull;
 	bool		changed = false;
+	ArtMergeStep made = ART_MERGE_ANY;
 
 	if (len > ART_MAX_ENTRY_LEN)
 		return ART_OK;
@@ -1642,7 +1663,7 @@ art_merge_logged(ArtTrie *t, const uint8_t *entry, size_t len,
 		size_t		lack;
 
 		ml->store = NULL;
-		st = merge_locked(t, &mp, ml);
+		st = merge_locked(t, &mp, ml, ART_MERGE_ANY, &made);
 		if (st == ART_OK && mp.n == 2 &&
 			t->store.ops->version(t->store.store, false) == before)
 		{
@@ -1665,13 +1686,60 @@ art_merge_logged(ArtTrie *t, const uint8_t *entry, size_t len,
 				ml->store = NULL;
 			if (st == ART_OK && !done)
 				same_note(t, ml->parent, ml->page, top, before);
+			if (done)
+				made = ART_MERGE_RELAYOUT;
 		}
 		changed = t->store.ops->version(t->store.store, false) != before;
 	}
 	path_release(t, &mp);
 	if (changed && merged != NULL)
-		merged(arg);
+		merged(arg, made);
 	t->store.ops->split_end(t->store.store, ART_LOCK_EXCLUSIVE);
 	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	return st;
+}
+
+/*
+ * art_merge_step (trie.h): the step alone, under the sections a merge
+ * takes; the memo of a try that changed nothing (merge_left) keeps
+ * nothing of it, since the steps before it were not tried.
+ */
+ArtStatus
+art_merge_step(ArtTrie *t, const uint8_t *entry, size_t len,
+			   ArtMergeStep step)
+{
+	MergePath	mp = {0};
+	ArtStatus	st;
+	bool		changed = false;
+
+	if (step == ART_MERGE_ANY || step >= ART_MERGE_STEPS ||
+		len > ART_MAX_ENTRY_LEN)
+		return art_merge(t, entry, len);
+
+	t->store.ops->write_begin(t->store.store, ART_LOCK_SHARE);
+	t->store.ops->split_begin(t->store.store, ART_LOCK_EXCLUSIVE);
+	st = descend(t, entry, len, ART_LOCK_SHARE, ART_LOCK_SHARE, &mp);
+	if (st == ART_OK && mp.n == 2 && PAGE_LOAD(mp.refs[1].data) < MERGE_LOW)
+	{
+		uint64_t	before = t->store.ops->version(t->store.store, false);
+		ArtMergeStep made;
+		bool		done;
+		size_t		lack;
+
+		merge_left.store = NULL;
+		if (step == ART_MERGE_RELAYOUT)
+		{
+			path_release(t, &mp);
+			st = art_relayout(t, mp.top, &done, &lack);
+		}
+		else
+			st = merge_locked(t, &mp, &merge_left, step, &made);
+		changed = t->store.ops->version(t->store.store, false) != before;
+	}
+	path_release(t, &mp);
+	t->store.ops->split_end(t->store.store, ART_LOCK_EXCLUSIVE);
+	t->store.ops->write_end(t->store.store, ART_LOCK_SHARE);
+	if (st == ART_OK && !changed)
+		return art_merge(t, entry, len);
 	return st;
 }

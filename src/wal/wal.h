@@ -57,10 +57,11 @@ extern void wal_init(void);
 /*
  * Log an insert or delete (WAL_ARTRIE_INSERT or _DELETE, the latter with
  * WAL_ARTRIE_NO_MERGE where merges are logged) of one entry, or a merge at
- * one (WAL_ARTRIE_MERGE).
+ * one (WAL_ARTRIE_MERGE) with the step that changed pages (an
+ * ArtMergeStep; 0 for the other kinds).
  */
 extern void wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
-						  const uint8 *entry, Size len);
+						  const uint8 *entry, Size len, uint8 step);
 
 /* Log that a bulk delete of a file has logged all its deletions. */
 extern void wal_log_vacuum(const ArtFileId *file);

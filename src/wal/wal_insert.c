@@ -77,17 +77,20 @@ wal_log_image_begin(const ArtFileId *file, XLogRecPtr since)
  * Log one entry inserted into (WAL_ARTRIE_INSERT) or deleted from
  * (WAL_ARTRIE_DELETE, with WAL_ARTRIE_NO_MERGE if the caller logs its
  * merges) the trie with root page root of a file, or a merge at the entry
- * (WAL_ARTRIE_MERGE).
+ * (WAL_ARTRIE_MERGE) and the step that changed pages, which redo makes
+ * alone (step 0, any, is not logged: redo tries every step).
  */
 void
 wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
-			  const uint8 *entry, Size len)
+			  const uint8 *entry, Size len, uint8 step)
 {
 	WalEntryRecord rec;
 
 	Assert(kind == WAL_ARTRIE_INSERT || kind == WAL_ARTRIE_DELETE ||
 		   kind == (WAL_ARTRIE_DELETE | WAL_ARTRIE_NO_MERGE) ||
 		   kind == WAL_ARTRIE_MERGE);
+	Assert(step <= WAL_MERGE_STEP_MAX &&
+		   (step == 0 || kind == WAL_ARTRIE_MERGE));
 	memset(&rec, 0, sizeof(rec));
 	rec.file = *file;
 	rec.root = root;
@@ -96,8 +99,10 @@ wal_log_entry(uint8 kind, const ArtFileId *file, uint32 root,
 	XLogBeginInsert();
 	XLogRegisterData((char *) &rec, sizeof(rec));
 	XLogRegisterData((char *) entry, len);
+	if (step != 0)
+		XLogRegisterData((char *) &step, 1);
 	(void) XLogInsert(ARTRIE_RMGR_ID, kind);
-	wal_count_logged(sizeof(rec) + len);
+	wal_count_logged(sizeof(rec) + len + (step != 0));
 }
 
 /*

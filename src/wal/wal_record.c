@@ -28,6 +28,21 @@ wal_entry_decode(const uint8_t *data, size_t len, WalEntryRecord *rec,
 	return true;
 }
 
+/* Check and decode a merge record. */
+bool
+wal_merge_decode(const uint8_t *data, size_t len, WalEntryRecord *rec,
+				 const uint8_t **entry, uint8_t *step)
+{
+	*step = 0;
+	if (wal_entry_decode(data, len, rec, entry))
+		return true;
+	if (len == 0 || !wal_entry_decode(data, len - 1, rec, entry) ||
+		data[len - 1] == 0 || data[len - 1] > WAL_MERGE_STEP_MAX)
+		return false;
+	*step = data[len - 1];
+	return true;
+}
+
 /* The number of set bits among the first npages of used. */
 int
 wal_image_used_count(uint32_t used, uint32_t npages)

@@ -16,10 +16,11 @@
  *	  underfull after the delete, unless the record carries
  *	  WAL_ARTRIE_NO_MERGE: its writer merges where it chose, each merge
  *	  logged as a merge record;
- *	- a merge record (an entry record's payload): the writer merged the
- *	  page where the entry's path ends (art_merge), after the deletes
- *	  logged before it; the page's content stays, only its layout
- *	  changes;
+ *	- a merge record (an entry record's payload, then one byte: the step
+ *	  of the merge that changed pages, an ArtMergeStep; older records
+ *	  lack it): the writer merged the page where the entry's path ends
+ *	  (art_merge_logged), after the deletes logged before it; the page's
+ *	  content stays, only its layout changes;
  *	- an image record: a run of up to WAL_IMAGE_PAGES logical pages of a
  *	  file just built or copied, or (WAL_IMAGE_CKPT) of a changed file as
  *	  the first checkpoint after a move of PostgreSQL's redo pointer
@@ -97,7 +98,10 @@
  */
 #define WAL_IMAGE_PACK_HDR	4
 
-/* An entry or merge record; the entry's bytes follow it. */
+/*
+ * An entry or merge record; the entry's bytes follow it, and a merge
+ * record's step byte them.
+ */
 typedef struct WalEntryRecord
 {
 	ArtFileId	file;
@@ -146,6 +150,18 @@ typedef struct WalVacuumRecord
  */
 extern bool wal_entry_decode(const uint8_t *data, size_t len,
 							 WalEntryRecord *rec, const uint8_t **entry);
+
+/* A merge record's step byte: 1 .. WAL_MERGE_STEP_MAX (trie.h's steps). */
+#define WAL_MERGE_STEP_MAX	6
+
+/*
+ * Check and decode a merge record's payload of len bytes as
+ * wal_entry_decode does, and its step into *step: 0 (any step) for a
+ * record without one.
+ */
+extern bool wal_merge_decode(const uint8_t *data, size_t len,
+							 WalEntryRecord *rec, const uint8_t **entry,
+							 uint8_t *step);
 
 /*
  * Check and decode an image record's payload: true with *rec, *bodies

@@ -32,10 +32,11 @@
  * underfull after it, as art_delete's callers did, unless it carries
  * WAL_ARTRIE_NO_MERGE: VACUUM merges once per run of deletes that ended in
  * one page, after a group of deletes, and logs each merge that changed
- * pages as a merge record, which redo applies where it comes.  A merge
- * that changed nothing is not logged: it depends on the pages alone, so
- * redo's would change nothing either (WAL of older versions logged every
- * merge, and applies as before).
+ * pages as a merge record, with the step that changed them, which redo
+ * applies where it comes, making that step alone (art_merge_step).  A
+ * merge that changed nothing is not logged: it depends on the pages
+ * alone, so redo's would change nothing either (WAL of older versions
+ * logged every merge, or no step, and applies as before).
  *
  * Where no query can look at an index until redo is over (crash recovery,
  * archive recovery without hot standby, artrie's own replay before
@@ -122,10 +123,23 @@ typedef struct BatchRecord
 	XLogRecPtr	lsn;
 	uint32		len;			/* of the entry */
 	uint8		kind;			/* WAL_ARTRIE_INSERT, _DELETE (with its flag) or
-								 * _MERGE */
+								 * _MERGE (with its step, BATCH_STEP) */
 } BatchRecord;
 
 #define BATCH_RECORD_HEADER		(offsetof(BatchRecord, kind) + 1)
+
+/*
+ * A merge record's step (WAL_MERGE_STEP_MAX at most) in the low bits of
+ * its kind held back, which the info byte leaves to PostgreSQL.
+ */
+#define BATCH_STEP				0x07
+#define BATCH_IS_MERGE(kind)	(((kind) & WAL_ARTRIE_KIND_MASK) == WAL_ARTRIE_MERGE)
+
+StaticAssertDecl(WAL_MERGE_STEP_MAX <= BATCH_STEP &&
+				 (BATCH_STEP & WAL_ARTRIE_INFO_MASK) == 0,
+				 "a merge's step fits the kind's low bits");
+StaticAssertDecl(WAL_MERGE_STEP_MAX + 1 == ART_MERGE_STEPS,
+				 "a merge record's step names an ArtMergeStep");
 
 /*
  * The entries of the next sorted records, copied out of a batch, and
@@ -186,6 +200,7 @@ typedef struct BatchMerge
 	XLogRecPtr	lsn;
 	Size		off;			/* of the entry in buf */
 	uint32		len;
+	ArtMergeStep step;
 } BatchMerge;
 
 typedef struct BatchMerges
@@ -355,11 +370,11 @@ redo_merge_done(PagerFile *file, ArtStatus status)
  * Apply an entry record: insert (kind WAL_ARTRIE_INSERT) or delete
  * (WAL_ARTRIE_DELETE, which merges after it unless WAL_ARTRIE_NO_MERGE)
  * entry of len bytes in the trie at root of file id, or merge at it
- * (WAL_ARTRIE_MERGE).
+ * (WAL_ARTRIE_MERGE) with the step the record names (0: any).
  */
 static void
 redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
-		   uint32 len, XLogRecPtr lsn)
+		   uint32 len, uint8 step, XLogRecPtr lsn)
 {
 	PagerFile  *file = redo_file(id, lsn);
 	ArtTrie		trie;
@@ -370,7 +385,8 @@ redo_entry(uint8 kind, const ArtFileId *id, uint32 root, const uint8 *entry,
 	art_open(&trie, pager_page_store(file), root);
 	if (kind == WAL_ARTRIE_MERGE)
 	{
-		redo_merge_done(file, art_merge(&trie, entry, len));
+		redo_merge_done(file, art_merge_step(&trie, entry, len,
+											 (ArtMergeStep) step));
 		redo_count_replayed();
 		return;
 	}
@@ -661,10 +677,13 @@ batch_alloc(FileBatch *fb)
 	fb->size = bytes;
 }
 
-/* Hold an entry record back in its file's batch. */
+/*
+ * Hold an entry record back in its file's batch (a merge record with its
+ * step).
+ */
 static void
 batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
-		  XLogRecPtr lsn)
+		  uint8 step, XLogRecPtr lsn)
 {
 	FileBatch  *fb = NULL;
 	BatchRecord header;
@@ -715,7 +734,7 @@ batch_add(uint8 kind, const WalEntryRecord *rec, const uint8 *entry,
 		   batch_record(fb, fb->keys[fb->nitems - 1].pos).lsn < lsn);
 	header.lsn = lsn;
 	header.len = rec->len;
-	header.kind = kind;
+	header.kind = kind | step;
 	memcpy(fb->bytes + fb->used, &header, BATCH_RECORD_HEADER);
 	memcpy(fb->bytes + fb->used + BATCH_RECORD_HEADER, entry, rec->len);
 	key = &fb->keys[fb->nitems++];
@@ -1007,6 +1026,7 @@ batch_merge_add(BatchMerges *m, const BatchHead *h)
 	m->items[m->n].lsn = h->lsn;
 	m->items[m->n].off = m->used;
 	m->items[m->n].len = h->len;
+	m->items[m->n].step = (ArtMergeStep) (h->kind & BATCH_STEP);
 	if (m->n == 0 || h->lsn < m->first)
 		m->first = h->lsn;
 	m->n++;
@@ -1047,7 +1067,7 @@ batch_merges_apply(BatchMerges *m, ArtFinger *finger, PagerFile *file,
 			break;
 		redo_lsn_now = bm->lsn;
 		redo_merge_done(file, art_finger_merge(finger, m->buf + bm->off,
-											   bm->len));
+											   bm->len, bm->step));
 		redo_count_replayed();
 	}
 	for (; i < m->n; i++)
@@ -1153,10 +1173,10 @@ batch_apply(void *arg)
 				finger_file = file;
 				root = h->root;
 			}
-			else if (merges.n > 0 && h->kind != WAL_ARTRIE_MERGE &&
+			else if (merges.n > 0 && !BATCH_IS_MERGE(h->kind) &&
 					 h->lsn > merges.first)
 				batch_merges_apply(&merges, finger, file, h->lsn);
-			if (h->kind == WAL_ARTRIE_MERGE)
+			if (BATCH_IS_MERGE(h->kind))
 				batch_merge_add(&merges, h);
 			else if (h->kind == WAL_ARTRIE_INSERT)
 				redo_entry_done(file, art_finger_insert(finger, h->entry,
@@ -1323,8 +1343,11 @@ redo_record(void *arg)
 	{
 		WalEntryRecord rec;
 		const uint8 *entry;
+		uint8		step = 0;
 
-		if (!wal_entry_decode((const uint8 *) data, len, &rec, &entry))
+		if (kind == WAL_ARTRIE_MERGE ?
+			!wal_merge_decode((const uint8 *) data, len, &rec, &entry, &step) :
+			!wal_entry_decode((const uint8 *) data, len, &rec, &entry))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed artrie WAL entry record at %X/%X",
@@ -1332,9 +1355,10 @@ redo_record(void *arg)
 		if (wal_hold_active(&rec.file))
 			wal_hold_add(&rec.file, args->kind, data, len, lsn);
 		else if (args->batch)
-			batch_add(args->kind, &rec, entry, lsn);
+			batch_add(args->kind, &rec, entry, step, lsn);
 		else
-			redo_entry(args->kind, &rec.file, rec.root, entry, rec.len, lsn);
+			redo_entry(args->kind, &rec.file, rec.root, entry, rec.len, step,
+					   lsn);
 	}
 	else if (kind == WAL_ARTRIE_IMAGE)
 	{
@@ -1665,13 +1689,18 @@ artrie_rm_desc(StringInfo buf, XLogReaderState *record)
 	{
 		WalEntryRecord rec;
 		const uint8 *entry;
+		uint8		step = 0;
 
-		if (wal_entry_decode(data, len, &rec, &entry))
+		if (kind == WAL_ARTRIE_MERGE ?
+			wal_merge_decode(data, len, &rec, &entry, &step) :
+			wal_entry_decode(data, len, &rec, &entry))
 			appendStringInfo(buf, "file %u/%u.%u, root %u, entry of %u bytes%s",
 							 rec.file.dbOid, rec.file.relNumber,
 							 rec.file.generation, rec.root, rec.len,
 							 (XLogRecGetInfo(record) & WAL_ARTRIE_NO_MERGE) ?
 							 ", no merge" : "");
+		if (step != 0)
+			appendStringInfo(buf, ", step %u", step);
 	}
 	else if (kind == WAL_ARTRIE_IMAGE)
 	{

@@ -2,7 +2,8 @@
  *
  * fuzz_wal.c
  *	  libFuzzer harness for the decoders of artrie's WAL record payloads
- *	  (wal_entry_decode and wal_image_decode in src/wal/wal_record.c, the
+ *	  (wal_entry_decode, wal_merge_decode and wal_image_decode in
+ *	  src/wal/wal_record.c, the
  *	  code redo runs on every artrie record): any bytes must be accepted
  *	  exactly when they are a well-formed payload, never crash or read
  *	  outside the payload, and an accepted payload must decode to its own
@@ -13,7 +14,8 @@
  * The harness reads the format on its own, at fixed byte offsets in the
  * machine's byte order (as XLogRegisterData writes the structs): an entry
  * record is file (dbOid, relNumber, generation), root and len, 4 bytes
- * each, then len entry bytes, len between 1 and WAL_MAX_ENTRY; an image
+ * each, then len entry bytes, len between 1 and WAL_MAX_ENTRY (a merge
+ * record may carry one more byte, its step, 1 to WAL_MERGE_STEP_MAX); an image
  * record is file, flags, first, npages, used, nfree and PAGER_USER_WORDS
  * user words, 4 bytes each, then the WAL_IMAGE_BODY-byte bodies of the
  * pages whose bit is set among the first npages bits of used (with
@@ -32,7 +34,7 @@
  *
  * Bit 0 of the first input byte picks the mode.
  *
- * Raw: the rest of the input is a payload, given to all five decoders.  Each
+ * Raw: the rest of the input is a payload, given to all six decoders.  Each
  * must accept it exactly when the harness's reading says it is
  * well-formed, and what it accepts must decode to the fields at their
  * offsets, with the entry, the bodies and the free list pointing into the
@@ -256,6 +258,37 @@ check_entry(const uint8_t *data, size_t len)
 }
 
 /*
+ * Run the merge decoder over data[0, len), as check_entry does the entry
+ * decoder: an entry payload (step 0), or one and a step byte from 1 to
+ * WAL_MERGE_STEP_MAX.  Returns whether it accepted.
+ */
+static bool
+check_merge(const uint8_t *data, size_t len)
+{
+	WalEntryRecord rec;
+	const uint8_t *entry = NULL;
+	uint8_t		step = 0xFF;
+	bool		got = wal_merge_decode(data, len, &rec, &entry, &step);
+	bool		plain = ref_entry_ok(data, len);
+	bool		want = plain ||
+		(len >= 1 && ref_entry_ok(data, len - 1) && data[len - 1] >= 1 &&
+		 data[len - 1] <= WAL_MERGE_STEP_MAX);
+
+	if (got != want)
+		FAIL("merge decoder says %d for %zu bytes, expected %d", got, len, want);
+	if (!got)
+		return false;
+	if (step != (plain ? 0 : data[len - 1]))
+		FAIL("merge record decoded to step %u", step);
+	if (!file_is(&rec.file, data) || rec.root != get_u32(data + 12) || rec.len != get_u32(data + 16))
+		FAIL("merge record decoded to other fields");
+	if (entry != data + ENTRY_HDR || entry + rec.len + (step != 0) != data + len)
+		FAIL("merge entry at offset %td of %u bytes, payload of %zu bytes",
+			 entry - data, rec.len, len);
+	return true;
+}
+
+/*
  * Run the image decoder over data[0, len), as check_entry does the entry
  * decoder; also check wal_image_used_count on what it accepts.
  */
@@ -352,6 +385,7 @@ static void
 fuzz_raw(Input *in)
 {
 	(void) check_entry(in->p, in->n);
+	(void) check_merge(in->p, in->n);
 	(void) check_image(in->p, in->n);
 	check_unchanged(in->p, in->n);
 	check_vacuum(in->p, in->n);
@@ -405,6 +439,12 @@ fuzz_gen_entry(Input *in, uint8_t *buf)
 	for (size_t k = 0; k < elen; k++)
 		if (entry[k] != (k < in->n ? in->p[k] : body_byte(fill, 0, k)))
 			FAIL("entry byte %zu decoded differently", k);
+	if (!check_merge(buf, len))
+		FAIL("well-formed merge record of %u bytes rejected", elen);
+	buf[len] = (uint8_t) (1 + fill % WAL_MERGE_STEP_MAX);
+	if (!check_merge(buf, len + 1))
+		FAIL("well-formed merge record of %u bytes with step %u rejected",
+			 elen, buf[len]);
 
 	switch (damage % 6)
 	{

@@ -1,14 +1,16 @@
 # VACUUM merges once per run of deletes that ended in one page, after a
 # group of deletes (src/am/am_vacuum.c); it logs its deletes as needing
 # no merge after them and each merge that changed pages as a merge record
-# (one that changed nothing would change nothing in redo either), so that
-# redo merges where the primary did (src/wal/wal_redo.c), on a hot standby
-# (each record at once) and in crash recovery (sorted batches, each merge
-# held until the first record logged after it).  On both I/O backends:
+# (one that changed nothing would change nothing in redo either) with the
+# step that changed them, so that redo merges where the primary did,
+# making that step alone (src/wal/wal_redo.c), on a hot standby (each
+# record at once) and in crash recovery (sorted batches, each merge held
+# until the first record logged after it).  On both I/O backends:
 #  - 20,000 md5 keys are inserted into an index and a hot standby
 #    streams from the primary; after a checkpoint half the rows, then a
 #    third of the rest, are deleted and vacuumed; the WAL holds the
-#    VACUUMs' DELETE_NO_MERGE and MERGE records (pg_walinspect);
+#    VACUUMs' DELETE_NO_MERGE and MERGE records, each merge record with
+#    its step (pg_walinspect);
 #  - the standby's index answers like the primary's, artrie_verify finds
 #    it sound, and it has the primary's pages, bytes and nodes
 #    (artrie_stats' walk); redo that merged after every delete left 83
@@ -97,6 +99,14 @@ for my $backend (backends())
 	like($kinds, qr/(^|, )MERGE \d+/, "$backend: VACUUM logs its merges");
 	unlike($kinds, qr/DELETE \d+/,
 		"$backend: VACUUM logs no delete that merges after itself");
+	my $steps = $primary->safe_psql('postgres', qq{
+		SELECT count(*) FILTER (WHERE description ~ ', step [1-6]\$')
+			|| ' of ' || count(*)
+		FROM pg_get_wal_records_info('$from', '$to')
+		WHERE record_type = 'MERGE'});
+	note("$backend: merge records with a step: $steps");
+	like($steps, qr/^(\d+) of \1$/,
+		"$backend: each merge record names the step that changed pages");
 
 	wait_replayed($primary, $standby);
 	index_ok($standby, $want, $pages, "$backend: standby");

@@ -2808,7 +2808,7 @@ test_finger_merge_runs(void)
 		sections -= art_memstore_split_sections(f[1].ms);
 		for (int i = g; i < g + n; i++)
 			if (i + 1 == g + n || pages[i + 1] != pages[i])
-				CHECK(art_finger_merge(fg, keys[i], 39) == ART_OK,
+				CHECK(art_finger_merge(fg, keys[i], 39, ART_MERGE_ANY) == ART_OK,
 					  "finger merge");
 		merge_pins += art_memstore_pins(f[1].ms) - before;
 		sections += art_memstore_split_sections(f[1].ms);
@@ -2834,11 +2834,21 @@ test_finger_merge_runs(void)
 	return true;
 }
 
-/* art_merge_logged's merged: count the merge as logged. */
-static void
-merge_told(void *arg)
+/* What art_merge_logged told of one merge. */
+typedef struct MergeTold
 {
-	(*(int *) arg)++;
+	int			told;			/* times told */
+	ArtMergeStep step;			/* the step told */
+} MergeTold;
+
+/* art_merge_logged's merged: count the merge as logged, with its step. */
+static void
+merge_told(void *arg, ArtMergeStep step)
+{
+	MergeTold  *mt = arg;
+
+	mt->told++;
+	mt->step = step;
 }
 
 /* What finger_merges_logged counts. */
@@ -2848,21 +2858,49 @@ typedef struct LoggedCounts
 	uint64_t	tries;			/* ... that entered a split section */
 	uint64_t	logged;			/* ... told, so logged */
 	uint64_t	wrong;			/* ... told unless the version moved, or
-								 * not told though it moved */
+								 * not told though it moved, or told
+								 * without a step */
+	uint64_t	steps[ART_MERGE_STEPS]; /* ... by the step told */
 	uint64_t	redo_tries;		/* redo's merges' split sections */
 	uint64_t	redo_pins;		/* ... and pins */
+	uint64_t	any_tries;		/* the same, each merge at any step */
+	uint64_t	any_pins;
 } LoggedCounts;
+
+/*
+ * Merge in finger fg (of twin f) at keys[g .. end) where logged says,
+ * with the step told (or, with any, every step as older WAL has it),
+ * counting the split sections entered and the pins into *tries and *pins.
+ */
+static bool
+merges_replayed(Fixture *f, ArtFinger *fg, uint8_t (*keys)[39], int g,
+				int end, const ArtMergeStep *logged, bool any,
+				uint64_t *tries, uint64_t *pins)
+{
+	*tries -= art_memstore_split_sections(f->ms);
+	*pins -= art_memstore_pins(f->ms);
+	for (int i = g; i < end; i++)
+		if (logged[i] != ART_MERGE_ANY)
+			CHECK(art_finger_merge(fg, keys[i], 39,
+								   any ? ART_MERGE_ANY : logged[i]) == ART_OK,
+				  "finger merge");
+	*tries += art_memstore_split_sections(f->ms);
+	*pins += art_memstore_pins(f->ms);
+	return true;
+}
 
 /*
  * Delete keys[0 .. n) (in key order) from f[0] as VACUUM does, in groups
  * of 1,024, merging once per run of deletes that ended in one page with
  * art_merge_logged, and replay them in f[1] as redo does WAL that logs
- * the merges that changed pages only: the deletes through fg without a
- * merge, then a merge where f[0]'s was told.
+ * the merges that changed pages only, with their steps: the deletes
+ * through fg[0] without a merge, then a merge where f[0]'s was told, at
+ * the step told; and in f[2] through fg[1] the same, each merge at any
+ * step, as redo does WAL without steps.
  */
 static bool
-merges_logged_round(Fixture *f, ArtFinger *fg, uint8_t (*keys)[39], int n,
-					ArtPageNo *pages, bool *logged, LoggedCounts *c)
+merges_logged_round(Fixture *f, ArtFinger **fg, uint8_t (*keys)[39], int n,
+					ArtPageNo *pages, ArtMergeStep *logged, LoggedCounts *c)
 {
 	for (int g = 0; g < n; g += 1024)
 	{
@@ -2875,63 +2913,72 @@ merges_logged_round(Fixture *f, ArtFinger *fg, uint8_t (*keys)[39], int n,
 		{
 			uint64_t	before = art_memstore_split_sections(f[0].ms);
 			uint64_t	version = art_version(&f[0].t);
-			int			told = 0;
+			MergeTold	mt = {0, ART_MERGE_ANY};
 
-			logged[i] = false;
+			logged[i] = ART_MERGE_ANY;
 			if (i + 1 < end && pages[i + 1] == pages[i])
 				continue;
-			CHECK(art_merge_logged(&f[0].t, keys[i], 39, merge_told, &told) == ART_OK,
+			CHECK(art_merge_logged(&f[0].t, keys[i], 39, merge_told, &mt) == ART_OK,
 				  "merge");
 			c->merges++;
 			c->tries += art_memstore_split_sections(f[0].ms) - before;
-			c->wrong += (told == 1) != (art_version(&f[0].t) != version);
-			logged[i] = told > 0;
-			c->logged += logged[i];
+			c->wrong += (mt.told == 1) != (art_version(&f[0].t) != version) ||
+				(mt.told > 0 && mt.step == ART_MERGE_ANY);
+			if (mt.told > 0)
+			{
+				logged[i] = mt.step;
+				c->steps[mt.step]++;
+				c->logged++;
+			}
 		}
-		for (int i = g; i < end; i++)
-			CHECK(art_finger_delete_only(fg, keys[i], 39) == ART_OK &&
-				  model_delete(&f[1].m, keys[i], 39), "finger delete");
-		c->redo_tries -= art_memstore_split_sections(f[1].ms);
-		c->redo_pins -= art_memstore_pins(f[1].ms);
-		for (int i = g; i < end; i++)
-			if (logged[i])
-				CHECK(art_finger_merge(fg, keys[i], 39) == ART_OK,
-					  "finger merge");
-		c->redo_tries += art_memstore_split_sections(f[1].ms);
-		c->redo_pins += art_memstore_pins(f[1].ms);
+		for (int j = 1; j <= 2; j++)
+			for (int i = g; i < end; i++)
+				CHECK(art_finger_delete_only(fg[j - 1], keys[i], 39) == ART_OK &&
+					  model_delete(&f[j].m, keys[i], 39), "finger delete");
+		CHECK(merges_replayed(&f[1], fg[0], keys, g, end, logged, false,
+							  &c->redo_tries, &c->redo_pins), "redo");
+		CHECK(merges_replayed(&f[2], fg[1], keys, g, end, logged, true,
+							  &c->any_tries, &c->any_pins), "redo, any step");
 	}
 	return true;
 }
 
 /*
  * Redo of VACUUM's merges where only those that changed pages are logged
- * (art_merge_logged, src/am/am_vacuum.c): half of 20,000 md5-like
- * entries, then a third of the rest, deleted as VACUUM does (groups of
- * 1,024, merges once per run), each merge told exactly when it changed
- * pages (the content version moved), and replayed in a twin through a
- * finger that merges only where a merge was told.  The twins end with the
- * same bytes in every page, and sound: a merge that changed nothing
- * depends on the pages alone, so it would have changed nothing in redo.
- * Redo then tries a page only where it merges (one split section a
- * merge), and fewer merges are logged than VACUUM's merges tried (telling
- * every merge, as the WAL of older versions logged them all, fails that).
+ * (art_merge_logged, src/am/am_vacuum.c), each with its step: half of
+ * 20,000 md5-like entries, then a third of the rest, deleted as VACUUM
+ * does (groups of 1,024, merges once per run), each merge told exactly
+ * when it changed pages (the content version moved) and by which step,
+ * and replayed in a twin through a finger that merges only where a merge
+ * was told, making the step told alone, and in another twin at any step
+ * (WAL without steps).  The three end with the same bytes in every page,
+ * and sound: a merge that changed nothing depends on the pages alone, so
+ * it would have changed nothing in redo, and the steps before the one
+ * told changed nothing either.  Redo then tries a page only where it
+ * merges (one split section a merge), fewer merges are logged than
+ * VACUUM's merges tried (telling every merge, as the WAL of older
+ * versions logged them all, fails that), and the merges at their steps
+ * pin fewer pages than at any step (making every step, as art_merge_step
+ * did not, fails that).
  */
 static bool
 test_finger_merges_logged(void)
 {
-	Fixture		f[2];
+	Fixture		f[3];
 	uint8_t		(*keys)[39] = malloc(sizeof(*keys) * 10000);
 	ArtPageNo  *pages = malloc(sizeof(ArtPageNo) * 10000);
-	bool	   *logged = malloc(sizeof(bool) * 10000);
-	ArtFinger  *fg;
+	ArtMergeStep *logged = malloc(sizeof(ArtMergeStep) * 10000);
+	ArtFinger  *fg[2];
 	LoggedCounts c = {0};
 	uint64_t	same = 0;
+	uint64_t	same_any = 0;
 	int			n = 0;
 
 	CHECK(keys != NULL && pages != NULL && logged != NULL, "memory");
-	CHECK(twins_with_odd_rows(f, 2, keys), "twins");
+	CHECK(twins_with_odd_rows(f, 3, keys), "twins");
 	qsort(keys, 10000, sizeof(*keys), cmp_md5_entries);
-	CHECK(art_finger_begin(&f[1].t, &fg) == ART_OK, "finger");
+	CHECK(art_finger_begin(&f[1].t, &fg[0]) == ART_OK &&
+		  art_finger_begin(&f[2].t, &fg[1]) == ART_OK, "finger");
 	CHECK(merges_logged_round(f, fg, keys, 10000, pages, logged, &c),
 		  "half");
 	for (int i = 0; i < 20000; i += 6)
@@ -2939,20 +2986,37 @@ test_finger_merges_logged(void)
 	qsort(keys, n, sizeof(*keys), cmp_md5_entries);
 	CHECK(merges_logged_round(f, fg, keys, n, pages, logged, &c),
 		  "a third of the rest");
-	art_finger_end(fg);
+	art_finger_end(fg[0]);
+	art_finger_end(fg[1]);
 	CHECK(same_pages(&f[0], &f[1], &same), "the same pages");
-	printf("finger_merges_logged: %llu pages, the same; %llu merges, %llu tries, %llu logged; redo's merges %llu tries, %llu pins\n",
+	CHECK(same_pages(&f[0], &f[2], &same_any), "the same pages, any step");
+	printf("finger_merges_logged: %llu pages, the same; %llu merges, %llu tries, %llu logged (parent %llu, child %llu, sibling %llu, spill %llu, repack %llu, relayout %llu); redo's merges %llu tries, %llu pins (at any step %llu, %llu)\n",
 		   (unsigned long long) same, (unsigned long long) c.merges,
 		   (unsigned long long) c.tries, (unsigned long long) c.logged,
+		   (unsigned long long) c.steps[ART_MERGE_PARENT],
+		   (unsigned long long) c.steps[ART_MERGE_CHILD],
+		   (unsigned long long) c.steps[ART_MERGE_SIBLING],
+		   (unsigned long long) c.steps[ART_MERGE_SPILL],
+		   (unsigned long long) c.steps[ART_MERGE_REPACK],
+		   (unsigned long long) c.steps[ART_MERGE_RELAYOUT],
 		   (unsigned long long) c.redo_tries,
-		   (unsigned long long) c.redo_pins);
+		   (unsigned long long) c.redo_pins,
+		   (unsigned long long) c.any_tries,
+		   (unsigned long long) c.any_pins);
 	CHECK(c.logged < c.tries, "%llu of %llu merges logged, %llu tried",
 		  (unsigned long long) c.logged, (unsigned long long) c.merges,
 		  (unsigned long long) c.tries);
 	CHECK(c.wrong == 0, "%llu merges told otherwise than they changed pages",
 		  (unsigned long long) c.wrong);
-	CHECK(c.redo_tries == c.logged, "redo's %llu merges made %llu tries",
-		  (unsigned long long) c.logged, (unsigned long long) c.redo_tries);
+	CHECK(c.redo_tries == c.logged && c.any_tries == c.logged,
+		  "redo's %llu merges made %llu tries (at any step %llu)",
+		  (unsigned long long) c.logged, (unsigned long long) c.redo_tries,
+		  (unsigned long long) c.any_tries);
+	CHECK(c.redo_pins < c.any_pins,
+		  "redo's merges at their steps pinned %llu pages, at any step %llu",
+		  (unsigned long long) c.redo_pins, (unsigned long long) c.any_pins);
+	CHECK(fixture_sound(&f[2]), "trie sound");
+	fixture_done(&f[2]);
 	CHECK(twins_done(f), "twins");
 	free(keys);
 	free(pages);
