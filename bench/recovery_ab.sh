@@ -12,7 +12,8 @@
 # build, alternating (base, then head), so that every run replays the same
 # WAL.  Per run it prints the CPU time artrie's log line gives for sorting
 # and applying its held-back entry records and PostgreSQL's redo CPU time
-# ("redo done ... system usage"); at the end the medians per build:
+# ("redo done ... system usage"), and the page faults of the batches
+# (builds that log them); at the end the medians per build:
 # artrie's records in MB per second of its batches' CPU, and the rest of
 # redo's CPU (PostgreSQL's own share: reading and decoding the WAL, heap
 # redo, holding artrie's records back).  CPU times are the steadier
@@ -32,7 +33,10 @@
 # it: its merges, spills and repacks are the primary's.  With ARTRIE_PERF=DIR, after the rounds each directory is
 # replayed once more by the head build under `perf record -g`, and
 # DIR/recovery_ab-<wal>-startup.txt gets the startup process's report
-# (inclusive and own shares per function).
+# (inclusive and own shares per function), DIR/recovery_ab-<wal>-startup-self.txt
+# its own shares alone, kernel functions among them (the call chains
+# through the C library and PostgreSQL break: a system call's kernel time
+# shows under the library function, not under its caller).
 #
 # With ARTRIE_RECOVERY_DELETES, the VACUUM that makes those delete records
 # is timed on the primary too: a fourth cluster gets the same inserts into
@@ -178,7 +182,7 @@ mkdir -p "$OUT_DIR"
 		done
 	done
 	[ "$VACUUM" -eq 0 ] || echo "# vacuum: $rows_inserted rows in j (artrie) and jb (btree), $DELETES% of them deleted (the same rows) and vacuumed by every run"
-	printf 'version\twal\trun\tartrie_cpu_s\tartrie_sort_cpu_s\tartrie_wall_s\tredo_cpu_s\tredo_wall_s\n'
+	printf 'version\twal\trun\tartrie_cpu_s\tartrie_sort_cpu_s\tartrie_wall_s\tredo_cpu_s\tredo_wall_s\tartrie_faults\n'
 } >"$out"
 
 # replay VERSION WAL: start a fresh copy of WAL's crashed directory with
@@ -202,9 +206,11 @@ for r in $(seq 1 "$PAIRS"); do
 				awk '{ gsub(/[()]/, ""); print $9, $16, $6 }' || true)
 			redo=$(grep -m1 -o 'CPU: user: [0-9.]* s, system: [0-9.]* s, elapsed: [0-9.]* s' <<<"$log" |
 				awk '{ printf "%.3f %s", $3 + $6, $9 }' || true)
+			# "..., N page faults" (builds that log them)
+			faults=$(grep -m1 -o 'sorted runs written out, [0-9]* page faults' <<<"$log" | awk '{ print $5 }' || true)
 			read -r a_cpu a_sort a_wall <<<"${art:-? ? ?}"
 			read -r r_cpu r_wall <<<"${redo:-? ?}"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$w" "$r" "$a_cpu" "$a_sort" "$a_wall" "$r_cpu" "$r_wall" | tee -a "$out"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$v" "$w" "$r" "$a_cpu" "$a_sort" "$a_wall" "$r_cpu" "$r_wall" "${faults:-?}" | tee -a "$out"
 		done
 	done
 done
@@ -292,11 +298,12 @@ fi
 					for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 					return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 				}
-				$1 == v && $2 == w && NF == 8 && $4 != "?" { n++; c[n] = $4; s[n] = $5; r[n] = $7; o[n] = $7 - $4 }
+				$1 == v && $2 == w && NF == 9 && $4 != "?" { n++; c[n] = $4; s[n] = $5; r[n] = $7; o[n] = $7 - $4; if ($9 != "?") { nf++; f[nf] = $9 } }
 				END {
 					if (n == 0) { print v ", " w ": no run gave artrie'\''s log line"; exit }
-					ac = median(c, n); printf "%s, %s: artrie batches CPU %.3f s (sorting %.3f s) = %.1f MB/s of artrie records (%.1f MB); redo CPU %.3f s, PostgreSQL'\''s share %.3f s (%d runs)\n",
-						v, w, ac, median(s, n), mb / ac, mb, median(r, n), median(o, n), n
+					ac = median(c, n); printf "%s, %s: artrie batches CPU %.3f s (sorting %.3f s) = %.1f MB/s of artrie records (%.1f MB); redo CPU %.3f s, PostgreSQL'\''s share %.3f s (%d runs)%s\n",
+						v, w, ac, median(s, n), mb / ac, mb, median(r, n), median(o, n), n,
+						nf > 0 ? sprintf("; the batches'\'' page faults %d", median(f, nf)) : ""
 				}' "$out"
 		done
 	done
@@ -329,6 +336,9 @@ if [ -n "${ARTRIE_PERF:-}" ]; then
 			perf report -i "$ARTRIE_TMP/perf.data" --pid "$startup_pid" --children \
 				-g none --percent-limit 0.3 --stdio 2>/dev/null
 		} >"$ARTRIE_PERF/recovery_ab-$w-startup.txt"
+		perf report -i "$ARTRIE_TMP/perf.data" --pid "$startup_pid" --no-children \
+			-g none --percent-limit 0.2 --stdio \
+			>"$ARTRIE_PERF/recovery_ab-$w-startup-self.txt" 2>/dev/null || true
 		rm -f "$ARTRIE_TMP/perf.data"
 		echo "profile: $ARTRIE_PERF/recovery_ab-$w-startup.txt"
 	done

@@ -233,12 +233,13 @@ static int	maxbatches = 0;
 static Size batch_memory = 0;
 
 /*
- * Held-back records applied since redo began, and the time spent sorting
- * and applying them (elapsed, and on a CPU), for the log line at the end
- * of redo.
+ * Held-back records applied since redo began, the time spent sorting and
+ * applying them (elapsed, and on a CPU) and the page faults taken
+ * meanwhile, for the log line at the end of redo.
  */
 static uint64 batch_applied = 0;
 static uint64 batch_runs = 0;
+static uint64 batch_faults = 0;
 static instr_time batch_sort_time;
 static instr_time batch_apply_time;
 static double batch_sort_cpu = 0;
@@ -263,6 +264,16 @@ redo_cpu_seconds(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 		(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000000.0;
+}
+
+/* Page faults this process has taken (minor and major). */
+static uint64
+redo_page_faults(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (uint64) ru.ru_minflt + (uint64) ru.ru_majflt;
 }
 
 static void redo_publish_unusable(void);
@@ -1126,6 +1137,7 @@ batch_apply(void *arg)
 	instr_time	end;
 	double		cpu_start = redo_cpu_seconds();
 	double		cpu_sorted;
+	uint64		faults_start = redo_page_faults();
 
 	INSTR_TIME_SET_CURRENT(start);
 	batch_sort(fb);
@@ -1211,6 +1223,7 @@ batch_apply(void *arg)
 	INSTR_TIME_ACCUM_DIFF(batch_apply_time, end, sorted);
 	batch_sort_cpu += cpu_sorted - cpu_start;
 	batch_apply_cpu += redo_cpu_seconds() - cpu_sorted;
+	batch_faults += redo_page_faults() - faults_start;
 	batch_applied += applied;
 }
 
@@ -1602,16 +1615,18 @@ wal_batch_report(void)
 	if (batch_applied == 0)
 		return;
 	ereport(LOG,
-			(errmsg("artrie applied %llu held-back WAL entry records in %.3f s (CPU %.3f s), %.3f s of it (CPU %.3f s) sorting them, %llu sorted runs written out",
+			(errmsg("artrie applied %llu held-back WAL entry records in %.3f s (CPU %.3f s), %.3f s of it (CPU %.3f s) sorting them, %llu sorted runs written out, %llu page faults",
 					(unsigned long long) batch_applied,
 					INSTR_TIME_GET_DOUBLE(batch_sort_time) +
 					INSTR_TIME_GET_DOUBLE(batch_apply_time),
 					batch_sort_cpu + batch_apply_cpu,
 					INSTR_TIME_GET_DOUBLE(batch_sort_time),
 					batch_sort_cpu,
-					(unsigned long long) batch_runs)));
+					(unsigned long long) batch_runs,
+					(unsigned long long) batch_faults)));
 	batch_applied = 0;
 	batch_runs = 0;
+	batch_faults = 0;
 	batch_sort_cpu = 0;
 	batch_apply_cpu = 0;
 	INSTR_TIME_SET_ZERO(batch_sort_time);
