@@ -110,8 +110,8 @@ static PagerProcLine *my_line = NULL;
 static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
 
 /*
- * Frames that taking a fresh one for a new page faults in with it
- * (pager_frame_populate).
+ * Frames that taking a fresh one, for a new page or a page read in,
+ * faults in with it (pager_frame_populate).
  */
 #define PAGER_POPULATE_FRAMES	64
 
@@ -1235,6 +1235,8 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		pager_frame_unlock(f);
 		LWLockRelease(part);
 
+		/* a fresh pool's frame: faulted in with the next ones, not in the read */
+		pager_frame_populate(victim);
 		read.frame = victim;
 		read.tag = tag;
 		read.hash = hash;
