@@ -303,7 +303,7 @@ fi
 					if (n == 0) { print v ", " w ": no run gave artrie'\''s log line"; exit }
 					ac = median(c, n); printf "%s, %s: artrie batches CPU %.3f s (sorting %.3f s) = %.1f MB/s of artrie records (%.1f MB); redo CPU %.3f s, PostgreSQL'\''s share %.3f s (%d runs)%s\n",
 						v, w, ac, median(s, n), mb / ac, mb, median(r, n), median(o, n), n,
-						nf > 0 ? sprintf("; the batches'\'' page faults %d", median(f, nf)) : ""
+						(nf > 0 ? sprintf("; the batches'\'' page faults %d", median(f, nf)) : "")
 				}' "$out"
 		done
 	done

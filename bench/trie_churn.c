@@ -594,11 +594,12 @@ churn(const char *ds, int seed, size_t rows)
 	uint64_t	merges = 0;
 	double		redo_cpu = 0;
 	ArtTrie		t;
-	ArtTrie		twin = {{0}};
+	ArtTrie		twin;
 	ArtMemStore *ms;
 	ArtMemStore *twin_ms = NULL;
 	char		msg[256];
 
+	memset(&twin, 0, sizeof(twin));
 	rng_state = (uint64_t) seed * UINT64_C(1000003);
 	if (strcmp(ds, "md5") == 0)
 		for (; nrow < rows; nrow++)
