@@ -115,32 +115,37 @@ static int	pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno);
  */
 #define PAGER_POPULATE_FRAMES	64
 
-/* The frames this process faulted in last: [populated_lo, populated_hi). */
-static int	populated_lo = 0;
-static int	populated_hi = 0;
+/*
+ * The runs of PAGER_POPULATE_FRAMES frames this process has faulted in, a
+ * bit each (pager_backend_init allocates it).
+ */
+static uint8 *populated = NULL;
 
 /*
- * Fault in the memory of frame and of the frames after it, up to
- * PAGER_POPULATE_FRAMES, unless this process did so last.  A fresh pool's
- * frames are handed out in clock order, each 8 KiB of shared memory that
- * the kernel has not given a page yet: one system call for the next 64
- * costs less than two page faults for each (a third of the CPU of redo's
- * page splits).  Only a hint: frames already in memory stay as they are,
- * and a kernel without MADV_POPULATE_WRITE (before Linux 5.14) fails it.
+ * Fault in the memory of the run of PAGER_POPULATE_FRAMES frames that
+ * holds frame, unless this process did so before.  A fresh pool's frames
+ * are handed out in clock order, each 8 KiB of shared memory that the
+ * kernel has not given a page yet: one system call for the run costs less
+ * than two page faults for each frame (a third of the CPU of redo's page
+ * splits).  Once a process has done it, its page tables map the run and
+ * the call would only walk them again, at tens of microseconds a run:
+ * so each run once a process.  Only a hint: frames
+ * already in memory stay as they are, and a kernel without
+ * MADV_POPULATE_WRITE (before Linux 5.14) fails it.
  */
 void
 pager_frame_populate(int frame)
 {
 #ifdef MADV_POPULATE_WRITE
-	int			end;
+	int			run = frame / PAGER_POPULATE_FRAMES;
+	int			start = run * PAGER_POPULATE_FRAMES;
+	int			end = Min(start + PAGER_POPULATE_FRAMES, pager_shared->nframes);
 
-	if (frame >= populated_lo && frame < populated_hi)
+	if (populated == NULL || (populated[run / 8] & (1 << (run % 8))))
 		return;
-	end = Min(frame + PAGER_POPULATE_FRAMES, pager_shared->nframes);
-	(void) madvise(pager_frame_data(frame),
-				   (Size) (end - frame) * ART_PAGE_SIZE, MADV_POPULATE_WRITE);
-	populated_lo = frame;
-	populated_hi = end;
+	(void) madvise(pager_frame_data(start),
+				   (Size) (end - start) * ART_PAGE_SIZE, MADV_POPULATE_WRITE);
+	populated[run / 8] |= 1 << (run % 8);
 #else
 	(void) frame;
 #endif
@@ -334,6 +339,8 @@ pager_backend_init(bool io_worker)
 				 errmsg("artrie must be loaded via shared_preload_libraries")));
 	local_maxpins = 64;
 	local_pins = MemoryContextAlloc(TopMemoryContext, sizeof(LocalPin) * local_maxpins);
+	populated = MemoryContextAllocZero(TopMemoryContext,
+									   pager_shared->nframes / PAGER_POPULATE_FRAMES / 8 + 1);
 	if (MyProc != NULL && MyProc->pgprocno < pager_shared->nholds)
 		my_line = &pager_shared->procs[MyProc->pgprocno];
 	RegisterXactCallback(pager_xact_callback, NULL);
