@@ -61,28 +61,54 @@ sub index_file
 	return $node->data_dir . "/artrie/$files[0]";
 }
 
+# The newest checkpoint number of the file's two meta slots (kind 3 in
+# its first two pages) in $data, undef if neither reads as a meta page.
+sub meta_ckpt
+{
+	my ($data) = @_;
+	my $ckpt;
+	for my $off (0, 8192)
+	{
+		last if $off + 8192 > length($data);
+		next if unpack('v', substr($data, $off + 20, 2)) != 3;
+		my ($lo, $hi) = unpack('VV', substr($data, $off + 24, 8));
+		my $no = $hi * 4294967296 + $lo;
+		$ckpt = $no if !defined $ckpt || $no > $ckpt;
+	}
+	return $ckpt;
+}
+
 # The directory pages (kind 4) that the file's newest meta page's
 # checkpoint wrote: those whose header carries its checkpoint number.
-# The server runs: a checkpoint its pool asked for may cut the file's
-# tail meanwhile, so the file is read in one go and only its whole pages
-# are looked at (the last checkpoint's pages are never the ones cut).
+# The server runs, and a checkpoint its pool asks for may commit while
+# the file is read: once its meta page is written, the pages the one
+# before used are free, to be reused or cut off with the file's tail.  So
+# the meta slots are read again after the file, and the file read again
+# if a checkpoint committed meanwhile; only whole pages are looked at.
 sub directory_pages
 {
 	my ($path) = @_;
-	open(my $fh, '<:raw', $path) or die "open $path: $!";
-	my $data = do { local $/; <$fh> };
-	close $fh;
-	my (%kind, $ckpt);
-	for (my $off = 0; $off + 8192 <= length($data); $off += 8192)
+	for my $try (1 .. 100)
 	{
-		my $k = unpack('v', substr($data, $off + 20, 2));
-		my ($lo, $hi) = unpack('VV', substr($data, $off + 24, 8));
-		my $no = $hi * 4294967296 + $lo;
-		$ckpt = $no if $off < 2 * 8192 && $k == 3 && (!defined $ckpt || $no > $ckpt);
-		push @{ $kind{$k} }, $no;
+		open(my $fh, '<:raw', $path) or die "open $path: $!";
+		my $data = do { local $/; <$fh> };
+		my $ckpt = meta_ckpt($data);
+		die "no meta page in $path" unless defined $ckpt;
+		my $n = 0;
+		for (my $off = 2 * 8192; $off + 8192 <= length($data); $off += 8192)
+		{
+			next if unpack('v', substr($data, $off + 20, 2)) != 4;
+			my ($lo, $hi) = unpack('VV', substr($data, $off + 24, 8));
+			$n++ if $hi * 4294967296 + $lo == $ckpt;
+		}
+		my $again;
+		sysseek($fh, 0, 0);
+		sysread($fh, $again, 2 * 8192);
+		close $fh;
+		my $now = meta_ckpt($again);
+		return $n if defined $now && $now == $ckpt;
 	}
-	die "no meta page in $path" unless defined $ckpt;
-	return scalar grep { $_ == $ckpt } @{ $kind{4} // [] };
+	die "$path: a checkpoint committed during each of 100 reads";
 }
 
 for my $backend (backends())
