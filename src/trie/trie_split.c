@@ -13,7 +13,11 @@
  * page gets another parent page.  Otherwise, or if those make less than
  * half the target (a page with one page root, or a few large ones), inner
  * subtrees go: each leaves a stub in its old slot, so its parent's child
- * slot stays valid, and the page becomes the new page's parent page.  If
+ * slot stays valid, and the page becomes the new page's parent page.  A
+ * page holding stubs gives up subtrees holding no stub first, if they
+ * make half the target, so that the nodes leading to pages below stay in
+ * it (as the bulk loader keeps them together) and the path below them
+ * does not grow by a page.  If
  * that cannot free the room needed (a page made of many small page roots),
  * page roots go after all; and if one subtree larger than half the page
  * holds the room, the largest inner subtree that fits a new page goes
@@ -50,6 +54,7 @@ typedef struct SplitState
 	uint8_t		covered[MAX_SLOTS];
 	uint8_t		before[MAX_SLOTS];	/* 1: ordered before the run's node */
 	uint8_t		widen[MAX_SLOTS];	/* 1: becomes wide (a stub below) */
+	uint8_t		routes[MAX_SLOTS];	/* 1: the in-page subtree holds a stub */
 	uint64_t	counts[MAX_SLOTS];	/* root page: entries below each record */
 	bool		derive;			/* set the moved nodes' counts from counts */
 	int			norder;
@@ -57,7 +62,8 @@ typedef struct SplitState
 
 /*
  * Compute parents, pre-order (a node, then its children's subtrees in key
- * order) and subtree sizes of the page's forest.  The children of each
+ * order), subtree sizes and the subtrees holding a stub (routes) of the
+ * page's forest.  The children of each
  * node are listed once, into parent, last and prev; the walk for the
  * pre-order follows those.
  */
@@ -71,6 +77,7 @@ analyse(uint8_t *page, SplitState *ss)
 
 	memset(ss->parent, 0, sizeof(ss->parent));
 	memset(ss->last, 0, sizeof(ss->last));
+	memset(ss->routes, 0, sizeof(ss->routes));
 	for (slot = 1; slot <= nslots; slot++)
 	{
 		uint8_t    *rec;
@@ -86,6 +93,7 @@ analyse(uint8_t *page, SplitState *ss)
 		if (kind == ART_KIND_STUB || kind == ART_NODE_LEAF)
 		{
 			ss->size[slot] = (uint32_t) art_rec_size(rec) + 2;
+			ss->routes[slot] = kind == ART_KIND_STUB;
 			continue;
 		}
 		art_node_decode(rec, &node);
@@ -124,6 +132,7 @@ analyse(uint8_t *page, SplitState *ss)
 		{
 			ss->size[ss->parent[slot]] += ss->size[slot];
 			ss->nodes[ss->parent[slot]] += ss->nodes[slot];
+			ss->routes[ss->parent[slot]] |= ss->routes[slot];
 		}
 	}
 }
@@ -200,10 +209,10 @@ find_stub(uint8_t *pp, ArtPageNo pageno, uint16_t slot)
 
 /* Whether the page holds a stub (is not a bottom page). */
 static bool
-holds_stub(uint8_t *page, SplitState *ss)
+holds_stub(SplitState *ss)
 {
 	for (int i = 0; i < ss->norder; i++)
-		if (art_is_stub(art_rec(page, ss->order[i])))
+		if (ss->routes[ss->order[i]])
 			return true;
 	return false;
 }
@@ -247,17 +256,23 @@ frees_for_widening(SplitState *ss, int slot, size_t cost)
 		ART_STUB_SIZE + cost;
 }
 
+/* What select_subtrees picks */
+#define PICK_ROOTS		0x01	/* page roots, not inner subtrees */
+#define PICK_BEFORE		0x02	/* only subtrees marked in ss->before */
+#define PICK_NO_STUB	0x04	/* only subtrees holding no stub */
+
 /*
  * Pick whole subtrees in pre-order, up to target bytes: page roots with
- * their stub in the parent page when roots is set, else inner subtrees;
- * only subtrees marked in ss->before when before_only is set.  Returns the
- * bytes it frees.
+ * their stub in the parent page with PICK_ROOTS, else inner subtrees;
+ * only subtrees marked in ss->before with PICK_BEFORE; only subtrees
+ * holding no stub with PICK_NO_STUB.  Returns the bytes it frees.
  */
 static size_t
 select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
-				bool roots, bool before_only, size_t target, SplitState *ss)
+				int pick, size_t target, SplitState *ss)
 {
 	uint8_t    *page = pref->data;
+	bool		roots = (pick & PICK_ROOTS) != 0;
 	size_t		taken = 0;
 	size_t		freed = 0;
 	int			i;
@@ -280,7 +295,9 @@ select_subtrees(ArtPageRef *pref, ArtPageRef *parent, bool is_root_page,
 		}
 		if (is_root != roots || art_is_stub(rec))
 			continue;
-		if (before_only && !ss->before[slot])
+		if ((pick & PICK_BEFORE) && !ss->before[slot])
+			continue;
+		if ((pick & PICK_NO_STUB) && ss->routes[slot])
 			continue;
 		if (is_root_page && slot == ART_ROOT_SLOT)
 			continue;
@@ -373,7 +390,11 @@ move_subtree(uint8_t *page, uint8_t *newpage, int root, SplitState *ss)
  * Choose what a split of the page (the top of the pin stack ps) moves:
  * about half of it, as art_split_page says.  Sets *roots when it moves
  * page roots to a sibling page, and returns the bytes it frees (0 if it
- * found nothing).
+ * found nothing).  A page holding stubs first gives up the subtrees that
+ * hold none, keeping the nodes that lead to pages below with their
+ * parents: moving those would put a page more on the path of every entry
+ * below them, while the subtrees holding no stub go to a new bottom page,
+ * a page as far from the root as the pages the stubs lead to.
  */
 static size_t
 select_half(ArtTrie *t, ArtPinStack *ps, size_t need, SplitState *ss,
@@ -382,23 +403,30 @@ select_half(ArtTrie *t, ArtPinStack *ps, size_t need, SplitState *ss,
 	ArtPageRef *page = &ps->refs[ps->n - 1];
 	ArtPageRef *parent = ps->n >= 2 ? &ps->refs[ps->n - 2] : NULL;
 	bool		is_root_page = page->pageno == t->root;
+	bool		inner = holds_stub(ss);
 	size_t		target = art_page_used(page->data) / 2;
 	size_t		freed = 0;
 
 	if (target < need)
 		target = need;
-	if (parent != NULL && !holds_stub(page->data, ss))
-		freed = select_subtrees(page, parent, is_root_page, true, false,
+	*roots = false;
+	if (inner)
+		freed = select_subtrees(page, parent, is_root_page, PICK_NO_STUB,
 								target, ss);
-	*roots = freed >= need && freed >= target / 2;
-	if (!*roots)
+	else if (parent != NULL)
 	{
-		freed = select_subtrees(page, parent, is_root_page, false, false,
+		freed = select_subtrees(page, parent, is_root_page, PICK_ROOTS,
 								target, ss);
+		*roots = true;
+	}
+	if (freed < need || freed < target / 2)
+	{
+		*roots = false;
+		freed = select_subtrees(page, parent, is_root_page, 0, target, ss);
 		if (freed < need && parent != NULL)
 		{
 			*roots = true;
-			freed = select_subtrees(page, parent, is_root_page, true, false,
+			freed = select_subtrees(page, parent, is_root_page, PICK_ROOTS,
 									target, ss);
 		}
 	}
@@ -573,10 +601,10 @@ art_split_page_before(ArtTrie *t, ArtPinStack *ps, size_t need,
 	if (least < need)
 		least = need;
 	analyse(page->data, ss);
-	if (ps->n == 1 || holds_stub(page->data, ss))
+	if (ps->n == 1 || holds_stub(ss))
 	{
 		mark_before(ss, at);
-		if (select_subtrees(page, NULL, page->pageno == t->root, false, true,
+		if (select_subtrees(page, NULL, page->pageno == t->root, PICK_BEFORE,
 							ART_RUN_SPLIT_FILL, ss) >= least)
 			return split_move(t, ps, ss, false);
 	}

@@ -1811,7 +1811,7 @@ test_squeeze(void)
 		CHECK(fixture_init(&f), "create");
 		/* no relayouts: the pages they write hold no holes */
 		f.t.relayout_pages = 1;
-		CHECK(random_churn(&f, &r, alpha, 8000 + 4000 * round, 3), "churn");
+		CHECK(random_churn(&f, &r, alpha, 16000 + 4000 * round, 3), "churn");
 		saved = squeeze_all(&f, &compacted);
 		CHECK(saved > 0 && compacted > 0,
 			  "round %d: %ld bytes left out, %ld pages compacted", round,
@@ -2257,6 +2257,73 @@ pathgen_dir(PathGen *g, char *path, size_t len, int depth)
 	path[len] = 0;
 }
 
+#define INSERT_PATHS_COPIES 2
+#define INSERT_PATHS_MEAN 5.0
+
+/*
+ * Entries of paths like the scale benchmark's: the generator's file tree
+ * (g, filled here) repeated under '/r<copy>', copies times, each the key,
+ * 0x00 and the TID, in *arena; returns the items, sorted, *n of them.
+ */
+static ArtSortItem *
+paths_items(PathGen *g, int copies, uint8_t **arena, size_t *n)
+{
+	char		path[512] = "/usr";
+	ArtSortItem *items;
+	size_t		used = 0;
+
+	pathgen_dir(g, path, 4, 0);
+	*n = g->n * (size_t) copies;
+	items = malloc(*n * sizeof(ArtSortItem));
+	*arena = malloc(*n * 200);
+	if (items == NULL || *arena == NULL)
+		abort();
+	for (size_t r = 0; r < *n; r++)
+	{
+		int			len = sprintf((char *) *arena + used, "/r%d%s",
+								  (int) (r / g->n), g->paths[r % g->n]);
+
+		(*arena)[used + len] = 0;
+		tid_of((int) r, *arena + used + len + 1);
+		items[r].data = *arena + used;
+		items[r].len = (size_t) len + 7;
+		used += (size_t) len + 7;
+	}
+	art_sort_items(items, *n);
+	return items;
+}
+
+/* Free what paths_items made. */
+static void
+paths_free(PathGen *g, ArtSortItem *items, uint8_t *arena)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->paths[i]);
+	free(g->paths);
+	free(items);
+	free(arena);
+}
+
+/*
+ * Print the shape of the fixture's trie (what: the test's name; s: its
+ * stats) and give the mean pages on the path of the model's entries.
+ */
+static double
+paths_shape(Fixture *f, const char *what, const ArtStats *s)
+{
+	uint64_t	sum = 0;
+
+	for (size_t i = 0; i < f->m.n; i++)
+		sum += (uint64_t) pages_on_path(f->ms, f->t.root, f->m.keys[i].data,
+										f->m.keys[i].len);
+	printf("%s: %zu entries, %llu pages, %.3f full, "
+		   "%.3f pages on an entry's path, page height %llu\n",
+		   what, f->m.n, (unsigned long long) s->pages,
+		   (double) s->bytes_used / ((double) s->pages * ART_PAGE_SIZE),
+		   (double) sum / (double) f->m.n, (unsigned long long) s->page_height);
+	return (double) sum / (double) f->m.n;
+}
+
 /*
  * Pages on a lookup's path after a bulk load of paths like the scale
  * benchmark's (a file tree's paths repeated under '/r<copy>', the key,
@@ -2274,59 +2341,80 @@ test_bulk_paths_height(void)
 {
 	Fixture		f;
 	PathGen		g = {0x9E3779B97F4A7C15ull, NULL, 0, 0};
-	char		path[512] = "/usr";
-	ArtSortItem *items;
 	uint8_t    *arena;
-	size_t		n,
-				used = 0;
+	size_t		n;
+	ArtSortItem *items = paths_items(&g, 4, &arena, &n);
 	ArtStats	s;
-	uint64_t	sum = 0;
-	int			copies = 4;
+	double		mean;
 
-	pathgen_dir(&g, path, 4, 0);
-	n = g.n * (size_t) copies;
-	items = malloc(n * sizeof(ArtSortItem));
-	arena = malloc(n * 200);
-	CHECK(items != NULL && arena != NULL, "memory");
-	for (size_t r = 0; r < n; r++)
-	{
-		int			len = sprintf((char *) arena + used, "/r%d%s",
-								  (int) (r / g.n), g.paths[r % g.n]);
-
-		arena[used + len] = 0;
-		tid_of((int) r, arena + used + len + 1);
-		items[r].data = arena + used;
-		items[r].len = (size_t) len + 7;
-		used += (size_t) len + 7;
-	}
-	art_sort_items(items, n);
 	CHECK(fixture_init(&f), "create");
 	for (size_t r = 0; r < n; r++)
 		model_insert(&f.m, items[r].data, items[r].len);
 	CHECK(load_bulk(&f.t, &f.m), "bulk");
 	CHECK(check_content(&f.t, &f.m), "bulk content");
 	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
-	for (size_t i = 0; i < f.m.n; i++)
-		sum += (uint64_t) pages_on_path(f.ms, f.t.root, f.m.keys[i].data,
-										f.m.keys[i].len);
-	printf("bulk_paths_height: %zu entries, %llu pages, %.3f full, "
-		   "%.3f pages on an entry's path, page height %llu\n",
-		   f.m.n, (unsigned long long) s.pages,
-		   (double) s.bytes_used / ((double) s.pages * ART_PAGE_SIZE),
-		   (double) sum / (double) f.m.n, (unsigned long long) s.page_height);
-	CHECK((double) sum / (double) f.m.n <= 4.0,
-		  "%.3f pages on an entry's path, want <= 4.0",
-		  (double) sum / (double) f.m.n);
+	mean = paths_shape(&f, "bulk_paths_height", &s);
+	CHECK(mean <= 4.0, "%.3f pages on an entry's path, want <= 4.0", mean);
 	CHECK(s.page_height <= 5, "page height %llu, want <= 5",
 		  (unsigned long long) s.page_height);
 	CHECK(s.pages <= 1801 * 102 / 100, "%llu pages, want <= %d",
 		  (unsigned long long) s.pages, 1801 * 102 / 100);
 	fixture_done(&f);
-	for (size_t i = 0; i < g.n; i++)
-		free(g.paths[i]);
-	free(g.paths);
-	free(items);
-	free(arena);
+	paths_free(&g, items, arena);
+	return true;
+}
+
+/*
+ * Pages on a lookup's path after inserts, in a random order, of the
+ * paths of test_bulk_paths_height: a split of a page holding stubs must
+ * keep the nodes that lead to pages below with their parents (and move
+ * the subtrees holding no stub), or each such split puts a page more on
+ * the paths below the nodes it moves.  Splits that moved subtrees in
+ * pre-order, whatever they held, left 7.856 pages on an entry's path, a
+ * page height of 18 and 1,319 pages; keeping those nodes, 4.137, 7 and
+ * 1,315.
+ */
+static bool
+test_insert_paths_height(void)
+{
+	Fixture		f;
+	PathGen		g = {0x9E3779B97F4A7C15ull, NULL, 0, 0};
+	uint8_t    *arena;
+	size_t		n;
+	ArtSortItem *items = paths_items(&g, INSERT_PATHS_COPIES, &arena, &n);
+	Rng			r = {20261207};
+	ArtStats	s;
+	double		mean;
+
+	CHECK(fixture_init(&f), "create");
+	for (size_t i = 0; i < n; i++)
+		model_insert(&f.m, items[i].data, items[i].len);
+	for (size_t i = n; i > 1; i--)
+	{
+		size_t		j = rng_below(&r, (uint32_t) i);
+		ArtSortItem x = items[i - 1];
+
+		items[i - 1] = items[j];
+		items[j] = x;
+	}
+	for (size_t i = 0; i < n; i++)
+	{
+		ArtStatus	st = art_insert(&f.t, items[i].data, items[i].len);
+
+		CHECK(st == ART_OK, "insert: %s", art_status_string(st));
+	}
+	CHECK(check_content(&f.t, &f.m), "content");
+	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
+	mean = paths_shape(&f, "insert_paths_height", &s);
+	CHECK(mean <= INSERT_PATHS_MEAN,
+		  "%.3f pages on an entry's path, want <= %.2f", mean,
+		  INSERT_PATHS_MEAN);
+	CHECK(s.page_height <= 8, "page height %llu, want <= 8",
+		  (unsigned long long) s.page_height);
+	CHECK(s.pages <= 1319 * 102 / 100, "%llu pages, want <= %d",
+		  (unsigned long long) s.pages, 1319 * 102 / 100);
+	fixture_done(&f);
+	paths_free(&g, items, arena);
 	return true;
 }
 
@@ -5917,6 +6005,7 @@ main(int argc, char **argv)
 		{"squeeze", test_squeeze},
 		{"bulk_fill", test_bulk_fill},
 		{"bulk_paths_height", test_bulk_paths_height},
+		{"insert_paths_height", test_insert_paths_height},
 		{"groups", test_groups},
 		{"sort", test_sort},
 		{"long_after_bulk", test_long_after_bulk},
