@@ -2260,68 +2260,96 @@ pathgen_dir(PathGen *g, char *path, size_t len, int depth)
 #define INSERT_PATHS_COPIES 2
 #define INSERT_PATHS_MEAN 5.0
 
+/* The entries of paths_fixture: the generator, the items and their bytes. */
+typedef struct PathsSet
+{
+	PathGen		g;
+	ArtSortItem *items;
+	uint8_t    *arena;
+	size_t		n;
+} PathsSet;
+
 /*
- * Entries of paths like the scale benchmark's: the generator's file tree
- * (g, filled here) repeated under '/r<copy>', copies times, each the key,
- * 0x00 and the TID, in *arena; returns the items, sorted, *n of them.
+ * A fixture whose model holds entries of paths like the scale benchmark's:
+ * the generator's file tree repeated under '/r<copy>', copies times, each
+ * the key, 0x00 and the TID; p->items lists them sorted, their bytes in
+ * p->arena.
  */
-static ArtSortItem *
-paths_items(PathGen *g, int copies, uint8_t **arena, size_t *n)
+static bool
+paths_fixture(Fixture *f, PathsSet *p, int copies)
 {
 	char		path[512] = "/usr";
-	ArtSortItem *items;
 	size_t		used = 0;
 
-	pathgen_dir(g, path, 4, 0);
-	*n = g->n * (size_t) copies;
-	items = malloc(*n * sizeof(ArtSortItem));
-	*arena = malloc(*n * 200);
-	if (items == NULL || *arena == NULL)
+	memset(p, 0, sizeof(*p));
+	p->g.rng = 0x9E3779B97F4A7C15ull;
+	pathgen_dir(&p->g, path, 4, 0);
+	p->n = p->g.n * (size_t) copies;
+	p->items = malloc(p->n * sizeof(ArtSortItem));
+	p->arena = malloc(p->n * 200);
+	if (p->items == NULL || p->arena == NULL)
 		abort();
-	for (size_t r = 0; r < *n; r++)
+	for (size_t r = 0; r < p->n; r++)
 	{
-		int			len = sprintf((char *) *arena + used, "/r%d%s",
-								  (int) (r / g->n), g->paths[r % g->n]);
+		int			len = sprintf((char *) p->arena + used, "/r%d%s",
+								  (int) (r / p->g.n), p->g.paths[r % p->g.n]);
 
-		(*arena)[used + len] = 0;
-		tid_of((int) r, *arena + used + len + 1);
-		items[r].data = *arena + used;
-		items[r].len = (size_t) len + 7;
+		p->arena[used + len] = 0;
+		tid_of((int) r, p->arena + used + len + 1);
+		p->items[r].data = p->arena + used;
+		p->items[r].len = (size_t) len + 7;
 		used += (size_t) len + 7;
 	}
-	art_sort_items(items, *n);
-	return items;
+	art_sort_items(p->items, p->n);
+	if (!fixture_init(f))
+		return false;
+	for (size_t r = 0; r < p->n; r++)
+		model_insert(&f->m, p->items[r].data, p->items[r].len);
+	return true;
 }
 
-/* Free what paths_items made. */
+/* Free what paths_fixture made. */
 static void
-paths_free(PathGen *g, ArtSortItem *items, uint8_t *arena)
+paths_done(Fixture *f, PathsSet *p)
 {
-	for (size_t i = 0; i < g->n; i++)
-		free(g->paths[i]);
-	free(g->paths);
-	free(items);
-	free(arena);
+	for (size_t i = 0; i < p->g.n; i++)
+		free(p->g.paths[i]);
+	free(p->g.paths);
+	free(p->items);
+	free(p->arena);
+	fixture_done(f);
 }
 
 /*
- * Print the shape of the fixture's trie (what: the test's name; s: its
- * stats) and give the mean pages on the path of the model's entries.
+ * Print the shape of the fixture's trie (what: the test's name) and check
+ * the mean pages on the path of the model's entries, the page height and
+ * the pages against their bounds.
  */
-static double
-paths_shape(Fixture *f, const char *what, const ArtStats *s)
+static bool
+paths_shape_ok(Fixture *f, const char *what, double max_mean,
+			   uint64_t max_height, uint64_t max_pages)
 {
+	ArtStats	s;
 	uint64_t	sum = 0;
+	double		mean;
 
+	CHECK(art_stats(&f->t, &s) == ART_OK, "stats");
 	for (size_t i = 0; i < f->m.n; i++)
 		sum += (uint64_t) pages_on_path(f->ms, f->t.root, f->m.keys[i].data,
 										f->m.keys[i].len);
+	mean = (double) sum / (double) f->m.n;
 	printf("%s: %zu entries, %llu pages, %.3f full, "
 		   "%.3f pages on an entry's path, page height %llu\n",
-		   what, f->m.n, (unsigned long long) s->pages,
-		   (double) s->bytes_used / ((double) s->pages * ART_PAGE_SIZE),
-		   (double) sum / (double) f->m.n, (unsigned long long) s->page_height);
-	return (double) sum / (double) f->m.n;
+		   what, f->m.n, (unsigned long long) s.pages,
+		   (double) s.bytes_used / ((double) s.pages * ART_PAGE_SIZE),
+		   mean, (unsigned long long) s.page_height);
+	CHECK(mean <= max_mean, "%.3f pages on an entry's path, want <= %.2f",
+		  mean, max_mean);
+	CHECK(s.page_height <= max_height, "page height %llu, want <= %llu",
+		  (unsigned long long) s.page_height, (unsigned long long) max_height);
+	CHECK(s.pages <= max_pages, "%llu pages, want <= %llu",
+		  (unsigned long long) s.pages, (unsigned long long) max_pages);
+	return true;
 }
 
 /*
@@ -2340,27 +2368,14 @@ static bool
 test_bulk_paths_height(void)
 {
 	Fixture		f;
-	PathGen		g = {0x9E3779B97F4A7C15ull, NULL, 0, 0};
-	uint8_t    *arena;
-	size_t		n;
-	ArtSortItem *items = paths_items(&g, 4, &arena, &n);
-	ArtStats	s;
-	double		mean;
+	PathsSet	p;
 
-	CHECK(fixture_init(&f), "create");
-	for (size_t r = 0; r < n; r++)
-		model_insert(&f.m, items[r].data, items[r].len);
+	CHECK(paths_fixture(&f, &p, 4), "create");
 	CHECK(load_bulk(&f.t, &f.m), "bulk");
 	CHECK(check_content(&f.t, &f.m), "bulk content");
-	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
-	mean = paths_shape(&f, "bulk_paths_height", &s);
-	CHECK(mean <= 4.0, "%.3f pages on an entry's path, want <= 4.0", mean);
-	CHECK(s.page_height <= 5, "page height %llu, want <= 5",
-		  (unsigned long long) s.page_height);
-	CHECK(s.pages <= 1801 * 102 / 100, "%llu pages, want <= %d",
-		  (unsigned long long) s.pages, 1801 * 102 / 100);
-	fixture_done(&f);
-	paths_free(&g, items, arena);
+	if (!paths_shape_ok(&f, "bulk_paths_height", 4.0, 5, 1801 * 102 / 100))
+		return false;
+	paths_done(&f, &p);
 	return true;
 }
 
@@ -2378,43 +2393,29 @@ static bool
 test_insert_paths_height(void)
 {
 	Fixture		f;
-	PathGen		g = {0x9E3779B97F4A7C15ull, NULL, 0, 0};
-	uint8_t    *arena;
-	size_t		n;
-	ArtSortItem *items = paths_items(&g, INSERT_PATHS_COPIES, &arena, &n);
+	PathsSet	p;
 	Rng			r = {20261207};
-	ArtStats	s;
-	double		mean;
 
-	CHECK(fixture_init(&f), "create");
-	for (size_t i = 0; i < n; i++)
-		model_insert(&f.m, items[i].data, items[i].len);
-	for (size_t i = n; i > 1; i--)
+	CHECK(paths_fixture(&f, &p, INSERT_PATHS_COPIES), "create");
+	for (size_t i = p.n; i > 1; i--)
 	{
 		size_t		j = rng_below(&r, (uint32_t) i);
-		ArtSortItem x = items[i - 1];
+		ArtSortItem x = p.items[i - 1];
 
-		items[i - 1] = items[j];
-		items[j] = x;
+		p.items[i - 1] = p.items[j];
+		p.items[j] = x;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < p.n; i++)
 	{
-		ArtStatus	st = art_insert(&f.t, items[i].data, items[i].len);
+		ArtStatus	st = art_insert(&f.t, p.items[i].data, p.items[i].len);
 
 		CHECK(st == ART_OK, "insert: %s", art_status_string(st));
 	}
 	CHECK(check_content(&f.t, &f.m), "content");
-	CHECK(art_stats(&f.t, &s) == ART_OK, "stats");
-	mean = paths_shape(&f, "insert_paths_height", &s);
-	CHECK(mean <= INSERT_PATHS_MEAN,
-		  "%.3f pages on an entry's path, want <= %.2f", mean,
-		  INSERT_PATHS_MEAN);
-	CHECK(s.page_height <= 8, "page height %llu, want <= 8",
-		  (unsigned long long) s.page_height);
-	CHECK(s.pages <= 1319 * 102 / 100, "%llu pages, want <= %d",
-		  (unsigned long long) s.pages, 1319 * 102 / 100);
-	fixture_done(&f);
-	paths_free(&g, items, arena);
+	if (!paths_shape_ok(&f, "insert_paths_height", INSERT_PATHS_MEAN, 8,
+						1319 * 102 / 100))
+		return false;
+	paths_done(&f, &p);
 	return true;
 }
 
