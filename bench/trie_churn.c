@@ -34,9 +34,13 @@
  * and art_merge_step only where the VACUUM's merge changed the trie, its
  * merge records, at the step that changed it; with CHURN_REDO_ANY set,
  * every step in turn, as for merge records without a step), and its
- * pages and CPU are printed at the end.
+ * pages and CPU are printed at the end; with CHURN_FINGER set too, the
+ * twin's deletes and merges go through a finger (art_finger_delete_only,
+ * art_finger_merge), as WAL redo's batches apply them.
  * CHURN_GROUP sets the pages a relayout's group takes at most
- * (ArtTrie.relayout_pages).
+ * (ArtTrie.relayout_pages).  With CHURN_DIGEST set, a hash of the bytes of
+ * every page (and of the twin's, with CHURN_REDO) is printed at the end,
+ * to check that a change to the merges leaves the same pages.
  *
  * Usage: trie_churn DATASET [SEEDS [ROWS]]   (SEEDS: a count, from 1)
  *
@@ -502,6 +506,25 @@ root_sizes(ArtMemStore *ms, ArtPageNo root, const char *ds)
 	free(load);
 }
 
+/* FNV-1a of the bytes of every allocated page of ms, in page order. */
+static uint64_t
+pages_digest(ArtMemStore *ms)
+{
+	uint64_t	h = UINT64_C(14695981039346656037);
+
+	for (ArtPageNo p = 0; p < art_memstore_npages(ms); p++)
+	{
+		const uint8_t *page = art_memstore_page(ms, p);
+
+		if (page == NULL)
+			continue;
+		h = (h ^ p) * UINT64_C(1099511628211);
+		for (size_t i = 0; i < ART_PAGE_SIZE; i++)
+			h = (h ^ page[i]) * UINT64_C(1099511628211);
+	}
+	return h;
+}
+
 /* art_merge_logged's merged: keep the step that changed the trie. */
 static void
 merge_told(void *arg, ArtMergeStep step)
@@ -549,28 +572,38 @@ vacuum(ArtTrie *t, ArtMemStore *ms, Entry *dead, size_t n,
 /*
  * Replay a VACUUM's deletes (dead, sorted) as a hot standby's redo does:
  * each deleted, and merged only where the VACUUM's merge changed the
- * trie (its merge records), at the step that changed it unless any.
+ * trie (its merge records), at the step that changed it unless any; with
+ * finger, through a finger as WAL redo's batches do.
  */
 static void
 redo(ArtTrie *t, const Entry *dead, size_t n, const ArtMergeStep *merged,
-	 bool any, uint64_t *merges, double *cpu)
+	 bool any, bool finger, uint64_t *merges, double *cpu)
 {
 	double		t0 = cpu_now();
+	ArtFinger  *f = NULL;
 
+	if (finger && art_finger_begin(t, &f) != ART_OK)
+		exit(1);
 	for (size_t i = 0; i < n; i++)
 	{
 		bool		merge = merged[i] != ART_MERGE_ANY;
+		ArtMergeStep step = any ? ART_MERGE_ANY : merged[i];
+		ArtStatus	st;
 
-		if (art_delete(t, dead[i].data, dead[i].len) != ART_OK ||
-			(merge &&
-			 art_merge_step(t, dead[i].data, dead[i].len,
-							any ? ART_MERGE_ANY : merged[i]) != ART_OK))
+		st = finger ? art_finger_delete_only(f, dead[i].data, dead[i].len) :
+			art_delete(t, dead[i].data, dead[i].len);
+		if (st == ART_OK && merge)
+			st = finger ? art_finger_merge(f, dead[i].data, dead[i].len, step) :
+				art_merge_step(t, dead[i].data, dead[i].len, step);
+		if (st != ART_OK)
 		{
 			fprintf(stderr, "redo failed\n");
 			exit(1);
 		}
 		*merges += merge;
 	}
+	if (finger)
+		art_finger_end(f);
 	*cpu += cpu_now() - t0;
 }
 
@@ -591,6 +624,7 @@ churn(const char *ds, int seed, size_t rows)
 	ArtMergeStep *merged = malloc(sizeof(ArtMergeStep) * rows);
 	bool		replay = getenv("CHURN_REDO") != NULL;
 	bool		any = getenv("CHURN_REDO_ANY") != NULL;
+	bool		finger = getenv("CHURN_FINGER") != NULL;
 	uint64_t	merges = 0;
 	double		redo_cpu = 0;
 	ArtTrie		t;
@@ -665,7 +699,8 @@ churn(const char *ds, int seed, size_t rows)
 			peak = before;
 		vacuum(&t, ms, dead, ndead, &tries, &cpu, merged);
 		if (replay)
-			redo(&twin, dead, ndead, merged, any, &merges, &redo_cpu);
+			redo(&twin, dead, ndead, merged, any, finger, &merges,
+				 &redo_cpu);
 		deletes += ndead;
 		ndead = 0;
 		if (round == 5 || round == 25)
@@ -696,6 +731,15 @@ churn(const char *ds, int seed, size_t rows)
 		root_sizes(ms, t.root, ds);
 	if (getenv("CHURN_DUMP"))
 		dump_tree(ms, t.root, 0);
+	if (getenv("CHURN_DIGEST"))
+	{
+		printf("%s seed %d: pages digest %016llx", ds, seed,
+			   (unsigned long long) pages_digest(ms));
+		if (replay)
+			printf(", redo's %016llx",
+				   (unsigned long long) pages_digest(twin_ms));
+		printf("\n");
+	}
 	if (art_verify(&t, msg, sizeof(msg)) != ART_OK)
 	{
 		printf("%s seed %d: verify: %s\n", ds, seed, msg);
