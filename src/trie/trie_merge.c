@@ -166,12 +166,20 @@ typedef struct RepackItem
 	uint8_t		bin;			/* the page it goes to: a bin */
 } RepackItem;
 
-/* The page roots of a repack's group, gathered as its pages are pinned. */
+/*
+ * The page roots of a repack's group, gathered as its pages are pinned,
+ * and each page's analysis (up, then stub, for its slots), which the
+ * moves read again.
+ */
 typedef struct RepackList
 {
 	RepackItem *items;
 	int			n;
 	int			cap;
+	uint16_t   *kept;
+	int			nkept;
+	int			keptcap;
+	int			at[REPACK_PAGES];	/* where page g's analysis starts */
 } RepackList;
 
 /* Page roots a remembered packing keeps, at most (the page's; the others'). */
@@ -453,22 +461,17 @@ analyse(const ParentView *pv, const ArtPageRef *child, MergeState *ms)
 	return true;
 }
 
-/* Whether move_records moves the record in slot s of page. */
-static inline bool
-moves(uint8_t *page, const MergeState *ms, int s, int which)
-{
-	return art_slot_off(page, s) != 0 && (which < 0 || ms->dest[s] == which);
-}
-
 /*
- * Move the records of src into dst, every one (which < 0) or those of the
- * page roots spill gave dst's number which, src's page roots replacing
- * their stubs in parent (dst is parent) or having them repointed to dst.
- * The caller checked the room; cannot fail.
+ * Move the records of src into the pages of to: every one into to[0]
+ * (dest NULL), or each into to[dest[s]], the page a spill or a repack
+ * gave its page root; src's page roots replace their stubs in parent
+ * (into_parent: to[0] is parent) or have them repointed to their page.
+ * One pass over src whatever the pages: each page gets its records in
+ * slot order.  The caller checked the room; cannot fail.
  */
 static void
-move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
-			 bool into_parent, MergeState *ms, int which)
+move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *const *to,
+			 const uint8_t *dest, bool into_parent, MergeState *ms)
 {
 	uint8_t    *page = src->data;
 	int			nslots = art_page_nslots(page);
@@ -476,11 +479,13 @@ move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
 
 	for (int s = 1; s <= nslots; s++)
 	{
+		ArtPageRef *dst;
 		uint8_t    *rec;
 		size_t		size;
 
-		if (!moves(page, ms, s, which))
+		if (art_slot_off(page, s) == 0)
 			continue;
+		dst = to[dest != NULL ? dest[s] : 0];
 		rec = art_rec(page, s);
 		size = art_rec_size(rec);
 		memcpy(tmp, rec, size);
@@ -494,22 +499,24 @@ move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
 	}
 	for (int s = 1; s <= nslots; s++)
 	{
+		uint8_t    *data;
 		uint8_t    *rec;
 		ArtNode		node;
 		int			key = -1;
 		uint8_t		k;
 		ArtChild	c;
 
-		if (!moves(page, ms, s, which))
+		if (art_slot_off(page, s) == 0)
 			continue;
-		rec = art_rec(dst->data, ms->map[s]);
+		data = to[dest != NULL ? dest[s] : 0]->data;
+		rec = art_rec(data, ms->map[s]);
 		if (art_is_stub(rec))
 			continue;
 		art_node_decode(rec, &node);
 		while (art_node_next(&node, key, &k, &c))
 		{
 			art_node_set_child(&node, k,
-							   art_child_of_slot(dst->data,
+							   art_child_of_slot(data,
 												 ms->map[art_child_slot(page, c)]));
 			key = k;
 		}
@@ -520,9 +527,10 @@ move_records(uint8_t *parent, ArtPageRef *src, ArtPageRef *dst,
 		{
 			uint8_t		stub[ART_STUB_SIZE];
 
-			if (!moves(page, ms, s, which) || ms->up[s] != 0)
+			if (art_slot_off(page, s) == 0 || ms->up[s] != 0)
 				continue;
-			art_stub_encode(dst->pageno, ms->map[s], stub);
+			art_stub_encode(to[dest != NULL ? dest[s] : 0]->pageno,
+							ms->map[s], stub);
 			art_rec_replace(parent, ms->stub[s], stub, ART_STUB_SIZE);
 		}
 	}
@@ -619,7 +627,7 @@ pull_child(ArtTrie *t, ArtPageRef *page, MergeState *cs, bool *done,
 			continue;
 		}
 		take_exclusive(t, NULL, page, &c, 1);
-		move_records(page->data, &c, page, true, cs, -1);
+		move_records(page->data, &c, &page, NULL, true, cs);
 		t->store.ops->mark_dirty(t->store.store, page);
 		t->store.ops->free(t->store.store, &c);
 		t->store.ops->version(t->store.store, true);
@@ -837,14 +845,22 @@ spill_place(const uint32_t *size, const uint16_t *order, int n,
 
 /*
  * Add the page roots of the page g of a repack's group, which analyse has
- * just read into ms, with the bytes of their subtrees, to rl; false when
- * out of memory.
+ * just read into ms, with the bytes of their subtrees, to rl, and keep
+ * the analysis; false when out of memory.
  */
 static bool
 add_items(ArtTrie *t, uint8_t *page, MergeState *ms, int g, RepackList *rl)
 {
 	int			nslots = art_page_nslots(page);
+	int			w = nslots + 1;
 
+	if (art_grow(t, (void **) &rl->kept, &rl->keptcap, rl->nkept + 2 * w,
+				 sizeof(uint16_t)) != ART_OK)
+		return false;
+	rl->at[g] = rl->nkept;
+	memcpy(rl->kept + rl->nkept, ms->up, sizeof(uint16_t) * w);
+	memcpy(rl->kept + rl->nkept + w, ms->stub, sizeof(uint16_t) * w);
+	rl->nkept += 2 * w;
 	subtree_sizes(page, ms);
 	for (int s = 1; s <= nslots; s++)
 	{
@@ -978,6 +994,7 @@ spill(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
 	  MergeState *ms, MergeState *qs, bool *done, MergeLeft *ml)
 {
 	ArtPageRef	q[SPILL_TRIES];
+	ArtPageRef *to[SPILL_TRIES];
 	size_t		room[SPILL_TRIES];
 	size_t		need;
 	int			nq = 0;
@@ -1031,10 +1048,10 @@ spill(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
 	/* nothing below can fail */
 	take_exclusive(t, parent, page, q, nq);
 	for (int j = 0; j < nq; j++)
-	{
-		move_records(parent->data, page, &q[j], false, ms, j);
+		to[j] = &q[j];
+	move_records(parent->data, page, to, ms->dest, false, ms);
+	for (int j = 0; j < nq; j++)
 		t->store.ops->mark_dirty(t->store.store, &q[j]);
-	}
 	t->store.ops->mark_dirty(t->store.store, parent);
 	t->store.ops->free(t->store.store, page);
 	t->store.ops->version(t->store.store, true);
@@ -1136,7 +1153,8 @@ repack(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
 	ArtPageRef	q[REPACK_PAGES];
 	int			owner[REPACK_PAGES];	/* bin -> the index of its page */
 	bool		kept[REPACK_PAGES];
-	RepackList	rl = {NULL, 0, 0};
+	RepackList	rl = {0};
+	ArtPageRef *to[REPACK_PAGES];
 	RepackItem *items;
 	uint8_t    *copy = NULL;
 	size_t		room = 0;
@@ -1217,23 +1235,27 @@ repack(ArtTrie *t, ArtPageRef *parent, ParentView *pv, ArtPageRef *page,
 	q[0] = *page;
 	for (int k = 0; k < nbins; k++)
 		art_page_init(q[owner[k]].data);
+	for (int k = 0; k < nbins; k++)
+		to[k] = &q[owner[k]];
 	for (int g = 0; g < nq; g++)
 	{
 		ArtPageRef	src = {q[g].pageno, NULL, NULL};
 		int			nslots;
+		size_t		w;
 
 		src.data = copy + (size_t) g * ART_PAGE_SIZE;
 		nslots = art_page_nslots(src.data);
-		analyse(pv, &src, qs);
-		memset(qs->root, 0, sizeof(uint16_t) * (nslots + 1));
+		w = (size_t) nslots + 1;
+		memcpy(qs->up, rl.kept + rl.at[g], sizeof(uint16_t) * w);
+		memcpy(qs->stub, rl.kept + rl.at[g] + w, sizeof(uint16_t) * w);
+		memset(qs->root, 0, sizeof(uint16_t) * w);
 		for (int i = 0; i < nitems; i++)
 			if (items[i].from == g)
 				qs->dest[items[i].slot] = items[i].bin;
 		for (int s = 1; s <= nslots; s++)
 			if (art_slot_off(src.data, s) != 0)
 				qs->dest[s] = qs->dest[root_of(qs, (uint16_t) s)];
-		for (int k = 0; k < nbins; k++)
-			move_records(parent->data, &src, &q[owner[k]], false, qs, k);
+		move_records(parent->data, &src, to, qs->dest, false, qs);
 	}
 	for (int g = 0; g < nq; g++)
 	{
@@ -1253,6 +1275,7 @@ out:
 	while (nq > 1)
 		t->store.ops->release(t->store.store, &q[--nq]);
 	art_free(t, rl.items);
+	art_free(t, rl.kept);
 	art_free(t, copy);
 	return st;
 }
@@ -1303,7 +1326,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml, ArtMergeStep only,
 		PAGE_LOAD(parent->data) + ms->bytes <= MERGE_HIGH)
 	{
 		take_exclusive(t, parent, page, NULL, 0);
-		move_records(parent->data, page, parent, true, ms, -1);
+		move_records(parent->data, page, &parent, NULL, true, ms);
 		t->store.ops->mark_dirty(t->store.store, parent);
 		t->store.ops->free(t->store.store, page);
 		mp->n = 1;
@@ -1331,6 +1354,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml, ArtMergeStep only,
 	{
 		ArtPageNo	pg = sibs[i];
 		ArtPageRef	q;
+		ArtPageRef *qref = &q;
 		bool		qstubs;
 		size_t		qbytes;
 		bool		into_q;
@@ -1367,7 +1391,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml, ArtMergeStep only,
 		take_exclusive(t, parent, page, &q, 1);
 		if (into_q)
 		{
-			move_records(parent->data, page, &q, false, ms, -1);
+			move_records(parent->data, page, &qref, NULL, false, ms);
 			t->store.ops->mark_dirty(t->store.store, &q);
 			t->store.ops->release(t->store.store, &q);
 			t->store.ops->free(t->store.store, page);
@@ -1375,7 +1399,7 @@ merge_locked(ArtTrie *t, MergePath *mp, MergeLeft *ml, ArtMergeStep only,
 		}
 		else
 		{
-			move_records(parent->data, &q, page, false, qs, -1);
+			move_records(parent->data, &q, &page, NULL, false, qs);
 			t->store.ops->mark_dirty(t->store.store, page);
 			t->store.ops->free(t->store.store, &q);
 		}
