@@ -19,7 +19,10 @@
  * exclusive, as the trie's only writer, with lock coupling, and changed
  * one page at a time (delete_entry).  A series of deletes in entry order
  * (art_delete_sorted, and a finger's through art_delete_keep) keeps the
- * path of one delete locked for the next.  art_delete_sorted, which runs
+ * path of one delete locked for the next; a finger's, held exclusive,
+ * also resumes its descent at the deepest node of that path, down to the
+ * one the last delete changed, that its entry goes through, instead of
+ * decoding the nodes above it again.  art_delete_sorted, which runs
  * beside readers (VACUUM), holds share the pages above the one a delete
  * changes, and changes their counts after, a page at a time, each locked
  * exclusive only if that need not wait, else as an insert's second pass
@@ -54,6 +57,8 @@ typedef struct DelPath
 	bool		counted;		/* the root page counts groups */
 	bool		share;			/* pages above the break page held share */
 	uint64_t	excl;			/* held with hold: bit k, page k exclusive */
+	int			keep;			/* levels of lv a kept path resumes at */
+	ArtBuf		last;			/* ... and the entry that path led to */
 } DelPath;
 
 /*
@@ -127,6 +132,9 @@ decrement(uint8_t *page, ArtChild at)
  * dp->excl tells which held pages are exclusive; with dp->share, a page
  * held exclusive that the path goes on below is held share instead, and
  * the path found again from the root (the page was unlocked meanwhile).
+ * With dp->keep levels kept from the last delete (held exclusive, see
+ * delete_next), the path resumes at the deepest of them that key goes
+ * through, as its entry shares with the last one the bytes down to it.
  */
 static ArtStatus
 find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
@@ -136,8 +144,21 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
 	DelLevel   *cur;
 	ArtStatus	st;
 	size_t		d;
+	int			from = 0;
 
 	*deep = false;
+	if (hold && dp->keep > 0 && ps->n > 0)
+	{
+		size_t		shared = 0;
+		size_t		most = len < dp->last.len ? len : dp->last.len;
+
+		while (shared < most && key[shared] == dp->last.data[shared])
+			shared++;
+		from = dp->keep - 1;
+		while (from > 0 && dp->lv[from - 1].end >= shared)
+			from--;
+	}
+	dp->keep = 0;
 	if (ps->n == 0)
 	{
 		st = art_pin_push(t, ps, t->root, top);
@@ -150,11 +171,20 @@ find_path(ArtTrie *t, const uint8_t *key, size_t len, ArtLockMode top,
 		return st;
 	dp->counted = art_root_counts_groups(ps->refs[0].data);
 again:
-	d = 0;
-	memset(&dp->lv[0], 0, sizeof(DelLevel));
-	dp->lv[0].node = art_child_of_slot(ps->refs[0].data, ART_ROOT_SLOT);
-	dp->lv[0].stub_pidx = -1;
-	dp->nlev = 1;
+	if (from > 0)
+	{
+		/* levels 0 .. from - 1 as they were, and level from's node */
+		d = dp->lv[from - 1].end + 1;
+		dp->nlev = from + 1;
+	}
+	else
+	{
+		d = 0;
+		memset(&dp->lv[0], 0, sizeof(DelLevel));
+		dp->lv[0].node = art_child_of_slot(ps->refs[0].data, ART_ROOT_SLOT);
+		dp->lv[0].stub_pidx = -1;
+		dp->nlev = 1;
+	}
 	for (;;)
 	{
 		uint8_t    *page;
@@ -164,7 +194,7 @@ again:
 
 		cur = &dp->lv[dp->nlev - 1];
 		page = ps->refs[cur->pidx].data;
-		art_node_decode(art_child_rec(page, cur->node), &node);
+		art_node_decode_walk(art_child_rec(page, cur->node), &node);
 		if (len - d < node.plen || memcmp(key + d, node.prefix, node.plen) != 0)
 			return ART_NOT_FOUND;
 		d += node.plen;
@@ -207,6 +237,7 @@ again:
 					t->store.ops->unlock(t->store.store, ref);
 					t->store.ops->relock(t->store.store, ref, ART_LOCK_SHARE);
 					dp->excl &= ~(UINT64_C(1) << next.pidx);
+					from = 0;
 					goto again;
 				}
 				st = art_pin_push(t, ps, pg, mode);
@@ -594,6 +625,7 @@ release_path(ArtTrie *t, DelPath *dp)
 	drop_path(t, dp, 0);
 	art_pin_release_all(t, &dp->ps);
 	art_free(t, dp->lv);
+	art_buf_free(t, &dp->last);
 }
 
 /*
@@ -744,6 +776,14 @@ delete_next(ArtTrie *t, DelPath *dp, const uint8_t *key, size_t len,
 		drop_path(t, dp, dp->lv[dp->brk].pidx + 1);
 		if (dp->share && dp->lv[dp->brk].pidx > 1)
 			st = count_above(t, dp, key, len);
+		else if (!dp->share &&
+				 art_buf_reserve(t, &dp->last, len) == ART_OK)
+		{
+			/* held exclusive: the next descent resumes on this path */
+			memcpy(dp->last.data, key, len);
+			dp->last.len = len;
+			dp->keep = dp->brk + 1;
+		}
 	}
 	return st;
 }
@@ -820,7 +860,8 @@ struct ArtDelKeep
  * keeping its path in *keep (allocated at the first call) for the next
  * call, as art_delete_sorted does: entries in increasing order share most
  * of their paths, and a delete goes on through the held pages of the last
- * one's.  The pages stay locked until art_delete_keep_drop; a failure
+ * one's, from the deepest node of it that its entry shares (find_path).
+ * The pages stay locked until art_delete_keep_drop; a failure
  * (neither ART_OK nor ART_NOT_FOUND) lets them go.
  */
 ArtStatus
@@ -861,6 +902,7 @@ art_delete_keep_drop(ArtTrie *t, ArtDelKeep *keep)
 	if (keep == NULL || !keep->held)
 		return;
 	drop_path(t, &keep->dp, 0);
+	keep->dp.keep = 0;
 	t->store.ops->split_end(t->store.store, ART_LOCK_SHARE);
 	keep->held = false;
 }

@@ -2923,6 +2923,86 @@ test_finger_merge_runs(void)
 	return true;
 }
 
+/* A key of test_finger_delete_resume: its bytes and length. */
+typedef struct ResumeKey
+{
+	uint8_t		b[320];
+	size_t		len;
+} ResumeKey;
+
+/* Order ResumeKeys as entries: by bytes, a prefix first. */
+static int
+cmp_resume_keys(const void *a, const void *b)
+{
+	const ResumeKey *x = a;
+	const ResumeKey *y = b;
+
+	return mcmp(x->b, x->len, y->b, y->len);
+}
+
+/*
+ * A finger's deletes in key order resume their descent on the last
+ * delete's path (trie_delete.c's find_path), at the deepest level the two
+ * entries share: keys over three letters, many the prefix of others, some
+ * behind a long common prefix (nodes whose prefix fills a record), and
+ * absent ones among them, deleted from twins by art_delete and by one
+ * finger (art_finger_delete_only).  Each delete's status is the model's,
+ * and the twins end with the same bytes in every page, and sound.
+ */
+static bool
+test_finger_delete_resume(void)
+{
+	Fixture		f[2];
+	ResumeKey  *keys = malloc(sizeof(ResumeKey) * 12000);
+	ArtFinger  *fg;
+	Rng			r = {0x2e5u};
+	uint64_t	same = 0;
+	int			nkeys = 0;
+
+	CHECK(keys != NULL, "memory");
+	for (int i = 0; i < 12000; i++)
+	{
+		ResumeKey  *k = &keys[i];
+		size_t		n = 1 + rng_below(&r, 10);
+
+		k->len = 0;
+		if (rng_below(&r, 8) == 0)
+			for (; k->len < 300; k->len++)
+				k->b[k->len] = 'p';
+		for (size_t j = 0; j < n; j++)
+			k->b[k->len++] = (uint8_t) ('a' + rng_below(&r, 3));
+	}
+	for (int j = 0; j < 2; j++)
+	{
+		CHECK(fixture_init(&f[j]), "create");
+		for (int i = 0; i < 12000; i += 2)
+			CHECK(put(&f[j], keys[i].b, keys[i].len), "put");
+	}
+	/* deletes of a random half of the keys, present or not, in key order */
+	for (int i = 0; i < 12000; i++)
+		if (rng_below(&r, 2) == 0)
+			keys[nkeys++] = keys[i];
+	qsort(keys, nkeys, sizeof(ResumeKey), cmp_resume_keys);
+	CHECK(art_finger_begin(&f[1].t, &fg) == ART_OK, "finger");
+	for (int i = 0; i < nkeys; i++)
+	{
+		bool		had = model_delete(&f[0].m, keys[i].b, keys[i].len);
+		ArtStatus	want = had ? ART_OK : ART_NOT_FOUND;
+
+		CHECK(model_delete(&f[1].m, keys[i].b, keys[i].len) == had, "model");
+		CHECK(art_delete(&f[0].t, keys[i].b, keys[i].len) == want,
+			  "delete %d", i);
+		CHECK(art_finger_delete_only(fg, keys[i].b, keys[i].len) == want,
+			  "finger delete %d of %d", i, nkeys);
+	}
+	art_finger_end(fg);
+	CHECK(same_pages(&f[0], &f[1], &same), "the same pages");
+	CHECK(check_content(&f[1].t, &f[1].m), "content");
+	CHECK(twins_done(f), "twins");
+	free(keys);
+	return true;
+}
+
 /* What art_merge_logged told of one merge. */
 typedef struct MergeTold
 {
@@ -6028,6 +6108,7 @@ main(int argc, char **argv)
 		{"merge_runs", test_merge_runs},
 		{"delete_sorted", test_delete_sorted},
 		{"finger_merge_runs", test_finger_merge_runs},
+		{"finger_delete_resume", test_finger_delete_resume},
 		{"finger_merges_logged", test_finger_merges_logged},
 		{"merge_same", test_merge_same},
 		{"delete_sorted_readers", test_delete_sorted_readers},
