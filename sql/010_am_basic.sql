@@ -234,6 +234,16 @@ FETCH 3 FROM c1;
 SELECT count(*), sum(id) FROM ce WHERE k = 'dup';
 FETCH ALL FROM c1;
 COMMIT;
+-- The scan's first batch (16 entries) keeps its page pinned; the abort of
+-- a subtransaction drops that pin, and the scan reads on all the same.
+BEGIN;
+DECLARE c2 CURSOR FOR SELECT id FROM ce WHERE k = 'dup';
+MOVE 16 FROM c2;
+SAVEPOINT s;
+SELECT 1 / 0;
+ROLLBACK TO SAVEPOINT s;
+FETCH ALL FROM c2;
+COMMIT;
 SELECT count(*), sum(id) FROM ce WHERE k = 'dup';
 SELECT id FROM ce WHERE k = 'k10';
 DROP TABLE ce;

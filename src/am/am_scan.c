@@ -32,7 +32,8 @@
  * of the key trie too), and quals on later columns are rechecked.
  *
  * A segment is read with a trie cursor, which holds no page lock between
- * calls.  The scan remembers the last entry it returned and, when the
+ * calls (a prefix range's cursor may keep one page pinned, see
+ * trie_cursor.c; closing or seeking it lets the page go).  The scan remembers the last entry it returned and, when the
  * scan direction changes, reopens the cursor strictly past that entry in
  * the new direction.
  *

@@ -660,6 +660,15 @@ build_version(void *store, bool bump)
 	return b->pool.ops->version(b->pool.store, bump);
 }
 
+/* ArtPageStoreOps.pins_era: the pool's. */
+static uint64_t
+build_pins_era(void *store)
+{
+	PagerBuild *b = (PagerBuild *) store;
+
+	return b->pool.ops->pins_era(b->pool.store);
+}
+
 /* ArtPageStoreOps.groups_add: the pool's. */
 static void
 build_groups_add(void *store, int64_t delta)
@@ -707,6 +716,7 @@ static const ArtPageStoreOps build_store_ops = {
 	.groups = build_groups,
 	.changes = build_changes,
 	.mark_counts = build_mark_counts,
+	.pins_era = build_pins_era,
 };
 
 /*

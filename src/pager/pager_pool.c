@@ -83,6 +83,7 @@ typedef struct LocalPin
 
 static LocalPin *local_pins = NULL;
 static int	local_npins = 0;
+static uint64 local_pins_era = 0;	/* pager_release_all calls */
 static int	local_maxpins = 0;
 /* This process's holds on files' write gates. */
 typedef struct LocalGate
@@ -226,12 +227,23 @@ pager_adopt_orphan(int frame)
 void
 pager_release_all(void)
 {
+	local_pins_era++;
 	io_write_abandon();
 	for (int i = 0; i < local_npins; i++)
 		pager_unpin_shared(local_pins[i].frame, local_pins[i].count,
 						   local_pins[i].passing, local_pins[i].splitting);
 	local_npins = 0;
 	local_ngates = 0;
+}
+
+/*
+ * How many times this process dropped all its pins (pager_release_all): a
+ * cursor's pin kept across calls is gone once this moves.
+ */
+uint64
+pager_pins_era(void)
+{
+	return local_pins_era;
 }
 
 /*
@@ -260,8 +272,9 @@ pager_proc_line(void)
 
 /*
  * End of a transaction: scan holds end.  Abort of a (sub)transaction: the
- * trie holds no pin across calls, so every pin this process holds belongs
- * to the operation that failed; a scan that failed while its reads were
+ * trie holds no pin across calls but a cursor's, which the pins' era
+ * (pager_pins_era) tells is gone, so every other pin this process holds
+ * belongs to the operation that failed; a scan that failed while its reads were
  * random probes leaves them so, and they go back to reading around.
  */
 static pg_attribute_hot void

@@ -66,5 +66,6 @@ extern int *pager_dirty_frames(int slot, uint32 nlogical, ArtPageNo **pagenos,
 extern bool pager_slot_pinned(int slot);
 extern bool pager_slot_pinned_here(int slot);
 extern void pager_pool_watch(void);
+extern uint64 pager_pins_era(void);
 
 #endif							/* ARTRIE_PAGER_POOL_H */

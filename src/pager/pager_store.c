@@ -669,6 +669,16 @@ pager_groups(void *store)
 	return pg_atomic_read_u64(&pager_shared->files[file->slot].groups);
 }
 
+/*
+ * ArtPageStoreOps.pins_era: how many times this process dropped all its
+ * pins (pager_release_all).
+ */
+static uint64_t
+pager_pins_era_op(void *store)
+{
+	return pager_pins_era();
+}
+
 static const ArtPageStoreOps pager_store_ops = {
 	.pin = pager_pin,
 	.release = pager_release,
@@ -698,6 +708,7 @@ static const ArtPageStoreOps pager_store_ops = {
 	.groups = pager_groups,
 	.changes = pager_changes,
 	.mark_counts = pager_mark_counts,
+	.pins_era = pager_pins_era_op,
 };
 
 /*

@@ -238,7 +238,7 @@ extern ArtStatus art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound,
 
 /*
  * With batched, the cursor returns the entries it fetched ahead (a batch,
- * read in one descent from the root) without checking, at each call, that
+ * read in one pass) without checking, at each call, that
  * the trie is unchanged: every entry it returns was present when its batch
  * was read, and an entry inserted while or after the batch was read may
  * be missing from it (one inserted behind the read's position is).  Without (the default), every call returns exactly the
@@ -252,6 +252,14 @@ extern void art_cursor_set_batched(ArtCursor *cursor, bool batched);
  * read.
  */
 extern bool art_cursor_buffered(const ArtCursor *cursor);
+
+/*
+ * How many pages the cursor keeps pinned between calls (0 or 1: the page
+ * of a prefix range's walk stopped at a full batch, unlocked; the next
+ * batch goes on from there if nobody changed the page).  Seek, a new
+ * bound or prefix, release and close let it go.
+ */
+extern int	art_cursor_pinned(const ArtCursor *cursor);
 
 /* Stop the cursor at the end of the entries beginning with prefix. */
 extern ArtStatus art_cursor_set_prefix(ArtCursor *cursor,

@@ -22,6 +22,15 @@
  * exact lookup, most prefix scans) fetches its first batch without the
  * iterator: a lock-coupled descent to the node where the key ends, as a
  * lookup's, then the entries below that node in its page (fetch_prefix).
+ * When that walk stops at a full batch, the cursor keeps the page pinned,
+ * unlocked, with the walk's position and the page's count of changes
+ * (ArtPageStoreOps.changes); the next fetch, if the batch was used up,
+ * locks the page again and, if nobody changed it meanwhile and the pin is
+ * still held (pins_era), goes on with the walk there, without a descent
+ * from the root (fetch_resume).  The entries of the node's subtree in its
+ * page are then those the walk would find after a new descent: every
+ * change to them changes that page, and a page freed or moved changes too.
+ * Otherwise it seeks past the last entry returned, as any fetch.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +52,23 @@
 #define CURSOR_BATCH_BYTES	4096
 #define CURSOR_PAGES		8
 #define CURSOR_FRAMES		16
+
+/* Nodes below the prefix's node that fetch_prefix's walk goes down. */
+#define PREFIX_DEPTH	16
+
+/*
+ * fetch_prefix's walk of the subtree of the node where the start key
+ * ends, in that node's page: the nodes on the way down and, for each,
+ * where its children stand.
+ */
+typedef struct PrefixWalk
+{
+	ArtNode		nodes[PREFIX_DEPTH];
+	int			after[PREFIX_DEPTH];	/* the child key visited last, or -1 */
+	int			next[PREFIX_DEPTH]; /* N4/N16: the index of the next child */
+	size_t		ends[PREFIX_DEPTH]; /* path length past the node's prefix */
+	int			depth;
+} PrefixWalk;
 
 struct ArtCursor
 {
@@ -70,6 +96,10 @@ struct ArtCursor
 	int			batch_max;		/* entries the next fetch may take */
 	bool		batched;		/* return batches without version checks */
 	bool		done;
+	bool		kept;			/* walk's page is kept pinned (fetch_resume) */
+	ArtPageRef	kept_ref;		/* that page, unlocked */
+	uint32_t	kept_changes;	/* its changes when it was unlocked */
+	uint64_t	kept_era;		/* the store's pins_era then */
 	/* first storage of the arrays and buffers above (not zeroed at open) */
 	size_t		ends0[CURSOR_ENTRIES];
 	ArtPageRef	refs0[CURSOR_PAGES];
@@ -80,6 +110,7 @@ struct ArtCursor
 	uint8_t		last0[CURSOR_KEY_BYTES];
 	uint8_t		path0[CURSOR_KEY_BYTES];
 	uint8_t		batch0[CURSOR_BATCH_BYTES];
+	PrefixWalk	walk;			/* fetch_prefix's, valid while kept */
 };
 
 /*
@@ -146,6 +177,22 @@ buf_release(ArtTrie *t, ArtBuf *buf)
 		art_buf_free(t, buf);
 }
 
+/*
+ * Let go of the page a walk kept pinned (fetch_resume), unless the store
+ * dropped the pin already.
+ */
+static inline void
+walk_drop(ArtCursor *c)
+{
+	ArtPageStore *s = &c->t->store;
+
+	if (!c->kept)
+		return;
+	c->kept = false;
+	if (s->ops->pins_era(s->store) == c->kept_era)
+		s->ops->release(s->store, &c->kept_ref);
+}
+
 /* Open a cursor, positioned before the first entry. */
 ArtStatus
 art_cursor_open(ArtTrie *t, ArtCursor **cursor)
@@ -195,6 +242,7 @@ ART_HOT ArtStatus
 art_cursor_seek(ArtCursor *cursor, const uint8_t *key, size_t len,
 				bool inclusive, ArtDirection dir)
 {
+	walk_drop(cursor);
 	cursor->dir = dir;
 	cursor->has_last = false;
 	cursor->done = false;
@@ -222,6 +270,15 @@ art_cursor_buffered(const ArtCursor *cursor)
 		(cursor->batch_ends && cursor->ibatch > 0 && cursor->batched);
 }
 
+/* Pages the cursor keeps pinned between calls (see trie.h). */
+int
+art_cursor_pinned(const ArtCursor *cursor)
+{
+	const ArtPageStore *s = &cursor->t->store;
+
+	return cursor->kept && s->ops->pins_era(s->store) == cursor->kept_era;
+}
+
 /* Set or clear the bound. */
 ART_HOT ArtStatus
 art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound, size_t len,
@@ -229,6 +286,7 @@ art_cursor_set_bound(ArtCursor *cursor, const uint8_t *bound, size_t len,
 {
 	ArtStatus	st = save_last(cursor);
 
+	walk_drop(cursor);
 	if (st != ART_OK)
 		return st;
 	cursor->has_bound = bound != NULL;
@@ -244,6 +302,7 @@ art_cursor_set_prefix(ArtCursor *cursor, const uint8_t *prefix, size_t len)
 {
 	ArtStatus	st = save_last(cursor);
 
+	walk_drop(cursor);
 	if (st != ART_OK)
 		return st;
 	cursor->has_prefix = prefix != NULL;
@@ -328,9 +387,6 @@ prefix_range(const ArtCursor *c)
 		memcmp(s->data, b->data, s->len - 1) == 0;
 }
 
-/* Nodes below the prefix's node that fetch_prefix's walk goes down. */
-#define PREFIX_DEPTH	16
-
 /*
  * Append the entry that ends in the terminal leaf rec of page, under key
  * byte k of the node whose path is the first pathlen bytes of the
@@ -353,38 +409,149 @@ batch_add_leaf(ArtCursor *c, size_t pathlen, uint8_t k, const uint8_t *rec,
 	return ART_OK;
 }
 
+/* Why a walk of fetch_prefix's stopped. */
+typedef enum WalkStop
+{
+	WALK_END,					/* the subtree's entries in the page are done */
+	WALK_FULL,					/* the batch is full */
+	WALK_OTHER					/* at a stub, or PREFIX_DEPTH nodes down */
+} WalkStop;
+
+/*
+ * Go on with the cursor's walk (PrefixWalk) in page, appending entries to
+ * the batch.  Each node's children are taken in key order (an N4's or
+ * N16's by their index in its key list); a child that is a leaf goes from
+ * the page to the batch in one copy (art_put_leaf), an inner node's path
+ * is built in the cursor's path.  A stop leaves the walk at the child it
+ * stopped before.
+ */
+static ART_HOT ArtStatus
+walk_run(ArtCursor *c, const uint8_t *page, WalkStop *stop)
+{
+	PrefixWalk *w = &c->walk;
+	ArtStatus	st = ART_OK;
+
+	*stop = WALK_END;
+	while (st == ART_OK && w->depth > 0)
+	{
+		int			d = w->depth - 1;
+		ArtNode    *node = &w->nodes[d];
+		uint8_t		k;
+		ArtChild	child;
+		uint8_t    *rec;
+
+		if (node->kind <= ART_NODE_16)
+		{
+			int			i = w->next[d];
+
+			if (i >= node->n)
+			{
+				w->depth--;
+				continue;
+			}
+			k = node->body[i];
+			child = art_get_child(node->body + node->n + 2 * i);
+		}
+		else if (!art_node_next(node, w->after[d], &k, &child))
+		{
+			w->depth--;
+			continue;
+		}
+		rec = art_child_rec((uint8_t *) page, child);
+		if (c->nbatch >= c->batch_max || c->batch.len >= BATCH_BYTES)
+		{
+			*stop = WALK_FULL;
+			break;
+		}
+		if (art_is_stub(rec))
+		{
+			*stop = WALK_OTHER;
+			break;
+		}
+		if ((rec[0] & (ART_KIND_MASK | ART_FLAG_TERMINAL)) ==
+			(ART_NODE_LEAF | ART_FLAG_TERMINAL))
+		{
+			w->after[d] = k;
+			w->next[d]++;
+			st = batch_add_leaf(c, w->ends[d], k, rec, page);
+			continue;
+		}
+		if (w->depth == PREFIX_DEPTH)
+		{
+			*stop = WALK_OTHER;
+			break;
+		}
+		w->after[d] = k;
+		w->next[d]++;
+		c->path.len = w->ends[d];
+		st = art_buf_append(c->t, &c->path, &k, 1);
+		node = &w->nodes[d + 1];
+		art_node_decode_walk(rec, node);
+		if (st == ART_OK)
+			st = art_buf_append(c->t, &c->path, node->prefix, node->plen);
+		w->after[d + 1] = -1;
+		w->next[d + 1] = 0;
+		w->ends[d + 1] = c->path.len;
+		w->depth++;
+		if (st == ART_OK && node->terminal)
+			st = batch_add(c, &c->path);
+	}
+	return st;
+}
+
+/*
+ * The end of a walk in the page cur holds: at a full batch the page is
+ * kept pinned, unlocked, for fetch_resume; else released.  *fetched is
+ * false, and nothing kept, if the walk stopped before its first entry.
+ */
+static ArtStatus
+walk_done(ArtCursor *c, ArtPageRef *cur, ArtStatus st, WalkStop stop,
+		  bool *fetched)
+{
+	ArtPageStore *s = &c->t->store;
+
+	if (st == ART_OK && stop == WALK_FULL)
+	{
+		c->kept_changes = s->ops->changes(s->store, cur);
+		s->ops->unlock(s->store, cur);
+		c->kept_ref = *cur;
+		c->kept_era = s->ops->pins_era(s->store);
+		c->kept = true;
+	}
+	else
+		s->ops->release(s->store, cur);
+	if (st != ART_OK || (stop != WALK_END && c->nbatch == 0))
+		return st;
+	c->batch_ends = stop == WALK_END;
+	*fetched = true;
+	return ART_OK;
+}
+
 /*
  * The first fetch of a prefix range (prefix_range): follow the start key
  * down with lock coupling, as art_lookup does, to the node where it ends,
  * and copy the entries of that node's subtree from its page, in order,
- * without the iterator's frames.  Each node's children are taken in key
- * order (an N4's or N16's by their index in its key list); a child that
- * is a leaf goes from the page to the batch in one copy (art_put_leaf),
- * an inner node's path is built in the cursor's path.  The walk stops at
- * a full batch, at a child in another page (a stub) or at an inner node
- * PREFIX_DEPTH nodes down, and leaves the rest to the next fetch, which
- * seeks past the batch's last entry.  *fetched is false, and nothing
- * kept, if it stops before the first entry: then the caller seeks as for
- * any range.
+ * without the iterator's frames (walk_run).  The walk stops at a full
+ * batch, at a child in another page (a stub) or at an inner node
+ * PREFIX_DEPTH nodes down; the next fetch goes on from a full batch
+ * (fetch_resume) or seeks past the batch's last entry.  *fetched is
+ * false, and nothing kept, if it stops before the first entry: then the
+ * caller seeks as for any range.
  */
 static ART_HOT ArtStatus
 fetch_prefix(ArtCursor *c, bool *fetched)
 {
 	ArtTrie    *t = c->t;
-	ArtNode		nodes[PREFIX_DEPTH];
-	int			after[PREFIX_DEPTH];	/* the child key visited last, or -1 */
-	int			next[PREFIX_DEPTH]; /* N4/N16: the index of the next child */
-	size_t		ends[PREFIX_DEPTH]; /* path length past the node's prefix */
-	int			depth = 1;
-	bool		stopped = false;
+	PrefixWalk *w = &c->walk;
 	ArtPageRef	cur;
 	size_t		at;
 	bool		matched;
 	ArtChild	ref;
+	WalkStop	stop = WALK_END;
 	ArtStatus	st;
 
 	*fetched = false;
-	st = art_descend(t, c->start.data, c->start.len, &cur, &nodes[0], &at,
+	st = art_descend(t, c->start.data, c->start.len, &cur, &w->nodes[0], &at,
 					 &matched, &ref);
 	if (st != ART_OK)
 		return st;
@@ -398,77 +565,45 @@ fetch_prefix(ArtCursor *c, bool *fetched)
 	c->path.len = 0;
 	st = art_buf_append(t, &c->path, c->start.data, at);
 	if (st == ART_OK)
-		st = art_buf_append(t, &c->path, nodes[0].prefix, nodes[0].plen);
-	after[0] = -1;
-	next[0] = 0;
-	ends[0] = c->path.len;
-	if (st == ART_OK && nodes[0].terminal)
+		st = art_buf_append(t, &c->path, w->nodes[0].prefix, w->nodes[0].plen);
+	w->after[0] = -1;
+	w->next[0] = 0;
+	w->ends[0] = c->path.len;
+	w->depth = 1;
+	if (st == ART_OK && w->nodes[0].terminal)
 		st = batch_add(c, &c->path);
-	while (st == ART_OK && depth > 0)
+	if (st == ART_OK)
+		st = walk_run(c, cur.data, &stop);
+	return walk_done(c, &cur, st, stop, fetched);
+}
+
+/*
+ * A fetch after a walk stopped at a full batch whose entries were all
+ * returned: lock the page it kept again and, if the pin is still held
+ * and nobody changed the page meanwhile, go on with the walk there.
+ * *fetched is false, and nothing kept, if it cannot: then the caller
+ * seeks past the last entry returned.
+ */
+static ART_HOT ArtStatus
+fetch_resume(ArtCursor *c, bool *fetched)
+{
+	ArtPageStore *s = &c->t->store;
+	ArtPageRef	cur = c->kept_ref;
+	WalkStop	stop = WALK_END;
+	ArtStatus	st;
+
+	*fetched = false;
+	c->kept = false;
+	if (s->ops->pins_era(s->store) != c->kept_era)
+		return ART_OK;
+	s->ops->relock(s->store, &cur, ART_LOCK_SHARE);
+	if (s->ops->changes(s->store, &cur) != c->kept_changes)
 	{
-		ArtNode    *node = &nodes[depth - 1];
-		uint8_t		k;
-		ArtChild	child;
-		uint8_t    *rec;
-
-		if (node->kind <= ART_NODE_16)
-		{
-			int			i = next[depth - 1];
-
-			if (i >= node->n)
-			{
-				depth--;
-				continue;
-			}
-			k = node->body[i];
-			child = art_get_child(node->body + node->n + 2 * i);
-		}
-		else if (!art_node_next(node, after[depth - 1], &k, &child))
-		{
-			depth--;
-			continue;
-		}
-		rec = art_child_rec(cur.data, child);
-		if (c->nbatch >= c->batch_max || c->batch.len >= BATCH_BYTES ||
-			art_is_stub(rec))
-		{
-			stopped = true;
-			break;
-		}
-		if ((rec[0] & (ART_KIND_MASK | ART_FLAG_TERMINAL)) ==
-			(ART_NODE_LEAF | ART_FLAG_TERMINAL))
-		{
-			after[depth - 1] = k;
-			next[depth - 1]++;
-			st = batch_add_leaf(c, ends[depth - 1], k, rec, cur.data);
-			continue;
-		}
-		if (depth == PREFIX_DEPTH)
-		{
-			stopped = true;
-			break;
-		}
-		after[depth - 1] = k;
-		next[depth - 1]++;
-		c->path.len = ends[depth - 1];
-		st = art_buf_append(t, &c->path, &k, 1);
-		node = &nodes[depth];
-		art_node_decode_walk(rec, node);
-		if (st == ART_OK)
-			st = art_buf_append(t, &c->path, node->prefix, node->plen);
-		after[depth] = -1;
-		next[depth] = 0;
-		ends[depth] = c->path.len;
-		depth++;
-		if (st == ART_OK && node->terminal)
-			st = batch_add(c, &c->path);
+		s->ops->release(s->store, &cur);
+		return ART_OK;
 	}
-	t->store.ops->release(t->store.store, &cur);
-	if (st != ART_OK || (stopped && c->nbatch == 0))
-		return st;
-	c->batch_ends = !stopped;
-	*fetched = true;
-	return ART_OK;
+	st = walk_run(c, cur.data, &stop);
+	return walk_done(c, &cur, st, stop, fetched);
 }
 
 /*
@@ -526,14 +661,16 @@ fetch(ArtCursor *c)
 	 */
 	if (!c->batched)
 		c->version = c->t->store.ops->version(c->t->store.store, false);
+	st = ART_OK;
+	fetched = false;
 	if (!c->has_last && prefix_range(c))
-	{
 		st = fetch_prefix(c, &fetched);
-		if (st != ART_OK || fetched)
-		{
-			c->batch_max = batch_next_max(c->batch_max);
-			return st;
-		}
+	else if (c->kept)
+		st = fetch_resume(c, &fetched);
+	if (st != ART_OK || fetched)
+	{
+		c->batch_max = batch_next_max(c->batch_max);
+		return st;
 	}
 	it->t = c->t;
 	it->fwd = c->dir == ART_FORWARD;
@@ -615,6 +752,8 @@ art_cursor_next(ArtCursor *cursor, const uint8_t **entry, size_t *len)
 	if (!valid || (c->ibatch == c->nbatch && !c->batch_ends))
 	{
 		/* seek again from the last entry returned */
+		if (c->ibatch < c->nbatch)
+			walk_drop(c);
 		st = save_last(c);
 		if (st == ART_OK)
 			st = fetch(c);
@@ -663,6 +802,7 @@ art_cursor_release(ArtCursor *cursor)
 {
 	ArtTrie    *t = cursor->t;
 
+	walk_drop(cursor);
 	buf_release(t, &cursor->start);
 	buf_release(t, &cursor->bound);
 	buf_release(t, &cursor->prefix);

@@ -17,6 +17,7 @@ typedef struct MemPage
 	int			shared;			/* share pins held */
 	bool		exclusive;		/* an exclusive pin is held */
 	int			kept;			/* pins held unlocked (see unlock) */
+	int			readers;		/* of them, kept by readers (kept_by_reader) */
 	int			passers;		/* pins marked passing */
 	int			marks;			/* pins marked for a split (split_mark) */
 	uint32_t	changes;		/* exclusive holds ended (changes) */
@@ -33,6 +34,7 @@ struct ArtMemStore
 	uint32_t	nfree;
 	uint64_t	live;
 	int			pinned;
+	int			readers;		/* of them, kept by readers (MemPage.readers) */
 	int			locked;			/* pins holding a lock */
 	int			max_locked;		/* most locked at once (art_memstore_max_locked) */
 	int			writers;		/* write sections held in share mode */
@@ -64,6 +66,7 @@ struct ArtMemStore
 	void	   *pin_arg;
 	bool		in_pin_hook;
 	uint64_t	version;		/* the tries' content version */
+	uint64_t	pins_era;		/* see art_memstore_drop_kept */
 	uint64_t	groups;			/* the group count (groups_add) */
 	long		budget;			/* calls left before failing; -1: never */
 	uint64_t	mem_allocs;		/* mem_alloc calls (art_memstore_mem_allocs) */
@@ -71,6 +74,18 @@ struct ArtMemStore
 	bool		failed;
 	const char *violation;
 };
+
+/*
+ * Whether a pin kept unlocked, or being kept, is a reader's: one made and
+ * ended outside any write section (a cursor's kept between its calls, as
+ * another session's would be).  A writer may free a page a reader keeps
+ * pinned, as the pager lets it; the pin stays until the reader ends it.
+ */
+static bool
+kept_by_reader(const ArtMemStore *ms)
+{
+	return ms->writers == 0 && !ms->writer_excl;
+}
 
 /* Record the first locking-rule violation. */
 static void
@@ -209,6 +224,11 @@ mem_release(void *store, ArtPageRef *ref)
 			p->kept--;
 		else
 			violate(ms, "release of a page not kept pinned");
+		if (kept_by_reader(ms) && p->readers > 0)
+		{
+			p->readers--;
+			ms->readers--;
+		}
 	}
 	else if (p->exclusive)
 		end_exclusive(p);
@@ -239,6 +259,11 @@ mem_unlock(void *store, ArtPageRef *ref)
 		violate(ms, "unlock of a page that is not pinned");
 	ms->locked--;
 	p->kept++;
+	if (kept_by_reader(ms))
+	{
+		p->readers++;
+		ms->readers++;
+	}
 	ref->handle = KEPT_HANDLE;
 	if (exclusive)
 		writer_between(ms);
@@ -271,6 +296,11 @@ lock_kept(ArtMemStore *ms, ArtPageRef *ref, ArtLockMode mode)
 		return;
 	}
 	p->kept--;
+	if (kept_by_reader(ms) && p->readers > 0)
+	{
+		p->readers--;
+		ms->readers--;
+	}
 	if (mode == ART_LOCK_EXCLUSIVE)
 		p->exclusive = true;
 	else
@@ -382,6 +412,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 		if (p->data == NULL)
 			return ART_NO_SPACE;
 		p->changes = 0;
+		p->readers = 0;
 		ms->npages++;
 	}
 	p = &ms->pages[pageno];
@@ -390,7 +421,7 @@ mem_alloc_page(void *store, ArtPageRef *ref)
 	p->allocated = true;
 	p->exclusive = true;
 	p->shared = 0;
-	p->kept = 0;
+	p->kept = p->readers;
 	p->passers = 0;
 	p->marks = 0;
 	p->changes++;
@@ -409,7 +440,7 @@ mem_free_page(void *store, ArtPageRef *ref)
 
 	if (!p->exclusive)
 		violate(ms, "free of a page not locked exclusive");
-	if (p->kept > 0)
+	if (p->kept > p->readers)
 		violate(ms, "free of a page kept pinned");
 	if (p->passers > 0)
 		violate(ms, "free of a page an insert passes");
@@ -614,7 +645,7 @@ mem_step_done(void *store)
 {
 	ArtMemStore *ms = store;
 
-	if (ms->pinned != 0)
+	if (ms->pinned != ms->readers)
 		violate(ms, "step_done with pages pinned");
 	if (ms->step_hook)
 		ms->step_hook(ms->step_arg);
@@ -652,6 +683,13 @@ mem_version(void *store, bool bump)
 	if (bump)
 		ms->version++;
 	return ms->version;
+}
+
+/* pins_era: moved on by art_memstore_drop_kept. */
+static uint64_t
+mem_pins_era(void *store)
+{
+	return ((ArtMemStore *) store)->pins_era;
 }
 
 /* groups_add: a plain counter, changed only inside a write section. */
@@ -702,7 +740,8 @@ static const ArtPageStoreOps mem_ops = {
 	.groups_add = mem_groups_add,
 	.groups = mem_groups,
 	.changes = mem_changes,
-	.mark_counts = mem_mark_counts
+	.mark_counts = mem_mark_counts,
+	.pins_era = mem_pins_era
 };
 
 /* A new, empty store. */
@@ -757,6 +796,20 @@ int
 art_memstore_pinned(const ArtMemStore *ms)
 {
 	return ms->pinned;
+}
+
+/* Drop the pins unlock left, as an abort would (see the header). */
+void
+art_memstore_drop_kept(ArtMemStore *ms)
+{
+	for (uint32_t i = 0; i < ms->npages; i++)
+	{
+		ms->pinned -= ms->pages[i].readers;
+		ms->pages[i].kept -= ms->pages[i].readers;
+		ms->pages[i].readers = 0;
+	}
+	ms->readers = 0;
+	ms->pins_era++;
 }
 
 /* The most pages held locked at once since the last call. */

@@ -35,6 +35,13 @@ extern uint64_t art_memstore_pages(const ArtMemStore *ms);
 /* Pins not yet released. */
 extern int	art_memstore_pinned(const ArtMemStore *ms);
 
+/*
+ * Drop every pin that a reader's unlock left (a cursor's kept between its
+ * calls), as the pager drops a process's pins at an abort, and move
+ * pins_era on.
+ */
+extern void art_memstore_drop_kept(ArtMemStore *ms);
+
 /* The most pages held locked at once since the last call. */
 extern int	art_memstore_max_locked(ArtMemStore *ms);
 

@@ -18,7 +18,9 @@
  * - pin() returns the page locked in the mode asked for: ART_LOCK_SHARE
  *	 lets any number of readers in, ART_LOCK_EXCLUSIVE one writer.  The
  *	 trie releases every page it pinned, and never holds a lock across a
- *	 return to its caller unless its API says so.
+ *	 return to its caller unless its API says so.  A pin it keeps across
+ *	 a return (a cursor's, unlocked) it uses again only while pins_era
+ *	 reads as it did when the pin was taken.
  * - A store function may fail.  The in-memory store returns an ArtStatus;
  *	 the pager raises a PostgreSQL ERROR instead, which unwinds the trie
  *	 without returning (the pager releases pins and locks at abort).
@@ -231,6 +233,16 @@ typedef struct ArtPageStoreOps
 	 * fail.
 	 */
 	void		(*mark_counts) (void *store, ArtPageRef *ref);
+
+	/*
+	 * A counter that moves on whenever the store drops the caller's pins
+	 * itself (the pager: at the abort of a transaction or subtransaction,
+	 * which may come between two calls of a cursor): a pin kept unlocked
+	 * across a return to the caller is still held, and may be relocked or
+	 * released, only while this reads as it did when the pin was kept.
+	 * Cannot fail.
+	 */
+	uint64_t	(*pins_era) (void *store);
 } ArtPageStoreOps;
 
 /* A store: its functions and their first argument. */
