@@ -244,6 +244,16 @@ SELECT 1 / 0;
 ROLLBACK TO SAVEPOINT s;
 FETCH ALL FROM c2;
 COMMIT;
+-- A cursor left open at COMMIT, its page still pinned, and one closed
+-- with its page pinned: the scan's end lets the page go (a pin left at
+-- commit would warn that it leaked).
+BEGIN;
+DECLARE c3 CURSOR FOR SELECT id FROM ce WHERE k = 'dup';
+MOVE 16 FROM c3;
+DECLARE c4 CURSOR FOR SELECT id FROM ce WHERE k = 'dup';
+MOVE 16 FROM c4;
+CLOSE c4;
+COMMIT;
 SELECT count(*), sum(id) FROM ce WHERE k = 'dup';
 SELECT id FROM ce WHERE k = 'k10';
 DROP TABLE ce;
