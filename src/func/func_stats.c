@@ -144,7 +144,6 @@ stats_append_server(StringInfo buf, PagerFile *file)
 					 ", \"redo_lsn\": \"%X/%X\"}"
 					 ", \"pool\": {\"hits\": " UINT64_FORMAT
 					 ", \"misses\": " UINT64_FORMAT
-					 ", \"read_ahead\": " UINT64_FORMAT
 					 ", \"frames\": %u, \"dirty\": %u"
 					 ", \"recent_hits\": " UINT64_FORMAT
 					 ", \"recent_misses\": " UINT64_FORMAT
@@ -158,8 +157,7 @@ stats_append_server(StringInfo buf, PagerFile *file)
 					 ", \"replay_failures\": " UINT64_FORMAT
 					 ", \"slot\": %s}",
 					 ckpt_no, LSN_FORMAT_ARGS(ckpt_redo),
-					 pool.hits, pool.misses, pool.read_ahead, pool.frames,
-					 pool.dirty,
+					 pool.hits, pool.misses, pool.frames, pool.dirty,
 					 pool.recent_hits, pool.recent_misses,
 					 pool.too_small ? "true" : "false",
 					 pager_io_backend(), pager_io_buffer_mode(),

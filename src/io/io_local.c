@@ -62,9 +62,6 @@
 /* Bytes read into the page cache around a page the cache misses. */
 #define LOCAL_READ_AROUND	(128 * 1024)
 
-/* Most pages that follow each other read with one call. */
-#define LOCAL_MAX_RUN		64
-
 typedef struct LocalFile
 {
 	char		path[IO_PATH_LEN];	/* hash key */
@@ -194,29 +191,7 @@ local_read_page(LocalFile *lf, char *buf, uint64 offset)
 }
 
 /*
- * Read a run of n pages that follow each other in the file, as many as the
- * page cache has, with one call that does not wait: how many came whole.
- */
-static int
-local_read_run(LocalFile *lf, const IoPage *pages, int n)
-{
-	struct iovec iov[LOCAL_MAX_RUN];
-	ssize_t		got;
-
-	for (int i = 0; i < n; i++)
-	{
-		iov[i].iov_base = pages[i].buf;
-		iov[i].iov_len = IO_PAGE_SIZE;
-	}
-	got = preadv2(lf->fd, iov, n, pages[0].offset, RWF_NOWAIT);
-	return got > 0 ? (int) (got / IO_PAGE_SIZE) : 0;
-}
-
-/*
  * Read pages of a file in this process; on failure, *fail says where.
- * Pages that follow each other in the file (a read ahead) are asked for
- * with one call first; those the page cache lacked are then read one at a
- * time.
  */
 void
 iolocal_read(const char *path, const IoPage *pages, int npages,
@@ -234,17 +209,6 @@ iolocal_read(const char *path, const IoPage *pages, int npages,
 	}
 	for (int i = 0; i < npages; i++)
 	{
-		int			run = 1;
-
-		while (i + run < npages && run < LOCAL_MAX_RUN &&
-			   pages[i + run].offset == pages[i].offset + (uint64) run * IO_PAGE_SIZE)
-			run++;
-		if (run > 1)
-		{
-			i += local_read_run(lf, &pages[i], run);
-			if (i >= npages)
-				break;
-		}
 		err = local_read_page(lf, pages[i].buf, pages[i].offset);
 		if (err != 0)
 		{

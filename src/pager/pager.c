@@ -270,7 +270,6 @@ pager_shmem_startup(void)
 		pg_atomic_init_u64(&pager_shared->pass_done_redo, InvalidXLogRecPtr);
 		pg_atomic_init_u64(&pager_shared->counters.hits, 0);
 		pg_atomic_init_u64(&pager_shared->counters.misses, 0);
-		pg_atomic_init_u64(&pager_shared->counters.read_ahead, 0);
 		pg_atomic_init_u64(&pager_shared->counters.evictions, 0);
 		pg_atomic_init_u64(&pager_shared->counters.eviction_writes, 0);
 		pg_atomic_init_u64(&pager_shared->counters.checkpoints, 0);

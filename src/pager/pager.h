@@ -175,7 +175,6 @@ typedef struct PagerPoolStats
 	uint32		files;			/* open files */
 	uint64		hits;			/* pins served from the pool */
 	uint64		misses;			/* pins that read the page */
-	uint64		read_ahead;		/* pages read ahead into the pool */
 	uint64		evictions;
 	uint64		eviction_writes;	/* dirty victims written back */
 	uint64		checkpoints;	/* file checkpoints made durable */

@@ -304,7 +304,6 @@ typedef struct PagerCounters
 	pg_atomic_uint64 hits;		/* of processes without a line (most are in
 								 * their PagerProcLine) */
 	pg_atomic_uint64 misses;
-	pg_atomic_uint64 read_ahead;	/* pages read ahead put into the pool */
 	pg_atomic_uint64 evictions;
 	pg_atomic_uint64 eviction_writes;
 	pg_atomic_uint64 checkpoints;

@@ -1092,162 +1092,10 @@ pager_read_failed(PagerFileSlot *fs, ArtPageNo pageno, MemoryContext ctx)
 }
 
 /*
- * Pages read ahead with each page this process misses (pager_set_read_ahead):
- * the aligned run of this many physical pages of the file around it; 0 or
- * 1 reads the page alone.
- */
-static int	read_ahead_pages = 0;
-
-/*
- * Give back the frames of a read ahead that were not used, all but the
- * frame of the page asked for.
+ * Read a page into a frame that carries its tag, checking it.
  */
 static void
-pager_read_ahead_drop(const int *frames, int n, int keep)
-{
-	for (int i = 0; i < n; i++)
-	{
-		if (frames[i] != keep)
-			pager_scratch_put(frames[i]);
-	}
-}
-
-/*
- * A page read ahead into frame, one of ours, pinned and untagged, from
- * physical page phys: put it into the pool as a clean page of slot's file,
- * or give the frame back.  Only a good page (checksum, file, kind) that
- * the page map names, with its write stamp, as the page's place goes in,
- * and only while the pool lacks the page: a newer version of a page is in
- * the pool (changed since it was read, redo's changes among them) or in
- * a later place the map names, never in an older copy the run covered.
- * The page is entered as being read, so that whoever wants it meanwhile
- * waits, and the map is asked only then, as pager_read_into asks it: a
- * version written (and its frame let go) before the entry made the map
- * point elsewhere, and one made after it would have to start from this
- * frame.
- */
-static void
-pager_read_ahead_enter(PagerFileSlot *fs, int slot, int frame, uint32 phys)
-{
-	const char *data = pager_frame_data(frame);
-	PagerPageHeader h;
-	char		msg[128];
-	PagerRead	read;
-	PagerLookup *ent;
-	bool		found;
-	uint32		stamp;
-	PagerFrame *f = &pager_shared->frames[frame];
-
-	memcpy(&h, data, sizeof(h));
-	if (!pager_page_check_header((const uint8 *) data, &fs->id, h.pageno,
-								 PAGER_KIND_DATA, msg, sizeof(msg)))
-	{
-		pager_scratch_put(frame);
-		return;
-	}
-	memset(&read.tag, 0, sizeof(read.tag));
-	read.frame = frame;
-	read.tag.fileslot = slot;
-	read.tag.pageno = h.pageno;
-	read.part = pager_partition(&read.tag, &read.hash);
-	LWLockAcquire(read.part, LW_EXCLUSIVE);
-	ent = hash_search_with_hash_value(pager_table, &read.tag, read.hash,
-									  HASH_ENTER, &found);
-	if (found)
-	{
-		LWLockRelease(read.part);
-		pager_scratch_put(frame);
-		return;
-	}
-	ent->frame = frame;
-	pager_frame_lock(f);
-	f->fileslot = slot;
-	f->pageno = h.pageno;
-	f->flags = FRAME_TAG_VALID | FRAME_READING;
-	pager_frame_set_usage(f, 1);
-	pager_frame_unlock(f);
-	LWLockRelease(read.part);
-
-	if (pager_map_get(fs, h.pageno, &stamp) != phys || stamp != h.ckpt_no)
-	{
-		pager_abandon_read(0, PointerGetDatum(&read));
-		return;
-	}
-	pager_frame_lock(f);
-	f->flags = (f->flags & ~FRAME_READING) | FRAME_VALID;
-	pager_frame_unlock(f);
-	ConditionVariableBroadcast(&f->io_cv);
-	pager_unpin(frame);
-	pg_atomic_fetch_add_u64(&pager_shared->counters.read_ahead, 1);
-}
-
-/*
- * Read the aligned run of read_ahead_pages physical pages around phys, the
- * place of the page that frame (of this process, pinned, tagged as being
- * read) is for, in one read: the page into frame, the others into frames
- * the clock sweep has free now, each of which goes into the pool if it may
- * (pager_read_ahead_enter).  false, with nothing read and every other
- * frame given back, if the sweep has too few frames or the read fails
- * (a run may reach past the end of the file, which the bitmaps do not
- * tell): the caller then reads the page alone, and that read reports
- * what is wrong with it.  Only redo reads ahead, in the startup process,
- * where no cancel comes that the failed read could swallow.
- */
-static bool
-pager_read_run(PagerFileSlot *fs, int slot, int frame, uint32 phys)
-{
-	MemoryContext ctx = CurrentMemoryContext;
-	IoPage		pages[PAGER_MAX_READ_AHEAD];
-	int			frames[PAGER_MAX_READ_AHEAD];
-	int			n = 0;
-	uint32		first = Max(phys - phys % read_ahead_pages, PAGER_FIRST_DATA_PHYS);
-	uint32		end = Min(phys - phys % read_ahead_pages + read_ahead_pages,
-						  fs->nphys);
-	bool		ok = true;
-
-	for (uint32 p = first; p < end; p++)
-	{
-		frames[n] = p == phys ? frame : pager_victim_try();
-		if (frames[n] < 0)
-		{
-			pager_read_ahead_drop(frames, n, frame);
-			return false;
-		}
-		pager_frame_populate(frames[n]);
-		pages[n].offset = (uint64) p * ART_PAGE_SIZE;
-		pages[n].buf = pager_frame_data(frames[n]);
-		n++;
-	}
-	PG_TRY();
-	{
-		io_read_pages(fs->path, pages, n);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(ctx);
-		FlushErrorState();
-		ok = false;
-	}
-	PG_END_TRY();
-	if (!ok)
-	{
-		pager_read_ahead_drop(frames, n, frame);
-		return false;
-	}
-	for (int i = 0; i < n; i++)
-	{
-		if (frames[i] != frame)
-			pager_read_ahead_enter(fs, slot, frames[i], first + i);
-	}
-	return true;
-}
-
-/*
- * Read a page into a frame that carries its tag, checking it; with
- * read_ahead_pages, with the run of pages around it (pager_read_run).
- */
-static void
-pager_read_into(PagerFileSlot *fs, int slot, int frame, ArtPageNo pageno)
+pager_read_into(PagerFileSlot *fs, int frame, ArtPageNo pageno)
 {
 	MemoryContext ctx = CurrentMemoryContext;
 	char	   *data = pager_frame_data(frame);
@@ -1263,20 +1111,17 @@ pager_read_into(PagerFileSlot *fs, int slot, int frame, ArtPageNo pageno)
 		pager_corrupt(fs, pageno, "the page was never written");
 	if (phys < PAGER_FIRST_DATA_PHYS || phys >= fs->nphys)
 		pager_corrupt(fs, pageno, psprintf("the page map points past the file (physical page %u)", phys));
-	if (read_ahead_pages <= 1 || !pager_read_run(fs, slot, frame, phys))
+	page.offset = (uint64) phys * ART_PAGE_SIZE;
+	page.buf = data;
+	PG_TRY();
 	{
-		page.offset = (uint64) phys * ART_PAGE_SIZE;
-		page.buf = data;
-		PG_TRY();
-		{
-			io_read_pages(fs->path, &page, 1);
-		}
-		PG_CATCH();
-		{
-			pager_read_failed(fs, pageno, ctx);
-		}
-		PG_END_TRY();
+		io_read_pages(fs->path, &page, 1);
 	}
+	PG_CATCH();
+	{
+		pager_read_failed(fs, pageno, ctx);
+	}
+	PG_END_TRY();
 	problem = pager_page_check(fs, data, pageno, PAGER_KIND_DATA);
 	if (problem)
 		pager_corrupt(fs, pageno, problem);
@@ -1418,7 +1263,7 @@ pager_get_page_mapped(PagerFileSlot *fs, int slot, ArtPageNo pageno)
 		read.part = part;
 		PG_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
 		{
-			pager_read_into(fs, slot, victim, pageno);
+			pager_read_into(fs, victim, pageno);
 		}
 		PG_END_ENSURE_ERROR_CLEANUP(pager_abandon_read, PointerGetDatum(&read));
 
@@ -1596,7 +1441,6 @@ pager_pool_stats(PagerPoolStats *stats)
 	stats->files = files;
 	stats->hits = pool_hits();
 	stats->misses = pg_atomic_read_u64(&c->misses);
-	stats->read_ahead = pg_atomic_read_u64(&c->read_ahead);
 	stats->evictions = pg_atomic_read_u64(&c->evictions);
 	stats->eviction_writes = pg_atomic_read_u64(&c->eviction_writes);
 	stats->checkpoints = pg_atomic_read_u64(&c->checkpoints);
@@ -1663,23 +1507,6 @@ pager_pool_watch(void)
 	hits0 = hits;
 	misses0 = misses;
 	evictions0 = evictions;
-}
-
-/*
- * Read the aligned run of npages physical pages around each page this
- * process misses from now on (0 or 1: the page alone); the previous
- * setting.  At most PAGER_MAX_READ_AHEAD, and at most an eighth of the
- * pool's frames, so that a run in a small pool does not push out most of
- * what it holds.
- */
-int
-pager_set_read_ahead(int npages)
-{
-	int			prev = read_ahead_pages;
-
-	read_ahead_pages = Min(Min(npages, PAGER_MAX_READ_AHEAD),
-						   pager_shared->nframes / 8);
-	return prev;
 }
 
 /*

@@ -146,20 +146,6 @@ extern void pager_set_hooks(const PagerHooks *hooks);
 
 /* After an error caught outside a transaction: drop this process's pins. */
 extern void pager_release_all(void);
-
-/*
- * Each page this process misses from now on comes with the aligned run of
- * npages physical pages of its file around it, in one read (0 or 1: the
- * page alone; at most PAGER_MAX_READ_AHEAD and an eighth of the pool):
- * each good page of the run that the page map names as a page's place,
- * and that the pool lacks, goes into the pool as a clean page, in a frame
- * the clock sweep has free (an unused one costs only its read).  For WAL
- * redo, whose pages follow no order in the file that the kernel's
- * read-around could guess, but whose misses come to most pages of a file
- * in turn.  Returns the previous setting.
- */
-#define PAGER_MAX_READ_AHEAD	64
-extern int	pager_set_read_ahead(int npages);
 extern void pager_set_ready(XLogRecPtr barrier);
 extern bool pager_is_ready(void);
 extern PagerFile *pager_open_for_redo(const ArtFileId *id, XLogRecPtr *redo_lsn);

@@ -108,13 +108,6 @@ static XLogRecPtr redo_lsn_now = InvalidXLogRecPtr;
 #define BATCH_PREFETCH_AHEAD	16
 
 /*
- * Physical pages of a file read with each page redo misses
- * (pager_set_read_ahead): redo's pages follow no order in the file, but
- * its batches come to most pages of a file in turn, each read once.
- */
-#define WAL_REDO_READ_AHEAD		16
-
-/*
  * Sorted runs a file's batch may write out (wal_runs.c) before the runs
  * and the batch are applied: at most this many maintenance_work_mem of
  * temporary files, merged this many at a time.
@@ -1788,15 +1781,12 @@ artrie_rm_identify(uint8 info)
 }
 
 /*
- * rm_startup: from now until rm_cleanup, the pages redo misses come with
- * the run of pages around them (WAL_REDO_READ_AHEAD); before PostgreSQL
- * replays from its redo pointer, replay the older WAL that artrie's files
- * still need.
+ * rm_startup: before PostgreSQL replays from its redo pointer, replay the
+ * older WAL that artrie's files still need.
  */
 static void
 artrie_rm_startup(void)
 {
-	(void) pager_set_read_ahead(WAL_REDO_READ_AHEAD);
 	wal_recover(true);
 }
 
@@ -1833,7 +1823,7 @@ redo_holds_end(void)
 /*
  * rm_cleanup: redo is over; the records held back are applied (and the
  * time that took logged), the batches' arrays are freed, the cached file
- * handle goes, and reads ahead end.
+ * handle goes.
  */
 static void
 artrie_rm_cleanup(void)
@@ -1848,7 +1838,6 @@ artrie_rm_cleanup(void)
 	nbatches = 0;
 	maxbatches = 0;
 	wal_redo_forget();
-	(void) pager_set_read_ahead(0);
 }
 
 static RmgrData artrie_rmgr = {
