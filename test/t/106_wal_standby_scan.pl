@@ -85,17 +85,6 @@ sub conflicted
 	return $s->{err} =~ /conflict with recovery/;
 }
 
-# Set a standby setting and reload.
-sub standby_set
-{
-	my ($standby, $name, $value) = @_;
-	$standby->safe_psql('postgres', "ALTER SYSTEM SET $name = '$value'");
-	$standby->safe_psql('postgres', 'SELECT pg_reload_conf()');
-	$standby->poll_query_until('postgres', "SELECT current_setting('$name') = '$value'")
-	  or die "$name did not become $value";
-	return;
-}
-
 # An index-only cursor paused after FETCH 1 while the primary's VACUUM is
 # replayed: FETCH ALL is cancelled or returns only live rows.
 sub cursor_case

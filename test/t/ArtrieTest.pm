@@ -17,7 +17,7 @@ use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
 our @EXPORT = qw(artrie_node crash_node artrie_files backends read_paths damage_pages
-  artrie_primary artrie_standby start_ok wait_replayed wait_promoted
+  artrie_primary artrie_standby start_ok wait_replayed standby_set wait_promoted
   make_wtable make_build_tables start_writers stop_writers writers_wait acked_ids
   index_queries check_index index_answers index_or_refusal verify_ok sql_ok
   small_fs artrie_dir_on_small_fs fill_small_fs copy_datadir write_backup_label);
@@ -222,6 +222,18 @@ sub wait_replayed
 	Test::More::ok($ok, $standby->name . " replayed the primary's WAL up to $lsn")
 	  or Test::More::diag(_log_tail($standby));
 	return $lsn;
+}
+
+# Set a setting of a standby (or any node) with ALTER SYSTEM, reload,
+# and wait until its sessions see the new value.
+sub standby_set
+{
+	my ($standby, $name, $value) = @_;
+	$standby->safe_psql('postgres', "ALTER SYSTEM SET $name = '$value'");
+	$standby->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	$standby->poll_query_until('postgres', "SELECT current_setting('$name') = '$value'")
+	  or die "$name did not become $value";
+	return;
 }
 
 # Wait until a node has left recovery (promotion, or the end of a
