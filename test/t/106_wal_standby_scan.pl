@@ -57,32 +57,11 @@ sub fill
 }
 
 # The rows a session printed that are not live ones.
-# VACUUM h on the primary, then make its WAL written: VACUUM's commit does
-# not flush, so pg_current_wal_lsn() (the write position, which
-# wait_replayed and the checks below compare with) may still be short of
-# its records; the commit of a transaction that wrote WAL flushes them.
-sub vacuum_h
-{
-	my ($primary) = @_;
-	$primary->safe_psql('postgres', 'VACUUM h');
-	$primary->safe_psql('postgres',
-		'CREATE TABLE IF NOT EXISTS wal_flush (i int); INSERT INTO wal_flush VALUES (1)');
-	return;
-}
-
 sub deleted_rows
 {
 	my ($out, $live) = @_;
 	my %live = map { $_ => 1 } split /\n/, $live;
 	return join(',', grep { /^[a-z]\d{4}$/ && !$live{$_} } split /\n/, $out);
-}
-
-# Whether a session's errors say its query or session was ended by a
-# recovery conflict.
-sub conflicted
-{
-	my ($s) = @_;
-	return $s->{err} =~ /conflict with recovery/;
 }
 
 # An index-only cursor paused after FETCH 1 while the primary's VACUUM is
@@ -102,7 +81,7 @@ sub cursor_case
 		SELECT coalesce(bool_and(backend_xmin::text::bigint > $last_delete), true)
 		FROM pg_stat_replication})
 	  or die 'the standby\'s feedback stays older than the deletion';
-	vacuum_h($primary);
+	vacuum_flushed($primary, 'h');
 	wait_replayed($primary, $standby);
 	$s->{out} = '';
 	bg_run($s, "FETCH ALL FROM c; SELECT 'fetched';\n", qr/fetched/);
@@ -154,7 +133,7 @@ for my $backend (backends())
 	$standby->poll_query_until('postgres',
 		"SELECT count(*) = 1 FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
 	  or die 'the slow statement does not sleep';
-	vacuum_h($primary);
+	vacuum_flushed($primary, 'h');
 	wait_replayed($primary, $standby);
 	bg_run($s, '', qr/done/);
 	is(deleted_rows($s->{out}, $live), '', "$backend, slow statement: no deleted row comes back");
@@ -176,7 +155,7 @@ for my $backend (backends())
 		$s = bg_session($standby);
 		bg_run($s, "$set BEGIN; DECLARE c CURSOR FOR SELECT k FROM h WHERE k ^@ '$p';"
 			. " FETCH 1 FROM c;\n", qr/${p}0000\n/);
-		vacuum_h($primary);
+		vacuum_flushed($primary, 'h');
 		wait_replayed($primary, $standby);
 		$s->{out} = '';
 		bg_run($s, "FETCH ALL FROM c; COMMIT; SELECT 'fetched';\n", qr/fetched/);
@@ -192,7 +171,7 @@ for my $backend (backends())
 	$s = bg_session($standby);
 	bg_run($s, "$ios BEGIN; DECLARE c CURSOR FOR SELECT k FROM h WHERE k ^@ 'e';"
 		. " FETCH 1 FROM c;\n", qr/e0000\n/);
-	vacuum_h($primary);
+	vacuum_flushed($primary, 'h');
 	my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 	sleep 3;
 	is($standby->safe_psql('postgres', "SELECT pg_last_wal_replay_lsn() >= '$lsn'"), 'f',

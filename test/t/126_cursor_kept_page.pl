@@ -123,16 +123,6 @@ sub reuse_writes
 	return;
 }
 
-# VACUUM h on the primary and make its WAL written (a commit that wrote
-# WAL flushes it; VACUUM's does not).
-sub vacuum_h
-{
-	my ($primary) = @_;
-	$primary->safe_psql('postgres', 'VACUUM h');
-	$primary->safe_psql('postgres', 'INSERT INTO wal_flush VALUES (1)');
-	return;
-}
-
 # Open a cursor over prefix p in a new session of node and FETCH the live
 # rows of the first batch; returns the session and the rows still to
 # come.
@@ -158,13 +148,6 @@ sub fetch_rest
 	$s->{out} = '';
 	bg_run($s, "FETCH ALL FROM c; COMMIT; SELECT 'fetched';\n", qr/fetched\n/);
 	return $s->{out};
-}
-
-# Whether a session was ended or canceled by a recovery conflict.
-sub conflicted
-{
-	my ($s) = @_;
-	return $s->{err} =~ /conflict with recovery/;
 }
 
 # Poll until the process that cond finds waits in artrie (the scan
@@ -196,7 +179,7 @@ sub primary_case
 	my $v;
 	if ($kind eq 'plain')
 	{
-		vacuum_h($primary);
+		vacuum_flushed($primary, 'h');
 	}
 	else
 	{
@@ -246,7 +229,7 @@ sub standby_case
 			FROM pg_replication_slots WHERE slot_name = 'standby126'})
 		  or die 'the standby\'s feedback stays older than the deletions';
 	}
-	vacuum_h($primary);
+	vacuum_flushed($primary, 'h');
 	my $lsn = $primary->safe_psql('postgres', 'SELECT pg_current_wal_lsn()');
 	if ($mode ne 'cancel')
 	{
@@ -295,7 +278,6 @@ for my $backend (backends())
 		CREATE TABLE h (k text COLLATE "C", filler text) WITH (vacuum_truncate = false);
 		ALTER TABLE h ALTER filler SET STORAGE PLAIN;
 		CREATE INDEX h_k ON h USING artrie (k);
-		CREATE TABLE wal_flush (i int);
 		SELECT pg_create_physical_replication_slot('standby126');
 	});
 	# The slot keeps the WAL that the standby has not received: each case

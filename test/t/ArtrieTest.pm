@@ -17,7 +17,7 @@ use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
 our @EXPORT = qw(artrie_node crash_node artrie_files backends read_paths damage_pages
-  artrie_primary artrie_standby start_ok wait_replayed standby_set wait_promoted
+  artrie_primary artrie_standby start_ok wait_replayed standby_set vacuum_flushed conflicted wait_promoted
   make_wtable make_build_tables start_writers stop_writers writers_wait acked_ids
   index_queries check_index index_answers index_or_refusal verify_ok sql_ok
   small_fs artrie_dir_on_small_fs fill_small_fs copy_datadir write_backup_label);
@@ -234,6 +234,27 @@ sub standby_set
 	$standby->poll_query_until('postgres', "SELECT current_setting('$name') = '$value'")
 	  or die "$name did not become $value";
 	return;
+}
+
+# VACUUM a table on the primary and make its WAL written: VACUUM's commit
+# does not flush, so pg_current_wal_lsn() (the write position, which
+# wait_replayed compares with) may still be short of its records; the
+# commit of a transaction that wrote WAL flushes them.
+sub vacuum_flushed
+{
+	my ($primary, $table) = @_;
+	$primary->safe_psql('postgres', "VACUUM $table");
+	$primary->safe_psql('postgres',
+		'CREATE TABLE IF NOT EXISTS wal_flush (i int); INSERT INTO wal_flush VALUES (1)');
+	return;
+}
+
+# Whether a background session's query or session was ended by a
+# recovery conflict.
+sub conflicted
+{
+	my ($s) = @_;
+	return $s->{err} =~ /conflict with recovery/;
 }
 
 # Wait until a node has left recovery (promotion, or the end of a
